@@ -1,0 +1,76 @@
+"""clnp: NumPy-compatible arrays on any OpenCL device, implementing the Python Array API
+standard (2025.12).
+
+    import clnp as np
+    x = np.linspace(0, 1, 1_000_000, dtype=np.float32)
+    y = np.sum(np.sin(x) ** 2)
+"""
+from __future__ import annotations
+
+import math as _math
+
+from . import _dtypes
+from ._array import Array
+from ._runtime import (Device, DeviceMemoryError, KernelBuildError, UnsupportedDtypeError,
+                       default_device, devices, set_default_device, synchronize)
+from . import _eager  # noqa: F401  (registers the eager primitive implementations)
+from ._creation_functions import *  # noqa: F401,F403
+from ._creation_functions import __all__ as _c_all
+from ._data_type_functions import *  # noqa: F401,F403
+from ._data_type_functions import __all__ as _d_all
+from ._elementwise_functions import *  # noqa: F401,F403
+from ._elementwise_functions import __all__ as _e_all
+from ._indexing import *  # noqa: F401,F403
+from ._indexing import __all__ as _i_all
+from ._info import __array_namespace_info__
+from ._manipulation_functions import *  # noqa: F401,F403
+from ._manipulation_functions import __all__ as _m_all
+from ._manipulation_functions import matrix_transpose
+from ._statistical_functions import *  # noqa: F401,F403
+from ._statistical_functions import __all__ as _s_all
+from . import _elementwise_functions, _indexing  # noqa: F401  (used by the operator mixin)
+
+__version__ = "0.1.0"
+__array_api_version__ = "2025.12"
+
+ndarray = Array
+bool = _dtypes.bool_  # noqa: A001 - the standard's name
+int8, int16, int32, int64 = _dtypes.int8, _dtypes.int16, _dtypes.int32, _dtypes.int64
+uint8, uint16, uint32, uint64 = _dtypes.uint8, _dtypes.uint16, _dtypes.uint32, _dtypes.uint64
+float16, float32, float64 = _dtypes.float16, _dtypes.float32, _dtypes.float64
+complex64, complex128 = _dtypes.complex64, _dtypes.complex128
+bool_ = bool
+
+e = _math.e
+inf = _math.inf
+nan = _math.nan
+pi = _math.pi
+newaxis = None
+
+
+def asnumpy(x: object) -> object:
+    """Copy a clnp array to a NumPy array (CuPy's spelling); other inputs go through
+    ``numpy.asarray``."""
+    import numpy
+    if isinstance(x, Array):
+        return x.to_numpy()
+    return numpy.asarray(x)
+
+
+def memory_info(device: Device | None = None) -> dict[str, int]:
+    """Bytes in use and held in the pool of ``device`` (default device when None)."""
+    return (device or default_device()).memory_info()
+
+
+def free_pooled_memory(device: Device | None = None) -> None:
+    """Return memory held by the pool of ``device`` (all devices when None) to the driver."""
+    for d in ([device] if device else devices()):
+        d.free_pooled()
+
+
+__all__ = sorted(set(_c_all + _d_all + _e_all + _i_all + _m_all + _s_all + [
+    "Array", "ndarray", "Device", "devices", "default_device", "set_default_device",
+    "synchronize", "asnumpy", "memory_info", "free_pooled_memory", "matrix_transpose",
+    "__array_namespace_info__", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+    "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128", "e", "inf",
+    "nan", "pi", "newaxis", "DeviceMemoryError", "KernelBuildError", "UnsupportedDtypeError"]))

@@ -1,0 +1,249 @@
+"""The device array: a (buffer, element offset, shape, element strides, dtype, device) view.
+
+Everything that computes goes through primitives (``clnp._eager``); this module owns only
+storage, host transfer and Python protocol glue. Operators come from ``ArrayOperators``,
+which ``clnp_grad`` tracers share so user code cannot tell them apart.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pyopencl as cl
+
+from . import _dtypes as dt
+from ._mixin import ArrayOperators
+from ._runtime import Device, default_device
+
+
+def c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    strides, acc = [], 1
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+class Array(ArrayOperators):
+    """An n-dimensional array on an OpenCL device (the Array API's ``array`` object)."""
+
+    __slots__ = ("_buf", "_offset", "_shape", "_strides", "_dtype", "_device", "__weakref__")
+    __array_priority__ = 100
+
+    def __init__(self, buf: Any, offset: int, shape: tuple[int, ...], strides: tuple[int, ...],
+                 dtype: np.dtype, device: Device):
+        self._buf, self._offset = buf, offset
+        self._shape, self._strides = shape, strides
+        self._dtype, self._device = dtype, device
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def empty(cls, shape: tuple[int, ...], dtype: np.dtype, device: Device | None = None) -> "Array":
+        device = device or default_device()
+        device.check_dtype(dtype)
+        n = math.prod(shape)
+        buf = device.alloc(n * dtype.itemsize)
+        return cls(buf, 0, tuple(shape), c_strides(shape), dtype, device)
+
+    @classmethod
+    def from_numpy(cls, a: np.ndarray, device: Device | None = None) -> "Array":
+        device = device or default_device()
+        dtype = dt.as_dtype(a.dtype)
+        device.check_dtype(dtype)
+        out = cls.empty(a.shape, dtype, device)
+        if a.size:
+            host = np.ascontiguousarray(a, dtype=dtype)
+            cl.enqueue_copy(device.queue, out._buf, host, is_blocking=False)
+        return out
+
+    # ------------------------------------------------------------------ attributes
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self._shape)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._dtype
+
+    @property
+    def device(self) -> Device:
+        return self._device
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Strides in bytes, as NumPy reports them."""
+        return tuple(s * self._dtype.itemsize for s in self._strides)
+
+    @property
+    def itemsize(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self._dtype.itemsize
+
+    @property
+    def is_contiguous(self) -> bool:
+        return all(s == c or n <= 1 for s, c, n in
+                   zip(self._strides, c_strides(self._shape), self._shape))
+
+    @property
+    def flags(self) -> dict[str, bool]:
+        return {"C_CONTIGUOUS": self.is_contiguous, "OWNDATA": False, "WRITEABLE": True}
+
+    # ------------------------------------------------------------------ host transfer
+    def _span(self) -> tuple[int, int]:
+        """[lo, hi) element range of the buffer this view touches."""
+        lo = hi = self._offset
+        for n, s in zip(self._shape, self._strides):
+            if n > 1:
+                if s < 0:
+                    lo += (n - 1) * s
+                else:
+                    hi += (n - 1) * s
+        return lo, hi + 1
+
+    def to_numpy(self) -> np.ndarray:
+        """Copy to a new NumPy array (waits for pending work on the queue)."""
+        if self.size == 0:
+            return np.empty(self._shape, self._dtype)
+        lo, hi = self._span()
+        host = np.empty(hi - lo, self._dtype)
+        cl.enqueue_copy(self._device.queue, host, self._buf,
+                        src_offset=lo * self._dtype.itemsize, is_blocking=True)
+        if self.is_contiguous and lo == self._offset and hi - lo == self.size:
+            return host.reshape(self._shape)
+        view = np.lib.stride_tricks.as_strided(
+            host[self._offset - lo:], self._shape, self.strides)
+        return np.array(view)
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        if copy is False:
+            raise ValueError("clnp arrays live on an OpenCL device; converting to NumPy "
+                             "always copies")
+        a = self.to_numpy()
+        return a if dtype is None else a.astype(dtype, copy=False)
+
+    def tolist(self) -> Any:
+        return self.to_numpy().tolist()
+
+    def item(self, *args: Any) -> Any:
+        if args:
+            return self[args if len(args) > 1 else args[0]].item()
+        if self.size != 1:
+            raise ValueError(f"item() needs an array with exactly one element; got shape "
+                             f"{self._shape}")
+        return self.to_numpy().reshape(()).item()
+
+    def _scalar(self, kind: type, what: str) -> Any:
+        from ._mixin import check_concrete
+        check_concrete(self, what)
+        if self.size != 1:
+            raise TypeError(f"only arrays with one element can be converted to Python "
+                            f"{what}; got shape {self._shape}")
+        return kind(self.to_numpy().reshape(())[()])
+
+    def __bool__(self) -> bool:
+        return self._scalar(bool, "bool")
+
+    def __float__(self) -> float:
+        if self._dtype.kind == "c":
+            raise TypeError("can't convert a complex array to float; use real() or abs()")
+        return self._scalar(float, "float")
+
+    def __int__(self) -> int:
+        if self._dtype.kind == "c":
+            raise TypeError("can't convert a complex array to int")
+        if self._dtype.kind == "f":
+            v = self._scalar(float, "int")
+            if math.isnan(v) or math.isinf(v):
+                raise (ValueError if math.isnan(v) else OverflowError)(
+                    f"cannot convert {v} to int")
+            return int(v)
+        return self._scalar(int, "int")
+
+    def __complex__(self) -> complex:
+        return self._scalar(complex, "complex")
+
+    def __index__(self) -> int:
+        if self._dtype.kind not in "iu" or self.ndim != 0:
+            raise TypeError(f"only 0-d integer arrays can be used as an index; got "
+                            f"{self._dtype} with shape {self._shape}")
+        return self._scalar(int, "int")
+
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a 0-d array")
+        return self._shape[0]
+
+    def __iter__(self):
+        if not self._shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self._shape[0]))
+
+    def __repr__(self) -> str:
+        body = np.array2string(self.to_numpy(), separator=", ", prefix="array(")
+        extra = ""
+        if self.size == 0 or self._dtype not in (dt.float64, dt.int64, dt.bool_) or \
+                self._dtype == dt.float64 and not self._device.has_fp64:
+            extra = f", dtype={self._dtype}"
+        if self.size == 0 and self._shape != (0,):
+            extra += f", shape={self._shape}"
+        return f"array({body}{extra})"
+
+    def __str__(self) -> str:
+        return str(self.to_numpy())
+
+    def __hash__(self) -> None:  # type: ignore[override]
+        raise TypeError("unhashable type: 'clnp.Array'")
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __reduce__(self):
+        from ._creation_functions import asarray
+        return (asarray, (self.to_numpy(),))
+
+    # ------------------------------------------------------------------ Array API protocol
+    def __array_namespace__(self, *, api_version: str | None = None) -> Any:
+        if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12", "2025.12"):
+            raise ValueError(f"unsupported Array API version {api_version!r}")
+        import clnp
+        return clnp
+
+    def to_device(self, device: Any, /, *, stream: Any = None) -> "Array":
+        """Copy to ``device`` (a :class:`clnp.Device`, ``"cpu"`` for NumPy, or a spec string)."""
+        if stream is not None:
+            raise ValueError("clnp has no streams; pass stream=None")
+        if device == "cpu" and not isinstance(device, Device):
+            return self.to_numpy()  # type: ignore[return-value]
+        from ._runtime import select_device
+        target = select_device(device)
+        if target is self._device:
+            return self
+        return Array.from_numpy(self.to_numpy(), target)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (1, 0)  # exports are host copies (kDLCPU)
+
+    def __dlpack__(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
+                   copy: Any = None) -> Any:
+        if copy is False:
+            raise BufferError("clnp exports DLPack through a host copy; copy=False is "
+                              "impossible")
+        host = self.to_numpy()
+        kwargs: dict[str, Any] = {}
+        if max_version is not None:
+            kwargs["max_version"] = max_version
+        try:
+            return host.__dlpack__(**kwargs)
+        except TypeError:
+            return host.__dlpack__()

@@ -1,0 +1,95 @@
+"""OpenCL C spellings of clnp dtypes: storage types, compute types, loads, stores, conversions.
+
+Storage and compute types differ for two dtypes: ``bool`` is stored as ``uchar`` and computed
+as ``int`` (C truth values), ``float16`` is stored as ``half`` and computed as ``float`` (the
+device need not support half arithmetic; ``vload_half``/``vstore_half`` are core OpenCL).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+_STORAGE = {
+    "b": "uchar", "int8": "char", "int16": "short", "int32": "int", "int64": "long",
+    "uint8": "uchar", "uint16": "ushort", "uint32": "uint", "uint64": "ulong",
+    "float16": "half", "float32": "float", "float64": "double",
+    "complex64": "float2", "complex128": "double2",
+}
+
+
+def storage_ctype(dtype: np.dtype) -> str:
+    return _STORAGE["b" if dtype.kind == "b" else dtype.name]
+
+
+def compute_ctype(dtype: np.dtype, width: int = 1) -> str:
+    """C type used for arithmetic on values of ``dtype`` (vectorised when ``width > 1``)."""
+    if dtype.kind == "b":
+        base = "int"
+    elif dtype.name == "float16":
+        base = "float"
+    else:
+        base = _STORAGE[dtype.name]
+    return base if width == 1 else f"{base}{width}"
+
+
+def real_ctype(dtype: np.dtype) -> str:
+    """The real component type of a complex dtype (its own compute type otherwise)."""
+    return {"complex64": "float", "complex128": "double"}.get(dtype.name, compute_ctype(dtype))
+
+
+def scalar_arg_dtype(dtype: np.dtype) -> np.dtype:
+    """NumPy dtype used to pass a scalar operand of ``dtype`` as a kernel argument."""
+    if dtype.kind == "b":
+        return np.dtype(np.int32)
+    if dtype.name == "float16":
+        return np.dtype(np.float32)
+    return dtype
+
+
+def uses_fp64(dtypes) -> bool:
+    return any(d.name in ("float64", "complex128") for d in dtypes)
+
+
+def load(dtype: np.dtype, ptr: str, idx: str, width: int = 1) -> str:
+    """Expression loading element(s) ``ptr[idx]`` as the compute type."""
+    if dtype.name == "float16":
+        return f"vload_half({idx}, {ptr})" if width == 1 else f"vload_half{width}(0, {ptr} + {idx})"
+    if width > 1:
+        return f"vload{width}(0, {ptr} + {idx})"
+    if dtype.kind == "b":
+        return f"(int){ptr}[{idx}]"
+    return f"{ptr}[{idx}]"
+
+
+def store(dtype: np.dtype, ptr: str, idx: str, value: str, width: int = 1) -> str:
+    """Statement storing a compute-type value to ``ptr[idx]``."""
+    if dtype.name == "float16":
+        if width == 1:
+            return f"vstore_half_rte({value}, {idx}, {ptr});"
+        return f"vstore_half{width}_rte({value}, 0, {ptr} + {idx});"
+    if width > 1:
+        return f"vstore{width}({value}, 0, {ptr} + {idx});"
+    if dtype.kind == "b":
+        return f"{ptr}[{idx}] = (uchar)({value});"
+    return f"{ptr}[{idx}] = {value};"
+
+
+def convert(expr: str, src: np.dtype, dst: np.dtype, width: int = 1) -> str:
+    """Convert a compute-type expression from ``src`` to ``dst`` semantics (NumPy casting)."""
+    if src == dst or (compute_ctype(src) == compute_ctype(dst) and src.kind == dst.kind):
+        return expr
+    sc, dc = src.kind == "c", dst.kind == "c"
+    if dst.kind == "b":
+        if sc:
+            return f"(({expr}).x != 0 || ({expr}).y != 0)"
+        return f"(({expr}) != 0)" if width == 1 else f"convert_int{width}(({expr}) != 0)"
+    if dc:
+        r = real_ctype(dst)
+        if sc:
+            return f"convert_{compute_ctype(dst)}({expr})"
+        return f"(({compute_ctype(dst)})(({r})({expr}), ({r})0))"
+    if sc:  # complex -> real discards the imaginary part, as NumPy does
+        return f"(({compute_ctype(dst)})(({expr}).x))"
+    ct = compute_ctype(dst, width)
+    if width == 1:
+        return f"(({ct})({expr}))"
+    return f"convert_{ct}({expr})"

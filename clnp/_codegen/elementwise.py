@@ -1,0 +1,173 @@
+"""Render elementwise kernels: a small SSA program of table ops over broadcast/strided operands.
+
+Eager clnp renders one-op programs; ``clnp_grad.jit`` renders fused multi-op programs with the
+same function, so the C spelling of every op lives only in ``clnp._ops``.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _ops
+from . import ctypes as C
+
+_HELPER_RE = re.compile(r"clnp_(\w+?)_\{T\}")
+
+
+@dataclass(frozen=True)
+class Operand:
+    dtype: np.dtype
+    scalar: bool = False          # passed by value, broadcast everywhere
+
+
+@dataclass(frozen=True)
+class Instr:
+    op: str                       # key into clnp._ops.OPS
+    args: tuple[int, ...]         # value ids: inputs first, then instruction results
+    arg_dtypes: tuple[np.dtype, ...]   # each argument is converted to this dtype first
+    dtype: np.dtype               # the compute dtype ({T} in templates)
+    out_dtype: np.dtype           # dtype of the result value
+
+
+@dataclass(frozen=True)
+class EwSpec:
+    inputs: tuple[Operand, ...]
+    body: tuple[Instr, ...]
+    outputs: tuple[tuple[int, np.dtype], ...]   # (value id, storage dtype)
+    ndim: int                     # dims after collapsing (0 with contiguous=True)
+    contiguous: bool              # every array operand is dense over the same shape
+    width: int = 1                # vector width of the contiguous path
+    index: str = "long"           # 'int' when every offset fits in 31 bits
+
+    @property
+    def name(self) -> str:
+        return "clnp_ew_" + "_".join(i.op for i in self.body)[:60]
+
+
+def value_dtypes(spec: EwSpec) -> list[np.dtype]:
+    return [o.dtype for o in spec.inputs] + [i.out_dtype for i in spec.body]
+
+
+def template(op: str, dtype: np.dtype) -> str:
+    rec = _ops.OPS[op]
+    kind = "f" if dtype.kind == "f" else dtype.kind
+    try:
+        return rec.c[kind]
+    except KeyError:
+        raise TypeError(f"{op} has no kernel for {dtype}") from None
+
+
+def can_vectorize(spec_body: tuple[Instr, ...], dtypes: list[np.dtype]) -> bool:
+    """Vector types only where every template is vector-safe for its real/int dtype."""
+    for ins in spec_body:
+        if not _ops.OPS[ins.op].vec or ins.dtype.kind not in "fiu":
+            return False
+        if ins.out_dtype.kind not in "fiu" or any(d.kind not in "fiu" for d in ins.arg_dtypes):
+            return False
+    return all(d.kind in "fiu" for d in dtypes)
+
+
+def render_elementwise(spec: EwSpec) -> tuple[str, str, list]:
+    """Return ``(source, kernel_name, scalar_arg_dtypes)`` for ``spec``.
+
+    Sample (one ``add`` of two float32 arrays, contiguous, width 8)::
+
+        __kernel void clnp_ew_add(const long n, __global const float *a0, const long o0, ...)
+        {  const long base = (long)get_global_id(0) * 8;
+           if (base + 8 <= n) { float8 v0 = vload8(0, a0 + o0 + base); ... }
+           else for (long k = base; k < n; ++k) { float v0 = a0[o0 + k]; ... } }
+    """
+    idx, w = spec.index, spec.width
+    dtypes = value_dtypes(spec)
+    params: list[str] = [f"const {idx} n"]
+    argtypes: list = [np.dtype(np.int64 if idx == "long" else np.int32)]
+    itype = argtypes[0]
+    if not spec.contiguous:
+        for d in range(spec.ndim):
+            params.append(f"const {idx} d{d}")
+            argtypes.append(itype)
+    for k, op in enumerate(spec.inputs):
+        if op.scalar:
+            params.append(f"const {C.compute_ctype(op.dtype)} a{k}")
+            argtypes.append(C.scalar_arg_dtype(op.dtype))
+            continue
+        params.append(f"__global const {C.storage_ctype(op.dtype)} *restrict a{k}")
+        argtypes.append(None)
+        params += [f"const {idx} o{k}"] + ([f"const {idx} s{k}_{d}" for d in range(spec.ndim)]
+                                           if not spec.contiguous else [])
+        argtypes += [itype] * (1 + (0 if spec.contiguous else spec.ndim))
+    for j, (_, odt) in enumerate(spec.outputs):
+        params.append(f"__global {C.storage_ctype(odt)} *r{j}")
+        argtypes.append(None)
+        params += [f"const {idx} ro{j}"] + ([f"const {idx} rs{j}_{d}" for d in range(spec.ndim)]
+                                            if not spec.contiguous else [])
+        argtypes += [itype] * (1 + (0 if spec.contiguous else spec.ndim))
+
+    helpers: list[tuple[str, str]] = []
+    for ins in spec.body:
+        for h in _HELPER_RE.findall(template(ins.op, ins.dtype)):
+            helpers.append((h, C.compute_ctype(ins.dtype)))
+    lines = ["// clnp elementwise: " + ", ".join(i.op for i in spec.body)]
+    if C.uses_fp64(dtypes) or C.uses_fp64(d for i in spec.body for d in i.arg_dtypes):
+        lines.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
+    if helpers:
+        from .helpers import render_helpers
+        lines.append(render_helpers(helpers))
+    lines.append(f"__kernel void {spec.name}(" + ",\n    ".join(params) + ")\n{")
+    if spec.contiguous:
+        lines.append(f"  const {idx} base = ({idx})get_global_id(0) * {w};")
+        if w > 1:
+            lines.append(f"  if (base + {w} <= n) {{")
+            lines += ["    " + s for s in _body(spec, dtypes, "base", w)]
+            lines.append("  } else {")
+            lines.append(f"    for ({idx} k = base; k < n; ++k) {{")
+            lines += ["      " + s for s in _body(spec, dtypes, "k", 1)]
+            lines.append("    }\n  }")
+        else:
+            lines.append("  if (base >= n) return;")
+            lines += ["  " + s for s in _body(spec, dtypes, "base", 1)]
+    else:
+        lines.append(f"  const {idx} gid = ({idx})get_global_id(0);")
+        lines.append("  if (gid >= n) return;")
+        lines.append(f"  {idx} rem = gid;")
+        for d in reversed(range(spec.ndim)):
+            if d == 0:
+                lines.append(f"  const {idx} i0 = rem;")
+            else:
+                lines.append(f"  const {idx} i{d} = rem % d{d}; rem /= d{d};")
+        lines += ["  " + s for s in _body(spec, dtypes, None, 1)]
+    lines.append("}")
+    return "\n".join(lines), spec.name, argtypes
+
+
+def _offset(prefix: str, k: int | str, ndim: int) -> str:
+    terms = [f"{prefix}o{k}" if prefix else f"o{k}"]
+    terms += [f"i{d} * {prefix}s{k}_{d}" if prefix else f"i{d} * s{k}_{d}" for d in range(ndim)]
+    return " + ".join(terms)
+
+
+def _body(spec: EwSpec, dtypes: list[np.dtype], lin: str | None, w: int) -> list[str]:
+    out: list[str] = []
+    for k, op in enumerate(spec.inputs):
+        ct = C.compute_ctype(op.dtype, w)
+        if op.scalar:
+            expr = f"a{k}" if w == 1 else f"(({ct})(a{k}))"
+        else:
+            pos = f"o{k} + {lin}" if lin is not None else _offset("", k, spec.ndim)
+            expr = C.load(op.dtype, f"a{k}", pos if w == 1 else f"o{k} + {lin}", w)
+        out.append(f"const {ct} v{k} = {expr};")
+    n_in = len(spec.inputs)
+    for j, ins in enumerate(spec.body):
+        args = [C.convert(f"v{a}", dtypes[a], ad, w) for a, ad in zip(ins.args, ins.arg_dtypes)]
+        t = template(ins.op, ins.dtype)
+        expr = t.format(*args, T=C.compute_ctype(ins.dtype, w), R=C.real_ctype(ins.dtype))
+        res = ins.out_dtype
+        # the template's natural result type is the compute type (or real/bool per the record)
+        out.append(f"const {C.compute_ctype(res, w)} v{n_in + j} = {expr};")
+    for j, (vid, odt) in enumerate(spec.outputs):
+        val = C.convert(f"v{vid}", dtypes[vid], odt, w)
+        pos = f"ro{j} + {lin}" if lin is not None else _offset("r", j, spec.ndim)
+        out.append(C.store(odt, f"r{j}", pos, val, w))
+    return out

@@ -1,0 +1,119 @@
+"""Render axis reductions: one kernel serves every shape of a given (op, dtypes, ndim) spec.
+
+The input is viewed as (kept dims..., reduced dims...) through strides, so no transpose is
+materialised. Work-group ``g`` of ``n_out * parts`` computes output ``g / parts`` over the
+``g % parts``-th chunk of the reduced index range; with ``parts > 1`` the partial results go to
+a scratch array that a second launch of the same kind of kernel reduces (two-stage reduction).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import ctypes as C
+
+# op -> (combine template over acc values a, b; neutral element template)
+_REDUCE = {
+    "sum": ("({a}) + ({b})", "0"),
+    "prod": ("({a}) * ({b})", "1"),
+    "max": ("clnp_maximum_{T}({a}, {b})", "MIN"),
+    "min": ("clnp_minimum_{T}({a}, {b})", "MAX"),
+    "any": ("(({a}) || ({b}))", "0"),
+    "all": ("(({a}) && ({b}))", "1"),
+}
+
+_LIMITS = {
+    "char": ("CHAR_MIN", "CHAR_MAX"), "short": ("SHRT_MIN", "SHRT_MAX"),
+    "int": ("INT_MIN", "INT_MAX"), "long": ("LONG_MIN", "LONG_MAX"),
+    "uchar": ("0", "UCHAR_MAX"), "ushort": ("0", "USHRT_MAX"), "uint": ("0", "UINT_MAX"),
+    "ulong": ("0", "ULONG_MAX"), "float": ("-INFINITY", "INFINITY"),
+    "double": ("-INFINITY", "INFINITY"),
+}
+
+
+@dataclass(frozen=True)
+class ReduceSpec:
+    op: str                  # sum | prod | max | min | any | all
+    in_dtype: np.dtype
+    acc_dtype: np.dtype      # accumulation (and partial-result) dtype
+    out_dtype: np.dtype
+    ndim_out: int            # kept dims (collapsed)
+    ndim_red: int            # reduced dims (collapsed)
+    group: int               # work-group size (power of two)
+    index: str = "long"
+
+
+def render_reduction(spec: ReduceSpec) -> tuple[str, str, list]:
+    """Return ``(source, name, scalar_arg_dtypes)``.
+
+    Arguments: ``n_out, parts, chunk, nred, d_out..., d_red..., in, in_off, s_out..., s_red...,
+    out, out_off`` (the output is dense in kept-dims order, or [n_out, parts] for partials).
+    """
+    idx, g = spec.index, spec.group
+    acc = C.compute_ctype(spec.acc_dtype)
+    comb, neutral = _REDUCE[spec.op]
+    if spec.acc_dtype.kind == "c":
+        if spec.op == "prod":
+            comb = "clnp_cmul_{T}({a}, {b})"
+        neutral = f"(({acc})(({C.real_ctype(spec.acc_dtype)}){neutral}, 0))"
+    elif neutral in ("MIN", "MAX"):
+        neutral = _LIMITS[acc][0 if neutral == "MIN" else 1]
+    if spec.acc_dtype.kind in "iub" and spec.op in ("max", "min"):
+        comb = "max({a}, {b})" if spec.op == "max" else "min({a}, {b})"
+    combine = comb.replace("{T}", acc)
+    it = np.dtype(np.int64 if idx == "long" else np.int32)
+    params = [f"const {idx} n_out", f"const {idx} parts", f"const {idx} chunk", f"const {idx} nred"]
+    params += [f"const {idx} do{d}" for d in range(spec.ndim_out)]
+    params += [f"const {idx} dr{d}" for d in range(spec.ndim_red)]
+    params += [f"__global const {C.storage_ctype(spec.in_dtype)} *restrict x", f"const {idx} xo"]
+    params += [f"const {idx} so{d}" for d in range(spec.ndim_out)]
+    params += [f"const {idx} sr{d}" for d in range(spec.ndim_red)]
+    params += [f"__global {C.storage_ctype(spec.out_dtype)} *y", f"const {idx} yo"]
+    argtypes: list = [it] * (4 + spec.ndim_out + spec.ndim_red) + [None, it]
+    argtypes += [it] * (spec.ndim_out + spec.ndim_red) + [None, it]
+
+    helpers = []
+    if "clnp_" in combine:
+        helpers.append((combine.split("(")[0][len("clnp_"):].rsplit("_", 1)[0], acc))
+    lines = [f"// clnp reduction: {spec.op} {spec.in_dtype} -> {spec.out_dtype}"]
+    if C.uses_fp64([spec.in_dtype, spec.acc_dtype, spec.out_dtype]):
+        lines.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
+    if helpers:
+        from .helpers import render_helpers
+        lines.append(render_helpers(helpers))
+    name = f"clnp_reduce_{spec.op}"
+    lines.append(f"__kernel __attribute__((reqd_work_group_size({g}, 1, 1)))\n"
+                 f"void {name}(" + ",\n    ".join(params) + ")\n{")
+    lines.append(f"  __local {acc} scratch[{g}];")
+    lines.append(f"  const {idx} grp = get_group_id(0);")
+    lines.append(f"  const {idx} lid = get_local_id(0);")
+    lines.append(f"  const {idx} o = grp / parts, part = grp % parts;")
+    lines.append(f"  {idx} rem = o, base = xo;")
+    for d in reversed(range(spec.ndim_out)):
+        lines.append(f"  base += (rem % do{d}) * so{d}; rem /= do{d};")
+    lines.append(f"  const {idx} lo = part * chunk;")
+    lines.append(f"  const {idx} hi = min(lo + chunk, nred);")
+    lines.append(f"  {acc} a = {neutral};")
+    lines.append(f"  for ({idx} r = lo + lid; r < hi; r += {g}) {{")
+    lines.append(f"    {idx} rr = r, p = base;")
+    for d in reversed(range(spec.ndim_red)):
+        lines.append(f"    p += (rr % dr{d}) * sr{d}; rr /= dr{d};")
+    val = C.convert(C.load(spec.in_dtype, "x", "p"), spec.in_dtype, spec.acc_dtype)
+    lines.append(f"    const {acc} b = {val};")
+    lines.append(f"    a = {combine.format(a='a', b='b')};")
+    lines.append("  }")
+    lines.append("  scratch[lid] = a;")
+    lines.append("  barrier(CLK_LOCAL_MEM_FENCE);")
+    step = g // 2
+    while step >= 1:
+        lines.append(f"  if (lid < {step}) {{ {acc} b = scratch[lid + {step}]; "
+                     f"scratch[lid] = {combine.format(a='scratch[lid]', b='b')}; }}")
+        lines.append("  barrier(CLK_LOCAL_MEM_FENCE);")
+        step //= 2
+    res = C.convert("scratch[0]", spec.acc_dtype, spec.out_dtype)
+    lines.append("  if (lid == 0) {")
+    lines.append("    " + C.store(spec.out_dtype, "y", "yo + grp", res))
+    lines.append("  }")
+    lines.append("}")
+    return "\n".join(lines), name, argtypes

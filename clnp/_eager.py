@@ -1,0 +1,449 @@
+"""Eager implementations of the primitives: shape bookkeeping, kernel selection and launches.
+
+Views (reshape, transpose, broadcast, slice) are metadata-only here; every computing primitive
+renders (once per spec and device) and launches a kernel from ``clnp._codegen``.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import _dtypes as dt
+from . import _ops
+from ._array import Array, c_strides
+from ._codegen import ctypes as C
+from ._codegen.elementwise import EwSpec, Instr, Operand, can_vectorize, render_elementwise
+from ._codegen.reduction import ReduceSpec, render_reduction
+from ._prims import def_impl, primitive
+from ._runtime import Device, launch
+
+_I32 = 2 ** 31 - 1
+
+
+def local_size(device: Device) -> int:
+    return 64 if device.is_cpu else min(256, device.max_work_group_size)
+
+
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The broadcast shape; ValueError naming every shape when they are incompatible."""
+    nd = max((len(s) for s in shapes), default=0)
+    out = []
+    for i in range(nd):
+        n = 1
+        for s in shapes:
+            k = i - nd + len(s)
+            if k < 0:
+                continue
+            m = s[k]
+            if m != 1:
+                if n != 1 and n != m:
+                    raise ValueError("shapes " + ", ".join(str(tuple(s)) for s in shapes)
+                                     + " cannot be broadcast together")
+                n = m
+        out.append(n)
+    return tuple(out)
+
+
+def broadcast_strides(a: Array, shape: tuple[int, ...]) -> tuple[int, ...]:
+    pad = len(shape) - a.ndim
+    return tuple(0 if k < pad or a._shape[k - pad] == 1 else a._strides[k - pad]
+                 for k in range(len(shape)))
+
+
+def collapse(shape: Sequence[int], strides: Sequence[Sequence[int]]):
+    """Drop unit dims and merge dims that are contiguous for *every* operand."""
+    dims = [i for i, n in enumerate(shape) if n != 1]
+    cshape: list[int] = []
+    cstr: list[list[int]] = [[] for _ in strides]
+    for i in dims:
+        if cshape and all(st[-1] == s[i] * shape[i] for st, s in zip(cstr, strides)):
+            cshape[-1] *= shape[i]
+            for st, s in zip(cstr, strides):
+                st[-1] = s[i]
+            continue
+        cshape.append(shape[i])
+        for st, s in zip(cstr, strides):
+            st.append(s[i])
+    return cshape, cstr
+
+
+def _span_ok(arrays: Sequence[Array], n: int) -> bool:
+    if n > _I32:
+        return False
+    for a in arrays:
+        lo, hi = a._span()
+        if lo < 0 or hi > _I32:
+            return False
+    return True
+
+
+def _vector_width(device: Device, dtypes: list[np.dtype]) -> int:
+    if not device.is_cpu:
+        return 1
+    return max(1, min(16, 32 // max(d.itemsize for d in dtypes)))
+
+
+def run_elementwise(body: tuple[Instr, ...], args: Sequence[Any], in_dtypes: Sequence[np.dtype],
+                    outs: Sequence[Array]) -> None:
+    """Launch a fused elementwise program: ``args`` are Arrays or scalars (dtypes given)."""
+    out0 = outs[0]
+    device, shape = out0.device, out0.shape
+    n = out0.size
+    if n == 0:
+        return
+    arrays = [a for a in args if isinstance(a, Array)]
+    for a in arrays:
+        if a.device is not device:
+            raise ValueError(f"operands are on different devices: {a.device} and {device}; "
+                             f"move one with to_device()")
+    strides = [broadcast_strides(a, shape) for a in arrays] + [o._strides for o in outs]
+    cshape, cstr = collapse(shape, strides)
+    contiguous = len(cshape) <= 1 and all(s[0] == 1 for s in cstr) if cshape else True
+    operands = tuple(Operand(d, not isinstance(a, Array)) for a, d in zip(args, in_dtypes))
+    index = "int" if _span_ok(arrays + list(outs), n) else "long"
+    all_dtypes = [o.dtype for o in operands] + [i.out_dtype for i in body] + [o.dtype for o in outs]
+    width = 1
+    if contiguous and can_vectorize(body, all_dtypes) and \
+            not any(d.name == "float16" for d in all_dtypes):
+        width = _vector_width(device, all_dtypes)
+    spec = EwSpec(operands, body, tuple((len(args) + len(body) - 1 - (len(outs) - 1 - j), o.dtype)
+                                        for j, o in enumerate(outs)),
+                  0 if contiguous else len(cshape), contiguous, width, index)
+    kernel = device.kernel(spec, lambda: render_elementwise(spec))
+    kargs: list[Any] = [n]
+    if not contiguous:
+        kargs += cshape
+    k = 0
+    for a, d in zip(args, in_dtypes):
+        if isinstance(a, Array):
+            kargs += [a._buf, a._offset] + ([] if contiguous else cstr[k])
+            k += 1
+        else:
+            kargs.append(np.asarray(a, C.scalar_arg_dtype(d))[()] if d.kind != "c"
+                         else np.asarray(a, d)[()])
+    for j, o in enumerate(outs):
+        kargs += [o._buf, o._offset] + ([] if contiguous else cstr[len(arrays) + j])
+    L = local_size(device)
+    items = -(-n // width)
+    launch(device, kernel, (-(-items // L) * L,), (L,), *kargs)
+
+
+def _overlaps(a: Array, out: Array) -> bool:
+    if a._buf is not out._buf:
+        return False
+    return not (a._offset == out._offset and a._shape == out._shape and
+                a._strides == out._strides)
+
+
+def ew_apply(op: str, args: Sequence[Any], dtype: np.dtype, out_dtype: np.dtype,
+             arg_dtypes: Sequence[np.dtype], out: Array | None = None) -> Array:
+    """Eager one-op elementwise: broadcast, allocate (or write ``out``), launch."""
+    arrays = [a for a in args if isinstance(a, Array)]
+    shape = out.shape if out is not None else broadcast_shapes(*(a.shape for a in arrays))
+    device = out.device if out is not None else arrays[0].device
+    in_dtypes = [a.dtype if isinstance(a, Array) else d for a, d in zip(args, arg_dtypes)]
+    body = (Instr(op, tuple(range(len(args))), tuple(arg_dtypes), dtype, out_dtype),)
+    if out is not None and any(_overlaps(a, out) for a in arrays):
+        tmp = Array.empty(shape, out.dtype, device)
+        run_elementwise(body, args, in_dtypes, [tmp])
+        return ew_apply("copy", [tmp], out.dtype, out.dtype, [out.dtype], out)
+    if out is None:
+        out = Array.empty(shape, out_dtype, device)
+    run_elementwise(body, args, in_dtypes, [out])
+    return out
+
+
+for _name in _ops.OPS:
+    def _impl(*args: Any, _op: str = _name, dtype: np.dtype, out_dtype: np.dtype,
+              arg_dtypes: tuple[np.dtype, ...]) -> Array:
+        return ew_apply(_op, args, dtype, out_dtype, arg_dtypes)
+    primitive(_name).impl = _impl
+
+
+@def_impl("convert_element_type")
+def convert_element_type(x: Array, *, dtype: np.dtype) -> Array:
+    x.device.check_dtype(dtype, "astype")
+    return ew_apply("copy", [x], dtype, dtype, [x.dtype])
+
+
+def copy_into(dst: Array, src: Any, src_dtype: np.dtype | None = None) -> None:
+    """Write ``src`` (Array or scalar, broadcast to ``dst.shape``) into the view ``dst``."""
+    if isinstance(src, Array):
+        broadcast_shapes(src.shape, dst.shape)
+        if broadcast_shapes(src.shape, dst.shape) != dst.shape:
+            raise ValueError(f"could not broadcast value of shape {src.shape} into "
+                             f"shape {dst.shape}")
+        ew_apply("copy", [src], dst.dtype, dst.dtype, [src.dtype], out=dst)
+    else:
+        ew_apply("copy", [src], dst.dtype, dst.dtype, [src_dtype or dst.dtype], out=dst)
+
+
+# ------------------------------------------------------------------------------ views
+@def_impl("reshape")
+def reshape(x: Array, *, shape: tuple[int, ...]) -> Array:
+    v = try_view_reshape(x, shape)
+    if v is not None:
+        return v
+    c = contiguous_copy(x)
+    return Array(c._buf, 0, shape, c_strides(shape), x.dtype, x.device)
+
+
+def try_view_reshape(x: Array, shape: tuple[int, ...]) -> Array | None:
+    """A view with the new shape when strides allow it (NumPy's no-copy reshape), else None."""
+    if x.size == 0 or x.is_contiguous:
+        return Array(x._buf, x._offset, shape, c_strides(shape), x.dtype, x.device)
+    old = [(n, s) for n, s in zip(x.shape, x._strides) if n != 1]
+    new_strides: list[int] = []
+    oi, ni = 0, 0
+    newdims = list(shape)
+    out_str = [0] * len(newdims)
+    while ni < len(newdims) and oi < len(old):
+        if newdims[ni] == 1:
+            out_str[ni] = 0
+            ni += 1
+            continue
+        np_, op_ = newdims[ni], old[oi][0]
+        nj, oj = ni + 1, oi + 1
+        while np_ != op_:
+            if np_ < op_:
+                np_ *= newdims[nj]
+                nj += 1
+            else:
+                op_ *= old[oj][0]
+                oj += 1
+        for k in range(oi, oj - 1):
+            if old[k][1] != old[k + 1][0] * old[k + 1][1]:
+                return None
+        out_str[nj - 1] = old[oj - 1][1]
+        for k in range(nj - 1, ni, -1):
+            out_str[k - 1] = out_str[k] * newdims[k]
+        ni, oi = nj, oj
+    while ni < len(newdims):
+        out_str[ni] = 0
+        ni += 1
+    del new_strides
+    return Array(x._buf, x._offset, tuple(shape), tuple(out_str), x.dtype, x.device)
+
+
+def contiguous_copy(x: Array) -> Array:
+    return ew_apply("copy", [x], x.dtype, x.dtype, [x.dtype])
+
+
+@def_impl("transpose")
+def transpose(x: Array, *, perm: tuple[int, ...]) -> Array:
+    return Array(x._buf, x._offset, tuple(x._shape[p] for p in perm),
+                 tuple(x._strides[p] for p in perm), x.dtype, x.device)
+
+
+@def_impl("broadcast_to")
+def broadcast_to(x: Array, *, shape: tuple[int, ...]) -> Array:
+    return Array(x._buf, x._offset, tuple(shape), broadcast_strides(x, shape), x.dtype, x.device)
+
+
+@def_impl("slice")
+def slice_(x: Array, *, starts: tuple[int, ...], steps: tuple[int, ...],
+           shape: tuple[int, ...]) -> Array:
+    """View ``x[start_i :: step_i]`` limited to ``shape`` (steps may be negative)."""
+    off = x._offset + sum(s * st for s, st in zip(starts, x._strides))
+    return Array(x._buf, off, tuple(shape), tuple(st * k for st, k in zip(x._strides, steps)),
+                 x.dtype, x.device)
+
+
+@def_impl("copy")
+def copy(x: Array) -> Array:
+    return contiguous_copy(x)
+
+
+# ------------------------------------------------------------------------------ creation
+@def_impl("full")
+def full(*, shape: tuple[int, ...], value: Any, dtype: np.dtype, device: Device) -> Array:
+    out = Array.empty(shape, dtype, device)
+    if out.size:
+        copy_into(out, value, dtype)
+    return out
+
+
+@def_impl("iota")
+def iota(*, n: int, start: Any, step: Any, dtype: np.dtype, device: Device) -> Array:
+    """``start + step * arange(n)`` computed on the device."""
+    out = Array.empty((n,), dtype, device)
+    if n:
+        idx = _index_array(n, device)
+        cdt = dtype if dtype.kind in "fc" else dt.int64
+        t = ew_apply("multiply", [idx, step], cdt, cdt, [cdt, cdt])
+        ew_apply("add", [t, start], cdt, dtype, [cdt, cdt], out=out)
+    return out
+
+
+_INDEX_CACHE: dict[tuple[int, int], Array] = {}
+
+
+def _index_array(n: int, device: Device) -> Array:
+    """int64 ``0..n-1`` (built once per device with a host upload, then reused by slicing)."""
+    key = (device.index, 0)
+    base = _INDEX_CACHE.get(key)
+    if base is None or base.size < n:
+        size = max(n, 2 * (base.size if base is not None else 0), 1024)
+        base = Array.from_numpy(np.arange(size, dtype=np.int64), device)
+        _INDEX_CACHE[key] = base
+    return Array(base._buf, 0, (n,), (1,), dt.int64, device)
+
+
+# ------------------------------------------------------------------------------ reductions
+REDUCE_NEUTRAL = {"sum": 0, "prod": 1, "any": False, "all": True}
+
+
+@def_impl("reduce")
+def reduce(x: Array, *, op: str, axes: tuple[int, ...], acc_dtype: np.dtype,
+           out_dtype: np.dtype) -> Array:
+    """Reduce ``axes`` of ``x`` (output has the kept dims, in order)."""
+    device = x.device
+    kept = [i for i in range(x.ndim) if i not in axes]
+    out_shape = tuple(x.shape[i] for i in kept)
+    n_out = math.prod(out_shape)
+    nred = math.prod(x.shape[i] for i in axes)
+    out = Array.empty(out_shape, out_dtype, device)
+    if n_out == 0:
+        return out
+    if nred == 0:
+        copy_into(out, REDUCE_NEUTRAL[op], dt.bool_ if op in ("any", "all") else out_dtype)
+        return out
+    if nred == 1:
+        sq = Array(x._buf, x._offset, out_shape, tuple(x._strides[i] for i in kept), x.dtype,
+                   device)
+        if op in ("any", "all"):
+            return ew_apply("not_equal", [sq, 0], x.dtype, dt.bool_, [x.dtype, x.dtype],
+                            out=out) if x.dtype != dt.bool_ else ew_apply(
+                "copy", [sq], dt.bool_, dt.bool_, [dt.bool_], out=out)
+        return ew_apply("copy", [sq], out_dtype, out_dtype, [x.dtype], out=out)
+    oshape, (ostr,) = collapse(out_shape, [[x._strides[i] for i in kept]])
+    rshape, (rstr,) = collapse([x.shape[i] for i in axes], [[x._strides[i] for i in axes]])
+    G = local_size(device) if not device.is_cpu else 16
+    target = (4 * device.compute_units) if device.is_cpu else 4 * device.compute_units * 8
+    parts = 1
+    if n_out < target and nred >= 4 * G:
+        parts = max(1, min(-(-nred // (4 * G)), -(-target // n_out)))
+    chunk = -(-nred // parts)
+    index = "int" if _span_ok([x], max(n_out * parts, nred)) else "long"
+    first_out = out_dtype if parts == 1 else acc_dtype
+    spec = ReduceSpec(op, x.dtype, acc_dtype, first_out, len(oshape), len(rshape), G, index)
+    dst = out if parts == 1 else Array.empty((n_out, parts), acc_dtype, device)
+    _launch_reduce(spec, x, dst, n_out, parts, chunk, nred, oshape, rshape, ostr, rstr)
+    if parts > 1:
+        spec2 = ReduceSpec(op, acc_dtype, acc_dtype, out_dtype, 1, 1, G, index)
+        _launch_reduce(spec2, dst, out, n_out, 1, parts, parts, [n_out], [parts], [parts], [1])
+    return out
+
+
+def _launch_reduce(spec: ReduceSpec, x: Array, y: Array, n_out: int, parts: int, chunk: int,
+                   nred: int, oshape, rshape, ostr, rstr) -> None:
+    kernel = x.device.kernel(spec, lambda: render_reduction(spec))
+    args = [n_out, parts, chunk, nred, *oshape, *rshape, x._buf, x._offset, *ostr, *rstr,
+            y._buf, y._offset]
+    G = spec.group
+    launch(x.device, kernel, (n_out * parts * G,), (G,), *args)
+
+
+# ------------------------------------------------------------------------------ joins
+@def_impl("concatenate")
+def concatenate(*arrays: Array, axis: int, dtype: np.dtype) -> Array:
+    shape = list(arrays[0].shape)
+    shape[axis] = sum(a.shape[axis] for a in arrays)
+    out = Array.empty(tuple(shape), dtype, arrays[0].device)
+    pos = 0
+    for a in arrays:
+        n = a.shape[axis]
+        if n and a.size:
+            starts = tuple(pos if i == axis else 0 for i in range(len(shape)))
+            view = slice_(out, starts=starts, steps=(1,) * len(shape), shape=a.shape)
+            ew_apply("copy", [a], dtype, dtype, [a.dtype], out=view)
+        pos += n
+    return out
+
+
+# ------------------------------------------------------------------------------ gather/scatter
+def _index_kernel(kind: str, x: Array, ndim_rest: int):
+    from ._codegen.indexing import IndexSpec, render_indexing
+    spec = IndexSpec(kind, x.dtype, ndim_rest)
+    return x.device.kernel(spec, lambda: render_indexing(spec))
+
+
+def linear_offsets(x: Array, indices: Sequence[Array], bshape: tuple[int, ...]) -> Array:
+    """int64 element offsets ``sum_j wrap(idx_j) * stride_j`` for the leading dims of ``x``,
+    after checking bounds (IndexError before any write)."""
+    off = None
+    for j, idx in enumerate(indices):
+        n = x.shape[j]
+        if idx.size:
+            lo = int(reduce(idx, op="min", axes=tuple(range(idx.ndim)), acc_dtype=idx.dtype,
+                            out_dtype=idx.dtype).to_numpy())
+            hi = int(reduce(idx, op="max", axes=tuple(range(idx.ndim)), acc_dtype=idx.dtype,
+                            out_dtype=idx.dtype).to_numpy())
+            if lo < -n or hi >= n:
+                bad = lo if lo < -n else hi
+                raise IndexError(f"index {bad} is out of bounds for axis {j} with size {n}")
+        i64 = dt.int64
+        neg = ew_apply("less", [idx, 0], i64, dt.bool_, [i64, i64])
+        wrapped = ew_apply("where", [neg, ew_apply("add", [idx, n], i64, i64, [i64, i64]), idx],
+                           i64, i64, [dt.bool_, i64, i64])
+        term = ew_apply("multiply", [wrapped, x._strides[j]], i64, i64, [i64, i64])
+        off = term if off is None else ew_apply("add", [off, term], i64, i64, [i64, i64])
+    assert off is not None
+    if off.shape != bshape:
+        off = ew_apply("copy", [broadcast_to(off, shape=bshape)], dt.int64, dt.int64, [dt.int64])
+    elif not off.is_contiguous:
+        off = contiguous_copy(off)
+    return off
+
+
+@def_impl("gather")
+def gather(x: Array, *indices: Array) -> Array:
+    """``x[i0, i1, ..., :, ...]``: integer arrays index the leading dims of ``x``."""
+    bshape = broadcast_shapes(*(i.shape for i in indices))
+    k = len(indices)
+    rest = x.shape[k:]
+    out = Array.empty(bshape + rest, x.dtype, x.device)
+    if out.size == 0:
+        if any(x.shape[j] == 0 for j in range(k)) and math.prod(bshape):
+            raise IndexError("index is out of bounds for an axis of size 0")
+        return out
+    off = linear_offsets(x, indices, bshape)
+    rshape, (rstr,) = collapse(rest, [x._strides[k:]])
+    kern = _index_kernel("gather", x, len(rshape))
+    n_b, n_rest = math.prod(bshape), math.prod(rest)
+    L = local_size(x.device)
+    launch(x.device, kern, (-(-(n_b * n_rest) // L) * L,), (L,), n_b, n_rest, *rshape, x._buf,
+           x._offset, *rstr, off._buf, out._buf, 0)
+    return out
+
+
+def scatter_into(x: Array, indices: Sequence[Array], values: Any) -> None:
+    """``x[i0, i1, ...] = values`` in place (last write wins for repeated indices)."""
+    bshape = broadcast_shapes(*(i.shape for i in indices))
+    k = len(indices)
+    rest = x.shape[k:]
+    full_shape = bshape + rest
+    if math.prod(full_shape) == 0:
+        return
+    vals = Array.empty(full_shape, x.dtype, x.device)
+    if isinstance(values, Array):
+        if broadcast_shapes(values.shape, full_shape) != full_shape:
+            raise ValueError(f"shape mismatch: value array of shape {values.shape} could not be "
+                             f"broadcast to indexing result of shape {full_shape}")
+    off = linear_offsets(x, indices, bshape)
+    copy_into(vals, values, None if isinstance(values, Array) else x.dtype)
+    rshape, (rstr,) = collapse(rest, [x._strides[k:]])
+    kern = _index_kernel("scatter", x, len(rshape))
+    n_b, n_rest = math.prod(bshape), math.prod(rest)
+    L = local_size(x.device)
+    launch(x.device, kern, (-(-(n_b * n_rest) // L) * L,), (L,), n_b, n_rest, *rshape, x._buf,
+           x._offset, *rstr, off._buf, vals._buf, 0)
+
+
+@def_impl("nonzero", multiple_results=True)
+def nonzero(x: Array) -> tuple[Array, ...]:
+    """Indices of the non-zero elements (data-dependent shape: reads ``x`` to the host)."""
+    host = x.to_numpy()
+    return tuple(Array.from_numpy(i.astype(np.int64), x.device) for i in np.nonzero(host))

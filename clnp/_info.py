@@ -1,0 +1,64 @@
+"""``__array_namespace_info__``: devices, dtypes and capabilities, read from the devices."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import _dtypes as dt
+from ._runtime import Device, default_device, devices, select_device
+
+__all__ = ["__array_namespace_info__"]
+
+_KIND_ORDER = {
+    "bool": (dt.bool_,), "signed integer": dt.SIGNED, "unsigned integer": dt.UNSIGNED,
+    "integral": dt.INTEGER, "real floating": (dt.float32, dt.float64),
+    "complex floating": dt.COMPLEX_FLOATING,
+    "numeric": dt.INTEGER + (dt.float32, dt.float64) + dt.COMPLEX_FLOATING,
+}
+
+
+class Info:
+    """The namespace inspection object returned by :func:`__array_namespace_info__`."""
+
+    def capabilities(self) -> dict[str, Any]:
+        return {"boolean indexing": True, "data-dependent shapes": True,
+                "max dimensions": None}
+
+    def default_device(self) -> Device:
+        return default_device()
+
+    def devices(self) -> tuple[Device, ...]:
+        return devices()
+
+    def _dev(self, device: Any) -> Device:
+        return default_device() if device is None else select_device(device)
+
+    def default_dtypes(self, *, device: Any = None) -> dict[str, np.dtype]:
+        d = self._dev(device)
+        return {"real floating": d.default_float, "complex floating": d.default_complex,
+                "integral": dt.int64, "indexing": dt.int64}
+
+    def dtypes(self, *, device: Any = None, kind: Any = None) -> dict[str, np.dtype]:
+        """Supported dtypes (float64/complex128 only where the device has fp64). float16 is a
+        storage extension and is not listed."""
+        d = self._dev(device)
+        if kind is None:
+            kinds: tuple = ("bool", "numeric")
+        elif isinstance(kind, tuple):
+            kinds = kind
+        else:
+            kinds = (kind,)
+        out: dict[str, np.dtype] = {}
+        for k in kinds:
+            if k not in _KIND_ORDER:
+                raise ValueError(f"dtypes: unknown kind {k!r}")
+            for t in _KIND_ORDER[k]:
+                if d.supports(t):
+                    out[t.name] = t
+        return out
+
+
+def __array_namespace_info__() -> Info:
+    """Inspection utilities for this namespace (the Array API's ``__array_namespace_info__``)."""
+    return Info()

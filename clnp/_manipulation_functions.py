@@ -1,0 +1,281 @@
+"""Manipulation functions of the standard; views where the layout allows, copies otherwise."""
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any, Sequence
+
+from . import _dtypes as dt
+from ._helpers import check_array, is_array, normalize_axes, normalize_axis
+from ._prims import primitive
+
+__all__ = ["broadcast_arrays", "broadcast_to", "concat", "expand_dims", "flip", "moveaxis",
+           "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile", "unstack",
+           "concatenate"]
+
+
+def _bshapes(*shapes):
+    from ._eager import broadcast_shapes
+    return broadcast_shapes(*shapes)
+
+
+def broadcast_to(x: Any, /, shape: Sequence[int]) -> Any:
+    """Broadcast ``x`` to ``shape`` (a read-only view)."""
+    check_array(x, "broadcast_to")
+    shape = tuple(operator.index(n) for n in shape)
+    if len(shape) < x.ndim or any(
+            s != 1 and s != t for s, t in zip(x.shape, shape[len(shape) - x.ndim:])):
+        raise ValueError(f"broadcast_to: cannot broadcast shape {x.shape} to shape {shape}")
+    if shape == x.shape:
+        return x
+    return primitive("broadcast_to").bind(x, shape=shape)
+
+
+def broadcast_arrays(*arrays: Any) -> tuple[Any, ...]:
+    """Broadcast every input against the others."""
+    for a in arrays:
+        check_array(a, "broadcast_arrays", "arrays")
+    shape = _bshapes(*(a.shape for a in arrays))
+    return tuple(broadcast_to(a, shape) for a in arrays)
+
+
+def reshape(x: Any, /, shape: Sequence[int], *, copy: bool | None = None) -> Any:
+    """Reshape ``x`` (one dimension may be -1). A view whenever the strides allow it;
+    ``copy=False`` raises ValueError when they do not."""
+    check_array(x, "reshape")
+    if isinstance(shape, int):
+        shape = (shape,)
+    shape = list(operator.index(n) for n in shape)
+    if shape.count(-1) > 1:
+        raise ValueError("reshape: can only specify one unknown dimension (-1)")
+    if any(n < -1 for n in shape):
+        raise ValueError(f"reshape: invalid shape {tuple(shape)}")
+    if -1 in shape:
+        known = math.prod(n for n in shape if n != -1)
+        if known == 0 or x.size % known:
+            raise ValueError(f"reshape: cannot reshape array of shape {x.shape} "
+                             f"(size {x.size}) into shape {tuple(shape)}")
+        shape[shape.index(-1)] = x.size // known
+    shp = tuple(shape)
+    if math.prod(shp) != x.size:
+        raise ValueError(f"reshape: cannot reshape array of shape {x.shape} (size {x.size}) "
+                         f"into shape {shp}")
+    from ._array import Array
+    if isinstance(x, Array):
+        from ._eager import try_view_reshape
+        if copy is False and try_view_reshape(x, shp) is None:
+            raise ValueError(f"reshape: copy=False but shape {x.shape} with strides "
+                             f"{x.strides} cannot be reshaped to {shp} without copying")
+        if copy:
+            return primitive("reshape").bind(primitive("copy").bind(x), shape=shp)
+    if shp == x.shape and not copy:
+        return x
+    return primitive("reshape").bind(x, shape=shp)
+
+
+def permute_dims(x: Any, /, axes: Sequence[int]) -> Any:
+    """Permute the axes of ``x`` (a view)."""
+    check_array(x, "permute_dims")
+    perm = tuple(normalize_axis(a, x.ndim, "permute_dims") for a in axes)
+    if sorted(perm) != list(range(x.ndim)):
+        raise ValueError(f"permute_dims: axes {tuple(axes)} are not a permutation of "
+                         f"{x.ndim} dimensions")
+    if perm == tuple(range(x.ndim)):
+        return x
+    return primitive("transpose").bind(x, perm=perm)
+
+
+def matrix_transpose(x: Any, /) -> Any:
+    """Transpose the last two axes of ``x`` (a view)."""
+    check_array(x, "matrix_transpose")
+    if x.ndim < 2:
+        raise ValueError(f"matrix_transpose: x must have at least 2 dimensions; got shape "
+                         f"{x.shape}")
+    perm = list(range(x.ndim))
+    perm[-1], perm[-2] = perm[-2], perm[-1]
+    return primitive("transpose").bind(x, perm=tuple(perm))
+
+
+def expand_dims(x: Any, /, axis: int | tuple[int, ...] = 0) -> Any:
+    """Insert size-one dimensions at ``axis`` (positions in the result)."""
+    check_array(x, "expand_dims")
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    nd = x.ndim + len(axes)
+    pos = normalize_axes(axes, nd, "expand_dims")
+    shape, it = [], iter(x.shape)
+    for i in range(nd):
+        shape.append(1 if i in pos else next(it))
+    return reshape(x, tuple(shape))
+
+
+def squeeze(x: Any, /, axis: int | tuple[int, ...] | None = None) -> Any:
+    """Remove size-one dimensions ``axis`` (all of them when None, as NumPy does)."""
+    check_array(x, "squeeze")
+    if axis is None:
+        axes = tuple(i for i, n in enumerate(x.shape) if n == 1)
+    else:
+        axes = normalize_axes(axis, x.ndim, "squeeze")
+    for a in axes:
+        if x.shape[a] != 1:
+            raise ValueError(f"squeeze: cannot squeeze axis {a} of size {x.shape[a]} "
+                             f"(shape {x.shape})")
+    return reshape(x, tuple(n for i, n in enumerate(x.shape) if i not in axes))
+
+
+def flip(x: Any, /, *, axis: int | tuple[int, ...] | None = None) -> Any:
+    """Reverse the order of elements along ``axis`` (all axes when None); a view."""
+    check_array(x, "flip")
+    axes = normalize_axes(axis, x.ndim, "flip")
+    if not axes or x.size == 0:
+        return x
+    starts = tuple(n - 1 if i in axes else 0 for i, n in enumerate(x.shape))
+    steps = tuple(-1 if i in axes else 1 for i in range(x.ndim))
+    return primitive("slice").bind(x, starts=starts, steps=steps, shape=x.shape)
+
+
+def moveaxis(x: Any, source: int | tuple[int, ...], destination: int | tuple[int, ...], /) -> Any:
+    """Move axes ``source`` to positions ``destination`` (a view)."""
+    check_array(x, "moveaxis")
+    src = normalize_axes(source, x.ndim, "moveaxis")
+    dst = normalize_axes(destination, x.ndim, "moveaxis")
+    if len(src) != len(dst):
+        raise ValueError(f"moveaxis: source {source} and destination {destination} must have "
+                         f"the same number of elements")
+    order = [a for a in range(x.ndim) if a not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return permute_dims(x, tuple(order))
+
+
+def concat(arrays: Sequence[Any], /, *, axis: int | None = 0) -> Any:
+    """Join a sequence of arrays along an existing axis (flattened first when ``axis`` is
+    None); the result has the promoted dtype."""
+    arrays = list(arrays)
+    if not arrays:
+        raise ValueError("concat: need at least one array")
+    for a in arrays:
+        check_array(a, "concat", "arrays")
+    if axis is None:
+        arrays = [reshape(a, (-1,)) for a in arrays]
+        axis = 0
+    nd = arrays[0].ndim
+    if nd == 0:
+        raise ValueError("concat: zero-dimensional arrays cannot be concatenated")
+    ax = normalize_axis(axis, nd, "concat")
+    for a in arrays[1:]:
+        if a.ndim != nd or any(m != n for i, (m, n) in enumerate(zip(a.shape, arrays[0].shape))
+                               if i != ax):
+            raise ValueError(f"concat: shapes {arrays[0].shape} and {a.shape} differ outside "
+                             f"axis {ax}")
+        if a.device is not arrays[0].device:
+            raise ValueError(f"concat: arrays are on different devices ({a.device} and "
+                             f"{arrays[0].device})")
+    res = arrays[0].dtype
+    for a in arrays[1:]:
+        res = dt.promote(res, a.dtype)
+    return primitive("concatenate").bind(*arrays, axis=ax, dtype=res)
+
+
+concatenate = concat
+
+
+def stack(arrays: Sequence[Any], /, *, axis: int = 0) -> Any:
+    """Join arrays of equal shape along a new axis."""
+    arrays = list(arrays)
+    if not arrays:
+        raise ValueError("stack: need at least one array")
+    for a in arrays:
+        check_array(a, "stack", "arrays")
+        if a.shape != arrays[0].shape:
+            raise ValueError(f"stack: all arrays must have the same shape; got "
+                             f"{arrays[0].shape} and {a.shape}")
+    ax = normalize_axis(axis, arrays[0].ndim + 1, "stack")
+    return concat([expand_dims(a, axis=ax) for a in arrays], axis=ax)
+
+
+def unstack(x: Any, /, *, axis: int = 0) -> tuple[Any, ...]:
+    """Split ``x`` into a tuple of arrays along ``axis`` (views)."""
+    check_array(x, "unstack")
+    if x.ndim == 0:
+        raise ValueError("unstack: x must have at least one dimension")
+    ax = normalize_axis(axis, x.ndim, "unstack")
+    idx = (slice(None),) * ax
+    return tuple(x[idx + (i,)] for i in range(x.shape[ax]))
+
+
+def roll(x: Any, /, shift: int | tuple[int, ...], *, axis: int | tuple[int, ...] | None = None) -> Any:
+    """Roll elements along ``axis`` by ``shift`` (flattened when ``axis`` is None)."""
+    check_array(x, "roll")
+    if axis is None:
+        if not isinstance(shift, int):
+            raise ValueError("roll: shift must be an int when axis is None")
+        return reshape(roll(reshape(x, (-1,)), shift, axis=0), x.shape)
+    shifts = shift if isinstance(shift, tuple) else (shift,)
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    if len(shifts) == 1 and len(axes) > 1:
+        shifts = shifts * len(axes)
+    if len(shifts) != len(axes):
+        raise ValueError(f"roll: shift {shift} and axis {axis} must have the same length")
+    out = x
+    for s, a in zip(shifts, axes):
+        a = normalize_axis(a, x.ndim, "roll")
+        n = x.shape[a]
+        if n == 0:
+            continue
+        s = operator.index(s) % n
+        if s == 0:
+            continue
+        pre = (slice(None),) * a
+        out = concat([out[pre + (slice(n - s, None),)], out[pre + (slice(0, n - s),)]], axis=a)
+    return out if out is not x else primitive("copy").bind(x)
+
+
+def repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Any:
+    """Repeat each element ``repeats`` times along ``axis`` (flattened when None)."""
+    check_array(x, "repeat")
+    if axis is None:
+        x = reshape(x, (-1,))
+        axis = 0
+    ax = normalize_axis(axis, x.ndim, "repeat")
+    n = x.shape[ax]
+    if is_array(repeats):
+        if repeats.dtype.kind not in "iu":
+            raise TypeError(f"repeat: repeats must be an integer array; got {repeats.dtype}")
+        if repeats.ndim > 1 or (repeats.ndim == 1 and repeats.shape[0] not in (1, n)):
+            raise ValueError(f"repeat: repeats of shape {repeats.shape} does not match axis "
+                             f"length {n}")
+        import numpy as np
+        reps = np.broadcast_to(repeats.to_numpy().reshape(-1), (n,))
+        if (reps < 0).any():
+            raise ValueError("repeat: repeats must be non-negative")
+        from ._creation_functions import asarray
+        from ._indexing import take
+        idx = asarray(np.repeat(np.arange(n), reps), device=x.device)
+        return take(x, idx, axis=ax)
+    r = operator.index(repeats)
+    if r < 0:
+        raise ValueError(f"repeat: repeats must be non-negative; got {r}")
+    y = expand_dims(x, axis=ax + 1)
+    shape = list(y.shape)
+    shape[ax + 1] = r
+    y = broadcast_to(y, tuple(shape))
+    out_shape = list(x.shape)
+    out_shape[ax] = n * r
+    return reshape(y, tuple(out_shape), copy=True)
+
+
+def tile(x: Any, repetitions: tuple[int, ...], /) -> Any:
+    """Construct an array by repeating ``x`` ``repetitions`` times along each axis."""
+    check_array(x, "tile")
+    reps = tuple(operator.index(r) for r in repetitions)
+    if any(r < 0 for r in reps):
+        raise ValueError(f"tile: repetitions must be non-negative; got {reps}")
+    nd = max(len(reps), x.ndim)
+    reps = (1,) * (nd - len(reps)) + reps
+    x = reshape(x, (1,) * (nd - x.ndim) + x.shape)
+    inter = []
+    for r, n in zip(reps, x.shape):
+        inter += [r, n]
+    y = reshape(x, tuple(v for n in x.shape for v in (1, n)))
+    y = broadcast_to(y, tuple(inter))
+    return reshape(y, tuple(r * n for r, n in zip(reps, x.shape)), copy=True)

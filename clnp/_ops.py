@@ -1,0 +1,162 @@
+"""The elementwise op table: one record per operation.
+
+From a record the library generates the public function, the operator dunders, the kernel
+body (``c`` templates), and the tests (``ref`` + ``domain``); ``clnp_grad`` adds derivatives
+keyed by the same names. Template fields: ``{0}``, ``{1}``, ``{2}`` are operands already
+converted to the compute type, ``{T}`` is the compute C type, ``{R}`` its real component type.
+Helpers are referenced as ``clnp_<helper>_{T}`` and emitted by ``_codegen.helpers``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class EwOp:
+    name: str
+    nin: int
+    category: str                 # the standard's wording for allowed input dtypes
+    c: Mapping[str, str]          # dtype kind ('b','i','u','f','c') -> C expression template
+    ref: Callable                 # NumPy reference
+    out: str = "same"             # 'same' | 'bool' | 'real' (real part type for complex)
+    vec: bool = False             # templates for kinds 'f','i','u' are valid on vector types
+    float_only: bool = False      # integer/bool inputs are computed in floating point (NumPy)
+    domain: tuple[float, float] = (-10.0, 10.0)
+    dunder: tuple[str, ...] = ()  # operator names mapped to this op
+    extra: Mapping[str, object] = field(default_factory=dict)
+
+
+OPS: dict[str, EwOp] = {}
+
+
+def ew(name: str, nin: int, category: str, c: Mapping[str, str], ref: Callable, **kw) -> None:
+    OPS[name] = EwOp(name, nin, category, dict(c), ref, **kw)
+
+
+def _fl(fn: str) -> dict[str, str]:
+    """Real float builtin ``fn`` plus its complex helper."""
+    return {"f": f"{fn}({{0}})", "c": f"clnp_c{fn}_{{T}}({{0}})"}
+
+
+# ---- unary floating-point functions (integers compute in floating point, like NumPy)
+for _n, _dom in (("acos", (-1, 1)), ("acosh", (1, 10)), ("asin", (-1, 1)), ("asinh", (-10, 10)),
+                 ("atan", (-10, 10)), ("atanh", (-0.99, 0.99)), ("cos", (-10, 10)),
+                 ("cosh", (-10, 10)), ("exp", (-10, 10)), ("expm1", (-3, 3)),
+                 ("log", (0.01, 10)), ("log1p", (-0.99, 10)), ("log2", (0.01, 10)),
+                 ("log10", (0.01, 10)), ("sin", (-10, 10)), ("sinh", (-10, 10)),
+                 ("tan", (-1.5, 1.5)), ("tanh", (-10, 10)), ("sqrt", (0, 10))):
+    ew(_n, 1, "floating-point", _fl(_n), getattr(np, {"acos": "arccos", "acosh": "arccosh",
+       "asin": "arcsin", "asinh": "arcsinh", "atan": "arctan", "atanh": "arctanh"}.get(_n, _n)),
+       vec=True, float_only=True, domain=_dom)
+
+ew("abs", 1, "numeric", {"i": "(({0}) < 0 ? -({0}) : ({0}))", "u": "{0}", "f": "fabs({0})",
+                         "c": "clnp_cabs_{T}({0})"}, np.abs, out="real", vec=True,
+   dunder=("__abs__",))
+ew("negative", 1, "numeric", {"i": "-({0})", "u": "-({0})", "f": "-({0})", "c": "-({0})"},
+   np.negative, vec=True, dunder=("__neg__",))
+ew("positive", 1, "numeric", {"i": "{0}", "u": "{0}", "f": "{0}", "c": "{0}"}, np.positive,
+   vec=True, dunder=("__pos__",))
+ew("square", 1, "numeric", {"i": "({0}) * ({0})", "u": "({0}) * ({0})", "f": "({0}) * ({0})",
+                            "c": "clnp_csquare_{T}({0})"}, np.square, vec=True)
+ew("reciprocal", 1, "floating-point", {"f": "(({T})1 / ({0}))", "c": "clnp_creciprocal_{T}({0})"},
+   np.reciprocal, vec=True, float_only=True, domain=(0.1, 10))
+ew("sign", 1, "numeric", {"i": "clnp_sign_{T}({0})", "u": "clnp_sign_{T}({0})",
+                          "f": "clnp_sign_{T}({0})", "c": "clnp_csign_{T}({0})"}, np.sign)
+ew("signbit", 1, "real floating-point", {"f": "signbit({0})"}, np.signbit, out="bool")
+ew("conj", 1, "numeric", {"i": "{0}", "u": "{0}", "f": "{0}", "c": "(({T})(({0}).x, -({0}).y))"},
+   np.conj)
+ew("real", 1, "numeric", {"i": "{0}", "u": "{0}", "f": "{0}", "c": "({0}).x"}, np.real,
+   out="real")
+ew("imag", 1, "numeric", {"i": "(({T})0)", "u": "(({T})0)", "f": "(({T})0)", "c": "({0}).y"},
+   np.imag, out="real")
+for _n in ("ceil", "floor", "trunc"):
+    ew(_n, 1, "real numeric", {"i": "{0}", "u": "{0}", "f": f"{_n}({{0}})"}, getattr(np, _n),
+       vec=True)
+ew("round", 1, "numeric", {"i": "{0}", "u": "{0}", "f": "rint({0})",
+                           "c": "(({T})(rint(({0}).x), rint(({0}).y)))"}, np.round, vec=True)
+ew("isfinite", 1, "numeric", {"b": "1", "i": "1", "u": "1", "f": "isfinite({0})",
+                              "c": "(isfinite(({0}).x) && isfinite(({0}).y))"}, np.isfinite,
+   out="bool")
+ew("isinf", 1, "numeric", {"b": "0", "i": "0", "u": "0", "f": "isinf({0})",
+                           "c": "(isinf(({0}).x) || isinf(({0}).y))"}, np.isinf, out="bool")
+ew("isnan", 1, "numeric", {"b": "0", "i": "0", "u": "0", "f": "isnan({0})",
+                           "c": "(isnan(({0}).x) || isnan(({0}).y))"}, np.isnan, out="bool")
+ew("logical_not", 1, "boolean", {"b": "(!({0}))"}, np.logical_not)
+ew("bitwise_invert", 1, "integer or boolean", {"b": "(!({0}))", "i": "(~({0}))", "u": "(~({0}))"},
+   np.invert, dunder=("__invert__",))
+
+# ---- binary arithmetic
+_ARITH = {"i": "({0}) {op} ({1})", "u": "({0}) {op} ({1})", "f": "({0}) {op} ({1})"}
+for _n, _op, _d in (("add", "+", "__add__"), ("subtract", "-", "__sub__")):
+    ew(_n, 2, "numeric", {**{k: v.replace("{op}", _op) for k, v in _ARITH.items()},
+                          "c": f"({{0}}) {_op} ({{1}})"}, getattr(np, _n), vec=True, dunder=(_d,))
+ew("multiply", 2, "numeric", {**{k: v.replace("{op}", "*") for k, v in _ARITH.items()},
+                              "c": "clnp_cmul_{T}({0}, {1})"}, np.multiply, vec=True,
+   dunder=("__mul__",))
+ew("divide", 2, "floating-point", {"f": "({0}) / ({1})", "c": "clnp_cdiv_{T}({0}, {1})"},
+   np.divide, vec=True, float_only=True, dunder=("__truediv__",))
+ew("floor_divide", 2, "real numeric", {"i": "clnp_floordiv_{T}({0}, {1})",
+                                       "u": "clnp_floordiv_{T}({0}, {1})",
+                                       "f": "clnp_floordiv_{T}({0}, {1})"},
+   np.floor_divide, dunder=("__floordiv__",))
+ew("remainder", 2, "real numeric", {"i": "clnp_remainder_{T}({0}, {1})",
+                                    "u": "clnp_remainder_{T}({0}, {1})",
+                                    "f": "clnp_remainder_{T}({0}, {1})"},
+   np.remainder, dunder=("__mod__",))
+ew("pow", 2, "numeric", {"i": "clnp_ipow_{T}({0}, {1})", "u": "clnp_ipow_{T}({0}, {1})",
+                         "f": "pow({0}, {1})", "c": "clnp_cpow_{T}({0}, {1})"}, np.power,
+   domain=(0.1, 3), dunder=("__pow__",))
+ew("atan2", 2, "real floating-point", {"f": "atan2({0}, {1})"}, np.arctan2, vec=True,
+   float_only=True)
+ew("copysign", 2, "real floating-point", {"f": "copysign({0}, {1})"}, np.copysign, vec=True,
+   float_only=True)
+ew("hypot", 2, "real floating-point", {"f": "hypot({0}, {1})"}, np.hypot, vec=True,
+   float_only=True)
+ew("nextafter", 2, "real floating-point", {"f": "nextafter({0}, {1})"}, np.nextafter)
+ew("logaddexp", 2, "real floating-point", {"f": "clnp_logaddexp_{T}({0}, {1})"}, np.logaddexp,
+   float_only=True)
+ew("maximum", 2, "real numeric", {"i": "max({0}, {1})", "u": "max({0}, {1})",
+                                  "f": "clnp_maximum_{T}({0}, {1})"}, np.maximum)
+ew("minimum", 2, "real numeric", {"i": "min({0}, {1})", "u": "min({0}, {1})",
+                                  "f": "clnp_minimum_{T}({0}, {1})"}, np.minimum)
+
+# ---- comparisons (bool results)
+_CMP = {"b": "(({0}) {op} ({1}))", "i": "(({0}) {op} ({1}))", "u": "(({0}) {op} ({1}))",
+        "f": "(({0}) {op} ({1}))"}
+ew("equal", 2, "any", {**{k: v.replace("{op}", "==") for k, v in _CMP.items()},
+                       "c": "((({0}).x == ({1}).x) && (({0}).y == ({1}).y))"},
+   np.equal, out="bool", dunder=("__eq__",))
+ew("not_equal", 2, "any", {**{k: v.replace("{op}", "!=") for k, v in _CMP.items()},
+                           "c": "((({0}).x != ({1}).x) || (({0}).y != ({1}).y))"},
+   np.not_equal, out="bool", dunder=("__ne__",))
+for _n, _op, _d in (("greater", ">", "__gt__"), ("greater_equal", ">=", "__ge__"),
+                    ("less", "<", "__lt__"), ("less_equal", "<=", "__le__")):
+    ew(_n, 2, "real numeric", {k: v.replace("{op}", _op) for k, v in _CMP.items() if k != "b"},
+       getattr(np, _n), out="bool", dunder=(_d,))
+
+# ---- logical and bitwise
+ew("logical_and", 2, "boolean", {"b": "(({0}) && ({1}))"}, np.logical_and)
+ew("logical_or", 2, "boolean", {"b": "(({0}) || ({1}))"}, np.logical_or)
+ew("logical_xor", 2, "boolean", {"b": "((!({0})) != (!({1})))"}, np.logical_xor)
+for _n, _op, _d in (("bitwise_and", "&", "__and__"), ("bitwise_or", "|", "__or__"),
+                    ("bitwise_xor", "^", "__xor__")):
+    ew(_n, 2, "integer or boolean", {k: f"(({{0}}) {_op} ({{1}}))" for k in "biu"},
+       getattr(np, _n), vec=True, dunder=(_d,))
+ew("bitwise_left_shift", 2, "integer", {"i": "clnp_shl_{T}({0}, {1})",
+                                        "u": "clnp_shl_{T}({0}, {1})"}, np.left_shift,
+   domain=(0, 8), dunder=("__lshift__",))
+ew("bitwise_right_shift", 2, "integer", {"i": "clnp_shr_{T}({0}, {1})",
+                                         "u": "clnp_shr_{T}({0}, {1})"}, np.right_shift,
+   domain=(0, 8), dunder=("__rshift__",))
+
+# ---- ternary
+ew("where", 3, "any", {k: "(({0}) ? ({1}) : ({2}))" for k in "biufc"}, np.where)
+ew("clip", 3, "real numeric", {"i": "min(max({0}, {1}), {2})", "u": "min(max({0}, {1}), {2})",
+                               "f": "clnp_minimum_{T}(clnp_maximum_{T}({0}, {1}), {2})"},
+   np.clip)
+
+# identity conversion: the copy / astype kernel
+ew("copy", 1, "any", {k: "{0}" for k in "biufc"}, np.copy, vec=True)

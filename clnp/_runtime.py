@@ -1,0 +1,315 @@
+"""OpenCL runtime: devices, one context + in-order queue each, memory pools, program cache, launches.
+
+This is the only module that talks to PyOpenCL objects directly (kernels are *rendered* by
+``clnp._codegen`` as text and *launched* here).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import pyopencl as cl
+import pyopencl.tools as cl_tools
+
+from . import _dtypes as dt
+
+__all__ = ["Device", "devices", "default_device", "set_default_device", "synchronize",
+           "DeviceMemoryError", "KernelBuildError", "UnsupportedDtypeError"]
+
+
+class DeviceMemoryError(MemoryError):
+    """A device allocation failed (or would exceed the device's limits)."""
+
+    def __init__(self, nbytes: int, device: "Device", reason: str = ""):
+        self.nbytes, self.device = nbytes, device
+        info = device.memory_info()
+        msg = (f"cannot allocate {nbytes} bytes on {device}: {reason or 'out of device memory'} "
+               f"(max single allocation {device.max_alloc} bytes, global memory "
+               f"{device.global_mem} bytes, pool in use {info['in_use']} bytes, "
+               f"pooled {info['pooled']} bytes)")
+        super().__init__(msg)
+
+
+class KernelBuildError(RuntimeError):
+    """The OpenCL compiler rejected a generated kernel; carries the source and the build log."""
+
+    def __init__(self, device: "Device", source: str, log: str):
+        self.device, self.source, self.log = device, source, log
+        numbered = "\n".join(f"{i + 1:4d}  {line}" for i, line in enumerate(source.splitlines()))
+        super().__init__(f"OpenCL build failed on {device}.\n--- build log ---\n{log}\n"
+                         f"--- source ---\n{numbered}")
+
+
+class UnsupportedDtypeError(TypeError):
+    """The device cannot hold this dtype (e.g. float64 without cl_khr_fp64)."""
+
+
+def _debug_level() -> int:
+    try:
+        return int(os.environ.get("CLNP_DEBUG", "0") or 0)
+    except ValueError:
+        return 1
+
+
+class Device:
+    """One OpenCL device with its own context, in-order queue, memory pool and program cache.
+
+    Obtain devices through :func:`clnp.devices` / :func:`clnp.default_device`; they are
+    singletons per OpenCL device, so ``x.device == y.device`` is identity.
+    """
+
+    def __init__(self, cl_device: cl.Device, index: int, kind_index: int):
+        self.cl_device = cl_device
+        self.index = index              # position in clnp.devices()
+        self.kind_index = kind_index    # position among devices of the same vendor key
+        self.name: str = cl_device.name.strip()
+        self.platform_name: str = cl_device.platform.name.strip()
+        self.vendor: str = cl_device.vendor.strip()
+        exts = set(cl_device.extensions.split())
+        self.extensions = frozenset(exts)
+        self.is_cpu = bool(cl_device.type & cl.device_type.CPU)
+        self.is_gpu = bool(cl_device.type & cl.device_type.GPU)
+        self.has_fp64 = "cl_khr_fp64" in exts or bool(getattr(cl_device, "double_fp_config", 0))
+        self.has_fp16 = "cl_khr_fp16" in exts
+        self.max_alloc: int = int(cl_device.max_mem_alloc_size)
+        self.global_mem: int = int(cl_device.global_mem_size)
+        self.local_mem: int = int(cl_device.local_mem_size)
+        self.max_work_group_size: int = int(cl_device.max_work_group_size)
+        self.max_work_item_sizes = tuple(int(s) for s in cl_device.max_work_item_sizes)
+        self.compute_units: int = int(cl_device.max_compute_units)
+        self.preferred_vector_width = {
+            "float": int(cl_device.preferred_vector_width_float),
+            "double": int(cl_device.preferred_vector_width_double),
+            "int": int(cl_device.preferred_vector_width_int),
+        }
+        self._lock = threading.Lock()
+        self._programs: dict[str, cl.Program] = {}
+        self._kernels: dict[Any, Any] = {}
+
+    # -- lazily created so that enumerating devices is cheap
+    @cached_property
+    def context(self) -> cl.Context:
+        return cl.Context([self.cl_device])
+
+    @cached_property
+    def queue(self) -> cl.CommandQueue:
+        return cl.CommandQueue(self.context)
+
+    @cached_property
+    def pool(self) -> cl_tools.MemoryPool:
+        return cl_tools.MemoryPool(cl_tools.ImmediateAllocator(self.queue))
+
+    @property
+    def key(self) -> str:
+        return f"{self.vendor_key}:{self.kind_index}"
+
+    @property
+    def vendor_key(self) -> str:
+        p = self.platform_name.lower()
+        for k in ("nvidia", "amd", "intel", "apple", "arm", "pocl"):
+            if k in p or k in self.vendor.lower():
+                return "pocl" if "portable" in p else k
+        return "pocl" if "portable" in p else p.split()[0]
+
+    def __repr__(self) -> str:
+        return f"<clnp.Device {self.key} '{self.name}' ({self.platform_name})>"
+
+    def __str__(self) -> str:
+        return f"{self.key} ({self.name})"
+
+    def __reduce__(self):  # devices pickle by position so checkpoints can name them
+        return (_device_by_index, (self.index,))
+
+    # -- dtype support
+    def supports(self, dtype: np.dtype) -> bool:
+        if dtype in (dt.float64, dt.complex128):
+            return self.has_fp64
+        return True
+
+    def check_dtype(self, dtype: np.dtype, what: str = "") -> None:
+        if not self.supports(dtype):
+            raise UnsupportedDtypeError(
+                f"{what + ': ' if what else ''}{dtype} is not supported on {self} "
+                f"(the device lacks cl_khr_fp64); use float32/complex64")
+
+    @property
+    def default_float(self) -> np.dtype:
+        return dt.float64 if self.has_fp64 else dt.float32
+
+    @property
+    def default_complex(self) -> np.dtype:
+        return dt.complex128 if self.has_fp64 else dt.complex64
+
+    # -- memory
+    def alloc(self, nbytes: int):
+        """A pooled buffer of at least ``nbytes`` (zero-size requests get a 1-byte buffer)."""
+        if nbytes > self.max_alloc:
+            raise DeviceMemoryError(nbytes, self, "request exceeds the device's maximum "
+                                                  "single allocation")
+        try:
+            return self.pool.allocate(max(int(nbytes), 1))
+        except (cl.MemoryError, cl.LogicError, cl.RuntimeError) as e:
+            self.pool.free_held()
+            try:
+                return self.pool.allocate(max(int(nbytes), 1))
+            except cl.Error:
+                raise DeviceMemoryError(nbytes, self, str(e)) from e
+
+    def memory_info(self) -> dict[str, int]:
+        if "pool" not in self.__dict__:
+            return {"in_use": 0, "pooled": 0, "active_blocks": 0, "held_blocks": 0}
+        p = self.pool
+        return {"in_use": int(getattr(p, "active_bytes", 0)),
+                "pooled": int(getattr(p, "managed_bytes", 0)) - int(getattr(p, "active_bytes", 0)),
+                "active_blocks": int(p.active_blocks), "held_blocks": int(p.held_blocks)}
+
+    def free_pooled(self) -> None:
+        if "pool" in self.__dict__:
+            self.pool.free_held()
+
+    # -- programs
+    def build(self, source: str, options: Sequence[str] = ()) -> cl.Program:
+        """Build (or fetch from the in-process cache) a program from OpenCL C source."""
+        key = source + "\0" + " ".join(options)
+        prg = self._programs.get(key)
+        if prg is not None:
+            return prg
+        with self._lock:
+            prg = self._programs.get(key)
+            if prg is not None:
+                return prg
+            if _debug_level() >= 1:
+                print(f"--- clnp kernel for {self} ---\n{source}", file=sys.stderr)
+            try:
+                prg = cl.Program(self.context, source).build(options=list(options))
+            except cl.RuntimeError as e:
+                log = ""
+                try:
+                    prg_err = cl.Program(self.context, source)
+                    log = str(e)
+                    del prg_err
+                except Exception:  # pragma: no cover - log retrieval is best effort
+                    log = str(e)
+                raise KernelBuildError(self, source, log) from None
+            self._programs[key] = prg
+            return prg
+
+    def kernel(self, key: Any, make: Callable[[], tuple[str, str, list | None]]):
+        """Cached kernel object for a hashable spec ``key``.
+
+        ``make()`` returns ``(source, kernel_name, scalar_arg_dtypes)``; it is called only on a
+        cache miss, so the hot path does no string work.
+        """
+        k = self._kernels.get(key)
+        if k is None:
+            source, name, arg_dtypes = make()
+            k = getattr(self.build(source), name)
+            if arg_dtypes is not None:
+                k.set_scalar_arg_dtypes(arg_dtypes)
+            self._kernels[key] = k
+        return k
+
+    def synchronize(self) -> None:
+        if "queue" in self.__dict__:
+            self.queue.finish()
+
+
+def launch(device: Device, kernel, gsize: tuple[int, ...], lsize: tuple[int, ...] | None,
+           *args) -> None:
+    """Enqueue ``kernel`` asynchronously on the device's in-order queue."""
+    kernel(device.queue, gsize, lsize, *args)
+
+
+# ----------------------------------------------------------------------------- registry
+_DEVICES: list[Device] | None = None
+_DEFAULT: Device | None = None
+
+
+def devices() -> tuple[Device, ...]:
+    """Every OpenCL device on every platform, in platform order."""
+    global _DEVICES
+    if _DEVICES is None:
+        found: list[Device] = []
+        counts: dict[str, int] = {}
+        try:
+            platforms = cl.get_platforms()
+        except cl.Error:
+            platforms = []
+        for p in platforms:
+            try:
+                devs = p.get_devices()
+            except cl.Error:
+                continue
+            for d in devs:
+                dev = Device(d, len(found), 0)
+                dev.kind_index = counts.get(dev.vendor_key, 0)
+                counts[dev.vendor_key] = dev.kind_index + 1
+                found.append(dev)
+        if not found:
+            raise RuntimeError("clnp found no OpenCL device. Install an OpenCL driver, or the "
+                               "embedded CPU runtime: pip install pocl-binary-distribution")
+        _DEVICES = found
+    return tuple(_DEVICES)
+
+
+def _device_by_index(i: int) -> Device:
+    return devices()[i]
+
+
+def select_device(spec: str | int | Device) -> Device:
+    """Resolve ``gpu``, ``cpu``, ``vendor:index`` (``nvidia:0``, ``pocl:1``), an index, or a
+    name substring to a device."""
+    devs = devices()
+    if isinstance(spec, Device):
+        return spec
+    if isinstance(spec, int):
+        return devs[spec]
+    s = str(spec).strip().lower()
+    if s.isdigit():
+        return devs[int(s)]
+    if s in ("gpu", "cpu"):
+        for d in devs:
+            if (d.is_gpu if s == "gpu" else d.is_cpu):
+                return d
+        raise ValueError(f"no {s.upper()} OpenCL device; available: {list(devs)}")
+    if ":" in s:
+        vend, _, idx = s.partition(":")
+        if idx.isdigit():
+            for d in devs:
+                if d.vendor_key == vend and d.kind_index == int(idx):
+                    return d
+    for d in devs:
+        if s in d.name.lower() or s in d.platform_name.lower() or s == d.vendor_key:
+            return d
+    raise ValueError(f"no OpenCL device matches {spec!r}; available: "
+                     f"{[d.key + ' ' + d.name for d in devs]}")
+
+
+def default_device() -> Device:
+    """``CLNP_DEVICE`` if set, else the first GPU, else the first device (usually PoCL CPU)."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        env = os.environ.get("CLNP_DEVICE")
+        if env:
+            _DEFAULT = select_device(env)
+        else:
+            devs = devices()
+            _DEFAULT = next((d for d in devs if d.is_gpu), devs[0])
+    return _DEFAULT
+
+
+def set_default_device(spec: str | int | Device) -> Device:
+    global _DEFAULT
+    _DEFAULT = select_device(spec)
+    return _DEFAULT
+
+
+def synchronize(device: Device | None = None) -> None:
+    """Wait until every queued operation on ``device`` (default: all devices) has finished."""
+    for d in ([device] if device is not None else (_DEVICES or [])):
+        d.synchronize()

@@ -1,0 +1,140 @@
+"""Reductions and statistics of the standard: sum, prod, max, min, mean, var, std, all, any."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from . import _dtypes as dt
+from ._helpers import check_array, normalize_axes
+from ._prims import primitive
+
+__all__ = ["max", "mean", "min", "prod", "std", "sum", "var", "all", "any"]
+
+
+def _acc_dtype(x: Any, dtype: Any, fname: str) -> np.dtype:
+    """Default accumulation dtype (the standard: integers widen to the default integer type)."""
+    if dtype is not None:
+        d = dt.as_dtype(dtype)
+        x.device.check_dtype(d, fname)
+        if d.kind == "b":
+            raise TypeError(f"{fname}: dtype=bool is not a numeric dtype")
+        return d
+    k = x.dtype.kind
+    if k == "b" or k == "i":
+        return dt.int64
+    if k == "u":
+        return dt.uint64
+    return x.dtype
+
+
+def _reduce(x: Any, op: str, axis: Any, keepdims: bool, acc: np.dtype, out: np.dtype,
+            fname: str) -> Any:
+    axes = normalize_axes(axis, x.ndim, fname)
+    res = primitive("reduce").bind(x, op=op, axes=tuple(sorted(axes)), acc_dtype=acc,
+                                   out_dtype=out)
+    if keepdims:
+        from ._manipulation_functions import reshape
+        res = reshape(res, tuple(1 if i in axes else n for i, n in enumerate(x.shape)))
+    return res
+
+
+def sum(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
+    """Sum of the elements over ``axis`` (all axes when None). Integer inputs accumulate in
+    the default integer type of their signedness unless ``dtype`` is given."""
+    check_array(x, "sum")
+    if x.dtype.kind not in "biufc":
+        raise TypeError(f"sum requires numeric input; got {x.dtype}")
+    d = _acc_dtype(x, dtype, "sum")
+    acc = dt.float32 if d == dt.float16 else d
+    return _reduce(x, "sum", axis, keepdims, acc, d, "sum")
+
+
+def prod(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
+    """Product of the elements over ``axis`` (all axes when None)."""
+    check_array(x, "prod")
+    d = _acc_dtype(x, dtype, "prod")
+    acc = dt.float32 if d == dt.float16 else d
+    return _reduce(x, "prod", axis, keepdims, acc, d, "prod")
+
+
+def _minmax(x: Any, op: str, axis: Any, keepdims: bool) -> Any:
+    check_array(x, op)
+    if x.dtype.kind not in "biuf":
+        raise TypeError(f"{op} requires real-valued input; got {x.dtype}")
+    axes = normalize_axes(axis, x.ndim, op)
+    if math.prod(x.shape[a] for a in axes) == 0:
+        raise ValueError(f"{op}: zero-size reduction over axes {axes} of shape {x.shape} has "
+                         f"no identity")
+    acc = dt.float32 if x.dtype == dt.float16 else x.dtype
+    return _reduce(x, op, axis, keepdims, acc, x.dtype, op)
+
+
+def max(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
+    """Maximum over ``axis``; NaN propagates. Zero-size reductions raise ValueError."""
+    return _minmax(x, "max", axis, keepdims)
+
+
+def min(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
+    """Minimum over ``axis``; NaN propagates. Zero-size reductions raise ValueError."""
+    return _minmax(x, "min", axis, keepdims)
+
+
+def _float_input(x: Any, fname: str) -> Any:
+    check_array(x, fname)
+    if x.dtype.kind in "fc":
+        return x
+    if x.dtype.kind in "iub":
+        return x.astype(x.device.default_float)
+    raise TypeError(f"{fname} requires floating-point input; got {x.dtype}")
+
+
+def _count(x: Any, axis: Any, fname: str) -> int:
+    return math.prod(x.shape[a] for a in normalize_axes(axis, x.ndim, fname))
+
+
+def mean(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
+    """Arithmetic mean over ``axis``; NaN for an empty reduction (integers: NumPy promotes to
+    the default floating type)."""
+    x = _float_input(x, "mean")
+    n = _count(x, axis, "mean")
+    s = sum(x, axis=axis, keepdims=keepdims)
+    from ._elementwise_functions import divide
+    return divide(s, float(n) if n else float("nan"))
+
+
+def var(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool = False) -> Any:
+    """Variance over ``axis`` with ``correction`` degrees of freedom removed (NumPy ``ddof``);
+    complex input gives the variance of |x - mean|."""
+    from ._elementwise_functions import abs as _abs, divide, multiply, real, square, subtract, conj
+    x = _float_input(x, "var")
+    n = _count(x, axis, "var")
+    m = mean(x, axis=axis, keepdims=True)
+    dev = subtract(x, m)
+    sq = real(multiply(dev, conj(dev))) if x.dtype.kind == "c" else square(dev)
+    s = sum(sq, axis=axis, keepdims=keepdims)
+    denom = n - correction
+    return divide(s, float(denom) if denom > 0 else float("nan")) if n else \
+        divide(s, float("nan"))
+
+
+def std(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool = False) -> Any:
+    """Standard deviation: ``sqrt(var(x, axis, correction))``."""
+    from ._elementwise_functions import sqrt
+    return sqrt(var(x, axis=axis, correction=correction, keepdims=keepdims))
+
+
+def _logical(x: Any, op: str, axis: Any, keepdims: bool) -> Any:
+    check_array(x, op)
+    return _reduce(x, op, axis, keepdims, dt.bool_, dt.bool_, op)
+
+
+def all(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
+    """Whether every element along ``axis`` is true (non-zero); True for empty input."""
+    return _logical(x, "all", axis, keepdims)
+
+
+def any(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
+    """Whether any element along ``axis`` is true (non-zero); False for empty input."""
+    return _logical(x, "any", axis, keepdims)

@@ -1,0 +1,4 @@
+"""clnp_nn: layers, optimizers, AMP and data parallelism on top of clnp and clnp_grad.
+
+Not implemented yet (see docs/roadmap.md).
+"""
