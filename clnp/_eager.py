@@ -165,7 +165,7 @@ for _name in _ops.OPS:
 @def_impl("convert_element_type")
 def convert_element_type(x: Array, *, dtype: np.dtype) -> Array:
     x.device.check_dtype(dtype, "astype")
-    return ew_apply("copy", [x], dtype, dtype, [x.dtype])
+    return ew_apply("copy", [x], dtype, dtype, [dtype])
 
 
 def copy_into(dst: Array, src: Any, src_dtype: np.dtype | None = None) -> None:
@@ -175,9 +175,9 @@ def copy_into(dst: Array, src: Any, src_dtype: np.dtype | None = None) -> None:
         if broadcast_shapes(src.shape, dst.shape) != dst.shape:
             raise ValueError(f"could not broadcast value of shape {src.shape} into "
                              f"shape {dst.shape}")
-        ew_apply("copy", [src], dst.dtype, dst.dtype, [src.dtype], out=dst)
+        ew_apply("copy", [src], dst.dtype, dst.dtype, [dst.dtype], out=dst)
     else:
-        ew_apply("copy", [src], dst.dtype, dst.dtype, [src_dtype or dst.dtype], out=dst)
+        ew_apply("copy", [src], dst.dtype, dst.dtype, [dst.dtype], out=dst)
 
 
 # ------------------------------------------------------------------------------ views
@@ -317,7 +317,7 @@ def reduce(x: Array, *, op: str, axes: tuple[int, ...], acc_dtype: np.dtype,
             return ew_apply("not_equal", [sq, 0], x.dtype, dt.bool_, [x.dtype, x.dtype],
                             out=out) if x.dtype != dt.bool_ else ew_apply(
                 "copy", [sq], dt.bool_, dt.bool_, [dt.bool_], out=out)
-        return ew_apply("copy", [sq], out_dtype, out_dtype, [x.dtype], out=out)
+        return ew_apply("copy", [sq], out_dtype, out_dtype, [out_dtype], out=out)
     oshape, (ostr,) = collapse(out_shape, [[x._strides[i] for i in kept]])
     rshape, (rstr,) = collapse([x.shape[i] for i in axes], [[x._strides[i] for i in axes]])
     G = local_size(device) if not device.is_cpu else 16
@@ -358,7 +358,7 @@ def concatenate(*arrays: Array, axis: int, dtype: np.dtype) -> Array:
         if n and a.size:
             starts = tuple(pos if i == axis else 0 for i in range(len(shape)))
             view = slice_(out, starts=starts, steps=(1,) * len(shape), shape=a.shape)
-            ew_apply("copy", [a], dtype, dtype, [a.dtype], out=view)
+            ew_apply("copy", [a], dtype, dtype, [dtype], out=view)
         pos += n
     return out
 
