@@ -86,11 +86,11 @@ MSG
 
 # --- parse our own options, pass the rest through ------------------------------
 args=()
-abs_next=0
+abs_next=""
 for a in "$@"; do
-  if [[ $abs_next == 1 ]]; then
+  if [[ -n $abs_next ]]; then
     [[ "$a" == /* ]] || a="$CALLER_PWD/$a"
-    args+=("$a"); abs_next=0; continue
+    args+=("$abs_next=$a"); abs_next=""; continue
   fi
   case "$a" in
     -h|--help) usage; exit 0 ;;
@@ -103,7 +103,7 @@ for a in "$@"; do
       [[ "$val" == /* ]] || val="$CALLER_PWD/$val"
       args+=("$opt=$val") ;;
     --json-report-file|--xfails-file|--skips-file|--junitxml|--junit-xml)
-      args+=("$a"); abs_next=1 ;;
+      abs_next="$a" ;;   # joined as --opt=/abs/path (see the rootdir note below)
     *) args+=("$a") ;;
   esac
 done
@@ -134,10 +134,24 @@ PY
 
 export PYTHONPATH="$REPO_ROOT${PYTHONPATH:+:$PYTHONPATH}"
 
+[[ -z $abs_next ]] || die "option $abs_next needs a value."
+# --json-report-file alone does nothing in pytest-json-report; switch the report on.
+want_json=0; have_json=0
+for a in ${args[@]+"${args[@]}"}; do
+  case "$a" in --json-report) have_json=1 ;; --json-report-file=*) want_json=1 ;; esac
+done
+[[ $want_json == 0 || $have_json == 1 ]] || args+=(--json-report)
+
 cd "$ARRAY_API_TESTS_DIR"
+# Pin rootdir/config to the suite checkout: pytest decides the rootdir before the
+# suite's conftest registers --xfails-file etc., so a bare path value such as
+# "--xfails-file /work/main/..." would be taken as a test path and make pytest pick
+# /work/main/pyproject.toml (node ids then lose their array_api_tests/ prefix and
+# xfails stop matching). Hence also the --opt=value forms.
 set -x
 exec "$PYTHON" -m pytest \
+  --rootdir="$ARRAY_API_TESTS_DIR" -c "$ARRAY_API_TESTS_DIR/pytest.ini" \
   --max-examples 100 --disable-deadline --hypothesis-seed 0 \
   -p array_api_conformance.seed_random \
-  --xfails-file "$XFAILS_FILE" \
+  --xfails-file="$XFAILS_FILE" \
   "${args[@]}"

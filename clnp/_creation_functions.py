@@ -1,4 +1,9 @@
-"""Array creation functions of the standard (plus NumPy's ``array``)."""
+"""Array creation functions of the standard (plus NumPy's ``array``).
+
+Default dtypes follow the device: Python floats (and float64 data from Python sequences)
+become the default floating type (float64, or float32 on devices without fp64), Python ints
+become int64. NumPy arrays, buffers and DLPack producers keep their dtype.
+"""
 from __future__ import annotations
 
 import math
@@ -17,6 +22,8 @@ __all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "fu
            "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like",
            "array"]
 
+_I64_MIN, _I64_MAX = -2 ** 63, 2 ** 63 - 1
+
 
 def _device(device: Any) -> Device:
     if device is None:
@@ -29,7 +36,10 @@ def _device(device: Any) -> Device:
 def _dtype(dtype: Any, device: Device, fname: str) -> np.dtype | None:
     if dtype is None:
         return None
-    d = dt.as_dtype(dtype)
+    try:
+        d = dt.as_dtype(dtype)
+    except TypeError as e:
+        raise TypeError(f"{fname}: {e}") from None
     device.check_dtype(d, fname)
     return d
 
@@ -46,31 +56,32 @@ def _scalar_dtype(value: Any, device: Device) -> np.dtype:
     raise TypeError(f"expected a Python scalar; got {type(value).__name__}")
 
 
-def _host_default_dtype(obj: Any, host: np.ndarray, device: Device) -> np.dtype:
-    """Python data takes the device defaults; NumPy data keeps its dtype."""
-    if isinstance(obj, np.ndarray) or isinstance(obj, np.generic):
-        return dt.as_dtype(host.dtype)
-    k = host.dtype.kind
-    if k == "b":
-        return dt.bool_
-    if k in "iu":
-        return dt.int64 if host.dtype != dt.uint64 else dt.uint64
-    if k == "f":
+def _has_big_int(obj: Any) -> bool:
+    """Whether a nested Python sequence holds an int outside int64."""
+    if isinstance(obj, (list, tuple)):
+        return any(_has_big_int(o) for o in obj)
+    return isinstance(obj, int) and not isinstance(obj, bool) and \
+        not _I64_MIN <= obj <= _I64_MAX
+
+
+def _sequence_dtype(host: np.ndarray, device: Device) -> np.dtype:
+    """Python data takes the device defaults (NumPy infers float64/complex128 for it)."""
+    if host.dtype == dt.float64:
         return device.default_float
-    if k == "c":
+    if host.dtype == dt.complex128:
         return device.default_complex
-    if host.size == 0 and k == "f":
-        return device.default_float
-    raise TypeError(f"asarray: cannot convert {type(obj).__name__} with NumPy dtype "
-                    f"{host.dtype} to a clnp array")
+    return host.dtype
 
 
-def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | None = None) -> Any:
-    """Convert ``obj`` (array, NumPy array, nested sequence, Python scalar, buffer or DLPack
-    producer) to a clnp array on ``device``.
+def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None,
+            copy: bool | None = None) -> Any:
+    """Convert ``obj`` (array, NumPy array or scalar, nested sequence, Python scalar, object
+    with ``__array__``, the buffer protocol or ``__dlpack__``) to a clnp array on ``device``.
 
-    ``copy=True`` always copies, ``copy=False`` never does (raising ValueError when a copy is
-    needed), ``None`` copies only when needed."""
+    ``copy=True`` always copies, ``copy=False`` never does (ValueError when a copy is needed,
+    which is always the case for host data), ``None`` copies only when needed. Python ints
+    outside int64 raise OverflowError unless ``dtype`` says otherwise; ragged sequences raise
+    ValueError; non-numeric data raises TypeError."""
     if is_array(obj):
         dev = obj.device if device is None else _device(device)
         d = _dtype(dtype, dev, "asarray") or obj.dtype
@@ -78,9 +89,10 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
             return obj if d == obj.dtype else obj.astype(d)
         if dev is not obj.device:
             if copy is False:
-                raise ValueError("asarray: copy=False but the array is on another device")
+                raise ValueError(f"asarray: copy=False but the array is on {obj.device}, not "
+                                 f"{dev}")
             obj = obj.to_device(dev)
-            return obj if d == obj.dtype else obj.astype(d)
+            return obj if d == obj.dtype else primitive("convert_element_type").bind(obj, dtype=d)
         if d != obj.dtype:
             if copy is False:
                 raise ValueError(f"asarray: copy=False but casting {obj.dtype} to {d} "
@@ -94,30 +106,54 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
     if copy is False:
         raise ValueError("asarray: copy=False is impossible for host data; clnp arrays live "
                          "on an OpenCL device")
+    python_data = isinstance(obj, (bool, int, float, complex, list, tuple))
     if isinstance(obj, (bool, int, float, complex)) and d is None:
         d = _scalar_dtype(obj, dev)
-        if d == dt.int64 and not -2**63 <= obj < 2**63:  # type: ignore[operator]
-            raise OverflowError(f"asarray: Python integer {obj} does not fit int64")
-    if not isinstance(obj, np.ndarray) and hasattr(obj, "__dlpack__") and \
+        if d == dt.int64 and not _I64_MIN <= obj <= _I64_MAX:  # type: ignore[operator]
+            raise OverflowError(f"asarray: Python integer {obj} does not fit int64; pass "
+                                f"dtype=uint64 or convert it yourself")
+    elif not isinstance(obj, (np.ndarray, np.generic)) and hasattr(obj, "__dlpack__") and \
             not hasattr(obj, "__array__"):
-        obj = np.from_dlpack(obj)
+        obj = _host_from_dlpack(obj)
     if isinstance(obj, (list, tuple)):
         obj = _unwrap_nested(obj)
     try:
         host = np.asarray(obj) if d is None else np.asarray(obj, dtype=d)
     except OverflowError:
-        raise OverflowError(f"asarray: a value does not fit {d}") from None
-    if host.dtype == object:
-        raise TypeError(f"asarray: cannot convert {type(obj).__name__} to an array "
-                        f"(ragged or non-numeric data)")
+        raise OverflowError(f"asarray: a value of {type(obj).__name__} does not fit "
+                            f"{d or 'int64'}") from None
+    except ValueError as e:
+        if "inhomogeneous" in str(e) or "sequence" in str(e):
+            raise ValueError(f"asarray: cannot convert a ragged nested sequence to an array "
+                             f"({e})") from None
+        raise
+    if host.dtype == object or (python_data and d is None and host.dtype.kind in "uf"):
+        # ints beyond int64 make NumPy infer uint64, float64 (mixed with negatives) or object
+        if python_data and _has_big_int(obj):
+            raise OverflowError("asarray: a Python integer does not fit int64; pass "
+                                "dtype=uint64 or convert it yourself")
+        if host.dtype == object:
+            raise TypeError(f"asarray: cannot convert {type(obj).__name__} to a numeric array "
+                            f"(it holds non-numeric objects)")
     if d is None:
-        d = _host_default_dtype(obj, host, dev)
-        if host.dtype.kind in "iu" and d == dt.int64 and host.dtype != dt.int64 and \
-                not isinstance(obj, (np.ndarray, np.generic)):
-            pass
-        host = host.astype(d, copy=False)
+        if not host.dtype.isnative:
+            host = host.astype(host.dtype.newbyteorder("="))
+        try:
+            d = dt.as_dtype(host.dtype)
+        except TypeError:
+            raise TypeError(f"asarray: cannot convert {type(obj).__name__} with NumPy dtype "
+                            f"{host.dtype} to a clnp array") from None
+        if python_data:
+            d = _sequence_dtype(host, dev)
     dev.check_dtype(d, "asarray")
     return Array.from_numpy(host, dev)
+
+
+def _host_from_dlpack(obj: Any) -> np.ndarray:
+    try:
+        return np.from_dlpack(obj)
+    except (TypeError, RuntimeError, BufferError, ValueError):
+        return np.from_dlpack(obj, device="cpu", copy=True)
 
 
 def _unwrap_nested(seq: Any) -> Any:
@@ -140,28 +176,51 @@ def empty(shape: Any, *, dtype: Any = None, device: Any = None) -> Array:
     return Array.empty(normalize_shape(shape, "empty"), d, dev)
 
 
+def _check_fill(fill_value: Any, d: np.dtype, fname: str) -> Any:
+    """Validate a Python scalar fill value against ``d`` (NumPy's casting rules: floats
+    truncate into integers, complex into a real dtype is an error)."""
+    if isinstance(fill_value, complex) and d.kind != "c":
+        raise TypeError(f"{fname}: complex fill_value {fill_value} for real dtype {d}")
+    if isinstance(fill_value, float) and d.kind in "iu":
+        if math.isnan(fill_value):
+            raise ValueError(f"{fname}: cannot fill {d} with NaN")
+        if math.isinf(fill_value):
+            raise OverflowError(f"{fname}: cannot fill {d} with {fill_value}")
+        fill_value = int(fill_value)
+    if d.kind in "iu" and isinstance(fill_value, int) and not isinstance(fill_value, bool):
+        info = np.iinfo(d)
+        if not info.min <= fill_value <= info.max:
+            raise OverflowError(f"{fname}: fill_value {fill_value} out of bounds for {d}")
+    return fill_value
+
+
 def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Any:
     """An array of ``shape`` filled with ``fill_value``; the dtype defaults from the value's
-    Python type (bool, int64, default float, default complex)."""
+    Python type (bool, int64, default float, default complex), or from a 0-d array's dtype."""
     dev = _device(device)
     shape = normalize_shape(shape, "full")
-    if is_array(fill_value) and fill_value.ndim == 0:
-        fill_value = fill_value.item()
+    if is_array(fill_value):
+        if fill_value.ndim != 0:
+            raise ValueError(f"full: fill_value must be a scalar or a 0-d array; got shape "
+                             f"{fill_value.shape}")
+        d = _dtype(dtype, dev, "full") or fill_value.dtype
+        if fill_value.device is not dev:
+            fill_value = asarray(fill_value, device=dev)
+        from ._manipulation_functions import broadcast_to
+        v = broadcast_to(fill_value, shape)
+        return primitive("convert_element_type").bind(v, dtype=d) if d != v.dtype else \
+            primitive("copy").bind(v)
     if isinstance(fill_value, np.generic):
+        if dtype is None:
+            dtype = dt.as_dtype(fill_value.dtype)   # NumPy scalars keep their dtype
         fill_value = fill_value.item()
     if not isinstance(fill_value, (bool, int, float, complex)):
         raise TypeError(f"full: fill_value must be a Python scalar; got "
                         f"{type(fill_value).__name__}")
     d = _dtype(dtype, dev, "full") or _scalar_dtype(fill_value, dev)
-    if isinstance(fill_value, complex) and d.kind != "c":
-        raise TypeError(f"full: complex fill_value with real dtype {d}")
-    if isinstance(fill_value, float) and d.kind in "iub" and not isinstance(fill_value, bool):
-        if not math.isfinite(fill_value):
-            raise ValueError(f"full: cannot fill {d} with {fill_value}")
-    if d.kind in "iu" and isinstance(fill_value, int):
-        info = np.iinfo(d)
-        if not info.min <= fill_value <= info.max:
-            raise OverflowError(f"full: fill_value {fill_value} out of bounds for {d}")
+    if d == dt.int64 and dtype is None and not _I64_MIN <= fill_value <= _I64_MAX:
+        raise OverflowError(f"full: Python integer {fill_value} does not fit int64")
+    fill_value = _check_fill(fill_value, d, "full")
     return primitive("full").bind(shape=shape, value=fill_value, dtype=d, device=dev)
 
 
@@ -177,9 +236,10 @@ def ones(shape: Any, *, dtype: Any = None, device: Any = None) -> Any:
     return full(shape, 1, dtype=_dtype(dtype, dev, "ones") or dev.default_float, device=dev)
 
 
-def _like(x: Any, dtype: Any, device: Any, fname: str) -> tuple[tuple[int, ...], np.dtype, Device]:
+def _like(x: Any, dtype: Any, device: Any, fname: str) -> tuple[tuple[int, ...], np.dtype,
+                                                                 Device]:
     if not is_array(x):
-        raise TypeError(f"{fname}: x must be an array; got {type(x).__name__}")
+        raise TypeError(f"{fname}: x must be a clnp array; got {type(x).__name__}")
     dev = x.device if device is None else _device(device)
     return x.shape, _dtype(dtype, dev, fname) or x.dtype, dev
 
@@ -203,29 +263,45 @@ def ones_like(x: Any, /, *, dtype: Any = None, device: Any = None) -> Any:
 
 
 def full_like(x: Any, /, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Any:
-    """``fill_value`` with the shape (and by default dtype and device) of ``x``."""
+    """``fill_value`` with the shape (and by default dtype and device) of ``x``; the value is
+    cast to that dtype as NumPy does (a float truncates into an integer array)."""
     shape, d, dev = _like(x, dtype, device, "full_like")
-    if isinstance(fill_value, float) and d.kind in "iu" and dtype is None:
-        raise TypeError(f"full_like: float fill_value for integer array of {d}; pass dtype")
     return full(shape, fill_value, dtype=d, device=dev)
+
+
+def _real_scalar(v: Any, name: str, fname: str) -> Any:
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"{fname}: {name} must be a real Python scalar; got {type(v).__name__}")
+    return v
 
 
 def arange(start: Any, /, stop: Any = None, step: Any = 1, *, dtype: Any = None,
            device: Any = None) -> Any:
-    """Evenly spaced values in the half-open interval ``[start, stop)``."""
+    """Evenly spaced values in the half-open interval ``[start, stop)``: ``ceil((stop - start)
+    / step)`` values (none when that is negative). The dtype defaults to int64 when every
+    argument is an int, else to the default floating type. Values are computed on the device
+    as ``start + i * delta`` with NumPy's ``delta`` (the difference of the first two values in
+    the result dtype)."""
     dev = _device(device)
     if stop is None:
         start, stop = 0, start
-    for v, n in ((start, "start"), (stop, "stop"), (step, "step")):
-        if not isinstance(v, (int, float)) and not isinstance(v, np.number):
-            raise TypeError(f"arange: {n} must be a real Python scalar; got {type(v).__name__}")
+    start = _real_scalar(start, "start", "arange")
+    stop = _real_scalar(stop, "stop", "arange")
+    step = _real_scalar(step, "step", "arange")
     if step == 0:
         raise ValueError("arange: step must not be zero")
     d = _dtype(dtype, dev, "arange")
     if d is None:
-        d = dt.int64 if all(isinstance(v, (int, np.integer)) for v in (start, stop, step)) \
+        d = dt.int64 if all(isinstance(v, int) for v in (start, stop, step)) \
             else dev.default_float
-    n = max(0, math.ceil((stop - start) / step))
+    if d.kind not in "iufc":
+        raise TypeError(f"arange: dtype must be numeric; got {d}")
+    if all(isinstance(v, int) for v in (start, stop, step)):
+        n = max(0, -(-(stop - start) // step))
+    else:
+        n = max(0, math.ceil((stop - start) / step))
     if d.kind in "iu":
         start, step = int(start), int(step)
         if n:
@@ -233,55 +309,86 @@ def arange(start: Any, /, stop: Any = None, step: Any = 1, *, dtype: Any = None,
             last = start + (n - 1) * step
             if not (info.min <= start <= info.max and info.min <= last <= info.max):
                 raise OverflowError(f"arange: values from {start} to {last} do not fit {d}")
+    else:
+        with np.errstate(all="ignore"):
+            s0 = np.asarray(start, d)
+            delta = np.asarray(np.asarray(start + step, d) - s0, d)
+        start, step = s0.item(), delta.item()
     return primitive("iota").bind(n=n, start=start, step=step, dtype=d, device=dev)
 
 
 def linspace(start: Any, stop: Any, /, num: int, *, dtype: Any = None, device: Any = None,
              endpoint: bool = True) -> Any:
     """``num`` evenly spaced samples over ``[start, stop]`` (or ``[start, stop)`` when
-    ``endpoint`` is False)."""
+    ``endpoint`` is False). Computed as NumPy does, ``start + i * step`` in float64 (complex128
+    for complex bounds) where the device has fp64, then cast; with ``endpoint`` the last value
+    is exactly ``stop``. Integer dtypes take the floor, as in NumPy."""
     dev = _device(device)
-    num = operator.index(num)
+    try:
+        num = operator.index(num)
+    except TypeError:
+        raise TypeError(f"linspace: num must be an int; got {type(num).__name__}") from None
     if num < 0:
         raise ValueError(f"linspace: num must be non-negative; got {num}")
+    for v, name in ((start, "start"), (stop, "stop")):
+        if isinstance(v, np.generic):
+            v = v.item()
+        if isinstance(v, bool) or not isinstance(v, (int, float, complex)):
+            raise TypeError(f"linspace: {name} must be a Python scalar; got "
+                            f"{type(v).__name__}")
+    start = start.item() if isinstance(start, np.generic) else start
+    stop = stop.item() if isinstance(stop, np.generic) else stop
     is_c = isinstance(start, complex) or isinstance(stop, complex)
     d = _dtype(dtype, dev, "linspace") or (dev.default_complex if is_c else dev.default_float)
-    if d.kind not in "fc":
-        raise TypeError(f"linspace: dtype must be floating-point; got {d}")
+    if d.kind == "b":
+        raise TypeError(f"linspace: dtype must be numeric; got {d}")
+    if is_c and d.kind != "c":
+        raise TypeError(f"linspace: complex start/stop need a complex dtype; got {d}")
+    wide = dev.default_complex if (is_c or d.kind == "c") else dev.default_float
     div = (num - 1) if endpoint else num
     step = (stop - start) / div if div > 0 else 0.0
-    out = primitive("iota").bind(n=num, start=start, step=step, dtype=d, device=dev)
-    if endpoint and num > 1 and isinstance(out, Array):
+    out = primitive("iota").bind(n=num, start=start, step=step, dtype=wide, device=dev)
+    if endpoint and num > 1:
         out[num - 1] = stop
+    if d.kind in "iu":
+        from ._elementwise_functions import floor
+        out = floor(out)
+    if d != wide:
+        out = primitive("convert_element_type").bind(out, dtype=d)
     return out
 
 
 def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = None,
         device: Any = None) -> Any:
-    """A 2-D array with ones on the ``k``-th diagonal and zeros elsewhere."""
+    """A 2-D array with ones on the ``k``-th diagonal (``k > 0`` above the main diagonal,
+    ``k < 0`` below) and zeros elsewhere."""
     dev = _device(device)
     n_rows = operator.index(n_rows)
     n_cols = n_rows if n_cols is None else operator.index(n_cols)
+    k = operator.index(k)
     out = zeros((n_rows, n_cols), dtype=dtype, device=dev)
     length = max(0, min(n_rows, n_cols - k) if k >= 0 else min(n_rows + k, n_cols))
     if length:
         start = k if k >= 0 else -k * n_cols
-        diag = Array(out._buf, start, (length,), (n_cols + 1,), out.dtype, dev)
-        from ._eager import copy_into
-        copy_into(diag, 1, out.dtype)
+        flat = primitive("reshape").bind(out, shape=(n_rows * n_cols,))
+        flat[start:start + (length - 1) * (n_cols + 1) + 1:n_cols + 1] = 1
     return out
 
 
 def meshgrid(*arrays: Any, indexing: str = "xy") -> tuple[Any, ...]:
-    """Coordinate matrices from 1-D coordinate vectors (``xy`` or ``ij`` indexing)."""
-    from ._manipulation_functions import broadcast_to, reshape
+    """Coordinate matrices from 1-D coordinate vectors: a tuple of arrays (copies). With
+    ``xy`` (Cartesian) indexing the first two output dims are swapped relative to ``ij``."""
+    from ._manipulation_functions import broadcast_to
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij'; got {indexing!r}")
     for a in arrays:
-        if not is_array(a) or a.ndim != 1:
-            raise ValueError("meshgrid: every input must be a 1-D array")
+        if not is_array(a):
+            raise TypeError(f"meshgrid: inputs must be clnp arrays; got {type(a).__name__}")
+        if a.ndim != 1:
+            raise ValueError(f"meshgrid: every input must be 1-D; got shape {a.shape}")
     if len({a.dtype for a in arrays}) > 1:
-        raise TypeError("meshgrid: all inputs must have the same dtype")
+        raise TypeError("meshgrid: all inputs must have the same dtype; got "
+                        + ", ".join(str(a.dtype) for a in arrays))
     n = len(arrays)
     sizes = [a.shape[0] for a in arrays]
     if indexing == "xy" and n > 1:
@@ -293,47 +400,52 @@ def meshgrid(*arrays: Any, indexing: str = "xy") -> tuple[Any, ...]:
             pos = 1 - i
         shape = [1] * n
         shape[pos] = a.shape[0]
-        out.append(asarray(broadcast_to(reshape(a, tuple(shape)), tuple(sizes)), copy=True))
+        v = primitive("reshape").bind(a, shape=tuple(shape))
+        out.append(primitive("copy").bind(broadcast_to(v, tuple(sizes))))
     return tuple(out)
 
 
-def _tri_mask(x: Any, k: int, lower: bool) -> Any:
-    from ._elementwise_functions import greater_equal, less_equal, subtract
-    from ._manipulation_functions import reshape
+def _tri(x: Any, k: Any, lower: bool, fname: str) -> Any:
+    from ._elementwise_functions import greater_equal, less_equal, subtract, where
+    if not is_array(x):
+        raise TypeError(f"{fname}: x must be a clnp array; got {type(x).__name__}")
+    if x.ndim < 2:
+        raise ValueError(f"{fname}: x must have at least 2 dimensions; got shape {x.shape}")
+    try:
+        k = operator.index(k)
+    except TypeError:
+        raise TypeError(f"{fname}: k must be an int; got {type(k).__name__}") from None
     rows, cols = x.shape[-2], x.shape[-1]
-    i = reshape(arange(rows, device=x.device), (rows, 1))
-    j = reshape(arange(cols, device=x.device), (1, cols))
+    i = primitive("reshape").bind(arange(rows, device=x.device), shape=(rows, 1))
+    j = primitive("reshape").bind(arange(cols, device=x.device), shape=(1, cols))
     diff = subtract(j, i)
-    return less_equal(diff, k) if lower else greater_equal(diff, k)
+    mask = less_equal(diff, k) if lower else greater_equal(diff, k)
+    return where(mask, x, zeros((), dtype=x.dtype, device=x.device))
 
 
 def tril(x: Any, /, *, k: int = 0) -> Any:
-    """The lower triangle (on and below the ``k``-th diagonal) of each matrix in ``x``."""
-    from ._elementwise_functions import where
-    if not is_array(x) or x.ndim < 2:
-        raise ValueError("tril: x must be an array with at least 2 dimensions")
-    return where(_tri_mask(x, k, True), x, zeros((), dtype=x.dtype, device=x.device))
+    """The lower triangle (on and below the ``k``-th diagonal) of each matrix in ``x``; the
+    rest is zero."""
+    return _tri(x, k, True, "tril")
 
 
 def triu(x: Any, /, *, k: int = 0) -> Any:
-    """The upper triangle (on and above the ``k``-th diagonal) of each matrix in ``x``."""
-    from ._elementwise_functions import where
-    if not is_array(x) or x.ndim < 2:
-        raise ValueError("triu: x must be an array with at least 2 dimensions")
-    return where(_tri_mask(x, k, False), x, zeros((), dtype=x.dtype, device=x.device))
+    """The upper triangle (on and above the ``k``-th diagonal) of each matrix in ``x``; the
+    rest is zero."""
+    return _tri(x, k, False, "triu")
 
 
 def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Any:
-    """An array from any DLPack producer (NumPy, PyTorch, JAX, clnp, ...)."""
-    if isinstance(x, Array):
+    """An array from any DLPack producer (NumPy, PyTorch, JAX, clnp, ...). Host data is
+    always copied to the device, so ``copy=False`` raises BufferError for it."""
+    if is_array(x):
         return asarray(x, device=device, copy=copy)
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"from_dlpack: {type(x).__name__} does not implement __dlpack__")
     if copy is False:
-        raise ValueError("from_dlpack: copy=False is impossible; clnp arrays live on an "
-                         "OpenCL device")
-    try:
-        host = np.from_dlpack(x)
-    except (TypeError, RuntimeError, BufferError):
-        host = np.from_dlpack(x, device="cpu", copy=True)
-    return Array.from_numpy(np.asarray(host), _device(device))
+        raise BufferError("from_dlpack: copy=False is impossible; clnp arrays live on an "
+                          "OpenCL device and host data must be copied there")
+    host = _host_from_dlpack(x)
+    dev = _device(device)
+    dev.check_dtype(dt.as_dtype(host.dtype), "from_dlpack")
+    return Array.from_numpy(np.asarray(host), dev)

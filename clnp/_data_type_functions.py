@@ -37,21 +37,10 @@ def _dtype_of(v: Any, fname: str) -> np.dtype:
 
 
 def can_cast(from_: Any, to: Any, /) -> bool:
-    """Whether ``from_`` (dtype or array) can be cast to ``to`` by the standard's type
-    promotion rules: within a kind family (bool, integers, floating-point) when promoting the
-    pair yields ``to``; never across kinds."""
+    """Whether ``from_`` (dtype or array) can be cast to ``to`` without loss under type
+    promotion (NumPy's "safe" casting, which contains the standard's promotion table)."""
     f, t = _dtype_of(from_, "can_cast"), dt.as_dtype(to)
-    if f == t:
-        return True
-    fam = {"b": "b", "i": "int", "u": "int", "f": "float", "c": "float"}
-    if fam[f.kind] != fam[t.kind]:
-        return False
-    if f.kind == "c" and t.kind == "f":
-        return False
-    if f.kind in "iu" and t.kind in "iu" and {f.kind, t.kind} == {"i", "u"} and \
-            dt.uint64 in (f, t):
-        return False
-    return dt.promote(f, t) == t
+    return bool(np.can_cast(f, t, casting="safe"))
 
 
 @dataclass(frozen=True)
@@ -82,7 +71,7 @@ def finfo(type: Any, /) -> finfo_object:
     f = np.finfo(d)
     real = np.dtype(f.dtype)
     return finfo_object(int(f.bits), float(f.eps), float(f.max), float(f.min),
-                        float(f.smallest_normal), real if d.kind == "f" else d,
+                        float(f.smallest_normal), real,
                         float(f.resolution), float(f.smallest_normal))
 
 

@@ -85,33 +85,53 @@ def _vector_width(device: Device, dtypes: list[np.dtype]) -> int:
     return max(1, min(16, 32 // max(d.itemsize for d in dtypes)))
 
 
+def _dense(a: Array, shape: tuple[int, ...]) -> bool:
+    """``a`` covers ``shape`` densely in C order (so a flat index addresses it)."""
+    if a._shape != shape:
+        return False
+    acc = 1
+    for n, st in zip(reversed(shape), reversed(a._strides)):
+        if n != 1 and st != acc:
+            return False
+        acc *= n
+    return True
+
+
 def run_elementwise(body: tuple[Instr, ...], args: Sequence[Any], in_dtypes: Sequence[np.dtype],
                     outs: Sequence[Array]) -> None:
-    """Launch a fused elementwise program: ``args`` are Arrays or scalars (dtypes given)."""
+    """Launch a fused elementwise program: ``args`` are Arrays or scalars (dtypes given).
+
+    The hot path (every operand dense over the output shape) skips stride analysis; the
+    kernel is looked up by a plain tuple of the layout facts it depends on."""
     out0 = outs[0]
-    device, shape = out0.device, out0.shape
-    n = out0.size
+    device, shape = out0._device, out0._shape
+    n = math.prod(shape)
     if n == 0:
         return
     arrays = [a for a in args if isinstance(a, Array)]
     for a in arrays:
-        if a.device is not device:
-            raise ValueError(f"operands are on different devices: {a.device} and {device}; "
+        if a._device is not device:
+            raise ValueError(f"operands are on different devices: {a._device} and {device}; "
                              f"move one with to_device()")
-    strides = [broadcast_strides(a, shape) for a in arrays] + [o._strides for o in outs]
-    cshape, cstr = collapse(shape, strides)
-    contiguous = len(cshape) <= 1 and all(s[0] == 1 for s in cstr) if cshape else True
-    operands = tuple(Operand(d, not isinstance(a, Array)) for a, d in zip(args, in_dtypes))
-    index = "int" if _span_ok(arrays + list(outs), n) else "long"
-    all_dtypes = [o.dtype for o in operands] + [i.out_dtype for i in body] + [o.dtype for o in outs]
-    width = 1
-    if contiguous and can_vectorize(body, all_dtypes) and \
-            not any(d.name == "float16" for d in all_dtypes):
-        width = _vector_width(device, all_dtypes)
-    spec = EwSpec(operands, body, tuple((len(args) + len(body) - 1 - (len(outs) - 1 - j), o.dtype)
-                                        for j, o in enumerate(outs)),
-                  0 if contiguous else len(cshape), contiguous, width, index)
-    kernel = device.kernel(spec, lambda: render_elementwise(spec))
+    contiguous = all(_dense(a, shape) for a in arrays) and all(_dense(o, shape) for o in outs)
+    if contiguous:
+        cshape: list[int] = []
+        cstr: list[list[int]] = []
+        small = n + max(a._offset for a in arrays + list(outs)) <= _I32
+    else:
+        strides = [broadcast_strides(a, shape) for a in arrays] + [o._strides for o in outs]
+        cshape, cstr = collapse(shape, strides)
+        small = _span_ok(arrays + list(outs), n)
+    index = "int" if small else "long"
+    scalars = tuple(not isinstance(a, Array) for a in args)
+    key = (body, tuple(in_dtypes), scalars, tuple(o._dtype for o in outs), len(cshape),
+           contiguous, index)
+    plan = device._kernels.get(key)
+    if plan is None:
+        plan = device._kernels[key] = _elementwise_plan(device, body, in_dtypes, scalars, outs,
+                                                        len(args), len(cshape), contiguous,
+                                                        index)
+    kernel, width = plan
     kargs: list[Any] = [n]
     if not contiguous:
         kargs += cshape
@@ -120,14 +140,31 @@ def run_elementwise(body: tuple[Instr, ...], args: Sequence[Any], in_dtypes: Seq
         if isinstance(a, Array):
             kargs += [a._buf, a._offset] + ([] if contiguous else cstr[k])
             k += 1
+        elif d.kind == "c":
+            kargs.append(np.asarray(a, d)[()])
         else:
-            kargs.append(np.asarray(a, C.scalar_arg_dtype(d))[()] if d.kind != "c"
-                         else np.asarray(a, d)[()])
+            kargs.append(a)
     for j, o in enumerate(outs):
         kargs += [o._buf, o._offset] + ([] if contiguous else cstr[len(arrays) + j])
     L = local_size(device)
     items = -(-n // width)
     launch(device, kernel, (-(-items // L) * L,), (L,), *kargs)
+
+
+def _elementwise_plan(device: Device, body: tuple[Instr, ...], in_dtypes: Sequence[np.dtype],
+                      scalars: tuple[bool, ...], outs: Sequence[Array], nargs: int, ndim: int,
+                      contiguous: bool, index: str) -> tuple[Any, int]:
+    operands = tuple(Operand(d, s) for d, s in zip(in_dtypes, scalars))
+    all_dtypes = [o.dtype for o in operands] + [i.out_dtype for i in body] + \
+        [o.dtype for o in outs]
+    width = 1
+    if contiguous and can_vectorize(body, all_dtypes) and \
+            not any(d == dt.float16 for d in all_dtypes):
+        width = _vector_width(device, all_dtypes)
+    spec = EwSpec(operands, body, tuple((nargs + len(body) - len(outs) + j, o.dtype)
+                                        for j, o in enumerate(outs)),
+                  0 if contiguous else ndim, contiguous, width, index)
+    return device.kernel(spec, lambda: render_elementwise(spec)), width
 
 
 def _overlaps(a: Array, out: Array) -> bool:
@@ -272,6 +309,11 @@ def iota(*, n: int, start: Any, step: Any, dtype: np.dtype, device: Device) -> A
     if n:
         idx = _index_array(n, device)
         cdt = dtype if dtype.kind in "fc" else dt.int64
+        if dtype == dt.float16:
+            cdt = dt.float32   # half is storage-only on most devices (NumPy fills in float too)
+        elif dtype == dt.uint64:
+            # modular uint64 arithmetic covers values above 2**63 and negative steps
+            cdt, start, step = dt.uint64, int(start) % 2 ** 64, int(step) % 2 ** 64
         t = ew_apply("multiply", [idx, step], cdt, cdt, [cdt, cdt])
         ew_apply("add", [t, start], cdt, dtype, [cdt, cdt], out=out)
     return out
@@ -371,31 +413,34 @@ def _index_kernel(kind: str, x: Array, ndim_rest: int):
 
 
 def linear_offsets(x: Array, indices: Sequence[Array], bshape: tuple[int, ...]) -> Array:
-    """int64 element offsets ``sum_j wrap(idx_j) * stride_j`` for the leading dims of ``x``,
-    after checking bounds (IndexError before any write)."""
-    off = None
-    for j, idx in enumerate(indices):
-        n = x.shape[j]
-        if idx.size:
-            lo = int(reduce(idx, op="min", axes=tuple(range(idx.ndim)), acc_dtype=idx.dtype,
-                            out_dtype=idx.dtype).to_numpy())
-            hi = int(reduce(idx, op="max", axes=tuple(range(idx.ndim)), acc_dtype=idx.dtype,
-                            out_dtype=idx.dtype).to_numpy())
-            if lo < -n or hi >= n:
-                bad = lo if lo < -n else hi
-                raise IndexError(f"index {bad} is out of bounds for axis {j} with size {n}")
-        i64 = dt.int64
-        neg = ew_apply("less", [idx, 0], i64, dt.bool_, [i64, i64])
-        wrapped = ew_apply("where", [neg, ew_apply("add", [idx, n], i64, i64, [i64, i64]), idx],
-                           i64, i64, [dt.bool_, i64, i64])
-        term = ew_apply("multiply", [wrapped, x._strides[j]], i64, i64, [i64, i64])
-        off = term if off is None else ew_apply("add", [off, term], i64, i64, [i64, i64])
-    assert off is not None
-    if off.shape != bshape:
-        off = ew_apply("copy", [broadcast_to(off, shape=bshape)], dt.int64, dt.int64, [dt.int64])
-    elif not off.is_contiguous:
-        off = contiguous_copy(off)
-    return off
+    """int64 element offsets ``sum_j idx_j * stride_j`` for the leading dims of ``x``, dense
+    over ``bshape``, in one fused launch (sizes and strides are scalar kernel arguments, so one
+    kernel serves every shape).
+
+    The namespace checks bounds and wraps negative indices before binding ``gather``/``scatter``
+    (that is where the axis numbers of the error message are known); each index is clamped to
+    ``[0, n)`` here as well so that no index can ever address memory outside ``x``."""
+    i64 = dt.int64
+    k = len(indices)
+    for j in range(k):
+        if x.shape[j] == 0 and math.prod(bshape):
+            raise IndexError(f"index is out of bounds for axis {j} with size 0")
+    args: list[Any] = list(indices) + [0] + [x.shape[j] - 1 for j in range(k)] + \
+        [x._strides[j] for j in range(k)]
+    in_dtypes = [a.dtype for a in indices] + [i64] * (1 + 2 * k)
+    body: list[Instr] = []
+    nxt, acc = len(args), -1
+    for j in range(k):
+        body.append(Instr("clip", (j, k, k + 1 + j), (i64, i64, i64), i64, i64))
+        body.append(Instr("multiply", (nxt, 2 * k + 1 + j), (i64, i64), i64, i64))
+        nxt += 2
+        if acc >= 0:
+            body.append(Instr("add", (acc, nxt - 1), (i64, i64), i64, i64))
+            nxt += 1
+        acc = nxt - 1
+    out = Array.empty(bshape, i64, x.device)
+    run_elementwise(tuple(body), args, in_dtypes, [out])
+    return out
 
 
 @def_impl("gather")

@@ -1,6 +1,21 @@
-"""``__getitem__``/``__setitem__`` (NumPy semantics), ``take`` and ``take_along_axis``."""
+"""``__getitem__``/``__setitem__`` with NumPy semantics, ``take`` and ``take_along_axis``.
+
+Basic indexing (integers, slices, ``...``, ``None``) returns a view (one ``slice`` and at most
+one ``reshape`` primitive, no kernel). Advanced indexing (integer and boolean arrays, and Python
+bools) binds ``gather``; assignment through advanced indices scatters. Following NumPy, when any
+advanced index is present the integers count as advanced indices too, and the broadcast index
+dimensions replace the indexed block when all advanced indices are adjacent in the key, or go
+first otherwise.
+
+Host synchronisation: index arrays that come from the host (lists, NumPy arrays) are checked
+and wrapped on the host. Device integer index arrays are bounds-checked with one min/max read
+(NumPy raises IndexError for an out-of-range index, and that needs the values). Boolean masks
+have a data-dependent result shape, so reading them goes through ``nonzero`` (a host read),
+except ``x[mask] = scalar``, which runs as one ``where`` kernel with no host read.
+"""
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any
 
@@ -13,286 +28,494 @@ from ._prims import primitive
 
 __all__ = ["take", "take_along_axis"]
 
+_VALID = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer "
+          "or boolean arrays are valid indices")
 
-def _as_index_array(k: Any, device: Any) -> Any:
-    """Lists and NumPy arrays used as indices become device arrays."""
-    if isinstance(k, (list, np.ndarray)) and not isinstance(k, bool):
-        from ._creation_functions import asarray
-        host = np.asarray(k)
-        if host.dtype.kind not in "biu" and host.size:
-            raise IndexError(f"arrays used as indices must be of integer or boolean type; got "
-                             f"{host.dtype}")
+# Entry kinds of a normalised key. 'iarr'/'barr' are device arrays, 'hiarr'/'hbarr' host
+# (NumPy) arrays that never need a device read; 'bool' is a Python-level boolean scalar.
+_ADVANCED = ("bool", "iarr", "barr", "hiarr", "hbarr")
+
+
+def _classify(k: Any) -> tuple[str, Any]:
+    """One key entry -> (kind, payload); IndexError for anything NumPy would reject."""
+    if k is None:
+        return "none", None
+    if k is Ellipsis:
+        return "ellipsis", None
+    if isinstance(k, slice):
+        return "slice", k
+    if isinstance(k, (bool, np.bool_)):
+        return "bool", bool(k)
+    if is_array(k):
+        kind = k.dtype.kind
+        if kind == "b":
+            if k.ndim == 0:
+                # a 0-d mask adds an axis of length 1 or 0: a data-dependent shape
+                return "bool", bool(k)
+            return "barr", k
+        if kind in "iu":
+            if k.ndim == 0 and isinstance(k, Array):
+                return "int", operator.index(k)   # NumPy treats 0-d integer arrays as ints
+            return "iarr", k
+        raise IndexError(f"arrays used as indices must be of integer or boolean type; got "
+                         f"{k.dtype}")
+    if isinstance(k, (list, tuple, np.ndarray)):
+        try:
+            host = np.asarray(k)
+        except ValueError:
+            raise IndexError(f"{_VALID}; got a ragged sequence") from None
         if host.size == 0 and host.dtype.kind == "f":
-            host = host.astype(np.int64)
-        return asarray(host, device=device)
-    return k
+            host = host.astype(np.int64)   # [] is an empty integer index, as in NumPy
+        if host.dtype.kind == "b":
+            return ("bool", bool(host)) if host.ndim == 0 else ("hbarr", host)
+        if host.dtype.kind in "iu":
+            return ("int", int(host)) if host.ndim == 0 else ("hiarr", host)
+        raise IndexError(f"arrays used as indices must be of integer or boolean type; got "
+                         f"{host.dtype}")
+    try:
+        return "int", operator.index(k)
+    except TypeError:
+        raise IndexError(f"{_VALID}; got {type(k).__name__}") from None
 
 
-def _expand_key(x: Any, key: Any) -> tuple[list, bool]:
-    """Normalise ``key`` to a list of per-item entries; report whether any is advanced."""
+def _consumed(kind: str, k: Any) -> int:
+    if kind in ("int", "slice", "iarr", "hiarr"):
+        return 1
+    if kind in ("barr", "hbarr"):
+        return k.ndim
+    return 0
+
+
+def _normalize(x: Any, key: Any) -> list[tuple[str, Any]]:
+    """The key as a list of classified entries with the ellipsis expanded."""
     if not isinstance(key, tuple):
         key = (key,)
-    key = [_as_index_array(k, x.device) for k in key]
-    advanced = False
-    consumed = 0
-    n_ellipsis = 0
-    for k in key:
-        if k is Ellipsis:
-            n_ellipsis += 1
-        elif k is None:
-            pass
-        elif is_array(k):
-            if k.dtype == dt.bool_:
-                consumed += max(k.ndim, 0)
-                advanced = True
-            elif k.dtype.kind in "iu":
-                consumed += 1
-                advanced = True
-            else:
-                raise IndexError(f"arrays used as indices must be of integer or boolean type; "
-                                 f"got {k.dtype}")
-        elif isinstance(k, bool):
-            advanced = True
-        elif isinstance(k, slice):
-            consumed += 1
-        else:
-            try:
-                operator.index(k)
-            except TypeError:
-                raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and "
-                                 f"integer or boolean arrays are valid indices; got "
-                                 f"{type(k).__name__}") from None
-            consumed += 1
-    if n_ellipsis > 1:
+    entries = [_classify(k) for k in key]
+    n_ell = sum(1 for kind, _ in entries if kind == "ellipsis")
+    if n_ell > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
+    consumed = sum(_consumed(kind, k) for kind, k in entries)
     if consumed > x.ndim:
         raise IndexError(f"too many indices for array: array is {x.ndim}-dimensional, but "
                          f"{consumed} were indexed")
-    out: list = []
-    for k in key:
-        if k is Ellipsis:
-            out += [slice(None)] * (x.ndim - consumed)
-        else:
-            out.append(k)
-    if n_ellipsis == 0:
-        out += [slice(None)] * (x.ndim - consumed)
-    return out, advanced
+    fill = [("slice", slice(None))] * (x.ndim - consumed)
+    if n_ell:
+        # an ellipsis that stands for no dims stays as a marker: NumPy counts it as separating
+        # advanced indices (x[m, ..., 0] puts the broadcast dims first)
+        i = next(i for i, (kind, _) in enumerate(entries) if kind == "ellipsis")
+        return entries[:i] + (fill or [("ellipsis", None)]) + entries[i + 1:]
+    return entries + fill
 
 
-def _basic(x: Any, key: list) -> tuple[Any, list]:
-    """Apply ints, slices and None as a view; advanced entries become full slices that are
-    reported (with their positions in the result) for the gather step."""
-    starts, steps, shape = [], [], []
-    final_shape: list[int] = []
-    adv: list[tuple[int, Any]] = []
+class _Plan:
+    """A view of ``x`` holding every basic index, plus the advanced entries on its dims."""
+    __slots__ = ("view", "adv", "advanced", "adjacent", "insert_at")
+
+    def __init__(self, view: Any, adv: list, advanced: bool, adjacent: bool, insert_at: int):
+        self.view, self.adv, self.advanced = view, adv, advanced
+        self.adjacent, self.insert_at = adjacent, insert_at
+
+
+def _plan(x: Any, key: Any) -> _Plan:
+    entries = _normalize(x, key)
+    advanced = any(kind in _ADVANCED for kind, _ in entries)
+    starts: list[int] = []
+    steps: list[int] = []
+    sliced: list[int] = []
+    view_shape: list[int] = []
+    # (kind, payload, first view dim, first axis of x) for each advanced entry except ints
+    adv: list[tuple[str, Any, int, int]] = []
+    adv_pos: list[int] = []   # key positions of all advanced entries, ints included
     dim = 0
-    for k in key:
-        if k is None:
-            final_shape.append(1)
+    for pos, (kind, k) in enumerate(entries):
+        if kind == "ellipsis":
             continue
-        if is_array(k) or isinstance(k, bool):
-            if isinstance(k, bool) or k.dtype == dt.bool_:
-                kd = 0 if isinstance(k, bool) else k.ndim
-                if not isinstance(k, bool) and k.shape != x.shape[dim:dim + kd]:
-                    raise IndexError(f"boolean index of shape {k.shape} does not match the "
-                                     f"indexed dimensions {x.shape[dim:dim + kd]}")
-                adv.append((len(final_shape), k))
-                for _ in range(kd):
-                    starts.append(0), steps.append(1), shape.append(x.shape[dim])
-                    final_shape.append(x.shape[dim])
-                    dim += 1
-                continue
-            adv.append((len(final_shape), k))
-            starts.append(0), steps.append(1), shape.append(x.shape[dim])
-            final_shape.append(x.shape[dim])
-            dim += 1
-            continue
-        n = x.shape[dim]
-        if isinstance(k, slice):
+        if kind == "none":
+            view_shape.append(1)
+        elif kind == "bool":
+            adv.append((kind, k, len(view_shape), dim))
+            adv_pos.append(pos)
+            view_shape.append(1)
+        elif kind == "slice":
+            n = x.shape[dim]
             start, stop, step = k.indices(n)
             length = len(range(start, stop, step))
-            starts.append(start if length else 0), steps.append(step), shape.append(length)
-            final_shape.append(length)
+            starts.append(start if length else 0)
+            steps.append(step)
+            sliced.append(length)
+            view_shape.append(length)
+            dim += 1
+        elif kind == "int":
+            n = x.shape[dim]
+            if not -n <= k < n:
+                raise IndexError(f"index {k} is out of bounds for axis {dim} with size {n}")
+            starts.append(k % n)
+            steps.append(1)
+            sliced.append(1)
+            if advanced:
+                adv_pos.append(pos)
+            dim += 1
         else:
-            i = operator.index(k)
-            if not -n <= i < n:
-                raise IndexError(f"index {i} is out of bounds for axis {dim} with size {n}")
-            starts.append(i % n), steps.append(1), shape.append(1)
-        dim += 1
-    if tuple(shape) != x.shape or any(s != 0 for s in starts) or any(s != 1 for s in steps):
-        x = primitive("slice").bind(x, starts=tuple(starts), steps=tuple(steps), shape=tuple(shape))
-    if tuple(final_shape) != x.shape:
-        from ._manipulation_functions import reshape
-        x = reshape(x, tuple(final_shape))
-    return x, adv
+            kd = _consumed(kind, k)
+            if kind in ("barr", "hbarr"):
+                for j in range(kd):
+                    if k.shape[j] != x.shape[dim + j]:
+                        raise IndexError(
+                            f"boolean index did not match indexed array along axis {dim + j}; "
+                            f"size of axis is {x.shape[dim + j]} but size of corresponding "
+                            f"boolean axis is {k.shape[j]}")
+            adv.append((kind, k, len(view_shape), dim))
+            adv_pos.append(pos)
+            for j in range(kd):
+                starts.append(0)
+                steps.append(1)
+                sliced.append(x.shape[dim + j])
+                view_shape.append(x.shape[dim + j])
+            dim += kd
+    y = x
+    if tuple(sliced) != x.shape or any(starts) or any(s != 1 for s in steps):
+        y = primitive("slice").bind(x, starts=tuple(starts), steps=tuple(steps),
+                                    shape=tuple(sliced))
+    if tuple(view_shape) != y.shape:
+        y = primitive("reshape").bind(y, shape=tuple(view_shape))
+    adjacent = adv_pos == list(range(adv_pos[0], adv_pos[0] + len(adv_pos))) if adv_pos \
+        else True
+    insert_at = 0
+    if adv_pos and adjacent:
+        insert_at = sum(1 for kind, _ in entries[:adv_pos[0]] if kind in ("slice", "none"))
+    return _Plan(y, adv, advanced, adjacent, insert_at)
 
 
-def _advanced_plan(x: Any, adv: list) -> tuple[Any, list, list[int], bool]:
-    """Turn boolean entries into integer index arrays; return (x, index arrays, their dims,
-    whether those dims are adjacent)."""
-    arrays, dims = [], []
-    for pos, k in adv:
-        if isinstance(k, bool):
-            raise IndexError("a Python bool as index is only supported without other advanced "
-                             "indices")
-        if k.dtype == dt.bool_:
-            nz = primitive("nonzero").bind(k)
-            for j, a in enumerate(nz):
-                arrays.append(a)
-                dims.append(pos + j)
-        else:
-            arrays.append(k)
-            dims.append(pos)
-    adjacent = dims == list(range(dims[0], dims[0] + len(dims))) if dims else True
-    return x, arrays, dims, adjacent
+def _upload_index(host: np.ndarray, device: Any) -> Any:
+    from ._creation_functions import asarray
+    return asarray(np.asarray(host, dtype=np.int64, order="C"), device=device)
 
 
-def getitem(x: Any, key: Any) -> Any:
-    key_list, advanced = _expand_key(x, key)
-    if not advanced:
-        return _basic(x, key_list)[0]
-    if any(isinstance(k, bool) for k in key_list):
-        return _bool_scalar_index(x, key_list)
-    y, adv = _basic(x, key_list)
-    y, arrays, dims, adjacent = _advanced_plan(y, adv)
-    from ._manipulation_functions import permute_dims
-    rest = [d for d in range(y.ndim) if d not in dims]
-    y = permute_dims(y, tuple(dims) + tuple(rest))
-    out = primitive("gather").bind(y, *arrays)
-    if adjacent and dims[0] > 0:
-        nb = out.ndim - len(rest)
-        lead = dims[0]
-        perm = tuple(range(nb, nb + lead)) + tuple(range(nb)) + tuple(range(nb + lead, out.ndim))
-        out = permute_dims(out, perm)
+def _check_device_indices(checks: list[tuple[Any, int, int]]) -> list[Any]:
+    """Bounds-check device integer index arrays ``(idx, axis, size)`` with one min/max read
+    each and wrap negative indices; IndexError names the index, the axis and the size."""
+    red = primitive("reduce")
+    pending = []
+    for idx, axis, n in checks:
+        if idx.size == 0 or not isinstance(idx, Array):
+            pending.append(None)   # nothing to check, or a traced value (no host read)
+            continue
+        axes = tuple(range(idx.ndim))
+        pending.append((red.bind(idx, op="min", axes=axes, acc_dtype=idx.dtype,
+                                 out_dtype=idx.dtype),
+                        red.bind(idx, op="max", axes=axes, acc_dtype=idx.dtype,
+                                 out_dtype=idx.dtype)))
+    out = []
+    for (idx, axis, n), p in zip(checks, pending):
+        if p is None:
+            if not isinstance(idx, Array) and idx.dtype.kind == "i":
+                idx = _wrap_negative(idx, n)   # traced: wrap unconditionally, JAX-style
+            out.append(idx)
+            continue
+        lo, hi = int(p[0].item()), int(p[1].item())
+        if lo < -n or hi >= n:
+            raise IndexError(f"index {lo if lo < -n else hi} is out of bounds for axis {axis} "
+                             f"with size {n}")
+        out.append(_wrap_negative(idx, n) if lo < 0 else idx)
     return out
 
 
-def _bool_scalar_index(x: Any, key_list: list) -> Any:
-    """``x[True]`` / ``x[False]`` / ``x[..., True]``: a new axis of length 1 or 0."""
-    from ._manipulation_functions import expand_dims
-    if sum(isinstance(k, bool) for k in key_list) > 1 or any(
-            is_array(k) for k in key_list):
-        raise IndexError("combining Python bool indices with other advanced indices is not "
-                         "supported")
-    pos = next(i for i, k in enumerate(key_list) if isinstance(k, bool))
-    flag = key_list[pos]
-    rest = [k for k in key_list if not isinstance(k, bool)]
-    y = _basic(x, rest)[0] if rest else x
-    # the new axis sits where the bool was, counted among result dims
-    res_pos = sum(1 for k in key_list[:pos] if k is None or isinstance(k, slice))
-    y = expand_dims(y, axis=res_pos)
-    if flag:
+def _wrap_negative(idx: Any, n: int) -> Any:
+    from ._elementwise_functions import add, less, where
+    return where(less(idx, 0), add(idx, n), idx)
+
+
+def _index_arrays(plan: _Plan) -> tuple[list[Any], list[int]]:
+    """Integer index arrays (in bounds, non-negative) and the view dims they index.
+
+    Bounds are checked only when the broadcast index shape is non-empty: like NumPy, an index
+    that selects nothing never raises."""
+    y = plan.view
+    device = y.device
+    # pass 1: one entry per indexed view dim, (array or host array, x axis, size)
+    items: list[tuple[Any, int, int]] = []
+    dims: list[int] = []
+    for kind, k, vdim, axis in plan.adv:
+        if kind in ("iarr", "barr") and k.device is not device:
+            raise ValueError(f"index array is on {k.device}, the indexed array on {device}; "
+                             f"move one with to_device()")
+        if kind == "bool":
+            items.append((np.zeros(1 if k else 0, np.int64), axis, 1))
+            dims.append(vdim)
+        elif kind == "hbarr":
+            for j, a in enumerate(np.nonzero(k)):
+                items.append((a, axis + j, y.shape[vdim + j]))
+                dims.append(vdim + j)
+        elif kind == "barr":
+            for j, a in enumerate(primitive("nonzero").bind(k)):
+                items.append((a, axis + j, y.shape[vdim + j]))
+                dims.append(vdim + j)
+        else:
+            items.append((k, axis, y.shape[vdim]))
+            dims.append(vdim)
+    shapes = [a.shape for a, _, _ in items]
+    from ._eager import broadcast_shapes
+    try:
+        bshape = broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing arrays could not be broadcast together "
+                         "with shapes " + " ".join(str(s) for s in shapes)) from None
+    empty = math.prod(bshape) == 0
+    # pass 2: check and wrap (host arrays on the host, device arrays with one read each)
+    arrays: list[Any] = []
+    checks: list[tuple[int, Any, int, int]] = []
+    for a, axis, n in items:
+        if isinstance(a, np.ndarray):
+            if a.size and not empty:
+                lo, hi = int(a.min()), int(a.max())
+                if lo < -n or hi >= n:
+                    raise IndexError(f"index {lo if lo < -n else hi} is out of bounds for "
+                                     f"axis {axis} with size {n}")
+                if a.dtype.kind == "i" and lo < 0:
+                    a = np.where(a < 0, a + n, a)
+            arrays.append(_upload_index(a, device))
+        else:
+            if not empty:
+                checks.append((len(arrays), a, axis, n))
+            arrays.append(a)
+    if checks:
+        fixed = _check_device_indices([(k, axis, n) for _, k, axis, n in checks])
+        for (i, *_), a in zip(checks, fixed):
+            arrays[i] = a
+    return arrays, dims
+
+
+def _gather_order(plan: _Plan, dims: list[int]) -> Any:
+    """The view with the advanced dims first (in key order), the others after."""
+    from ._manipulation_functions import permute_dims
+    y = plan.view
+    rest = [d for d in range(y.ndim) if d not in dims]
+    return permute_dims(y, tuple(dims) + tuple(rest))
+
+
+def _bool_only(plan: _Plan) -> Any:
+    """Advanced indices that are only Python bools (and ints): still a view, with one axis of
+    length 1 (all True) or 0 (any False) at NumPy's position."""
+    y = plan.view
+    bool_dims = {vdim for _, _, vdim, _ in plan.adv}
+    keep = [n for d, n in enumerate(y.shape) if d not in bool_dims]
+    pos = plan.insert_at if plan.adjacent else 0
+    shape = tuple(keep[:pos]) + (1,) + tuple(keep[pos:])
+    y = primitive("reshape").bind(y, shape=shape)
+    if all(k for _, k, _, _ in plan.adv):
         return y
     return primitive("slice").bind(y, starts=(0,) * y.ndim, steps=(1,) * y.ndim,
-                                   shape=tuple(0 if i == res_pos else n for i, n in
-                                               enumerate(y.shape)))
+                                   shape=tuple(0 if d == pos else n for d, n in enumerate(shape)))
+
+
+def _move_block(out: Any, nb: int, plan: _Plan) -> Any:
+    """Move the leading ``nb`` broadcast dims of a gather result to NumPy's position."""
+    if not plan.adjacent or plan.insert_at == 0:
+        return out
+    from ._manipulation_functions import permute_dims
+    lead = plan.insert_at
+    perm = tuple(range(nb, nb + lead)) + tuple(range(nb)) + tuple(range(nb + lead, out.ndim))
+    return permute_dims(out, perm)
+
+
+def getitem(x: Any, key: Any) -> Any:
+    """``x[key]`` with NumPy semantics: a view for basic indices, a new array (gather) for
+    advanced ones. Boolean masks read the mask to the host (data-dependent shape)."""
+    plan = _plan(x, key)
+    if not plan.advanced:
+        return plan.view
+    if all(kind == "bool" for kind, *_ in plan.adv):
+        return _bool_only(plan)
+    arrays, dims = _index_arrays(plan)
+    out = primitive("gather").bind(_gather_order(plan, dims), *arrays)
+    nb = out.ndim - (plan.view.ndim - len(dims))
+    return _move_block(out, nb, plan)
 
 
 def _value_for(x: Any, value: Any) -> Any:
+    """The assigned value as a device array on x's device or a validated Python scalar
+    (NumPy's casting: floats truncate into integer arrays, complex into real raises)."""
     from ._helpers import unwrap_scalar
     value = unwrap_scalar(value)
     if isinstance(value, (list, tuple)):
         from ._creation_functions import asarray
         value = asarray(value, dtype=x.dtype, device=x.device)
     if is_array(value):
+        if value.dtype.kind == "c" and x.dtype.kind != "c":
+            raise TypeError(f"__setitem__: cannot assign a {value.dtype} value to a {x.dtype} "
+                            f"array (take real() or abs() first)")
         if value.device is not x.device:
-            raise ValueError(f"__setitem__: value is on {value.device}, array on {x.device}")
+            raise ValueError(f"__setitem__: value is on {value.device}, the array on "
+                             f"{x.device}; move one with to_device()")
         return value
     if not isinstance(value, (bool, int, float, complex)):
         raise TypeError(f"__setitem__: value must be an array or a Python scalar; got "
                         f"{type(value).__name__}")
     if isinstance(value, complex) and x.dtype.kind != "c":
         raise TypeError(f"__setitem__: cannot assign a complex value to a {x.dtype} array")
-    if isinstance(value, float) and x.dtype.kind in "iub" and not value.is_integer():
-        raise TypeError(f"__setitem__: cannot assign float {value} to a {x.dtype} array")
     if isinstance(value, float) and x.dtype.kind in "iu":
+        if math.isnan(value):
+            raise ValueError(f"__setitem__: cannot convert float NaN to {x.dtype}")
+        if math.isinf(value):
+            raise OverflowError(f"__setitem__: cannot convert float {value} to {x.dtype}")
         value = int(value)
+    if isinstance(value, float) and x.dtype.kind == "b":
+        value = bool(value)
+    if isinstance(value, int) and not isinstance(value, bool) and x.dtype.kind == "b":
+        value = bool(value)
     check_scalar_fits(value, x.dtype, "__setitem__")
     return value
 
 
+def _check_value_shape(value: Any, shape: tuple[int, ...]) -> None:
+    if not is_array(value):
+        return
+    from ._eager import broadcast_shapes
+    try:
+        ok = broadcast_shapes(value.shape, shape) == shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(f"shape mismatch: value array of shape {value.shape} could not be "
+                         f"broadcast to indexing result of shape {shape}")
+
+
 def setitem(x: Any, key: Any, value: Any) -> None:
+    """``x[key] = value`` in place (NumPy semantics). Every check (index bounds, value shape
+    and dtype) runs before anything is written, so a failing assignment leaves ``x`` unchanged.
+    Repeated integer indices write one of the values (which one is unspecified)."""
     if not isinstance(x, Array):
         raise TypeError("in-place assignment on a traced value: use x = x.at[idx].set(v) "
                         "style updates inside transformations")
     value = _value_for(x, value)
-    from ._eager import broadcast_shapes, copy_into, scatter_into
-    key_list, advanced = _expand_key(x, key)
-    if not advanced:
-        view = _basic(x, key_list)[0]
-        if is_array(value):
-            if broadcast_shapes(value.shape, view.shape) != view.shape:
-                raise ValueError(f"could not broadcast value of shape {value.shape} into "
-                                 f"indexed shape {view.shape}")
-        copy_into(view, value, x.dtype if not is_array(value) else None)
+    from ._eager import copy_into, ew_apply, scatter_into
+    plan = _plan(x, key)
+    if not plan.advanced or all(kind == "bool" for kind, *_ in plan.adv):
+        view = _bool_only(plan) if plan.advanced else plan.view
+        _check_value_shape(value, view.shape)
+        copy_into(view, value, None if is_array(value) else x.dtype)
         return
-    y, adv = _basic(x, key_list)
-    y, arrays, dims, adjacent = _advanced_plan(y, adv)
+    y = plan.view
+    if len(plan.adv) == 1 and plan.adv[0][0] in ("barr", "hbarr") and \
+            (not is_array(value) or value.size == 1 and value.ndim <= 1):
+        # x[mask] = scalar: one where kernel, no host read of the mask
+        kind, mask, vdim, _ = plan.adv[0]
+        if kind == "hbarr":
+            from ._creation_functions import asarray
+            mask = asarray(mask, device=x.device)
+        if is_array(value) and value.ndim:
+            value = primitive("reshape").bind(value, shape=())
+        m = primitive("reshape").bind(mask, shape=mask.shape + (1,) * (y.ndim - vdim - mask.ndim))
+        d = x.dtype
+        ew_apply("where", [m, value, y], d, d, [dt.bool_, d, d], out=y)
+        return
+    arrays, dims = _index_arrays(plan)
+    from ._eager import broadcast_shapes
+    bshape = broadcast_shapes(*(a.shape for a in arrays))
+    yg = _gather_order(plan, dims)
+    rest = yg.shape[len(dims):]
+    nb = len(bshape)
+    lead = plan.insert_at if plan.adjacent else 0
+    res_shape = rest[:lead] + bshape + rest[lead:]
+    _check_value_shape(value, res_shape)
+    if is_array(value) and lead:
+        from ._manipulation_functions import broadcast_to, permute_dims
+        v = broadcast_to(value, res_shape)
+        perm = tuple(range(lead, lead + nb)) + tuple(range(lead)) + \
+            tuple(range(lead + nb, len(res_shape)))
+        value = permute_dims(v, perm)
+    scatter_into(yg, arrays, value)
+
+
+def _take_along(x: Any, ax: int, idx: Any, check: bool = True) -> Any:
+    """Gather ``idx`` (any shape) along axis ``ax`` of ``x``: the result has shape
+    ``x.shape[:ax] + idx.shape + x.shape[ax + 1:]``."""
     from ._manipulation_functions import permute_dims
-    rest = [d for d in range(y.ndim) if d not in dims]
-    y = permute_dims(y, tuple(dims) + tuple(rest))
-    if is_array(value):
-        bshape = broadcast_shapes(*(a.shape for a in arrays))
-        nb = len(bshape)
-        res_shape = bshape + y.shape[len(dims):]
-        if adjacent and dims[0] > 0:
-            # NumPy's result layout puts the index dims at dims[0]; bring value to gather order
-            lead = dims[0]
-            full = y.shape[len(dims):len(dims) + lead] + bshape + y.shape[len(dims) + lead:]
-            if broadcast_shapes(value.shape, full) != full:
-                raise ValueError(f"shape mismatch: value array of shape {value.shape} could "
-                                 f"not be broadcast to indexing result of shape {full}")
-            from ._manipulation_functions import broadcast_to
-            v = broadcast_to(value, full)
-            perm = tuple(range(lead, lead + nb)) + tuple(range(lead)) + \
-                tuple(range(lead + nb, len(full)))
-            value = permute_dims(v, perm)
-        elif broadcast_shapes(value.shape, res_shape) != res_shape:
-            raise ValueError(f"shape mismatch: value array of shape {value.shape} could not be "
-                             f"broadcast to indexing result of shape {res_shape}")
-    scatter_into(y, arrays, value)
+    n = x.shape[ax]
+    if check:
+        (idx,) = _check_device_indices([(idx, ax, n)])
+    y = permute_dims(x, (ax,) + tuple(d for d in range(x.ndim) if d != ax))
+    out = primitive("gather").bind(y, idx)
+    if ax == 0:
+        return out
+    nb = idx.ndim
+    perm = tuple(range(nb, nb + ax)) + tuple(range(nb)) + tuple(range(nb + ax, out.ndim))
+    return permute_dims(out, perm)
+
+
+def _index_operand(indices: Any, x: Any, fname: str, n: int, axis: int) -> tuple[Any, bool]:
+    """Indices as a device integer array; host data is checked and wrapped on the host.
+    Returns (array, whether it still needs the device bounds check)."""
+    if is_array(indices):
+        if indices.dtype.kind not in "iu":
+            raise TypeError(f"{fname}: indices must have an integer dtype; got {indices.dtype}")
+        if indices.device is not x.device:
+            raise ValueError(f"{fname}: indices are on {indices.device}, x on {x.device}")
+        return indices, True
+    host = np.asarray(indices)
+    if host.size == 0 and host.dtype.kind == "f":
+        host = host.astype(np.int64)
+    if host.dtype.kind not in "iu":
+        raise TypeError(f"{fname}: indices must have an integer dtype; got {host.dtype}")
+    if host.size:
+        lo, hi = int(host.min()), int(host.max())
+        if lo < -n or hi >= n:
+            raise IndexError(f"{fname}: index {lo if lo < -n else hi} is out of bounds for "
+                             f"axis {axis} with size {n}")
+    if host.dtype.kind == "i":
+        host = np.where(host < 0, host + n, host)
+    return _upload_index(host, x.device), False
 
 
 def take(x: Any, indices: Any, /, *, axis: int | None = None) -> Any:
-    """Elements of ``x`` at integer ``indices`` along ``axis`` (x must be 1-D when axis is
-    None)."""
+    """Elements of ``x`` at integer ``indices`` along ``axis``; with ``axis=None`` the array
+    is flattened first (NumPy). Negative indices count from the end; an out-of-range index
+    raises IndexError. The result has shape ``x.shape[:axis] + indices.shape +
+    x.shape[axis + 1:]``."""
     check_array(x, "take")
-    indices = _as_index_array(indices, x.device)
-    check_array(indices, "take", "indices")
-    if indices.dtype.kind not in "iu":
-        raise TypeError(f"take: indices must have an integer dtype; got {indices.dtype}")
     if axis is None:
         if x.ndim != 1:
             from ._manipulation_functions import reshape
             x = reshape(x, (-1,))
         axis = 0
+    if x.ndim == 0:
+        raise ValueError("take: x must have at least one dimension")
     ax = normalize_axis(axis, x.ndim, "take")
-    return getitem(x, (slice(None),) * ax + (indices,))
+    idx, check = _index_operand(indices, x, "take", x.shape[ax], ax)
+    return _take_along(x, ax, idx, check)
 
 
 def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
-    """Pick values from ``x`` at ``indices`` along ``axis`` (indices broadcast with x on the
-    other axes)."""
+    """Pick values from ``x`` at ``indices`` along ``axis``; ``indices`` has the same number
+    of dimensions as ``x`` and broadcasts with it on the other axes."""
     check_array(x, "take_along_axis")
-    check_array(indices, "take_along_axis", "indices")
-    if indices.dtype.kind not in "iu":
-        raise TypeError(f"take_along_axis: indices must be integers; got {indices.dtype}")
-    if indices.ndim != x.ndim:
-        raise ValueError(f"take_along_axis: indices (shape {indices.shape}) and x (shape "
-                         f"{x.shape}) must have the same number of dimensions")
+    if x.ndim == 0:
+        raise ValueError("take_along_axis: x must have at least one dimension")
     ax = normalize_axis(axis, x.ndim, "take_along_axis")
+    idx, check = _index_operand(indices, x, "take_along_axis", x.shape[ax], ax)
+    if idx.ndim != x.ndim:
+        raise ValueError(f"take_along_axis: indices (shape {idx.shape}) and x (shape "
+                         f"{x.shape}) must have the same number of dimensions")
+    from ._eager import broadcast_shapes
+    other_x = tuple(1 if d == ax else n for d, n in enumerate(x.shape))
+    other_i = tuple(1 if d == ax else n for d, n in enumerate(idx.shape))
+    try:
+        bshape = broadcast_shapes(other_x, other_i)
+    except ValueError:
+        raise ValueError(f"take_along_axis: indices of shape {idx.shape} do not broadcast with "
+                         f"x of shape {x.shape} outside axis {ax}") from None
+    if check:
+        (idx,) = _check_device_indices([(idx, ax, x.shape[ax])])
     from ._creation_functions import arange
-    from ._manipulation_functions import reshape
-    key = []
+    from ._manipulation_functions import broadcast_to
+    arrays = []
     for d in range(x.ndim):
         if d == ax:
-            key.append(indices)
+            arrays.append(idx)
         else:
             shape = [1] * x.ndim
-            shape[d] = x.shape[d]
-            key.append(reshape(arange(x.shape[d], device=x.device), tuple(shape)))
-    from ._eager import broadcast_shapes
-    other = [n for d, n in enumerate(x.shape) if d != ax]
-    ishape = [n for d, n in enumerate(indices.shape) if d != ax]
-    broadcast_shapes(tuple(other), tuple(ishape))
-    return getitem(x, tuple(key))
+            shape[d] = bshape[d]
+            arrays.append(primitive("reshape").bind(arange(bshape[d], device=x.device),
+                                                    shape=tuple(shape)))
+    xb = broadcast_to(x, tuple(n if d == ax else bshape[d] for d, n in enumerate(x.shape)))
+    return primitive("gather").bind(xb, *arrays)

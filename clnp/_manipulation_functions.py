@@ -6,10 +6,10 @@ import operator
 from typing import Any, Sequence
 
 from . import _dtypes as dt
-from ._helpers import check_array, is_array, normalize_axes, normalize_axis
+from ._helpers import check_array, is_array, normalize_axes, normalize_axis, normalize_shape
 from ._prims import primitive
 
-__all__ = ["broadcast_arrays", "broadcast_to", "concat", "expand_dims", "flip", "moveaxis",
+__all__ = ["broadcast_shapes", "broadcast_arrays", "broadcast_to", "concat", "expand_dims", "flip", "moveaxis",
            "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile", "unstack",
            "concatenate"]
 
@@ -19,10 +19,20 @@ def _bshapes(*shapes):
     return broadcast_shapes(*shapes)
 
 
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape that results from broadcasting ``shapes`` together (ValueError naming the
+    shapes when they are incompatible)."""
+    for s in shapes:
+        if not isinstance(s, (tuple, list)):
+            raise TypeError(f"broadcast_shapes: expected shape tuples; got {type(s).__name__}")
+    return _bshapes(*(tuple(operator.index(n) for n in s) for s in shapes))
+
+
 def broadcast_to(x: Any, /, shape: Sequence[int]) -> Any:
-    """Broadcast ``x`` to ``shape`` (a read-only view)."""
+    """Broadcast ``x`` to ``shape``: a view whose broadcast dims have stride 0 (treat it as
+    read-only, as NumPy does); ValueError naming both shapes when they are incompatible."""
     check_array(x, "broadcast_to")
-    shape = tuple(operator.index(n) for n in shape)
+    shape = normalize_shape(shape, "broadcast_to")
     if len(shape) < x.ndim or any(
             s != 1 and s != t for s, t in zip(x.shape, shape[len(shape) - x.ndim:])):
         raise ValueError(f"broadcast_to: cannot broadcast shape {x.shape} to shape {shape}")
@@ -32,7 +42,7 @@ def broadcast_to(x: Any, /, shape: Sequence[int]) -> Any:
 
 
 def broadcast_arrays(*arrays: Any) -> tuple[Any, ...]:
-    """Broadcast every input against the others."""
+    """Broadcast every input against the others; returns a tuple of views."""
     for a in arrays:
         check_array(a, "broadcast_arrays", "arrays")
     shape = _bshapes(*(a.shape for a in arrays))
@@ -43,9 +53,13 @@ def reshape(x: Any, /, shape: Sequence[int], *, copy: bool | None = None) -> Any
     """Reshape ``x`` (one dimension may be -1). A view whenever the strides allow it;
     ``copy=False`` raises ValueError when they do not."""
     check_array(x, "reshape")
-    if isinstance(shape, int):
+    if not isinstance(shape, (tuple, list)):
         shape = (shape,)
-    shape = list(operator.index(n) for n in shape)
+    try:
+        shape = list(operator.index(n) for n in shape)
+    except TypeError:
+        raise TypeError(f"reshape: shape must be an int or a sequence of ints; got "
+                        f"{shape!r}") from None
     if shape.count(-1) > 1:
         raise ValueError("reshape: can only specify one unknown dimension (-1)")
     if any(n < -1 for n in shape):
@@ -203,55 +217,79 @@ def unstack(x: Any, /, *, axis: int = 0) -> tuple[Any, ...]:
     return tuple(x[idx + (i,)] for i in range(x.shape[ax]))
 
 
-def roll(x: Any, /, shift: int | tuple[int, ...], *, axis: int | tuple[int, ...] | None = None) -> Any:
-    """Roll elements along ``axis`` by ``shift`` (flattened when ``axis`` is None)."""
+def roll(x: Any, /, shift: int | tuple[int, ...], *,
+         axis: int | tuple[int, ...] | None = None) -> Any:
+    """Roll elements along ``axis`` by ``shift`` (the flattened array when ``axis`` is None).
+
+    As in NumPy, ``shift`` and ``axis`` broadcast against each other and shifts that name the
+    same axis add up. Always returns a new array."""
     check_array(x, "roll")
+    shifts = tuple(shift) if isinstance(shift, (tuple, list)) else (shift,)
+    try:
+        shifts = tuple(operator.index(s) for s in shifts)
+    except TypeError:
+        raise TypeError(f"roll: shift must be an int or a tuple of ints; got {shift!r}") from None
     if axis is None:
-        if not isinstance(shift, int):
-            raise ValueError("roll: shift must be an int when axis is None")
-        return reshape(roll(reshape(x, (-1,)), shift, axis=0), x.shape)
-    shifts = shift if isinstance(shift, tuple) else (shift,)
-    axes = axis if isinstance(axis, tuple) else (axis,)
-    if len(shifts) == 1 and len(axes) > 1:
+        flat = reshape(x, (-1,))
+        return reshape(roll(flat, sum(shifts), axis=0), x.shape)
+    axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    if len(shifts) != len(axes) and 1 not in (len(shifts), len(axes)):
+        raise ValueError(f"roll: shift {shift} and axis {axis} must have the same length (or "
+                         f"one of them must be a single value)")
+    if len(shifts) == 1:
         shifts = shifts * len(axes)
-    if len(shifts) != len(axes):
-        raise ValueError(f"roll: shift {shift} and axis {axis} must have the same length")
-    out = x
+    if len(axes) == 1:
+        axes = axes * len(shifts)
+    total = [0] * x.ndim
     for s, a in zip(shifts, axes):
-        a = normalize_axis(a, x.ndim, "roll")
+        total[normalize_axis(a, x.ndim, "roll")] += s
+    out = x
+    for a, s in enumerate(total):
         n = x.shape[a]
-        if n == 0:
+        if n == 0 or s % n == 0:
             continue
-        s = operator.index(s) % n
-        if s == 0:
-            continue
+        s %= n
         pre = (slice(None),) * a
         out = concat([out[pre + (slice(n - s, None),)], out[pre + (slice(0, n - s),)]], axis=a)
     return out if out is not x else primitive("copy").bind(x)
 
 
 def repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Any:
-    """Repeat each element ``repeats`` times along ``axis`` (flattened when None)."""
+    """Repeat each element ``repeats`` times along ``axis`` (the flattened array when None).
+
+    ``repeats`` is an int or a 1-D integer array (or list) with one count per element along
+    the axis (or a single count). Per-element counts give a data-dependent shape, so an array
+    ``repeats`` is read to the host."""
     check_array(x, "repeat")
     if axis is None:
         x = reshape(x, (-1,))
         axis = 0
     ax = normalize_axis(axis, x.ndim, "repeat")
     n = x.shape[ax]
-    if is_array(repeats):
-        if repeats.dtype.kind not in "iu":
-            raise TypeError(f"repeat: repeats must be an integer array; got {repeats.dtype}")
-        if repeats.ndim > 1 or (repeats.ndim == 1 and repeats.shape[0] not in (1, n)):
-            raise ValueError(f"repeat: repeats of shape {repeats.shape} does not match axis "
-                             f"length {n}")
+    if not isinstance(repeats, int) or isinstance(repeats, bool):
         import numpy as np
-        reps = np.broadcast_to(repeats.to_numpy().reshape(-1), (n,))
-        if (reps < 0).any():
-            raise ValueError("repeat: repeats must be non-negative")
-        from ._creation_functions import asarray
-        from ._indexing import take
-        idx = asarray(np.repeat(np.arange(n), reps), device=x.device)
-        return take(x, idx, axis=ax)
+        if is_array(repeats):
+            if repeats.dtype.kind not in "iu":
+                raise TypeError(f"repeat: repeats must have an integer dtype; got "
+                                f"{repeats.dtype}")
+            host = repeats.to_numpy()
+        else:
+            host = np.asarray(repeats)
+            if host.dtype.kind not in "iu" and host.size:
+                raise TypeError(f"repeat: repeats must be integers; got {host.dtype}")
+        if host.ndim > 1 or (host.ndim == 1 and host.shape[0] not in (1, n)):
+            raise ValueError(f"repeat: repeats of shape {host.shape} does not match the "
+                             f"length {n} of axis {ax}")
+        if host.size == 1:
+            repeats = int(host.reshape(()))
+        else:
+            reps = host.astype(np.int64).reshape(-1)
+            if (reps < 0).any():
+                raise ValueError("repeat: repeats must be non-negative")
+            from ._creation_functions import asarray
+            from ._indexing import take
+            idx = asarray(np.repeat(np.arange(n), reps), device=x.device)
+            return take(x, idx, axis=ax)
     r = operator.index(repeats)
     if r < 0:
         raise ValueError(f"repeat: repeats must be non-negative; got {r}")
@@ -265,8 +303,11 @@ def repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Any:
 
 
 def tile(x: Any, repetitions: tuple[int, ...], /) -> Any:
-    """Construct an array by repeating ``x`` ``repetitions`` times along each axis."""
+    """Construct an array by repeating ``x`` ``repetitions`` times along each axis (the
+    shorter of ``x.shape`` and ``repetitions`` is padded with leading ones)."""
     check_array(x, "tile")
+    if not isinstance(repetitions, (tuple, list)):
+        repetitions = (repetitions,)
     reps = tuple(operator.index(r) for r in repetitions)
     if any(r < 0 for r in reps):
         raise ValueError(f"tile: repetitions must be non-negative; got {reps}")

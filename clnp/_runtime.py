@@ -173,6 +173,15 @@ class Device:
             self.pool.free_held()
 
     # -- programs
+    @cached_property
+    def default_build_options(self) -> tuple[str, ...]:
+        """Options every clnp program is built with. Single-precision ``/`` and ``sqrt`` may be
+        off by up to 3 ulp in OpenCL (NVIDIA's are); ask for correct rounding where the device
+        offers it so float32 results match NumPy's."""
+        cfg = int(getattr(self.cl_device, "single_fp_config", 0))
+        flag = getattr(cl.device_fp_config, "CORRECTLY_ROUNDED_DIVIDE_SQRT", 0)
+        return ("-cl-fp32-correctly-rounded-divide-sqrt",) if cfg & flag else ()
+
     def build(self, source: str, options: Sequence[str] = ()) -> cl.Program:
         """Build (or fetch from the in-process cache) a program from OpenCL C source."""
         key = source + "\0" + " ".join(options)
@@ -186,7 +195,8 @@ class Device:
             if _debug_level() >= 1:
                 print(f"--- clnp kernel for {self} ---\n{source}", file=sys.stderr)
             try:
-                prg = cl.Program(self.context, source).build(options=list(options))
+                prg = cl.Program(self.context, source).build(
+                    options=list(self.default_build_options) + list(options))
             except cl.RuntimeError as e:
                 log = ""
                 try:

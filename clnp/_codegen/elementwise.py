@@ -13,6 +13,7 @@ import numpy as np
 from .. import _ops
 from . import ctypes as C
 
+_REAL_OF = {"complex64": np.dtype("float32"), "complex128": np.dtype("float64")}
 _HELPER_RE = re.compile(r"clnp_(\w+?)_\{T\}")
 
 
@@ -163,9 +164,11 @@ def _body(spec: EwSpec, dtypes: list[np.dtype], lin: str | None, w: int) -> list
         args = [C.convert(f"v{a}", dtypes[a], ad, w) for a, ad in zip(ins.args, ins.arg_dtypes)]
         t = template(ins.op, ins.dtype)
         expr = t.format(*args, T=C.compute_ctype(ins.dtype, w), R=C.real_ctype(ins.dtype))
-        res = ins.out_dtype
-        # the template's natural result type is the compute type (or real/bool per the record)
-        out.append(f"const {C.compute_ctype(res, w)} v{n_in + j} = {expr};")
+        # the template yields the compute type, or bool/real per the record; cast from there
+        natural = {"same": ins.dtype, "bool": np.dtype(bool),
+                   "real": _REAL_OF.get(ins.dtype.name, ins.dtype)}[_ops.OPS[ins.op].out]
+        expr = C.convert(expr, natural, ins.out_dtype, w)
+        out.append(f"const {C.compute_ctype(ins.out_dtype, w)} v{n_in + j} = {expr};")
     for j, (vid, odt) in enumerate(spec.outputs):
         val = C.convert(f"v{vid}", dtypes[vid], odt, w)
         pos = f"ro{j} + {lin}" if lin is not None else _offset("r", j, spec.ndim)

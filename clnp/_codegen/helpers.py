@@ -52,9 +52,9 @@ they disagree):
     for any non-NaN x, NaN -> NaN.
 Complex (``float2``, ``double2``)
     ``cmul`` (textbook formula, as NumPy), ``cdiv`` (Smith's algorithm, as NumPy), ``cabs``
-    and ``carg`` (real results), ``cconj``, ``csquare`` (``cmul(z, z)``), ``creciprocal``
-    (``cdiv(1, z)``, so ``1/0j == inf + nan j`` like ``divide``; NumPy's ``reciprocal`` gives
-    ``nan + nan j`` there), ``csign`` (``z/|z|``, 0 for 0, NaN + NaN j if either part is NaN;
+    and ``carg`` (real results), ``cconj``, ``csquare`` (``cmul(z, z)``; NumPy may use an FMA),
+    ``creciprocal`` (NumPy's algorithm, except ``1/0j == inf + nan j`` like ``cdiv``, where
+    NumPy's ``reciprocal`` gives ``nan + nan j``), ``csign`` (``z/|z|``, 0 for 0, NaN + NaN j if either part is NaN;
     NumPy returns ``1 + 0j`` for ``inf + nan j``), ``cexp``, ``cexpm1``, ``clog``, ``clog1p``,
     ``clog2``, ``clog10``, ``csqrt``, ``cpow`` (NumPy's algorithm: ``z**0 == 1``,
     ``0**w`` is 0 for ``Re(w) > 0`` and NaN otherwise, integral real exponents in (-100, 100)
@@ -504,9 +504,19 @@ inline ${T} ${fn}(${T} a, ${T} b) {
 }
 """)
 
+# NumPy's reciprocal (so 1/(1+0j) == 1-0j); 1/0 gives inf + nan j like cdiv (NumPy: nan + nan j)
 _template("creciprocal", COMPLEX, r"""
-inline ${T} ${fn}(${T} z) { return ${cdiv}((${T})(1, 0), z); }
-""", deps=[("cdiv", "same")])
+inline ${T} ${fn}(${T} z) {
+    #pragma OPENCL FP_CONTRACT OFF
+    if (z.x == 0 && z.y == 0) return (${T})(${INF}, ${NAN});
+    if (fabs(z.y) <= fabs(z.x)) {
+        ${R} r = z.y / z.x, d = z.x + z.y * r;
+        return (${T})(1 / d, -r / d);
+    }
+    ${R} r = z.x / z.y, d = z.x * r + z.y;
+    return (${T})(r / d, -1 / d);
+}
+""")
 
 _template("csign", COMPLEX, r"""
 inline ${T} ${fn}(${T} z) {
@@ -539,7 +549,7 @@ inline ${T} ${fn}(${T} z) {
             return x > 0 ? (${T})(x * c, x * s)
                          : (${T})(copysign((${R})0, c), copysign((${R})0, s));
         }
-        return x > 0 ? (${T})(x, y - y) : (${T})(0, 0);
+        return x > 0 ? (${T})(x, y - y) : (${T})(0, copysign((${R})0, y));
     }
     if (isnan(x) || !isfinite(y)) return (${T})(${NAN}, ${NAN});
     ${R} c;
@@ -557,7 +567,7 @@ _template("cexpm1", COMPLEX, r"""
 inline ${T} ${fn}(${T} z) {
     #pragma OPENCL FP_CONTRACT OFF
     ${R} x = z.x, y = z.y;
-    if (y == 0) return (${T})(expm1(x), y);
+    if (y == 0) return (${T})(x == 0 ? 0 : expm1(x), y);   /* standard: (+-0 + 0j) -> +0 + 0j */
     if (!isfinite(x) || !isfinite(y) || x > ${EXP_OVF}) {
         ${T} e = ${cexp}(z);
         return (${T})(e.x - 1, e.y);
@@ -741,7 +751,8 @@ inline ${T} ${fn}(${T} z) {
         return (${T})(${INF}, y - y);
     }
     if (isnan(x)) return y == 0 ? (${T})(x, y) : (${T})(x, x);
-    return x == 0 ? (${T})(y - y, x) : (${T})(y - y, y - y);   /* x finite, y inf or NaN */
+    /* x finite, y inf or NaN: NaN + 0j for x == 0 (sign unspecified; +0 as glibc) */
+    return x == 0 ? (${T})(y - y, 0) : (${T})(y - y, y - y);
 }
 """)
 
