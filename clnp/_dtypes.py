@@ -30,7 +30,7 @@ CATEGORIES: dict[str, tuple[np.dtype, ...]] = {
     "integer or boolean": INTEGER + (bool_,),
     "signed integer": SIGNED,
     "unsigned integer": UNSIGNED,
-    "real-valued": (bool_,) + INTEGER + REAL_FLOATING,
+    "real-valued": INTEGER + REAL_FLOATING,
     "real numeric": INTEGER + REAL_FLOATING,
     "numeric": NUMERIC,
     "floating-point": FLOATING,

@@ -412,49 +412,63 @@ def _index_kernel(kind: str, x: Array, ndim_rest: int):
     return x.device.kernel(spec, lambda: render_indexing(spec))
 
 
-def linear_offsets(x: Array, indices: Sequence[Array], bshape: tuple[int, ...]) -> Array:
-    """int64 element offsets ``sum_j idx_j * stride_j`` for the leading dims of ``x``, dense
-    over ``bshape``, in one fused launch (sizes and strides are scalar kernel arguments, so one
-    kernel serves every shape).
+class IndexOutOfBounds(IndexError):
+    """Index array ``j`` holds ``value``, outside ``[-size, size)`` for its dim of ``x``
+    (the namespace re-raises it naming the user's axis)."""
 
-    The namespace checks bounds and wraps negative indices before binding ``gather``/``scatter``
-    (that is where the axis numbers of the error message are known); each index is clamped to
-    ``[0, n)`` here as well so that no index can ever address memory outside ``x``."""
-    i64 = dt.int64
+    def __init__(self, j: int, value: int, size: int):
+        super().__init__(f"index {value} is out of bounds for axis {j} with size {size}")
+        self.j, self.value, self.size = j, value, size
+
+
+def linear_offsets(x: Array, indices: Sequence[Array], bshape: tuple[int, ...],
+                   in_bounds: bool = False) -> Array:
+    """int64 element offsets ``sum_j wrap(idx_j) * stride_j`` for the leading dims of ``x``,
+    dense over ``bshape``, in one launch (sizes and strides are kernel arguments).
+
+    Negative indices wrap. Unless ``in_bounds`` (the caller knows every index is valid), the
+    kernel's out-of-range flag is read back: one host synchronisation, and IndexOutOfBounds
+    before anything is written."""
+    from ._codegen.indexing import OffsetsSpec, render_offsets
+    device = x.device
+    n = math.prod(bshape)
+    out = Array.empty(bshape, dt.int64, device)
+    if n == 0:
+        return out
     k = len(indices)
-    for j in range(k):
-        if x.shape[j] == 0 and math.prod(bshape):
-            raise IndexError(f"index is out of bounds for axis {j} with size 0")
-    args: list[Any] = list(indices) + [0] + [x.shape[j] - 1 for j in range(k)] + \
-        [x._strides[j] for j in range(k)]
-    in_dtypes = [a.dtype for a in indices] + [i64] * (1 + 2 * k)
-    body: list[Instr] = []
-    nxt, acc = len(args), -1
-    for j in range(k):
-        body.append(Instr("clip", (j, k, k + 1 + j), (i64, i64, i64), i64, i64))
-        body.append(Instr("multiply", (nxt, 2 * k + 1 + j), (i64, i64), i64, i64))
-        nxt += 2
-        if acc >= 0:
-            body.append(Instr("add", (acc, nxt - 1), (i64, i64), i64, i64))
-            nxt += 1
-        acc = nxt - 1
-    out = Array.empty(bshape, i64, x.device)
-    run_elementwise(tuple(body), args, in_dtypes, [out])
+    cshape, cstr = collapse(bshape, [broadcast_strides(i, bshape) for i in indices])
+    spec = OffsetsSpec(tuple(i.dtype for i in indices), len(cshape))
+    kernel = device.kernel(spec, lambda: render_offsets(spec))
+    flag = Array.from_numpy(np.zeros(1, np.int32), device)
+    args: list[Any] = [n, *cshape]
+    for j, idx in enumerate(indices):
+        args += [idx._buf, idx._offset, *cstr[j], x.shape[j], x._strides[j]]
+    args += [out._buf, flag._buf]
+    L = local_size(device)
+    launch(device, kernel, (-(-n // L) * L,), (L,), *args)
+    if not in_bounds:
+        bad = int(flag.to_numpy()[0])
+        if bad:
+            j = bad - 1
+            size = x.shape[j]
+            h = indices[j].to_numpy().astype(object).reshape(-1)
+            value = next(v for v in h if not -size <= v < size)
+            raise IndexOutOfBounds(j, int(value), size)
     return out
 
 
 @def_impl("gather")
-def gather(x: Array, *indices: Array) -> Array:
-    """``x[i0, i1, ..., :, ...]``: integer arrays index the leading dims of ``x``."""
+def gather(x: Array, *indices: Array, in_bounds: bool = False) -> Array:
+    """``x[i0, i1, ..., :, ...]``: integer arrays (broadcast together) index the leading dims
+    of ``x``; negative indices wrap; an out-of-range index raises IndexOutOfBounds unless
+    ``in_bounds`` promises there is none."""
     bshape = broadcast_shapes(*(i.shape for i in indices))
     k = len(indices)
     rest = x.shape[k:]
     out = Array.empty(bshape + rest, x.dtype, x.device)
+    off = linear_offsets(x, indices, bshape, in_bounds)
     if out.size == 0:
-        if any(x.shape[j] == 0 for j in range(k)) and math.prod(bshape):
-            raise IndexError("index is out of bounds for an axis of size 0")
         return out
-    off = linear_offsets(x, indices, bshape)
     rshape, (rstr,) = collapse(rest, [x._strides[k:]])
     kern = _index_kernel("gather", x, len(rshape))
     n_b, n_rest = math.prod(bshape), math.prod(rest)
@@ -464,20 +478,23 @@ def gather(x: Array, *indices: Array) -> Array:
     return out
 
 
-def scatter_into(x: Array, indices: Sequence[Array], values: Any) -> None:
-    """``x[i0, i1, ...] = values`` in place (last write wins for repeated indices)."""
+def scatter_into(x: Array, indices: Sequence[Array], values: Any,
+                 in_bounds: bool = False) -> None:
+    """``x[i0, i1, ...] = values`` in place (``values`` broadcast to the indexing result).
+    Bounds are checked before anything is written. With repeated indices one of the values
+    lands (which one is unspecified: the writes run in parallel)."""
     bshape = broadcast_shapes(*(i.shape for i in indices))
     k = len(indices)
     rest = x.shape[k:]
     full_shape = bshape + rest
-    if math.prod(full_shape) == 0:
-        return
-    vals = Array.empty(full_shape, x.dtype, x.device)
     if isinstance(values, Array):
         if broadcast_shapes(values.shape, full_shape) != full_shape:
             raise ValueError(f"shape mismatch: value array of shape {values.shape} could not be "
                              f"broadcast to indexing result of shape {full_shape}")
-    off = linear_offsets(x, indices, bshape)
+    off = linear_offsets(x, indices, bshape, in_bounds)
+    if math.prod(full_shape) == 0:
+        return
+    vals = Array.empty(full_shape, x.dtype, x.device)
     copy_into(vals, values, None if isinstance(values, Array) else x.dtype)
     rshape, (rstr,) = collapse(rest, [x._strides[k:]])
     kern = _index_kernel("scatter", x, len(rshape))

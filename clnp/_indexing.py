@@ -8,10 +8,12 @@ dimensions replace the indexed block when all advanced indices are adjacent in t
 first otherwise.
 
 Host synchronisation: index arrays that come from the host (lists, NumPy arrays) are checked
-and wrapped on the host. Device integer index arrays are bounds-checked with one min/max read
-(NumPy raises IndexError for an out-of-range index, and that needs the values). Boolean masks
-have a data-dependent result shape, so reading them goes through ``nonzero`` (a host read),
-except ``x[mask] = scalar``, which runs as one ``where`` kernel with no host read.
+on the host and need no device read. Device integer index arrays are wrapped and checked by
+the offsets kernel, and its out-of-range flag is read back (one synchronisation: NumPy raises
+IndexError for an out-of-range index, before anything is written). Boolean masks have a
+data-dependent result shape, so they go through ``nonzero``, which reads the mask to the host;
+``x[mask] = scalar`` instead runs as one ``where`` kernel with no host read. Under
+transformations (tracers) nothing is read: negative indices wrap and nothing is checked.
 """
 from __future__ import annotations
 
@@ -191,69 +193,44 @@ def _upload_index(host: np.ndarray, device: Any) -> Any:
     return asarray(np.asarray(host, dtype=np.int64, order="C"), device=device)
 
 
-def _check_device_indices(checks: list[tuple[Any, int, int]]) -> list[Any]:
-    """Bounds-check device integer index arrays ``(idx, axis, size)`` with one min/max read
-    each and wrap negative indices; IndexError names the index, the axis and the size."""
-    red = primitive("reduce")
-    pending = []
-    for idx, axis, n in checks:
-        if idx.size == 0 or not isinstance(idx, Array):
-            pending.append(None)   # nothing to check, or a traced value (no host read)
-            continue
-        axes = tuple(range(idx.ndim))
-        pending.append((red.bind(idx, op="min", axes=axes, acc_dtype=idx.dtype,
-                                 out_dtype=idx.dtype),
-                        red.bind(idx, op="max", axes=axes, acc_dtype=idx.dtype,
-                                 out_dtype=idx.dtype)))
-    out = []
-    for (idx, axis, n), p in zip(checks, pending):
-        if p is None:
-            if not isinstance(idx, Array) and idx.dtype.kind == "i":
-                idx = _wrap_negative(idx, n)   # traced: wrap unconditionally, JAX-style
-            out.append(idx)
-            continue
-        lo, hi = int(p[0].item()), int(p[1].item())
-        if lo < -n or hi >= n:
-            raise IndexError(f"index {lo if lo < -n else hi} is out of bounds for axis {axis} "
-                             f"with size {n}")
-        out.append(_wrap_negative(idx, n) if lo < 0 else idx)
-    return out
+class _Indices:
+    """Integer index arrays for the view dims ``dims``, the x axis of each (for messages), and
+    whether they are all known to be in bounds (host-checked or produced by ``nonzero``)."""
+    __slots__ = ("arrays", "dims", "axes", "in_bounds")
+
+    def __init__(self, arrays: list, dims: list[int], axes: list[int], in_bounds: bool):
+        self.arrays, self.dims, self.axes, self.in_bounds = arrays, dims, axes, in_bounds
 
 
-def _wrap_negative(idx: Any, n: int) -> Any:
-    from ._elementwise_functions import add, less, where
-    return where(less(idx, 0), add(idx, n), idx)
+def _index_arrays(plan: _Plan) -> _Indices:
+    """Turn the plan's advanced entries into integer index arrays.
 
-
-def _index_arrays(plan: _Plan) -> tuple[list[Any], list[int]]:
-    """Integer index arrays (in bounds, non-negative) and the view dims they index.
-
-    Bounds are checked only when the broadcast index shape is non-empty: like NumPy, an index
-    that selects nothing never raises."""
+    Host arrays are checked and wrapped on the host (no device read); device integer arrays
+    are wrapped and checked by the offsets kernel (one flag read). As in NumPy, when the
+    broadcast index shape is empty nothing is selected and nothing raises."""
     y = plan.view
     device = y.device
-    # pass 1: one entry per indexed view dim, (array or host array, x axis, size)
-    items: list[tuple[Any, int, int]] = []
+    items: list[tuple[Any, int, int, bool]] = []   # (array, x axis, size, known in bounds)
     dims: list[int] = []
     for kind, k, vdim, axis in plan.adv:
         if kind in ("iarr", "barr") and k.device is not device:
             raise ValueError(f"index array is on {k.device}, the indexed array on {device}; "
                              f"move one with to_device()")
         if kind == "bool":
-            items.append((np.zeros(1 if k else 0, np.int64), axis, 1))
+            items.append((np.zeros(1 if k else 0, np.int64), axis, 1, True))
             dims.append(vdim)
         elif kind == "hbarr":
             for j, a in enumerate(np.nonzero(k)):
-                items.append((a, axis + j, y.shape[vdim + j]))
+                items.append((a, axis + j, y.shape[vdim + j], True))
                 dims.append(vdim + j)
         elif kind == "barr":
             for j, a in enumerate(primitive("nonzero").bind(k)):
-                items.append((a, axis + j, y.shape[vdim + j]))
+                items.append((a, axis + j, y.shape[vdim + j], True))
                 dims.append(vdim + j)
         else:
-            items.append((k, axis, y.shape[vdim]))
+            items.append((k, axis, y.shape[vdim], False))
             dims.append(vdim)
-    shapes = [a.shape for a, _, _ in items]
+    shapes = [a.shape for a, *_ in items]
     from ._eager import broadcast_shapes
     try:
         bshape = broadcast_shapes(*shapes)
@@ -261,28 +238,34 @@ def _index_arrays(plan: _Plan) -> tuple[list[Any], list[int]]:
         raise IndexError("shape mismatch: indexing arrays could not be broadcast together "
                          "with shapes " + " ".join(str(s) for s in shapes)) from None
     empty = math.prod(bshape) == 0
-    # pass 2: check and wrap (host arrays on the host, device arrays with one read each)
     arrays: list[Any] = []
-    checks: list[tuple[int, Any, int, int]] = []
-    for a, axis, n in items:
+    in_bounds = True
+    for a, axis, n, ok in items:
         if isinstance(a, np.ndarray):
-            if a.size and not empty:
-                lo, hi = int(a.min()), int(a.max())
-                if lo < -n or hi >= n:
-                    raise IndexError(f"index {lo if lo < -n else hi} is out of bounds for "
-                                     f"axis {axis} with size {n}")
-                if a.dtype.kind == "i" and lo < 0:
-                    a = np.where(a < 0, a + n, a)
+            if not ok and a.size and not empty:
+                _check_host_bounds(a, axis, n, "")
             arrays.append(_upload_index(a, device))
         else:
-            if not empty:
-                checks.append((len(arrays), a, axis, n))
+            in_bounds = in_bounds and ok
             arrays.append(a)
-    if checks:
-        fixed = _check_device_indices([(k, axis, n) for _, k, axis, n in checks])
-        for (i, *_), a in zip(checks, fixed):
-            arrays[i] = a
-    return arrays, dims
+    return _Indices(arrays, dims, [axis for _, axis, _, _ in items], in_bounds or empty)
+
+
+def _check_host_bounds(a: np.ndarray, axis: int, n: int, prefix: str) -> None:
+    lo, hi = int(a.min()), int(a.max())
+    if lo < -n or hi >= n:
+        raise IndexError(f"{prefix}index {lo if lo < -n else hi} is out of bounds for axis "
+                         f"{axis} with size {n}")
+
+
+def _bind_indexed(name: str, axes: list[int], fn: Any, *args: Any, **params: Any) -> Any:
+    """Run a gather/scatter, re-raising an out-of-range index with the user's axis."""
+    from ._eager import IndexOutOfBounds
+    try:
+        return fn(*args, **params)
+    except IndexOutOfBounds as e:
+        raise IndexError(f"{name}index {e.value} is out of bounds for axis {axes[e.j]} with "
+                         f"size {e.size}") from None
 
 
 def _gather_order(plan: _Plan, dims: list[int]) -> Any:
@@ -326,9 +309,10 @@ def getitem(x: Any, key: Any) -> Any:
         return plan.view
     if all(kind == "bool" for kind, *_ in plan.adv):
         return _bool_only(plan)
-    arrays, dims = _index_arrays(plan)
-    out = primitive("gather").bind(_gather_order(plan, dims), *arrays)
-    nb = out.ndim - (plan.view.ndim - len(dims))
+    ind = _index_arrays(plan)
+    out = _bind_indexed("", ind.axes, primitive("gather").bind, _gather_order(plan, ind.dims),
+                        *ind.arrays, in_bounds=ind.in_bounds)
+    nb = out.ndim - (plan.view.ndim - len(ind.dims))
     return _move_block(out, nb, plan)
 
 
@@ -409,7 +393,8 @@ def setitem(x: Any, key: Any, value: Any) -> None:
         d = x.dtype
         ew_apply("where", [m, value, y], d, d, [dt.bool_, d, d], out=y)
         return
-    arrays, dims = _index_arrays(plan)
+    ind = _index_arrays(plan)
+    arrays, dims = ind.arrays, ind.dims
     from ._eager import broadcast_shapes
     bshape = broadcast_shapes(*(a.shape for a in arrays))
     yg = _gather_order(plan, dims)
@@ -424,18 +409,16 @@ def setitem(x: Any, key: Any, value: Any) -> None:
         perm = tuple(range(lead, lead + nb)) + tuple(range(lead)) + \
             tuple(range(lead + nb, len(res_shape)))
         value = permute_dims(v, perm)
-    scatter_into(yg, arrays, value)
+    _bind_indexed("", ind.axes, scatter_into, yg, arrays, value, in_bounds=ind.in_bounds)
 
 
-def _take_along(x: Any, ax: int, idx: Any, check: bool = True) -> Any:
+def _take_along(x: Any, ax: int, idx: Any, in_bounds: bool, fname: str) -> Any:
     """Gather ``idx`` (any shape) along axis ``ax`` of ``x``: the result has shape
     ``x.shape[:ax] + idx.shape + x.shape[ax + 1:]``."""
     from ._manipulation_functions import permute_dims
-    n = x.shape[ax]
-    if check:
-        (idx,) = _check_device_indices([(idx, ax, n)])
     y = permute_dims(x, (ax,) + tuple(d for d in range(x.ndim) if d != ax))
-    out = primitive("gather").bind(y, idx)
+    out = _bind_indexed(f"{fname}: ", [ax], primitive("gather").bind, y, idx,
+                        in_bounds=in_bounds)
     if ax == 0:
         return out
     nb = idx.ndim
@@ -444,27 +427,22 @@ def _take_along(x: Any, ax: int, idx: Any, check: bool = True) -> Any:
 
 
 def _index_operand(indices: Any, x: Any, fname: str, n: int, axis: int) -> tuple[Any, bool]:
-    """Indices as a device integer array; host data is checked and wrapped on the host.
-    Returns (array, whether it still needs the device bounds check)."""
+    """Indices as a device integer array, and whether they are known to be in bounds (host
+    data is checked on the host; device arrays are checked by the offsets kernel)."""
     if is_array(indices):
         if indices.dtype.kind not in "iu":
             raise TypeError(f"{fname}: indices must have an integer dtype; got {indices.dtype}")
         if indices.device is not x.device:
             raise ValueError(f"{fname}: indices are on {indices.device}, x on {x.device}")
-        return indices, True
+        return indices, False
     host = np.asarray(indices)
     if host.size == 0 and host.dtype.kind == "f":
         host = host.astype(np.int64)
     if host.dtype.kind not in "iu":
         raise TypeError(f"{fname}: indices must have an integer dtype; got {host.dtype}")
     if host.size:
-        lo, hi = int(host.min()), int(host.max())
-        if lo < -n or hi >= n:
-            raise IndexError(f"{fname}: index {lo if lo < -n else hi} is out of bounds for "
-                             f"axis {axis} with size {n}")
-    if host.dtype.kind == "i":
-        host = np.where(host < 0, host + n, host)
-    return _upload_index(host, x.device), False
+        _check_host_bounds(host, axis, n, f"{fname}: ")
+    return _upload_index(host, x.device), True
 
 
 def take(x: Any, indices: Any, /, *, axis: int | None = None) -> Any:
@@ -481,8 +459,8 @@ def take(x: Any, indices: Any, /, *, axis: int | None = None) -> Any:
     if x.ndim == 0:
         raise ValueError("take: x must have at least one dimension")
     ax = normalize_axis(axis, x.ndim, "take")
-    idx, check = _index_operand(indices, x, "take", x.shape[ax], ax)
-    return _take_along(x, ax, idx, check)
+    idx, in_bounds = _index_operand(indices, x, "take", x.shape[ax], ax)
+    return _take_along(x, ax, idx, in_bounds, "take")
 
 
 def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
@@ -492,7 +470,7 @@ def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
     if x.ndim == 0:
         raise ValueError("take_along_axis: x must have at least one dimension")
     ax = normalize_axis(axis, x.ndim, "take_along_axis")
-    idx, check = _index_operand(indices, x, "take_along_axis", x.shape[ax], ax)
+    idx, in_bounds = _index_operand(indices, x, "take_along_axis", x.shape[ax], ax)
     if idx.ndim != x.ndim:
         raise ValueError(f"take_along_axis: indices (shape {idx.shape}) and x (shape "
                          f"{x.shape}) must have the same number of dimensions")
@@ -504,8 +482,6 @@ def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
     except ValueError:
         raise ValueError(f"take_along_axis: indices of shape {idx.shape} do not broadcast with "
                          f"x of shape {x.shape} outside axis {ax}") from None
-    if check:
-        (idx,) = _check_device_indices([(idx, ax, x.shape[ax])])
     from ._creation_functions import arange
     from ._manipulation_functions import broadcast_to
     arrays = []
@@ -518,4 +494,5 @@ def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
             arrays.append(primitive("reshape").bind(arange(bshape[d], device=x.device),
                                                     shape=tuple(shape)))
     xb = broadcast_to(x, tuple(n if d == ax else bshape[d] for d, n in enumerate(x.shape)))
-    return primitive("gather").bind(xb, *arrays)
+    return _bind_indexed("take_along_axis: ", list(range(x.ndim)), primitive("gather").bind, xb,
+                         *arrays, in_bounds=in_bounds)

@@ -3,8 +3,16 @@
 From a record the library generates the public function, the operator dunders, the kernel
 body (``c`` templates), and the tests (``ref`` + ``domain``); ``clnp_grad`` adds derivatives
 keyed by the same names. Template fields: ``{0}``, ``{1}``, ``{2}`` are operands already
-converted to the compute type, ``{T}`` is the compute C type, ``{R}`` its real component type.
-Helpers are referenced as ``clnp_<helper>_{T}`` and emitted by ``_codegen.helpers``.
+converted to the compute type, ``{T}`` is the compute C type, ``{R}`` its real component type,
+``{U}`` the unsigned integer type of the same width (wrap-around arithmetic without C's undefined
+signed overflow). Helpers are referenced as ``clnp_<helper>_{T}`` and emitted by
+``_codegen.helpers`` (or by ``_codegen.elementwise`` for the few it keeps locally).
+
+``c`` is looked up by the compute dtype's name (``"float16"``), then by its scalar C type
+(``"float"``, ``"double"``), then by its kind (``'b'``, ``'i'``, ``'u'``, ``'f'``, ``'c'``).
+``vec`` marks templates that may run on OpenCL vector types: only exact operations qualify (the
+vector variants of PoCL's transcendental functions differ from the scalar ones, and some are
+wrong when another lane holds inf/NaN), so the vectorised path is bit-identical to the scalar one.
 """
 from __future__ import annotations
 
@@ -12,6 +20,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 import numpy as np
+
+from ._dtypes import CATEGORIES
 
 
 @dataclass(frozen=True)
@@ -22,11 +32,17 @@ class EwOp:
     c: Mapping[str, str]          # dtype kind ('b','i','u','f','c') -> C expression template
     ref: Callable                 # NumPy reference
     out: str = "same"             # 'same' | 'bool' | 'real' (real part type for complex)
-    vec: bool = False             # templates for kinds 'f','i','u' are valid on vector types
+    vec: bool = False             # exact templates for kinds 'f','i','u', valid on vector types
     float_only: bool = False      # integer/bool inputs are computed in floating point (NumPy)
+    float_default: bool = False   # ... in the default float, not the smallest that fits (divide)
     domain: tuple[float, float] = (-10.0, 10.0)
     dunder: tuple[str, ...] = ()  # operator names mapped to this op
     extra: Mapping[str, object] = field(default_factory=dict)
+
+    def accepts(self, dtype: np.dtype) -> bool:
+        """Whether ``dtype`` is a valid input: the standard's category, plus booleans and
+        integers for the functions NumPy evaluates in floating point (``sin(int8)``)."""
+        return dtype in CATEGORIES[self.category] or (self.float_only and dtype.kind in "biu")
 
 
 OPS: dict[str, EwOp] = {}
@@ -50,19 +66,31 @@ for _n, _dom in (("acos", (-1, 1)), ("acosh", (1, 10)), ("asin", (-1, 1)), ("asi
                  ("tan", (-1.5, 1.5)), ("tanh", (-10, 10)), ("sqrt", (0, 10))):
     ew(_n, 1, "floating-point", _fl(_n), getattr(np, {"acos": "arccos", "acosh": "arccosh",
        "asin": "arcsin", "asinh": "arcsinh", "atan": "arctan", "atanh": "arctanh"}.get(_n, _n)),
-       vec=True, float_only=True, domain=_dom)
+       vec=_n == "sqrt", float_only=True, domain=_dom)
+# PoCL's single-precision tanh never reaches 1 (tanh(inf) == 0.99999994); for |x| > 9.1 the
+# float result rounds to +-1 (and for |x| > 19.1 the double result does).
+OPS["tanh"].c["float"] = "(fabs({0}) > 9.1f ? copysign(1.0f, {0}) : tanh({0}))"
+OPS["tanh"].c["double"] = "(fabs({0}) > 19.1 ? copysign(1.0, {0}) : tanh({0}))"
+# PoCL's log1p flushes subnormal arguments to zero; below 1e-18 log1p(x) rounds to x
+OPS["log1p"].c["f"] = "(fabs({0}) < 1e-18f ? ({0}) : log1p({0}))"
 
-ew("abs", 1, "numeric", {"i": "(({0}) < 0 ? -({0}) : ({0}))", "u": "{0}", "f": "fabs({0})",
-                         "c": "clnp_cabs_{T}({0})"}, np.abs, out="real", vec=True,
-   dunder=("__abs__",))
-ew("negative", 1, "numeric", {"i": "-({0})", "u": "-({0})", "f": "-({0})", "c": "-({0})"},
+# Signed integer arithmetic goes through the unsigned type: NumPy wraps around, C leaves signed
+# overflow undefined (and LLVM exploits that once ops are fused).
+_WRAP1 = "as_{T}(({U})(({U})0 - as_{U}({0})))"
+ew("abs", 1, "numeric", {"i": "(({0}) < ({T})0 ? " + _WRAP1 + " : ({0}))", "u": "{0}",
+                         "f": "fabs({0})", "c": "clnp_cabs_{T}({0})"}, np.abs, out="real",
+   vec=True, dunder=("__abs__",))
+ew("negative", 1, "numeric", {"i": _WRAP1, "u": "(({T})(({T})0 - ({0})))", "f": "-({0})",
+                              "c": "-({0})"},
    np.negative, vec=True, dunder=("__neg__",))
 ew("positive", 1, "numeric", {"i": "{0}", "u": "{0}", "f": "{0}", "c": "{0}"}, np.positive,
    vec=True, dunder=("__pos__",))
-ew("square", 1, "numeric", {"i": "({0}) * ({0})", "u": "({0}) * ({0})", "f": "({0}) * ({0})",
+ew("square", 1, "numeric", {"i": "as_{T}(({U})(as_{U}({0}) * as_{U}({0})))",
+                            "u": "(({T})(({0}) * ({0})))", "f": "({0}) * ({0})",
                             "c": "clnp_csquare_{T}({0})"}, np.square, vec=True)
+# integer reciprocal (NumPy: integer 1 // x) is a footgun the standard does not have: TypeError
 ew("reciprocal", 1, "floating-point", {"f": "(({T})1 / ({0}))", "c": "clnp_creciprocal_{T}({0})"},
-   np.reciprocal, vec=True, float_only=True, domain=(0.1, 10))
+   np.reciprocal, vec=True, domain=(0.1, 10))
 ew("sign", 1, "numeric", {"i": "clnp_sign_{T}({0})", "u": "clnp_sign_{T}({0})",
                           "f": "clnp_sign_{T}({0})", "c": "clnp_csign_{T}({0})"}, np.sign)
 ew("signbit", 1, "real floating-point", {"f": "signbit({0})"}, np.signbit, out="bool")
@@ -89,7 +117,8 @@ ew("bitwise_invert", 1, "integer or boolean", {"b": "(!({0}))", "i": "(~({0}))",
    np.invert, dunder=("__invert__",))
 
 # ---- binary arithmetic
-_ARITH = {"i": "({0}) {op} ({1})", "u": "({0}) {op} ({1})", "f": "({0}) {op} ({1})"}
+_ARITH = {"i": "as_{T}(({U})(as_{U}({0}) {op} as_{U}({1})))", "u": "(({T})(({0}) {op} ({1})))",
+          "f": "({0}) {op} ({1})"}
 for _n, _op, _d in (("add", "+", "__add__"), ("subtract", "-", "__sub__")):
     ew(_n, 2, "numeric", {**{k: v.replace("{op}", _op) for k, v in _ARITH.items()},
                           "c": f"({{0}}) {_op} ({{1}})"}, getattr(np, _n), vec=True, dunder=(_d,))
@@ -97,7 +126,7 @@ ew("multiply", 2, "numeric", {**{k: v.replace("{op}", "*") for k, v in _ARITH.it
                               "c": "clnp_cmul_{T}({0}, {1})"}, np.multiply, vec=True,
    dunder=("__mul__",))
 ew("divide", 2, "floating-point", {"f": "({0}) / ({1})", "c": "clnp_cdiv_{T}({0}, {1})"},
-   np.divide, vec=True, float_only=True, dunder=("__truediv__",))
+   np.divide, vec=True, float_only=True, float_default=True, dunder=("__truediv__",))
 ew("floor_divide", 2, "real numeric", {"i": "clnp_floordiv_{T}({0}, {1})",
                                        "u": "clnp_floordiv_{T}({0}, {1})",
                                        "f": "clnp_floordiv_{T}({0}, {1})"},
@@ -109,13 +138,14 @@ ew("remainder", 2, "real numeric", {"i": "clnp_remainder_{T}({0}, {1})",
 ew("pow", 2, "numeric", {"i": "clnp_ipow_{T}({0}, {1})", "u": "clnp_ipow_{T}({0}, {1})",
                          "f": "pow({0}, {1})", "c": "clnp_cpow_{T}({0}, {1})"}, np.power,
    domain=(0.1, 3), dunder=("__pow__",))
-ew("atan2", 2, "real floating-point", {"f": "atan2({0}, {1})"}, np.arctan2, vec=True,
-   float_only=True)
+ew("atan2", 2, "real floating-point", {"f": "atan2({0}, {1})"}, np.arctan2, float_only=True)
 ew("copysign", 2, "real floating-point", {"f": "copysign({0}, {1})"}, np.copysign, vec=True,
    float_only=True)
-ew("hypot", 2, "real floating-point", {"f": "hypot({0}, {1})"}, np.hypot, vec=True,
-   float_only=True)
-ew("nextafter", 2, "real floating-point", {"f": "nextafter({0}, {1})"}, np.nextafter)
+ew("hypot", 2, "real floating-point", {"f": "hypot({0}, {1})"}, np.hypot, float_only=True)
+# float16 computes in float, so its neighbours need their own helper
+ew("nextafter", 2, "real floating-point", {"f": "nextafter({0}, {1})",
+                                           "float16": "clnp_nextafter16_{T}({0}, {1})"},
+   np.nextafter)
 ew("logaddexp", 2, "real floating-point", {"f": "clnp_logaddexp_{T}({0}, {1})"}, np.logaddexp,
    float_only=True)
 ew("maximum", 2, "real numeric", {"i": "max({0}, {1})", "u": "max({0}, {1})",

@@ -129,6 +129,11 @@ BOOL_KEYS = [
     True, False, (Ellipsis, True), (0, slice(None), True), (True, [0, 1]),
     (slice(None), [0, 1], True), (slice(None), True, [0, 1]), (None, False, 0), (True, True),
     ([True, False], [1]), (np.array([False, True]), np.array([[2], [0]])),
+    # an ellipsis standing for no dims still separates advanced indices
+    (None, np.array([False, True]), Ellipsis, 0, 0), ([1], Ellipsis, 0, 0), (0, 1, Ellipsis, [2]),
+    (0, Ellipsis, True), (True, Ellipsis, [1]),
+    # nothing selected: out-of-range indices do not raise (NumPy)
+    ([2], np.zeros(3, bool), 0), (np.zeros(2, bool), [7]),
 ]
 
 

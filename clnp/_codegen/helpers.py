@@ -89,8 +89,6 @@ COMPLEX = ("float2", "double2")
 
 _BITS = {"char": 8, "uchar": 8, "short": 16, "ushort": 16, "int": 32, "uint": 32,
          "long": 64, "ulong": 64}
-_UNSIGNED_OF = {"char": "uchar", "short": "ushort", "int": "uint", "long": "ulong",
-                "uchar": "uchar", "ushort": "ushort", "uint": "uint", "ulong": "ulong"}
 # unsigned type wide enough that its arithmetic is never promoted to (signed) int
 _WRAP = {t: ("ulong" if _BITS[t] == 64 else "uint") for t in INTS}
 _REAL_OF = {"float2": "float", "double2": "double", "float": "float", "double": "double"}
@@ -148,7 +146,7 @@ class _Real:
             "EPS2_128": L(eps * eps / 128), "EPS_128": L(eps / 128),
             "SQRT6EPS_4": L(math.sqrt(6 * eps) / 4), "SQRT3EPS_2": L(math.sqrt(3 * eps) / 2),
             "MAX": L(self.max), "MAX_4": L(self.max / 4), "MIN": L(2.0 ** self.emin),
-            # 2**k with 2**k >= 4 * sqrt(MIN) and 2**k <= sqrt(MIN)
+            # powers of two >= 4 * sqrt(MIN) and >= sqrt(MIN) (Hull et al.'s thresholds)
             "FOUR_SQRT_MIN": L(2.0 ** (self.emin // 2 + 2)), "SQRT_MIN": L(2.0 ** (self.emin // 2 + 1)),
             # scale factors for subnormal inputs: 2**S and 2**-S (S even), and log(2**S)
             "UP": L(2.0 ** (2 * ((self.mant + 1) // 2))),
@@ -426,23 +424,28 @@ inline ${R} ${fn}(${R} a, ${R} b) {
 }
 """
 
+
+def _register_scalar(name: str) -> None:
+    """Register a helper defined for integer types (Python renderer in ``_INT_RENDER``)
+    and/or real types (template in ``_REAL_SRC``)."""
+    int_render = _INT_RENDER.get(name)
+    real_src = _REAL_SRC.get(name)
+    real_tmpl = None
+    if real_src is not None:
+        real_tmpl = {"float": Template(_suffix_float_literals(real_src)),
+                     "double": Template(real_src)}
+
+    def render(ctype: str, names: dict[str, str]) -> str:
+        if ctype in INTS:
+            return int_render(ctype, names)
+        return real_tmpl[ctype].substitute(dict(_REAL[ctype].consts, T=ctype, **names))
+
+    _register(name, (INTS if int_render else ()) + (REALS if real_src else ()), render)
+
+
 for _name in ("floordiv", "remainder", "ipow", "shl", "shr", "sign", "maximum", "minimum",
               "logaddexp"):
-    _int_r = _INT_RENDER.get(_name)
-    _real_s = _REAL_SRC.get(_name)
-    _real_t = None
-    if _real_s is not None:
-        _tm_f = Template(_suffix_float_literals(_real_s))
-        _tm_d = Template(_real_s)
-        _real_t = (_tm_f, _tm_d)
-
-    def _render(ctype: str, names: dict[str, str], _int_r=_int_r, _real_t=_real_t) -> str:
-        if ctype in INTS:
-            return _int_r(ctype, names)
-        tm = _real_t[0] if ctype == "float" else _real_t[1]
-        return tm.substitute(dict(_REAL[ctype].consts, T=ctype, **names))
-
-    _register(_name, (INTS if _int_r else ()) + (REALS if _real_s else ()), _render)
+    _register_scalar(_name)
 
 
 # --------------------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 Integer-array indexing reduces to: for each index position ``b`` and each element ``r`` of
 the trailing (un-indexed) dims, ``out[b, r] = x[xo + off[b] + roff(r)]`` (gather) or the
-reverse assignment (scatter). ``off`` is an int64 array computed with elementwise kernels.
+reverse assignment (scatter). ``off`` is an int64 array computed by the offsets kernel
+(``render_offsets``), which also wraps negative indices and flags out-of-range ones.
 """
 from __future__ import annotations
 
@@ -47,5 +48,51 @@ def render_indexing(spec: IndexSpec) -> tuple[str, str, list]:
         lines.append(f"  y[yo + gid] = x[p];")
     else:
         lines.append(f"  x[p] = y[yo + gid];")
+    lines.append("}")
+    return "\n".join(lines), name, argtypes
+
+
+@dataclass(frozen=True)
+class OffsetsSpec:
+    idx_dtypes: tuple[np.dtype, ...]   # one integer dtype per index array
+    ndim: int                          # dims of the broadcast index shape (collapsed)
+
+
+def render_offsets(spec: OffsetsSpec) -> tuple[str, str, list]:
+    """Element offsets of integer-array indexing, with negative indices wrapped and bounds
+    checked in the same pass.
+
+    Arguments: ``n, d0..d{nd-1}``, then per index array ``j``: ``a_j, o_j, s_j_0..s_j_{nd-1},
+    size_j, stride_j``; then ``off, flag``. Work-item ``g`` (over the dense broadcast index
+    shape) writes ``off[g] = sum_j wrap(a_j[...]) * stride_j``. An index outside
+    ``[-size_j, size_j)`` stores ``j + 1`` to ``flag[0]`` (every writer stores a valid answer,
+    so the race is benign) and contributes offset 0, so nothing outside the array is addressed.
+    """
+    nd, k = spec.ndim, len(spec.idx_dtypes)
+    i64 = np.dtype(np.int64)
+    params = ["const long n"] + [f"const long d{q}" for q in range(nd)]
+    argtypes: list = [i64] + [i64] * nd
+    for j, d in enumerate(spec.idx_dtypes):
+        params += [f"__global const {C.storage_ctype(d)} *a{j}", f"const long o{j}"]
+        params += [f"const long s{j}_{q}" for q in range(nd)]
+        params += [f"const long size{j}", f"const long stride{j}"]
+        argtypes += [None, i64] + [i64] * nd + [i64, i64]
+    params += ["__global long *off", "__global int *flag"]
+    argtypes += [None, None]
+    name = "clnp_index_offsets"
+    lines = [f"// clnp index offsets {', '.join(d.name for d in spec.idx_dtypes)} ndim={nd}",
+             f"__kernel void {name}(" + ",\n    ".join(params) + ")\n{",
+             "  const long gid = get_global_id(0);",
+             "  if (gid >= n) return;",
+             "  long rem = gid, acc = 0;"]
+    for q in reversed(range(nd)):
+        lines.append(f"  const long i{q} = rem % d{q}; rem /= d{q};")
+    for j in range(k):
+        pos = " + ".join([f"o{j}"] + [f"i{q} * s{j}_{q}" for q in range(nd)])
+        lines.append(f"  {{ long v = (long)a{j}[{pos}];")
+        lines.append(f"    if (v < 0) v += size{j};")
+        lines.append(f"    if (v < 0 || v >= size{j}) {{ flag[0] = {j + 1}; v = 0; }}")
+        lines.append(f"    acc += v * stride{j}; }}")
+    lines.append("  off[gid] = acc;")
     lines.append("}")
     return "\n".join(lines), name, argtypes

@@ -44,12 +44,61 @@ class ReduceSpec:
     index: str = "long"
 
 
+_BOOL = np.dtype(np.bool_)
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+_I64, _U64 = np.dtype(np.int64), np.dtype(np.uint64)
+
+
+def family(spec: ReduceSpec) -> tuple[ReduceSpec, ...]:
+    """The specs rendered into one program together with ``spec``.
+
+    A PoCL build costs about the same for one kernel as for six, so every reduction the
+    namespace issues by default for one input dtype and layout (sum/prod in the default
+    accumulator, max/min, any/all) shares a program; other specs get a program of their own.
+    """
+    t = spec.in_dtype
+    acc = {"b": _I64, "i": _I64, "u": _U64}.get(t.kind, _F32 if t == _F16 else t)
+    mm = _F32 if t == _F16 else t
+    variants = [("sum", acc, t if t == _F16 else acc), ("prod", acc, t if t == _F16 else acc),
+                ("any", _BOOL, _BOOL), ("all", _BOOL, _BOOL)]
+    if t.kind != "c":
+        variants += [("max", mm, t), ("min", mm, t)]
+    specs = tuple(ReduceSpec(op, t, a, o, spec.ndim_out, spec.ndim_red, spec.group, spec.index)
+                  for op, a, o in variants)
+    return specs if spec in specs else (spec,)
+
+
 def render_reduction(spec: ReduceSpec) -> tuple[str, str, list]:
-    """Return ``(source, name, scalar_arg_dtypes)``.
+    """Return ``(source, name, scalar_arg_dtypes)``; the source holds the kernels of the
+    whole :func:`family` of ``spec`` (named ``clnp_reduce_<op>``).
 
     Arguments: ``n_out, parts, chunk, nred, d_out..., d_red..., in, in_off, s_out..., s_red...,
     out, out_off`` (the output is dense in kept-dims order, or [n_out, parts] for partials).
     """
+    specs = family(spec)
+    helpers: list[tuple[str, str]] = []
+    kernels: list[str] = []
+    argtypes: list = []
+    for s in specs:
+        src, hs, args = _render_kernel(s)
+        helpers += [h for h in hs if h not in helpers]
+        kernels.append(src)
+        if s == spec:
+            argtypes = args
+    dtypes = [d for s in specs for d in (s.in_dtype, s.acc_dtype, s.out_dtype)]
+    # the header must not name ``spec.op``: siblings find the program by its source text
+    lines = [f"// clnp reductions of {spec.in_dtype}: {', '.join(s.op for s in specs)}"]
+    if C.uses_fp64(dtypes):
+        lines.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
+    if helpers:
+        from .helpers import render_helpers
+        lines.append(render_helpers(helpers))
+    lines += kernels
+    return "\n".join(lines), f"clnp_reduce_{spec.op}", argtypes
+
+
+def _render_kernel(spec: ReduceSpec) -> tuple[str, list[tuple[str, str]], list]:
+    """One reduction kernel: ``(source, helpers it needs, scalar_arg_dtypes)``."""
     idx, g = spec.index, spec.group
     acc = C.compute_ctype(spec.acc_dtype)
     comb, neutral = _REDUCE[spec.op]
@@ -76,12 +125,8 @@ def render_reduction(spec: ReduceSpec) -> tuple[str, str, list]:
     helpers = []
     if "clnp_" in combine:
         helpers.append((combine.split("(")[0][len("clnp_"):].rsplit("_", 1)[0], acc))
-    lines = [f"// clnp reduction: {spec.op} {spec.in_dtype} -> {spec.out_dtype}"]
-    if C.uses_fp64([spec.in_dtype, spec.acc_dtype, spec.out_dtype]):
-        lines.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
-    if helpers:
-        from .helpers import render_helpers
-        lines.append(render_helpers(helpers))
+    lines = [f"// {spec.op}: {spec.in_dtype} -> {spec.out_dtype} (accumulating in "
+             f"{spec.acc_dtype})"]
     name = f"clnp_reduce_{spec.op}"
     lines.append(f"__kernel __attribute__((reqd_work_group_size({g}, 1, 1)))\n"
                  f"void {name}(" + ",\n    ".join(params) + ")\n{")
@@ -91,14 +136,17 @@ def render_reduction(spec: ReduceSpec) -> tuple[str, str, list]:
     lines.append(f"  const {idx} o = grp / parts, part = grp % parts;")
     lines.append(f"  {idx} rem = o, base = xo;")
     for d in reversed(range(spec.ndim_out)):
-        lines.append(f"  base += (rem % do{d}) * so{d}; rem /= do{d};")
+        # the outermost index is already in range: no modulo
+        lines.append(f"  base += (rem % do{d}) * so{d}; rem /= do{d};" if d else
+                     "  base += rem * so0;")
     lines.append(f"  const {idx} lo = part * chunk;")
     lines.append(f"  const {idx} hi = min(lo + chunk, nred);")
     lines.append(f"  {acc} a = {neutral};")
     lines.append(f"  for ({idx} r = lo + lid; r < hi; r += {g}) {{")
     lines.append(f"    {idx} rr = r, p = base;")
     for d in reversed(range(spec.ndim_red)):
-        lines.append(f"    p += (rr % dr{d}) * sr{d}; rr /= dr{d};")
+        lines.append(f"    p += (rr % dr{d}) * sr{d}; rr /= dr{d};" if d else
+                     "    p += rr * sr0;")
     val = C.convert(C.load(spec.in_dtype, "x", "p"), spec.in_dtype, spec.acc_dtype)
     lines.append(f"    const {acc} b = {val};")
     lines.append(f"    a = {combine.format(a='a', b='b')};")
@@ -116,4 +164,4 @@ def render_reduction(spec: ReduceSpec) -> tuple[str, str, list]:
     lines.append("    " + C.store(spec.out_dtype, "y", "yo + grp", res))
     lines.append("  }")
     lines.append("}")
-    return "\n".join(lines), name, argtypes
+    return "\n".join(lines), helpers, argtypes
