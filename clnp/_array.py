@@ -7,6 +7,7 @@ which ``clnp_grad`` tracers share so user code cannot tell them apart.
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
 import numpy as np
@@ -54,7 +55,8 @@ class Array(ArrayOperators):
         out = cls.empty(a.shape, dtype, device)
         if a.size:
             host = np.ascontiguousarray(a, dtype=dtype)
-            cl.enqueue_copy(device.queue, out._buf, host, is_blocking=False)
+            device.keep_until_done(
+                cl.enqueue_copy(device.queue, out._buf, host, is_blocking=False))
         return out
 
     # ------------------------------------------------------------------ attributes
@@ -137,8 +139,17 @@ class Array(ArrayOperators):
         return self.to_numpy().tolist()
 
     def item(self, *args: Any) -> Any:
+        """The element as a Python scalar: ``item()`` (size 1), ``item(flat_index)`` or
+        ``item(i, j, ...)``, as in NumPy."""
+        if len(args) == 1 and isinstance(args[0], tuple):
+            args = args[0]
+        if len(args) == 1 and self.ndim != 1:
+            i = operator.index(args[0])
+            if not -self.size <= i < self.size:
+                raise IndexError(f"index {i} is out of bounds for size {self.size}")
+            args = tuple(int(k) for k in np.unravel_index(i % self.size, self._shape))
         if args:
-            return self[args if len(args) > 1 else args[0]].item()
+            return self[args].item()
         if self.size != 1:
             raise ValueError(f"item() needs an array with exactly one element; got shape "
                              f"{self._shape}")
@@ -153,6 +164,9 @@ class Array(ArrayOperators):
         return kind(self.to_numpy().reshape(())[()])
 
     def __bool__(self) -> bool:
+        if self.size != 1:  # NumPy: ambiguous truth value is a ValueError
+            raise ValueError(f"the truth value of an array of shape {self._shape} is "
+                             f"ambiguous; use any() or all()")
         return self._scalar(bool, "bool")
 
     def __float__(self) -> float:
@@ -191,26 +205,17 @@ class Array(ArrayOperators):
         return (self[i] for i in range(self._shape[0]))
 
     def __repr__(self) -> str:
-        body = np.array2string(self.to_numpy(), separator=", ", prefix="array(")
-        extra = ""
-        if self.size == 0 or self._dtype not in (dt.float64, dt.int64, dt.bool_) or \
-                self._dtype == dt.float64 and not self._device.has_fp64:
-            extra = f", dtype={self._dtype}"
-        if self.size == 0 and self._shape != (0,):
-            extra += f", shape={self._shape}"
-        return f"array({body}{extra})"
+        # NumPy's own repr of the host copy: same layout, dtype suffix and print options
+        return repr(self.to_numpy())
 
     def __str__(self) -> str:
         return str(self.to_numpy())
 
-    def __hash__(self) -> None:  # type: ignore[override]
-        raise TypeError("unhashable type: 'clnp.Array'")
-
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # mutable, like numpy.ndarray
 
     def __reduce__(self):
-        from ._creation_functions import asarray
-        return (asarray, (self.to_numpy(),))
+        # the device pickles by position (falling back to the default device on load)
+        return (_unpickle, (self.to_numpy(), self._device))
 
     # ------------------------------------------------------------------ Array API protocol
     def __array_namespace__(self, *, api_version: str | None = None) -> Any:
@@ -239,6 +244,9 @@ class Array(ArrayOperators):
         if copy is False:
             raise BufferError("clnp exports DLPack through a host copy; copy=False is "
                               "impossible")
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError(f"clnp exports DLPack only to the host (kDLCPU); "
+                              f"dl_device={tuple(dl_device)} is not supported")
         host = self.to_numpy()
         kwargs: dict[str, Any] = {}
         if max_version is not None:
@@ -247,3 +255,7 @@ class Array(ArrayOperators):
             return host.__dlpack__(**kwargs)
         except TypeError:
             return host.__dlpack__()
+
+
+def _unpickle(host: np.ndarray, device: Device) -> Array:
+    return Array.from_numpy(host, device)

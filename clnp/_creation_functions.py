@@ -146,6 +146,8 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None,
         if python_data:
             d = _sequence_dtype(host, dev)
     dev.check_dtype(d, "asarray")
+    if host.dtype != d:
+        host = host.astype(d)
     return Array.from_numpy(host, dev)
 
 

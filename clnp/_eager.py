@@ -176,7 +176,15 @@ def _overlaps(a: Array, out: Array) -> bool:
 
 def ew_apply(op: str, args: Sequence[Any], dtype: np.dtype, out_dtype: np.dtype,
              arg_dtypes: Sequence[np.dtype], out: Array | None = None) -> Array:
-    """Eager one-op elementwise: broadcast, allocate (or write ``out``), launch."""
+    """Eager one-op elementwise: broadcast, allocate (or write ``out``), launch.
+
+    Array operands whose dtype differs from the op's argument dtype are converted first by the
+    shared ``copy`` kernels, so op kernels are specialised on the compute dtype only: mixed-dtype
+    programs would otherwise multiply the number of compiled programs (each costs 0.2-1.5 s on
+    PoCL) by the number of dtype pairs. Fusion under ``jit`` removes the extra pass."""
+    if op != "copy":
+        args = [convert_element_type(a, dtype=d) if isinstance(a, Array) and a.dtype != d else a
+                for a, d in zip(args, arg_dtypes)]
     arrays = [a for a in args if isinstance(a, Array)]
     shape = out.shape if out is not None else broadcast_shapes(*(a.shape for a in arrays))
     device = out.device if out is not None else arrays[0].device
@@ -363,18 +371,32 @@ def reduce(x: Array, *, op: str, axes: tuple[int, ...], acc_dtype: np.dtype,
     oshape, (ostr,) = collapse(out_shape, [[x._strides[i] for i in kept]])
     rshape, (rstr,) = collapse([x.shape[i] for i in axes], [[x._strides[i] for i in axes]])
     G = local_size(device) if not device.is_cpu else 16
-    target = (4 * device.compute_units) if device.is_cpu else 4 * device.compute_units * 8
-    parts = 1
-    if n_out < target and nred >= 4 * G:
-        parts = max(1, min(-(-nred // (4 * G)), -(-target // n_out)))
+    # work-items worth launching: a few per core on a CPU, many per compute unit on a GPU
+    target = 4 * device.compute_units * (16 if device.is_cpu else 2048)
+    # outputs adjacent in memory and reduced axes outer: one item per output reads rows
+    column = n_out >= 64 and abs(ostr[-1]) < min(abs(s) for s in rstr)
+    vec = 1
+    if column:
+        mode, G = "column", local_size(device)
+        # CPUs: a cache line of outputs per item, so each line is read once
+        vec = max(1, min(16, 64 // x.dtype.itemsize)) if device.is_cpu else 1
+        parts = max(1, min(-(-target // -(-n_out // vec)), nred // 256))
+    else:
+        mode = "blocked" if device.is_cpu else "group"
+        parts = 1
+        if n_out * G < target and nred >= 4 * G:
+            parts = max(1, min(-(-nred // (4 * G)), -(-target // (n_out * G))))
     chunk = -(-nred // parts)
-    index = "int" if _span_ok([x], max(n_out * parts, nred)) else "long"
+    index = "int" if _span_ok([x], max(n_out * parts * G, nred)) else "long"
     first_out = out_dtype if parts == 1 else acc_dtype
-    spec = ReduceSpec(op, x.dtype, acc_dtype, first_out, len(oshape), len(rshape), G, index)
+    spec = ReduceSpec(op, x.dtype, acc_dtype, first_out, len(oshape), len(rshape), G, index,
+                      mode, vec)
     dst = out if parts == 1 else Array.empty((n_out, parts), acc_dtype, device)
     _launch_reduce(spec, x, dst, n_out, parts, chunk, nred, oshape, rshape, ostr, rstr)
     if parts > 1:
-        spec2 = ReduceSpec(op, acc_dtype, acc_dtype, out_dtype, 1, 1, G, index)
+        G2 = local_size(device) if not device.is_cpu else 16
+        spec2 = ReduceSpec(op, acc_dtype, acc_dtype, out_dtype, 1, 1, G2, index,
+                           "blocked" if device.is_cpu else "group")
         _launch_reduce(spec2, dst, out, n_out, 1, parts, parts, [n_out], [parts], [parts], [1])
     return out
 
@@ -385,7 +407,11 @@ def _launch_reduce(spec: ReduceSpec, x: Array, y: Array, n_out: int, parts: int,
     args = [n_out, parts, chunk, nred, *oshape, *rshape, x._buf, x._offset, *ostr, *rstr,
             y._buf, y._offset]
     G = spec.group
-    launch(x.device, kernel, (n_out * parts * G,), (G,), *args)
+    if spec.mode == "column":
+        items = -(-(-(-n_out // spec.vec) * parts) // G) * G
+    else:
+        items = n_out * parts * G
+    launch(x.device, kernel, (items,), (G,), *args)
 
 
 # ------------------------------------------------------------------------------ joins
@@ -421,6 +447,18 @@ class IndexOutOfBounds(IndexError):
         self.j, self.value, self.size = j, value, size
 
 
+_FLAGS: dict[int, Array] = {}
+
+
+def _index_flag(device: Device) -> Array:
+    """The device's out-of-range flag: zero until a check fails (then it is replaced), so no
+    call pays for clearing it (an upload from the host would wait for the queue)."""
+    f = _FLAGS.get(device.index)
+    if f is None:
+        f = _FLAGS[device.index] = Array.from_numpy(np.zeros(1, np.int32), device)
+    return f
+
+
 def linear_offsets(x: Array, indices: Sequence[Array], bshape: tuple[int, ...],
                    in_bounds: bool = False) -> Array:
     """int64 element offsets ``sum_j wrap(idx_j) * stride_j`` for the leading dims of ``x``,
@@ -439,7 +477,7 @@ def linear_offsets(x: Array, indices: Sequence[Array], bshape: tuple[int, ...],
     cshape, cstr = collapse(bshape, [broadcast_strides(i, bshape) for i in indices])
     spec = OffsetsSpec(tuple(i.dtype for i in indices), len(cshape))
     kernel = device.kernel(spec, lambda: render_offsets(spec))
-    flag = Array.from_numpy(np.zeros(1, np.int32), device)
+    flag = _index_flag(device)
     args: list[Any] = [n, *cshape]
     for j, idx in enumerate(indices):
         args += [idx._buf, idx._offset, *cstr[j], x.shape[j], x._strides[j]]
@@ -449,6 +487,7 @@ def linear_offsets(x: Array, indices: Sequence[Array], bshape: tuple[int, ...],
     if not in_bounds:
         bad = int(flag.to_numpy()[0])
         if bad:
+            del _FLAGS[device.index]   # the next call starts from a fresh zero flag
             j = bad - 1
             size = x.shape[j]
             h = indices[j].to_numpy().astype(object).reshape(-1)

@@ -119,6 +119,8 @@ class _Plan:
 
 
 def _plan(x: Any, key: Any) -> _Plan:
+    """Apply every basic index of ``key`` as one view; record the advanced entries, whether
+    they are adjacent in the key and where NumPy puts their broadcast dims."""
     entries = _normalize(x, key)
     advanced = any(kind in _ADVANCED for kind, _ in entries)
     starts: list[int] = []
@@ -161,7 +163,8 @@ def _plan(x: Any, key: Any) -> _Plan:
             kd = _consumed(kind, k)
             if kind in ("barr", "hbarr"):
                 for j in range(kd):
-                    if k.shape[j] != x.shape[dim + j]:
+                    # NumPy lets an empty mask dim stand against any axis (it selects nothing)
+                    if k.shape[j] != x.shape[dim + j] and k.shape[j] != 0:
                         raise IndexError(
                             f"boolean index did not match indexed array along axis {dim + j}; "
                             f"size of axis is {x.shape[dim + j]} but size of corresponding "
@@ -380,8 +383,8 @@ def setitem(x: Any, key: Any, value: Any) -> None:
         copy_into(view, value, None if is_array(value) else x.dtype)
         return
     y = plan.view
-    if len(plan.adv) == 1 and plan.adv[0][0] in ("barr", "hbarr") and \
-            (not is_array(value) or value.size == 1 and value.ndim <= 1):
+    if len(plan.adv) == 1 and plan.adv[0][0] in ("barr", "hbarr") and plan.adv[0][1].size \
+            and (not is_array(value) or value.size == 1 and value.ndim <= 1):
         # x[mask] = scalar: one where kernel, no host read of the mask
         kind, mask, vdim, _ = plan.adv[0]
         if kind == "hbarr":
@@ -448,7 +451,8 @@ def _index_operand(indices: Any, x: Any, fname: str, n: int, axis: int) -> tuple
 def take(x: Any, indices: Any, /, *, axis: int | None = None) -> Any:
     """Elements of ``x`` at integer ``indices`` along ``axis``; with ``axis=None`` the array
     is flattened first (NumPy). Negative indices count from the end; an out-of-range index
-    raises IndexError. The result has shape ``x.shape[:axis] + indices.shape +
+    raises IndexError (for a device ``indices`` array the check reads one flag back from the
+    device). The result is a new array of shape ``x.shape[:axis] + indices.shape +
     x.shape[axis + 1:]``."""
     check_array(x, "take")
     if axis is None:
@@ -465,7 +469,8 @@ def take(x: Any, indices: Any, /, *, axis: int | None = None) -> Any:
 
 def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
     """Pick values from ``x`` at ``indices`` along ``axis``; ``indices`` has the same number
-    of dimensions as ``x`` and broadcasts with it on the other axes."""
+    of dimensions as ``x`` and broadcasts with it on the other axes. Negative indices count
+    from the end; out-of-range ones raise IndexError (one flag read for device indices)."""
     check_array(x, "take_along_axis")
     if x.ndim == 0:
         raise ValueError("take_along_axis: x must have at least one dimension")

@@ -9,9 +9,9 @@ from . import _dtypes as dt
 from ._helpers import check_array, is_array, normalize_axes, normalize_axis, normalize_shape
 from ._prims import primitive
 
-__all__ = ["broadcast_shapes", "broadcast_arrays", "broadcast_to", "concat", "expand_dims", "flip", "moveaxis",
-           "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile", "unstack",
-           "concatenate"]
+__all__ = ["broadcast_shapes", "broadcast_arrays", "broadcast_to", "concat", "expand_dims", "flip",
+           "moveaxis", "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile",
+           "unstack", "concatenate"]
 
 
 def _bshapes(*shapes):

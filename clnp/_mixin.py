@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from . import _ops
 
 
@@ -24,17 +26,17 @@ def check_concrete(x: Any, what: str) -> None:
 
 def _binary(name: str):
     def op(self, other):
-        if not _operand_ok(other):
+        if not _ew_operand_ok(other):
             return NotImplemented
         return getattr(_ns(), name)(self, other)
 
     def rop(self, other):
-        if not _operand_ok(other):
+        if not _ew_operand_ok(other):
             return NotImplemented
         return getattr(_ns(), name)(other, self)
 
     def iop(self, other):
-        if not _operand_ok(other):
+        if not _ew_operand_ok(other):
             return NotImplemented
         return _ns()._elementwise_functions.inplace(name, self, other)
     return op, rop, iop
@@ -45,6 +47,13 @@ def _operand_ok(other: Any) -> bool:
     if isinstance(other, (bool, int, float, complex, Array)):
         return True
     return getattr(other, "_is_clnp_tracer", False)
+
+
+def _ew_operand_ok(other: Any) -> bool:
+    """Elementwise operators also take NumPy arrays and scalars (uploaded / strongly typed, as
+    NumPy 2 types them); anything else gets NotImplemented so Python can try the other side
+    (``x == None`` is then False, as for any object)."""
+    return _operand_ok(other) or isinstance(other, (np.ndarray, np.generic))
 
 
 def _unary(name: str):
@@ -61,6 +70,16 @@ class ArrayOperators:
 
     def __setitem__(self, key: Any, value: Any) -> None:
         _ns()._indexing.setitem(self, key, value)
+
+    def __divmod__(self, other: Any) -> Any:
+        if not _ew_operand_ok(other):
+            return NotImplemented
+        return _ns().floor_divide(self, other), _ns().remainder(self, other)
+
+    def __rdivmod__(self, other: Any) -> Any:
+        if not _ew_operand_ok(other):
+            return NotImplemented
+        return _ns().floor_divide(other, self), _ns().remainder(other, self)
 
     def __matmul__(self, other: Any) -> Any:
         if not _operand_ok(other):

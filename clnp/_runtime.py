@@ -90,6 +90,7 @@ class Device:
         self._lock = threading.Lock()
         self._programs: dict[str, cl.Program] = {}
         self._kernels: dict[Any, Any] = {}
+        self._pending: list[Any] = []   # in-flight uploads (see keep_until_done)
 
     # -- lazily created so that enumerating devices is cheap
     @cached_property
@@ -194,20 +195,26 @@ class Device:
                 return prg
             if _debug_level() >= 1:
                 print(f"--- clnp kernel for {self} ---\n{source}", file=sys.stderr)
+            prg = cl.Program(self.context, source)
             try:
-                prg = cl.Program(self.context, source).build(
-                    options=list(self.default_build_options) + list(options))
-            except cl.RuntimeError as e:
-                log = ""
-                try:
-                    prg_err = cl.Program(self.context, source)
-                    log = str(e)
-                    del prg_err
-                except Exception:  # pragma: no cover - log retrieval is best effort
-                    log = str(e)
-                raise KernelBuildError(self, source, log) from None
+                prg = prg.build(options=list(self.default_build_options) + list(options))
+            except cl.Error as e:
+                raise KernelBuildError(self, source, self._build_log(prg, e)) from None
             self._programs[key] = prg
             return prg
+
+    def _build_log(self, prg: cl.Program, err: Exception) -> str:
+        """The compiler's own log of a failed build (PyOpenCL's message wraps it in noise)."""
+        try:
+            log = prg.get_build_info(self.cl_device, cl.program_build_info.LOG)
+        except cl.Error:
+            log = ""
+        log = (log or "").strip()
+        if log:
+            return log
+        msg = str(err)  # no log from the driver: keep the part of the message after the header
+        rest = msg.partition("\n\n")[2]
+        return (rest or msg).strip()
 
     def kernel(self, key: Any, make: Callable[[], tuple[str, str, list | None]]):
         """Cached kernel object for a hashable spec ``key``.
@@ -218,15 +225,27 @@ class Device:
         k = self._kernels.get(key)
         if k is None:
             source, name, arg_dtypes = make()
-            k = getattr(self.build(source), name)
+            k = cl.Kernel(self.build(source), name)  # one object per spec: own arg dtypes
             if arg_dtypes is not None:
                 k.set_scalar_arg_dtypes(arg_dtypes)
             self._kernels[key] = k
         return k
 
+    def keep_until_done(self, event: Any) -> None:
+        """Hold a non-blocking transfer's event (and through it the host buffer) until it has
+        completed. Dropping PyOpenCL's event early would make its destructor wait for the
+        whole queue, turning every upload into a synchronisation."""
+        pending = self._pending
+        pending.append(event)
+        if len(pending) > 32:
+            done = cl.command_execution_status.COMPLETE
+            self._pending = [e for e in pending
+                             if e.command_execution_status != done]
+
     def synchronize(self) -> None:
         if "queue" in self.__dict__:
             self.queue.finish()
+            self._pending = []
 
 
 def launch(device: Device, kernel, gsize: tuple[int, ...], lsize: tuple[int, ...] | None,
@@ -268,36 +287,43 @@ def devices() -> tuple[Device, ...]:
 
 
 def _device_by_index(i: int) -> Device:
-    return devices()[i]
+    """Unpickling helper: a device saved on a machine with more devices loads on the default."""
+    devs = devices()
+    return devs[i] if 0 <= i < len(devs) else default_device()
+
+
+def _available(devs: Sequence[Device]) -> str:
+    return ", ".join(f"[{d.index}] {d.key} '{d.name}' ({d.platform_name})" for d in devs)
 
 
 def select_device(spec: str | int | Device) -> Device:
     """Resolve ``gpu``, ``cpu``, ``vendor:index`` (``nvidia:0``, ``pocl:1``), an index, or a
-    name substring to a device."""
-    devs = devices()
+    name substring to a device; ValueError listing the devices when nothing matches."""
     if isinstance(spec, Device):
         return spec
-    if isinstance(spec, int):
-        return devs[spec]
+    devs = devices()
     s = str(spec).strip().lower()
-    if s.isdigit():
-        return devs[int(s)]
+    if isinstance(spec, int) or s.isdigit():
+        i = int(s)
+        if not 0 <= i < len(devs):
+            raise ValueError(f"no OpenCL device with index {i}; available: {_available(devs)}")
+        return devs[i]
     if s in ("gpu", "cpu"):
         for d in devs:
             if (d.is_gpu if s == "gpu" else d.is_cpu):
                 return d
-        raise ValueError(f"no {s.upper()} OpenCL device; available: {list(devs)}")
+        raise ValueError(f"no {s.upper()} OpenCL device; available: {_available(devs)}")
     if ":" in s:
         vend, _, idx = s.partition(":")
         if idx.isdigit():
             for d in devs:
                 if d.vendor_key == vend and d.kind_index == int(idx):
                     return d
-    for d in devs:
-        if s in d.name.lower() or s in d.platform_name.lower() or s == d.vendor_key:
-            return d
-    raise ValueError(f"no OpenCL device matches {spec!r}; available: "
-                     f"{[d.key + ' ' + d.name for d in devs]}")
+    if s:
+        for d in devs:
+            if s in d.name.lower() or s in d.platform_name.lower() or s == d.vendor_key:
+                return d
+    raise ValueError(f"no OpenCL device matches {spec!r}; available: {_available(devs)}")
 
 
 def default_device() -> Device:

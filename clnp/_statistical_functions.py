@@ -16,7 +16,10 @@ __all__ = ["max", "mean", "min", "prod", "std", "sum", "var", "all", "any"]
 def _acc_dtype(x: Any, dtype: Any, fname: str) -> np.dtype:
     """Default accumulation dtype (the standard: integers widen to the default integer type)."""
     if dtype is not None:
-        d = dt.as_dtype(dtype)
+        try:
+            d = dt.as_dtype(dtype)
+        except TypeError as e:
+            raise TypeError(f"{fname}: {e}") from None
         x.device.check_dtype(d, fname)
         if d.kind == "b":
             raise TypeError(f"{fname}: dtype=bool is not a numeric dtype")

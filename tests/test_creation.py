@@ -398,3 +398,20 @@ def test_from_dlpack(device):
         clnp.from_dlpack([1, 2])
     with pytest.raises(BufferError, match="copy=False"):
         clnp.from_dlpack(a, copy=False, device=device)
+
+
+def test_defaults_without_fp64(device, monkeypatch):
+    """On a device without fp64 Python floats default to float32 (simulated here)."""
+    monkeypatch.setattr(device, "has_fp64", False)
+    same(clnp.asarray([1.5, 2], device=device), np.array([1.5, 2], np.float32))
+    same(clnp.asarray([[1j]], device=device), np.array([[1j]], np.complex64))
+    same(clnp.asarray(0.5, device=device), np.float32(0.5) * np.ones((), np.float32))
+    same(clnp.full(2, 0.25, device=device), np.full(2, 0.25, np.float32))
+    same(clnp.zeros(2, device=device), np.zeros(2, np.float32))
+    same(clnp.arange(0, 1, 0.25, device=device), np.arange(0, 1, 0.25, dtype=np.float32))
+    same(clnp.linspace(0, 1, 5, device=device), np.linspace(0, 1, 5, dtype=np.float32))
+    same(clnp.eye(2, device=device), np.eye(2, dtype=np.float32))
+    with pytest.raises(clnp.UnsupportedDtypeError, match="float64"):
+        clnp.asarray(np.zeros(2), device=device)
+    with pytest.raises(clnp.UnsupportedDtypeError, match="float64"):
+        clnp.zeros(2, dtype=clnp.float64, device=device)

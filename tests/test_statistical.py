@@ -276,6 +276,28 @@ def test_inner_and_outer_axes(device, rng):
     check(clnp.max(x.T, axis=1), np.max(a.T, axis=1))
 
 
+def test_outer_axis_layouts(device, rng):
+    """Reductions over outer axes with many outputs (one work-item per group of outputs),
+    ragged output counts, split reduced ranges and non-mergeable strides."""
+    fd = _real_float(device)
+    a = _data(fd, (2048, 70), rng)
+    x = clnp.asarray(a, device=device)
+    for op in ("sum", "max", "min", "prod", "any", "all"):
+        ref = getattr(np, op)(a if op != "prod" else a[:300], axis=0)
+        check(getattr(clnp, op)(x if op != "prod" else x[:300], axis=0), ref, rtol=1e-9
+              if fd == np.float64 else 1e-4)
+    b = _data(fd, (32, 40, 70), rng)
+    y = clnp.asarray(b, device=device)
+    check(clnp.sum(y[::2], axis=(0, 1)), np.sum(b[::2], axis=(0, 1)))      # 2 reduced dims
+    check(clnp.sum(y[:, :, :35], axis=0), np.sum(b[:, :, :35], axis=0))    # 2 kept dims
+    check(clnp.max(y[::-1, :, ::-1], axis=0), np.max(b[::-1, :, ::-1], axis=0))
+    ai = _data("int16", (600, 100), rng)
+    check(clnp.sum(clnp.asarray(ai, device=device), axis=0), np.sum(ai, axis=0))
+    ab = _data("bool", (300, 65), rng)
+    check(clnp.any(clnp.asarray(ab, device=device), axis=0), np.any(ab, axis=0))
+    check(clnp.all(clnp.asarray(ab, device=device), axis=0), np.all(ab, axis=0))
+
+
 # ----------------------------------------------------------------------------- two-stage path
 @pytest.fixture
 def launches(monkeypatch):
@@ -346,6 +368,8 @@ def test_errors(device):
             op(x, axis=(1, -1))
         with pytest.raises(TypeError, match="axis"):
             op(x, axis=1.0)
+    with pytest.raises(TypeError, match="sum.*U3"):
+        clnp.sum(x, dtype=np.dtype("U3"))
     assert np.array_equal(np.asarray(x), np.ones((2, 3)))
 
 

@@ -31,6 +31,16 @@ def compute_ctype(dtype: np.dtype, width: int = 1) -> str:
     return base if width == 1 else f"{base}{width}"
 
 
+_UNSIGNED = {"char": "uchar", "short": "ushort", "int": "uint", "long": "ulong"}
+
+
+def unsigned_ctype(dtype: np.dtype, width: int = 1) -> str:
+    """Unsigned C type of the same width as an integer compute type ('' for other kinds)."""
+    base = compute_ctype(dtype)
+    u = _UNSIGNED.get(base, base if base in _UNSIGNED.values() else "")
+    return u if width == 1 or not u else f"{u}{width}"
+
+
 def real_ctype(dtype: np.dtype) -> str:
     """The real component type of a complex dtype (its own compute type otherwise)."""
     return {"complex64": "float", "complex128": "double"}.get(dtype.name, compute_ctype(dtype))
@@ -73,11 +83,30 @@ def store(dtype: np.dtype, ptr: str, idx: str, value: str, width: int = 1) -> st
     return f"{ptr}[{idx}] = {value};"
 
 
-def convert(expr: str, src: np.dtype, dst: np.dtype, width: int = 1) -> str:
-    """Convert a compute-type expression from ``src`` to ``dst`` semantics (NumPy casting)."""
-    if src == dst or (compute_ctype(src) == compute_ctype(dst) and src.kind == dst.kind):
+def convert(expr: str, src: np.dtype, dst: np.dtype, width: int = 1,
+            to_storage: bool = False) -> str:
+    """Convert a compute-type expression from ``src`` to ``dst`` semantics (NumPy casting).
+
+    float16 values are computed in float: a conversion to float16 rounds to half precision
+    (``clnp_round16_*``, defined by the elementwise renderer) unless ``to_storage`` says the
+    value goes straight to a half store, which rounds by itself (from float; a double source
+    is still rounded once, directly, to avoid rounding twice through float)."""
+    if src == dst:
         return expr
     sc, dc = src.kind == "c", dst.kind == "c"
+    if dst.name == "float16":
+        if width != 1:
+            raise ValueError("float16 values are not vectorised")
+        if src.kind == "b":
+            return f"((float)({expr}))"
+        x = f"({expr}).x" if sc else expr
+        if src.name in ("float64", "complex128"):
+            return f"clnp_round16_double({x})"
+        if to_storage and src.kind == "f" or src.name == "float16":
+            return f"((float)({x}))"
+        return f"clnp_round16_float((float)({x}))"
+    if compute_ctype(src) == compute_ctype(dst) and src.kind == dst.kind:
+        return expr
     if dst.kind == "b":
         if sc:
             return f"(({expr}).x != 0 || ({expr}).y != 0)"
@@ -88,8 +117,18 @@ def convert(expr: str, src: np.dtype, dst: np.dtype, width: int = 1) -> str:
             return f"convert_{compute_ctype(dst)}({expr})"
         return f"(({compute_ctype(dst)})(({r})({expr}), ({r})0))"
     if sc:  # complex -> real discards the imaginary part, as NumPy does
-        return f"(({compute_ctype(dst)})(({expr}).x))"
+        expr, src = f"(({expr}).x)", np.dtype("float32" if src.name == "complex64" else "float64")
     ct = compute_ctype(dst, width)
+    if src.kind == "f" and dst.kind == "u":
+        # C leaves negative -> unsigned undefined; NumPy (x86) goes through a signed integer,
+        # so -1.0 -> 255 for uint8. Values beyond the target's range stay unspecified.
+        if dst.itemsize < 4:
+            return (f"(({ct})((int)({expr})))" if width == 1
+                    else f"convert_{ct}(convert_int{width}({expr}))")
+        if width == 1:
+            return (f"(({ct})((long)({expr})))" if dst.itemsize == 4 else
+                    f"(({expr}) < 0 ? (ulong)(long)({expr}) : (ulong)({expr}))")
+        raise ValueError("float -> uint32/uint64 casts are not vectorised")
     if width == 1:
         return f"(({ct})({expr}))"
     return f"convert_{ct}({expr})"

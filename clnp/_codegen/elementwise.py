@@ -52,22 +52,63 @@ def value_dtypes(spec: EwSpec) -> list[np.dtype]:
 
 
 def template(op: str, dtype: np.dtype) -> str:
-    rec = _ops.OPS[op]
-    kind = "f" if dtype.kind == "f" else dtype.kind
-    try:
-        return rec.c[kind]
-    except KeyError:
-        raise TypeError(f"{op} has no kernel for {dtype}") from None
+    """The C template of ``op`` for compute dtype ``dtype`` (by dtype name, C type, kind)."""
+    c = _ops.OPS[op].c
+    for key in (dtype.name, C.compute_ctype(dtype), dtype.kind):
+        t = c.get(key)
+        if t is not None:
+            return t
+    raise TypeError(f"{op} has no kernel for {dtype}")
+
+
+# Helpers this module defines itself (float16 support); the rest come from ``.helpers``.
+_LOCAL_HELPERS = {
+    # round to the nearest float16 value (ties to even) and back, exactly like a half store
+    ("round16", "float"): """inline float clnp_round16_float(float x) {
+    ushort h;
+    vstore_half_rte(x, 0, (__private half *)&h);
+    return vload_half(0, (__private const half *)&h);
+}""",
+    # the same from double, rounding once (double -> float -> half could round twice)
+    ("round16", "double"): """inline float clnp_round16_double(double x) {
+    ushort h;
+    vstore_half_rte(x, 0, (__private half *)&h);
+    return vload_half(0, (__private const half *)&h);
+}""",
+    # nextafter in float16 for float16 values held in float
+    ("nextafter16", "float"): """inline float clnp_nextafter16_float(float x, float y) {
+    if (isnan(x) || isnan(y)) return x + y;
+    if (x == y) return y;
+    if (x == 0) return copysign(0x1p-24f, y);
+    if (isinf(x)) return copysign(65504.0f, x);
+    float ax = fabs(x);
+    int e;
+    frexp(ax, &e);                          /* ax = m * 2^e, 0.5 <= m < 1 */
+    float ulp = ax < 0x1p-14f ? 0x1p-24f : ldexp(1.0f, e - 11);
+    if ((y > x) == (x > 0)) ax += ulp;      /* away from zero */
+    else ax -= (ax == ldexp(0.5f, e) && ax > 0x1p-14f) ? 0.5f * ulp : ulp;
+    return copysign(ax > 65504.0f ? INFINITY : ax, x);
+}""",
+}
+_LOCAL_RE = re.compile(r"clnp_(" + "|".join(sorted({n for n, _ in _LOCAL_HELPERS})) +
+                       r")_(float|double)\(")
 
 
 def can_vectorize(spec_body: tuple[Instr, ...], dtypes: list[np.dtype]) -> bool:
-    """Vector types only where every template is vector-safe for its real/int dtype."""
+    """Vector types only where every template is vector-safe for its real/int dtype.
+
+    ``dtypes`` lists the value dtypes (inputs, then instruction results) first, as
+    :func:`value_dtypes` does; float16 (computed in float, rounded by helpers) and float ->
+    uint32/uint64 casts (scalar-only formulas) stay scalar."""
     for ins in spec_body:
         if not _ops.OPS[ins.op].vec or ins.dtype.kind not in "fiu":
             return False
         if ins.out_dtype.kind not in "fiu" or any(d.kind not in "fiu" for d in ins.arg_dtypes):
             return False
-    return all(d.kind in "fiu" for d in dtypes)
+        for a, ad in zip(ins.args, ins.arg_dtypes):
+            if a < len(dtypes) and dtypes[a].kind == "f" and ad.name in ("uint32", "uint64"):
+                return False
+    return all(d.kind in "fiu" and d.name != "float16" for d in dtypes)
 
 
 def render_elementwise(spec: EwSpec) -> tuple[str, str, list]:
@@ -109,13 +150,10 @@ def render_elementwise(spec: EwSpec) -> tuple[str, str, list]:
     helpers: list[tuple[str, str]] = []
     for ins in spec.body:
         for h in _HELPER_RE.findall(template(ins.op, ins.dtype)):
-            helpers.append((h, C.compute_ctype(ins.dtype)))
-    lines = ["// clnp elementwise: " + ", ".join(i.op for i in spec.body)]
-    if C.uses_fp64(dtypes) or C.uses_fp64(d for i in spec.body for d in i.arg_dtypes):
-        lines.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
-    if helpers:
-        from .helpers import render_helpers
-        lines.append(render_helpers(helpers))
+            key = (h, C.compute_ctype(ins.dtype))
+            if key not in _LOCAL_HELPERS:
+                helpers.append(key)
+    lines: list[str] = []
     lines.append(f"__kernel void {spec.name}(" + ",\n    ".join(params) + ")\n{")
     if spec.contiguous:
         lines.append(f"  const {idx} base = ({idx})get_global_id(0) * {w};")
@@ -140,7 +178,15 @@ def render_elementwise(spec: EwSpec) -> tuple[str, str, list]:
                 lines.append(f"  const {idx} i{d} = rem % d{d}; rem /= d{d};")
         lines += ["  " + s for s in _body(spec, dtypes, None, 1)]
     lines.append("}")
-    return "\n".join(lines), spec.name, argtypes
+    head = ["// clnp elementwise: " + ", ".join(i.op for i in spec.body)]
+    if C.uses_fp64(dtypes) or C.uses_fp64(d for i in spec.body for d in i.arg_dtypes):
+        head.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
+    if helpers:
+        from .helpers import render_helpers
+        head.append(render_helpers(helpers))
+    local = sorted(set(_LOCAL_RE.findall("\n".join(lines))))
+    head += [_LOCAL_HELPERS[k] for k in local]
+    return "\n".join(head + lines), spec.name, argtypes
 
 
 def _offset(prefix: str, k: int | str, ndim: int) -> str:
@@ -163,14 +209,21 @@ def _body(spec: EwSpec, dtypes: list[np.dtype], lin: str | None, w: int) -> list
     for j, ins in enumerate(spec.body):
         args = [C.convert(f"v{a}", dtypes[a], ad, w) for a, ad in zip(ins.args, ins.arg_dtypes)]
         t = template(ins.op, ins.dtype)
-        expr = t.format(*args, T=C.compute_ctype(ins.dtype, w), R=C.real_ctype(ins.dtype))
+        expr = t.format(*args, T=C.compute_ctype(ins.dtype, w), R=C.real_ctype(ins.dtype),
+                        U=C.unsigned_ctype(ins.dtype, w))
         # the template yields the compute type, or bool/real per the record; cast from there
         natural = {"same": ins.dtype, "bool": np.dtype(bool),
                    "real": _REAL_OF.get(ins.dtype.name, ins.dtype)}[_ops.OPS[ins.op].out]
         expr = C.convert(expr, natural, ins.out_dtype, w)
-        out.append(f"const {C.compute_ctype(ins.out_dtype, w)} v{n_in + j} = {expr};")
+        vid = n_in + j
+        if ins.out_dtype.name == "float16" and any(vid in later.args
+                                                   for later in spec.body[j + 1:]):
+            # a float16 value computed in float is rounded before the next op uses it, as
+            # NumPy rounds every float16 result (the final store rounds by itself)
+            expr = f"clnp_round16_float({expr})"
+        out.append(f"const {C.compute_ctype(ins.out_dtype, w)} v{vid} = {expr};")
     for j, (vid, odt) in enumerate(spec.outputs):
-        val = C.convert(f"v{vid}", dtypes[vid], odt, w)
+        val = C.convert(f"v{vid}", dtypes[vid], odt, w, to_storage=True)
         pos = f"ro{j} + {lin}" if lin is not None else _offset("r", j, spec.ndim)
         out.append(C.store(odt, f"r{j}", pos, val, w))
     return out

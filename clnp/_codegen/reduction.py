@@ -1,9 +1,20 @@
 """Render axis reductions: one kernel serves every shape of a given (op, dtypes, ndim) spec.
 
 The input is viewed as (kept dims..., reduced dims...) through strides, so no transpose is
-materialised. Work-group ``g`` of ``n_out * parts`` computes output ``g / parts`` over the
-``g % parts``-th chunk of the reduced index range; with ``parts > 1`` the partial results go to
-a scratch array that a second launch of the same kind of kernel reduces (two-stage reduction).
+materialised. The reduced index range of each output is split into ``parts`` chunks; with
+``parts > 1`` the partial results go to a scratch array ``[n_out, parts]`` that a second launch
+reduces (two-stage reduction). Three ways to map the work onto work-items (``ReduceSpec.mode``):
+
+``group``
+    Work-group ``g`` computes chunk ``g % parts`` of output ``g / parts``; its items read
+    interleaved elements (coalesced on GPUs) and combine through local memory.
+``blocked``
+    The same, but each item reads one contiguous run: CPU drivers run a work-group's items one
+    after another, so interleaved reads would stream every cache line once per item.
+``column``
+    One work-item per (``vec`` adjacent outputs, chunk), adjacent items on adjacent outputs:
+    reductions over outer axes (``sum(x, axis=0)`` of a C-ordered matrix) then read rows.
+    GPUs use ``vec == 1`` (coalescing does the rest); CPUs a cache line's worth per item.
 """
 from __future__ import annotations
 
@@ -40,8 +51,10 @@ class ReduceSpec:
     out_dtype: np.dtype
     ndim_out: int            # kept dims (collapsed)
     ndim_red: int            # reduced dims (collapsed)
-    group: int               # work-group size (power of two)
+    group: int               # work-group size (power of two; ``column``: any)
     index: str = "long"
+    mode: str = "group"      # group | blocked | column (see the module docstring)
+    vec: int = 1             # column: adjacent outputs per work-item
 
 
 _BOOL = np.dtype(np.bool_)
@@ -63,8 +76,8 @@ def family(spec: ReduceSpec) -> tuple[ReduceSpec, ...]:
                 ("any", _BOOL, _BOOL), ("all", _BOOL, _BOOL)]
     if t.kind != "c":
         variants += [("max", mm, t), ("min", mm, t)]
-    specs = tuple(ReduceSpec(op, t, a, o, spec.ndim_out, spec.ndim_red, spec.group, spec.index)
-                  for op, a, o in variants)
+    specs = tuple(ReduceSpec(op, t, a, o, spec.ndim_out, spec.ndim_red, spec.group, spec.index,
+                             spec.mode, spec.vec) for op, a, o in variants)
     return specs if spec in specs else (spec,)
 
 
@@ -93,7 +106,11 @@ def render_reduction(spec: ReduceSpec) -> tuple[str, str, list]:
     if helpers:
         from .helpers import render_helpers
         lines.append(render_helpers(helpers))
-    lines += kernels
+    body = "\n".join(kernels)
+    # conversions to float16 may call rounding helpers of the elementwise renderer
+    from .elementwise import _LOCAL_HELPERS
+    lines += [src for (n, t), src in _LOCAL_HELPERS.items() if f"clnp_{n}_{t}(" in body]
+    lines.append(body)
     return "\n".join(lines), f"clnp_reduce_{spec.op}", argtypes
 
 
@@ -126,42 +143,115 @@ def _render_kernel(spec: ReduceSpec) -> tuple[str, list[tuple[str, str]], list]:
     if "clnp_" in combine:
         helpers.append((combine.split("(")[0][len("clnp_"):].rsplit("_", 1)[0], acc))
     lines = [f"// {spec.op}: {spec.in_dtype} -> {spec.out_dtype} (accumulating in "
-             f"{spec.acc_dtype})"]
+             f"{spec.acc_dtype}; {spec.mode})"]
     name = f"clnp_reduce_{spec.op}"
+    if spec.mode == "column":
+        lines += _column_body(spec, acc, neutral, combine, params, name)
+        return "\n".join(lines), helpers, argtypes
     lines.append(f"__kernel __attribute__((reqd_work_group_size({g}, 1, 1)))\n"
                  f"void {name}(" + ",\n    ".join(params) + ")\n{")
     lines.append(f"  __local {acc} scratch[{g}];")
     lines.append(f"  const {idx} grp = get_group_id(0);")
     lines.append(f"  const {idx} lid = get_local_id(0);")
     lines.append(f"  const {idx} o = grp / parts, part = grp % parts;")
-    lines.append(f"  {idx} rem = o, base = xo;")
-    for d in reversed(range(spec.ndim_out)):
-        # the outermost index is already in range: no modulo
-        lines.append(f"  base += (rem % do{d}) * so{d}; rem /= do{d};" if d else
-                     "  base += rem * so0;")
+    lines += _base_offset(spec, "o", "base")
     lines.append(f"  const {idx} lo = part * chunk;")
     lines.append(f"  const {idx} hi = min(lo + chunk, nred);")
-    lines.append(f"  {acc} a = {neutral};")
-    lines.append(f"  for ({idx} r = lo + lid; r < hi; r += {g}) {{")
-    lines.append(f"    {idx} rr = r, p = base;")
-    for d in reversed(range(spec.ndim_red)):
-        lines.append(f"    p += (rr % dr{d}) * sr{d}; rr /= dr{d};" if d else
-                     "    p += rr * sr0;")
-    val = C.convert(C.load(spec.in_dtype, "x", "p"), spec.in_dtype, spec.acc_dtype)
-    lines.append(f"    const {acc} b = {val};")
-    lines.append(f"    a = {combine.format(a='a', b='b')};")
+    if spec.mode == "blocked":
+        lines.append(f"  const {idx} run = (hi - lo + {g - 1}) / {g};")
+        lines.append(f"  const {idx} b0 = min(lo + lid * run, hi), b1 = min(b0 + run, hi);")
+        start, stop, step = "b0", "b1", "1"
+    else:
+        start, stop, step = "lo + lid", "hi", str(g)
+
+    def element(r: str) -> str:
+        if spec.ndim_red == 1:
+            p = f"base + ({r}) * sr0"
+        else:
+            lines.append(f"    {{ {idx} rr = {r}, p = base;")
+            for d in reversed(range(spec.ndim_red)):
+                lines.append(f"      p += (rr % dr{d}) * sr{d}; rr /= dr{d};" if d else
+                             "      p += rr * sr0;")
+            p = "p"
+        return C.convert(C.load(spec.in_dtype, "x", p), spec.in_dtype, spec.acc_dtype)
+
+    # independent accumulators hide the latency of the combine on sequential runs
+    unroll = 4 if step == "1" and spec.ndim_red == 1 else 1
+    for u in range(unroll):
+        lines.append(f"  {acc} a{u} = {neutral};")
+    lines.append(f"  {idx} r = {start};")
+    if unroll > 1:
+        lines.append(f"  for (; r + {unroll - 1} < {stop}; r += {unroll}) {{")
+        for u in range(unroll):
+            lines.append(f"    a{u} = {combine.format(a=f'a{u}', b=element(f'r + {u}'))};")
+        lines.append("  }")
+    lines.append(f"  for (; r < {stop}; r += {step}) {{")
+    val = element("r")
+    lines.append(f"    a0 = {combine.format(a='a0', b=val)};")
+    if spec.ndim_red > 1:
+        lines.append("    }")
     lines.append("  }")
-    lines.append("  scratch[lid] = a;")
+    total = "a0"
+    for u in range(1, unroll):
+        total = combine.format(a=total, b=f"a{u}")
+    lines.append(f"  scratch[lid] = {total};")
     lines.append("  barrier(CLK_LOCAL_MEM_FENCE);")
-    step = g // 2
-    while step >= 1:
-        lines.append(f"  if (lid < {step}) {{ {acc} b = scratch[lid + {step}]; "
+    step_ = g // 2
+    while step_ >= 1:
+        lines.append(f"  if (lid < {step_}) {{ {acc} b = scratch[lid + {step_}]; "
                      f"scratch[lid] = {combine.format(a='scratch[lid]', b='b')}; }}")
         lines.append("  barrier(CLK_LOCAL_MEM_FENCE);")
-        step //= 2
-    res = C.convert("scratch[0]", spec.acc_dtype, spec.out_dtype)
+        step_ //= 2
+    res = C.convert("scratch[0]", spec.acc_dtype, spec.out_dtype, to_storage=True)
     lines.append("  if (lid == 0) {")
     lines.append("    " + C.store(spec.out_dtype, "y", "yo + grp", res))
     lines.append("  }")
     lines.append("}")
     return "\n".join(lines), helpers, argtypes
+
+
+def _base_offset(spec: ReduceSpec, o: str, base: str) -> list[str]:
+    """Statements computing the input offset ``base`` of output index ``o``."""
+    idx = spec.index
+    lines = [f"  {idx} rem_{base} = {o}, {base} = xo;"]
+    for d in reversed(range(spec.ndim_out)):
+        # the outermost index is already in range: no modulo
+        lines.append(f"  {base} += (rem_{base} % do{d}) * so{d}; rem_{base} /= do{d};" if d else
+                     f"  {base} += rem_{base} * so0;")
+    return lines
+
+
+def _column_body(spec: ReduceSpec, acc: str, neutral: str, combine: str, params: list[str],
+                 name: str) -> list[str]:
+    """The ``column`` kernel: item ``gid`` reduces chunk ``gid / nb`` of outputs
+    ``(gid % nb) * vec ...`` (clamped at the end; only real outputs are stored)."""
+    idx, v = spec.index, spec.vec
+    lines = [f"__kernel void {name}(" + ",\n    ".join(params) + ")\n{",
+             f"  const {idx} gid = get_global_id(0);",
+             f"  const {idx} nb = (n_out + {v - 1}) / {v};",
+             "  if (gid >= nb * parts) return;",
+             f"  const {idx} o0 = (gid % nb) * {v}, part = gid / nb;"]
+    for k in range(v):
+        lines += _base_offset(spec, f"min(o0 + {k}, n_out - 1)", f"base{k}")
+        lines.append(f"  {acc} a{k} = {neutral};")
+    lines.append(f"  const {idx} lo = part * chunk;")
+    lines.append(f"  const {idx} hi = min(lo + chunk, nred);")
+    lines.append(f"  for ({idx} r = lo; r < hi; r++) {{")
+    if spec.ndim_red == 1:
+        lines.append(f"    const {idx} q = r * sr0;")
+    else:
+        lines.append(f"    {idx} rr = r, q = 0;")
+        for d in reversed(range(spec.ndim_red)):
+            lines.append(f"    q += (rr % dr{d}) * sr{d}; rr /= dr{d};" if d else
+                         "    q += rr * sr0;")
+    for k in range(v):
+        val = C.convert(C.load(spec.in_dtype, "x", f"base{k} + q"), spec.in_dtype,
+                        spec.acc_dtype)
+        lines.append(f"    a{k} = {combine.format(a=f'a{k}', b=val)};")
+    lines.append("  }")
+    for k in range(v):
+        res = C.convert(f"a{k}", spec.acc_dtype, spec.out_dtype, to_storage=True)
+        store = C.store(spec.out_dtype, "y", f"yo + (o0 + {k}) * parts + part", res)
+        lines.append(f"  if (o0 + {k} < n_out) {store}" if k else f"  {store}")
+    lines.append("}")
+    return lines
