@@ -18,7 +18,7 @@ def astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> A
     part, float to int truncates). With ``copy=False`` the input is returned when no cast is
     needed."""
     check_array(x, "astype")
-    d = dt.as_dtype(dtype)
+    d = dt.as_dtype(dtype, "astype")
     if device is not None:
         x = x.to_device(device)
     x.device.check_dtype(d, "astype")

@@ -73,16 +73,18 @@ def is_in(dtype: np.dtype, category: str) -> bool:
     return dtype in CATEGORIES[category]
 
 
-def as_dtype(dtype: object) -> np.dtype:
-    """Normalise a user dtype spec (dtype, type, or name) to one of clnp's dtypes."""
+def as_dtype(dtype: object, fname: str = "") -> np.dtype:
+    """Normalise a user dtype spec (dtype, type, or name) to one of clnp's dtypes;
+    ``fname`` names the calling function in the error."""
+    where = f"{fname}: " if fname else ""
     if dtype is bool:
         return bool_
     try:
         dt = np.dtype(dtype)  # type: ignore[call-overload]
     except TypeError:
-        raise TypeError(f"{dtype!r} is not a data type") from None
+        raise TypeError(f"{where}{dtype!r} is not a data type") from None
     if dt not in ALL:
-        raise TypeError(f"data type {dt} is not supported by clnp "
+        raise TypeError(f"{where}data type {dt} is not supported by clnp "
                         f"(supported: {', '.join(str(d) for d in ALL)})")
     return dt
 

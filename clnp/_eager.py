@@ -163,7 +163,8 @@ def _elementwise_plan(device: Device, body: tuple[Instr, ...], in_dtypes: Sequen
         width = _vector_width(device, all_dtypes)
     spec = EwSpec(operands, body, tuple((nargs + len(body) - len(outs) + j, o.dtype)
                                         for j, o in enumerate(outs)),
-                  0 if contiguous else ndim, contiguous, width, index)
+                  0 if contiguous else ndim, contiguous, width, index,
+                  splat=4 if device.is_cpu else 1)   # CPU: scalar code matches vector code
     return device.kernel(spec, lambda: render_elementwise(spec)), width
 
 
@@ -343,6 +344,7 @@ def _index_array(n: int, device: Device) -> Array:
 
 # ------------------------------------------------------------------------------ reductions
 REDUCE_NEUTRAL = {"sum": 0, "prod": 1, "any": False, "all": True}
+_SHORT_ROW = 128  # reduced lengths up to this go one output per work-item
 
 
 @def_impl("reduce")
@@ -373,8 +375,9 @@ def reduce(x: Array, *, op: str, axes: tuple[int, ...], acc_dtype: np.dtype,
     G = local_size(device) if not device.is_cpu else 16
     # work-items worth launching: a few per core on a CPU, many per compute unit on a GPU
     target = 4 * device.compute_units * (16 if device.is_cpu else 2048)
-    # outputs adjacent in memory and reduced axes outer: one item per output reads rows
-    column = n_out >= 64 and abs(ostr[-1]) < min(abs(s) for s in rstr)
+    # one item per output when the reduced axes are outer (items then read rows together)
+    # or too short to share among a work-group
+    column = n_out >= 64 and (nred <= _SHORT_ROW or abs(ostr[-1]) < min(abs(s) for s in rstr))
     vec = 1
     if column:
         mode, G = "column", local_size(device)
@@ -383,6 +386,8 @@ def reduce(x: Array, *, op: str, axes: tuple[int, ...], acc_dtype: np.dtype,
         parts = max(1, min(-(-target // -(-n_out // vec)), nred // 256))
     else:
         mode = "blocked" if device.is_cpu else "group"
+        if not device.is_cpu and nred <= 2048:
+            G = min(G, 64)    # short rows: a big work-group would leave most items idle
         parts = 1
         if n_out * G < target and nred >= 4 * G:
             parts = max(1, min(-(-nred // (4 * G)), -(-target // (n_out * G))))
@@ -394,7 +399,7 @@ def reduce(x: Array, *, op: str, axes: tuple[int, ...], acc_dtype: np.dtype,
     dst = out if parts == 1 else Array.empty((n_out, parts), acc_dtype, device)
     _launch_reduce(spec, x, dst, n_out, parts, chunk, nred, oshape, rshape, ostr, rstr)
     if parts > 1:
-        G2 = local_size(device) if not device.is_cpu else 16
+        G2 = 16 if device.is_cpu else 64    # partial rows are short
         spec2 = ReduceSpec(op, acc_dtype, acc_dtype, out_dtype, 1, 1, G2, index,
                            "blocked" if device.is_cpu else "group")
         _launch_reduce(spec2, dst, out, n_out, 1, parts, parts, [n_out], [parts], [parts], [1])

@@ -103,8 +103,10 @@ def resolve(rec: _ops.EwOp, args: tuple[Any, ...]) -> tuple[np.dtype, np.dtype, 
     """(compute dtype, result dtype, per-argument dtypes) for ``rec`` applied to ``args``
     (arrays and Python scalars), raising TypeError when a dtype is outside the op's category
     and OverflowError when a Python int does not fit the integer dtype it computes in."""
-    compute, out, arg_dtypes, _ = _resolve(rec, list(args), next(
+    compute, out, arg_dtypes, overflow = _resolve(rec, list(args), next(
         a.device for a in args if is_array(a)))
+    if overflow:
+        raise OverflowError(f"{rec.name}: Python integer out of bounds for {compute}")
     return compute, out, arg_dtypes
 
 
@@ -168,6 +170,11 @@ def apply(name: str, *args: Any) -> Any:
         bad = next(a for a in norm if isinstance(a, int) and not isinstance(a, bool) and
                    not np.iinfo(compute).min <= a <= np.iinfo(compute).max)
         raise OverflowError(f"{name}: Python integer {bad} out of bounds for {compute}")
+    if name == "pow" and compute.kind in "iu" and isinstance(norm[1], int) and norm[1] < 0:
+        # NumPy raises; for array exponents (not checked: it would need a device read) the
+        # kernel gives 0, or +-1 for bases +-1
+        raise ValueError(f"pow: integers to negative integer powers are not allowed "
+                         f"(exponent {norm[1]} with {compute} base)")
     return primitive(name).bind(*_kernel_args(norm, compute), dtype=compute, out_dtype=out,
                                 arg_dtypes=arg_dtypes)
 
@@ -191,7 +198,8 @@ def inplace(name: str, x: Any, other: Any) -> Any:
             raise ValueError(f"in-place {name}: operand of shape {other.shape} cannot be "
                              f"broadcast to the left operand's shape {x.shape}")
     kargs = _kernel_args([x, other], compute)
-    if not isinstance(x, Array):
+    if not isinstance(x, Array) or (is_array(other) and not isinstance(other, Array)):
+        # a tracer on either side: computed functionally, the caller's name is rebound
         return primitive(name).bind(*kargs, dtype=compute, out_dtype=out,
                                     arg_dtypes=arg_dtypes)
     from ._eager import ew_apply

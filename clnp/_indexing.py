@@ -323,6 +323,9 @@ def _value_for(x: Any, value: Any) -> Any:
     """The assigned value as a device array on x's device or a validated Python scalar
     (NumPy's casting: floats truncate into integer arrays, complex into real raises)."""
     from ._helpers import unwrap_scalar
+    if isinstance(value, np.ndarray) and value.ndim:
+        from ._creation_functions import asarray
+        value = asarray(value, device=x.device)
     value = unwrap_scalar(value)
     if isinstance(value, (list, tuple)):
         from ._creation_functions import asarray

@@ -10,9 +10,9 @@ signed overflow). Helpers are referenced as ``clnp_<helper>_{T}`` and emitted by
 
 ``c`` is looked up by the compute dtype's name (``"float16"``), then by its scalar C type
 (``"float"``, ``"double"``), then by its kind (``'b'``, ``'i'``, ``'u'``, ``'f'``, ``'c'``).
-``vec`` marks templates that may run on OpenCL vector types: only exact operations qualify (the
-vector variants of PoCL's transcendental functions differ from the scalar ones, and some are
-wrong when another lane holds inf/NaN), so the vectorised path is bit-identical to the scalar one.
+``vec`` marks templates that may run on OpenCL vector types with results bit-identical to the
+scalar code: exact operations, and math builtins called through ``clnp_vm_<fn>_{T}`` (which
+``_codegen.elementwise`` defines so that scalar and vector code use one implementation).
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ class EwOp:
     name: str
     nin: int
     category: str                 # the standard's wording for allowed input dtypes
-    c: Mapping[str, str]          # dtype kind ('b','i','u','f','c') -> C expression template
+    c: Mapping[str, str]          # dtype name / C type / kind -> C expression template
     ref: Callable                 # NumPy reference
     out: str = "same"             # 'same' | 'bool' | 'real' (real part type for complex)
     vec: bool = False             # exact templates for kinds 'f','i','u', valid on vector types
@@ -53,8 +53,9 @@ def ew(name: str, nin: int, category: str, c: Mapping[str, str], ref: Callable, 
 
 
 def _fl(fn: str) -> dict[str, str]:
-    """Real float builtin ``fn`` plus its complex helper."""
-    return {"f": f"{fn}({{0}})", "c": f"clnp_c{fn}_{{T}}({{0}})"}
+    """Real float builtin ``fn`` (through the layout-independent ``clnp_vm_`` wrapper, see
+    ``_codegen.elementwise``) plus its complex helper."""
+    return {"f": f"clnp_vm_{fn}_{{T}}({{0}})", "c": f"clnp_c{fn}_{{T}}({{0}})"}
 
 
 # ---- unary floating-point functions (integers compute in floating point, like NumPy)
@@ -66,13 +67,14 @@ for _n, _dom in (("acos", (-1, 1)), ("acosh", (1, 10)), ("asin", (-1, 1)), ("asi
                  ("tan", (-1.5, 1.5)), ("tanh", (-10, 10)), ("sqrt", (0, 10))):
     ew(_n, 1, "floating-point", _fl(_n), getattr(np, {"acos": "arccos", "acosh": "arccosh",
        "asin": "arcsin", "asinh": "arcsinh", "atan": "arctan", "atanh": "arctanh"}.get(_n, _n)),
-       vec=_n == "sqrt", float_only=True, domain=_dom)
+       vec=True, float_only=True, domain=_dom)
+OPS["sqrt"].c["f"] = "sqrt({0})"    # correctly rounded: the same in every implementation
 # PoCL's single-precision tanh never reaches 1 (tanh(inf) == 0.99999994); for |x| > 9.1 the
 # float result rounds to +-1 (and for |x| > 19.1 the double result does).
-OPS["tanh"].c["float"] = "(fabs({0}) > 9.1f ? copysign(1.0f, {0}) : tanh({0}))"
-OPS["tanh"].c["double"] = "(fabs({0}) > 19.1 ? copysign(1.0, {0}) : tanh({0}))"
+OPS["tanh"].c["float"] = "(fabs({0}) > 9.1f ? copysign(({T})1, {0}) : clnp_vm_tanh_{T}({0}))"
+OPS["tanh"].c["double"] = "(fabs({0}) > 19.1 ? copysign(({T})1, {0}) : clnp_vm_tanh_{T}({0}))"
 # PoCL's log1p flushes subnormal arguments to zero; below 1e-18 log1p(x) rounds to x
-OPS["log1p"].c["f"] = "(fabs({0}) < 1e-18f ? ({0}) : log1p({0}))"
+OPS["log1p"].c["f"] = "(fabs({0}) < 1e-18f ? ({0}) : clnp_vm_log1p_{T}({0}))"
 
 # Signed integer arithmetic goes through the unsigned type: NumPy wraps around, C leaves signed
 # overflow undefined (and LLVM exploits that once ops are fused).
@@ -138,10 +140,12 @@ ew("remainder", 2, "real numeric", {"i": "clnp_remainder_{T}({0}, {1})",
 ew("pow", 2, "numeric", {"i": "clnp_ipow_{T}({0}, {1})", "u": "clnp_ipow_{T}({0}, {1})",
                          "f": "pow({0}, {1})", "c": "clnp_cpow_{T}({0}, {1})"}, np.power,
    domain=(0.1, 3), dunder=("__pow__",))
-ew("atan2", 2, "real floating-point", {"f": "atan2({0}, {1})"}, np.arctan2, float_only=True)
+ew("atan2", 2, "real floating-point", {"f": "clnp_vm_atan2_{T}({0}, {1})"}, np.arctan2,
+   vec=True, float_only=True)
 ew("copysign", 2, "real floating-point", {"f": "copysign({0}, {1})"}, np.copysign, vec=True,
    float_only=True)
-ew("hypot", 2, "real floating-point", {"f": "hypot({0}, {1})"}, np.hypot, float_only=True)
+ew("hypot", 2, "real floating-point", {"f": "clnp_vm_hypot_{T}({0}, {1})"}, np.hypot,
+   vec=True, float_only=True)
 # float16 computes in float, so its neighbours need their own helper
 ew("nextafter", 2, "real floating-point", {"f": "nextafter({0}, {1})",
                                            "float16": "clnp_nextafter16_{T}({0}, {1})"},

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import warnings
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Callable, Sequence
@@ -162,6 +163,8 @@ class Device:
                 raise DeviceMemoryError(nbytes, self, str(e)) from e
 
     def memory_info(self) -> dict[str, int]:
+        """Bytes handed out by the pool (``in_use``) and held by it beyond those (``pooled``,
+        reusable without asking the driver), with the block counts."""
         if "pool" not in self.__dict__:
             return {"in_use": 0, "pooled": 0, "active_blocks": 0, "held_blocks": 0}
         p = self.pool
@@ -170,6 +173,7 @@ class Device:
                 "active_blocks": int(p.active_blocks), "held_blocks": int(p.held_blocks)}
 
     def free_pooled(self) -> None:
+        """Return the memory the pool holds but nobody uses to the driver."""
         if "pool" in self.__dict__:
             self.pool.free_held()
 
@@ -197,7 +201,10 @@ class Device:
                 print(f"--- clnp kernel for {self} ---\n{source}", file=sys.stderr)
             prg = cl.Program(self.context, source)
             try:
-                prg = prg.build(options=list(self.default_build_options) + list(options))
+                with warnings.catch_warnings():
+                    if _debug_level() < 1:  # remarks on successful builds are noise to users
+                        warnings.simplefilter("ignore", cl.CompilerWarning)
+                    prg = prg.build(options=list(self.default_build_options) + list(options))
             except cl.Error as e:
                 raise KernelBuildError(self, source, self._build_log(prg, e)) from None
             self._programs[key] = prg
@@ -243,6 +250,7 @@ class Device:
                              if e.command_execution_status != done]
 
     def synchronize(self) -> None:
+        """Wait until every operation queued on this device has finished."""
         if "queue" in self.__dict__:
             self.queue.finish()
             self._pending = []

@@ -69,8 +69,6 @@ def test_unsupported_dtype_in_astype(device, x):
     unchanged(x, ref)
 
 
-@pytest.mark.xfail(strict=True, reason="bug in clnp/_dtypes.py (as_dtype): the TypeError for an "
-                   "unsupported dtype does not name the calling function (astype)")
 def test_unsupported_dtype_message_names_astype(device, x):
     with pytest.raises(TypeError, match="astype"):
         clnp.astype(x, np.dtype("U3"))

@@ -381,6 +381,14 @@ def test_out_of_range_int_scalar_comparisons(name, device):
         np.testing.assert_array_equal(fn(s, x).to_numpy(), ref(s, host))
 
 
+def test_integer_pow_negative_scalar_exponent_raises(device):
+    x = clnp.asarray(np.arange(1, 4, dtype=np.int32), device=device)
+    with pytest.raises(ValueError, match="negative"):
+        clnp.pow(x, -1)
+    with pytest.raises(ValueError, match="negative"):
+        x ** -2
+
+
 def test_float_functions_take_out_of_range_ints(device):
     """NumPy evaluates divide/atan2 of integer arrays in floating point: a large int is fine."""
     host = np.array([1, 2, 3], np.int8)
@@ -464,3 +472,27 @@ def test_every_standard_elementwise_function_exists():
         assert callable(getattr(clnp, n)), n
         assert n in _spec_names(), n
         assert getattr(clnp, n).__doc__
+
+
+def test_fused_float16_intermediates_round_like_numpy(device):
+    """In a fused program (as ``clnp_grad.jit`` renders) a float16 result feeding another op
+    is rounded to float16 first, as NumPy rounds every float16 result; a float64 -> float16
+    cast rounds once (no double rounding through float)."""
+    h = np.float16
+    a = np.array([1.0, 2.0, 1000.0, -3.0], h)
+    b = np.array([0.0004, 0.0009, 0.3, 0.0001], h)
+    c = np.array([1.00048828125, 1.0004882812500002, 0.1, 65519.99])   # float64
+    x, y, z = (clnp.asarray(v, device=device) for v in (a, b, c))
+    f16, f64 = dt.float16, dt.float64
+    body = (Instr("add", (0, 1), (f16, f16), f16, f16),           # v3 = a + b   (float16)
+            Instr("copy", (2,), (f16,), f16, f16),                # v4 = float16(c)
+            Instr("subtract", (3, 0), (f16, f16), f16, f16),      # v5 = v3 - a  -> out 0
+            Instr("multiply", (4, 1), (f16, f16), f16, f16))      # v6 = v4 * b  -> out 1
+    if not device.has_fp64:
+        pytest.skip("needs float64 input")
+    outs = [Array.empty((4,), f16, device), Array.empty((4,), f16, device)]
+    run_elementwise(body, [x, y, z], [f16, f16, f64], outs)
+    np.testing.assert_array_equal(outs[0].to_numpy(), (a + b) - a)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.testing.assert_array_equal(outs[1].to_numpy(), c.astype(h) * b)

@@ -286,6 +286,8 @@ def test_outer_axis_layouts(device, rng):
         ref = getattr(np, op)(a if op != "prod" else a[:300], axis=0)
         check(getattr(clnp, op)(x if op != "prod" else x[:300], axis=0), ref, rtol=1e-9
               if fd == np.float64 else 1e-4)
+    check(clnp.sum(x, axis=1), np.sum(a, axis=1))       # short rows: one item per output
+    check(clnp.max(x[:, ::-3], axis=1), np.max(a[:, ::-3], axis=1))
     b = _data(fd, (32, 40, 70), rng)
     y = clnp.asarray(b, device=device)
     check(clnp.sum(y[::2], axis=(0, 1)), np.sum(b[::2], axis=(0, 1)))      # 2 reduced dims
@@ -347,6 +349,26 @@ def test_large_axis_reduction(device, launches, rng):
           rtol=1e-5)                                                       # many outputs
     check(clnp.var(x, axis=1), np.var(a.astype(np.float64), axis=1).astype(np.float32),
           rtol=1e-3)
+
+
+def test_gpu_launch_configuration(device, monkeypatch, rng):
+    """The layouts chosen for GPUs (interleaved work-groups, small groups for short rows, one
+    item per output, two stages), checked on whatever device runs the suite."""
+    monkeypatch.setattr(device, "is_cpu", False)
+    monkeypatch.setattr(device, "is_gpu", True)
+    a = rng.random(1 << 16, dtype=np.float32)
+    x = clnp.asarray(a, device=device)
+    np.testing.assert_allclose(float(clnp.sum(x)), np.sum(a, dtype=np.float64), rtol=1e-5)
+    assert float(clnp.max(x)) == a.max()
+    b = _data("float32", (300, 70), rng)
+    y = clnp.asarray(b, device=device)
+    for axis in (0, 1):              # column layout; short rows
+        check(clnp.sum(y, axis=axis), np.sum(b, axis=axis))
+        check(clnp.min(y, axis=axis), np.min(b, axis=axis))
+    c = _data("float32", (8, 5000), rng)
+    check(clnp.sum(clnp.asarray(c, device=device), axis=1), np.sum(c, axis=1))
+    e = _data("float32", (100, 700), rng)      # rows too short for a full work-group
+    check(clnp.sum(clnp.asarray(e, device=device), axis=1), np.sum(e, axis=1))
 
 
 # ----------------------------------------------------------------------------- errors

@@ -102,7 +102,7 @@ def convert(expr: str, src: np.dtype, dst: np.dtype, width: int = 1,
         x = f"({expr}).x" if sc else expr
         if src.name in ("float64", "complex128"):
             return f"clnp_round16_double({x})"
-        if to_storage and src.kind == "f" or src.name == "float16":
+        if to_storage and src.kind in "fc":
             return f"((float)({x}))"
         return f"clnp_round16_float((float)({x}))"
     if compute_ctype(src) == compute_ctype(dst) and src.kind == dst.kind:

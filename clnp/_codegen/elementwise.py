@@ -41,6 +41,7 @@ class EwSpec:
     contiguous: bool              # every array operand is dense over the same shape
     width: int = 1                # vector width of the contiguous path
     index: str = "long"           # 'int' when every offset fits in 31 bits
+    splat: int = 1                # > 1 on devices with a vector path: see _vm_helper
 
     @property
     def name(self) -> str:
@@ -92,6 +93,35 @@ _LOCAL_HELPERS = {
 }
 _LOCAL_RE = re.compile(r"clnp_(" + "|".join(sorted({n for n, _ in _LOCAL_HELPERS})) +
                        r")_(float|double)\(")
+
+# Math builtins called as ``clnp_vm_<fn>_{T}``: PoCL's vector implementations differ from its
+# scalar ones in the last bit (exp, atan, tanh, asin, ...), so on a device that runs the
+# vector path (``splat > 1``) scalar code evaluates them on a splat vector, making results
+# independent of layout and of an element's position (vector part or tail). Widths 4..16 share
+# one implementation. Float sin/cos/tan vectors with a lane beyond ~2^23 (or inf) take a slow
+# path that corrupts the *other* lanes (sin(1e-30) == 0.0099): such vectors go lane by lane.
+_VM_RE = re.compile(r"clnp_vm_([a-z0-9]+)_(float|double)(\d*)\(")
+_VM_BINARY = {"atan2", "hypot", "pow"}
+_VM_LANEWISE = {("sin", "float"), ("cos", "float"), ("tan", "float")}
+_LANES = "0123456789abcdef"
+
+
+def _vm_helper(fn: str, base: str, width: int, splat: int) -> str:
+    """Definition of ``clnp_vm_<fn>_<base><width>`` (width 0: scalar)."""
+    t = f"{base}{width or ''}"
+    params = ", ".join(f"{t} {a}" for a in ("a", "b")[:2 if fn in _VM_BINARY else 1])
+    args = ("a", "b")[:2 if fn in _VM_BINARY else 1]
+    head = f"inline {t} clnp_vm_{fn}_{t}({params}) {{"
+    if not width:
+        if splat > 1:
+            sp = ", ".join(f"({base}{splat})({a})" for a in args)
+            return f"{head} return {fn}({sp}).s0; }}"
+        return f"{head} return {fn}({', '.join(args)}); }}"
+    body = f"return {fn}({', '.join(args)});"
+    if (fn, base) in _VM_LANEWISE:
+        lanes = ", ".join(f"clnp_vm_{fn}_{base}(a.s{_LANES[i]})" for i in range(width))
+        body = f"if (any(fabs(a) > 1e5f)) return ({t})({lanes});\n    {body}"
+    return f"{head}\n    {body}\n}}"
 
 
 def can_vectorize(spec_body: tuple[Instr, ...], dtypes: list[np.dtype]) -> bool:
@@ -151,7 +181,7 @@ def render_elementwise(spec: EwSpec) -> tuple[str, str, list]:
     for ins in spec.body:
         for h in _HELPER_RE.findall(template(ins.op, ins.dtype)):
             key = (h, C.compute_ctype(ins.dtype))
-            if key not in _LOCAL_HELPERS:
+            if key not in _LOCAL_HELPERS and not h.startswith("vm_"):
                 helpers.append(key)
     lines: list[str] = []
     lines.append(f"__kernel void {spec.name}(" + ",\n    ".join(params) + ")\n{")
@@ -184,8 +214,12 @@ def render_elementwise(spec: EwSpec) -> tuple[str, str, list]:
     if helpers:
         from .helpers import render_helpers
         head.append(render_helpers(helpers))
-    local = sorted(set(_LOCAL_RE.findall("\n".join(lines))))
-    head += [_LOCAL_HELPERS[k] for k in local]
+    text = "\n".join(lines)
+    head += [_LOCAL_HELPERS[k] for k in sorted(set(_LOCAL_RE.findall(text)))]
+    vms = set(_VM_RE.findall(text))
+    vms |= {(fn, base, "") for fn, base, w in vms if w and (fn, base) in _VM_LANEWISE}
+    head += [_vm_helper(fn, base, int(w or 0), spec.splat)
+             for fn, base, w in sorted(vms, key=lambda v: (v[0], v[1], int(v[2] or 0)))]
     return "\n".join(head + lines), spec.name, argtypes
 
 
