@@ -14,6 +14,8 @@ from ._array import Array
 from ._runtime import (Device, DeviceMemoryError, KernelBuildError, UnsupportedDtypeError,
                        default_device, devices, set_default_device, synchronize)
 from . import _eager  # noqa: F401  (registers the eager primitive implementations)
+from . import _eager_search  # noqa: F401  (argmax/argmin, scans, nonzero, searchsorted)
+from . import _eager_sort  # noqa: F401  (sort/argsort/unique/isin)
 from ._creation_functions import *  # noqa: F401,F403
 from ._creation_functions import __all__ as _c_all
 from ._data_type_functions import *  # noqa: F401,F403
@@ -28,6 +30,16 @@ from ._manipulation_functions import __all__ as _m_all
 from ._manipulation_functions import matrix_transpose
 from ._statistical_functions import *  # noqa: F401,F403
 from ._statistical_functions import __all__ as _s_all
+from ._searching_functions import *  # noqa: F401,F403
+from ._searching_functions import __all__ as _search_all
+from ._cumulative_functions import *  # noqa: F401,F403
+from ._cumulative_functions import __all__ as _cum_all
+from ._utility_functions import *  # noqa: F401,F403
+from ._utility_functions import __all__ as _util_all
+from ._sorting_functions import *  # noqa: F401,F403
+from ._sorting_functions import __all__ as _sort_all
+from ._set_functions import *  # noqa: F401,F403
+from ._set_functions import __all__ as _set_all
 from . import _elementwise_functions, _indexing  # noqa: F401  (used by the operator mixin)
 
 __version__ = "0.1.0"
@@ -68,7 +80,8 @@ def free_pooled_memory(device: Device | None = None) -> None:
         d.free_pooled()
 
 
-__all__ = sorted(set(_c_all + _d_all + _e_all + _i_all + _m_all + _s_all + [
+__all__ = sorted(set(_c_all + _d_all + _e_all + _i_all + _m_all + _s_all + _search_all +
+                     _cum_all + _util_all + _sort_all + _set_all + [
     "Array", "ndarray", "Device", "devices", "default_device", "set_default_device",
     "synchronize", "asnumpy", "memory_info", "free_pooled_memory", "matrix_transpose",
     "__array_namespace_info__", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16",

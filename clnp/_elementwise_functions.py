@@ -14,12 +14,14 @@ import numpy as np
 
 from . import _dtypes as dt
 from . import _ops
+from ._array import Array
 from ._helpers import is_array
 from ._prims import primitive
 
 __all__: list[str] = []
 
 _PY_SCALARS = (bool, int, float, complex)
+_FAST_TYPES = frozenset({Array, bool, int, float, complex})
 
 
 class _Strong:
@@ -45,7 +47,15 @@ def _float_of(d: np.dtype, device: Any, default: bool) -> np.dtype:
 def _normalize(name: str, args: tuple[Any, ...]) -> tuple[list[Any], Any]:
     """Upload NumPy arrays next to the first device operand, wrap NumPy scalars as strong
     scalars, and reject anything else that is not a Python scalar; returns (args, device)."""
-    device = next((a.device for a in args if is_array(a)), None)
+    device = None
+    fast = True
+    for a in args:
+        if device is None and (type(a) is Array or is_array(a)):
+            device = a.device
+        if type(a) not in _FAST_TYPES:
+            fast = False
+    if fast and device is not None:
+        return list(args), device            # the common case: arrays and Python scalars
     if device is None:
         if any(isinstance(a, np.ndarray) for a in args):
             from ._creation_functions import asarray
@@ -110,8 +120,38 @@ def resolve(rec: _ops.EwOp, args: tuple[Any, ...]) -> tuple[np.dtype, np.dtype, 
     return compute, out, arg_dtypes
 
 
+_RESOLVED: dict[tuple, tuple[np.dtype, np.dtype, tuple, bool]] = {}
+_BOUNDS: dict[np.dtype, tuple[int, int]] = {d: (int(np.iinfo(d).min), int(np.iinfo(d).max))
+                                            for d in dt.INTEGER}
+
+
 def _resolve(rec: _ops.EwOp, args: list[Any], device: Any) -> tuple[np.dtype, np.dtype, tuple,
                                                                       bool]:
+    """``resolve`` plus whether a Python int overflows the integer compute dtype; dtype
+    decisions depend only on the operands' dtypes and scalar kinds, so they are memoised."""
+    sig = tuple([a._dtype if type(a) is Array else
+                 (type(a) if isinstance(a, _PY_SCALARS) else a.dtype) for a in args])
+    key = (rec.name, device.has_fp64, sig)
+    r = _RESOLVED.get(key)
+    if r is None:
+        compute, out, arg_dtypes = _resolve_dtypes(rec, args, device)
+        ints = compute in _BOUNDS and any(isinstance(t, type) and issubclass(t, int) and
+                                          t is not bool for t in sig)
+        r = _RESOLVED[key] = (compute, out, arg_dtypes, ints)
+    compute, out, arg_dtypes, ints = r
+    overflow = False
+    if ints:
+        lo, hi = _BOUNDS[compute]
+        overflow = any(_is_int(a) and not lo <= a <= hi for a in args)
+    return compute, out, arg_dtypes, overflow
+
+
+def _is_int(a: Any) -> bool:
+    return isinstance(a, int) and not isinstance(a, bool)
+
+
+def _resolve_dtypes(rec: _ops.EwOp, args: list[Any], device: Any) -> tuple[np.dtype, np.dtype,
+                                                                           tuple]:
     res = _promote(rec.name, args)
     if not device.has_fp64 and res in (dt.float64, dt.complex128):
         # only weak scalars can ask for double here (arrays of it cannot exist on this device)
@@ -121,17 +161,14 @@ def _resolve(rec: _ops.EwOp, args: list[Any], device: Any) -> tuple[np.dtype, np
     if rec.float_only and res.kind in "iub":
         compute = _float_of(res, device, rec.float_default)
     out = {"same": compute, "bool": dt.bool_, "real": _real_of(compute)}[rec.out]
-    overflow = False
-    if compute.kind in "iu":
-        info = np.iinfo(compute)
-        overflow = any(isinstance(a, int) and not isinstance(a, bool) and
-                       not info.min <= a <= info.max for a in args)
-    return compute, out, (compute,) * len(args), overflow
+    return compute, out, (compute,) * len(args)
 
 
 def _kernel_args(args: list[Any], compute: np.dtype) -> list[Any]:
     """Strong scalars become plain values; float16 computations get their scalars rounded to
     float16 first (NumPy converts the weak scalar to the array dtype, then computes)."""
+    if compute is not dt.float16 and not any([type(a) is _Strong for a in args]):
+        return args
     out = [a.value if isinstance(a, _Strong) else a for a in args]
     if compute == dt.float16:
         with np.errstate(over="ignore"):     # too large for float16: inf, as on the device
@@ -167,8 +204,8 @@ def apply(name: str, *args: Any) -> Any:
     if overflow:
         if name in _COMPARISONS and len(norm) == 2:
             return _compare_out_of_range(name, norm, compute)
-        bad = next(a for a in norm if isinstance(a, int) and not isinstance(a, bool) and
-                   not np.iinfo(compute).min <= a <= np.iinfo(compute).max)
+        lo, hi = _BOUNDS[compute]
+        bad = next(a for a in norm if _is_int(a) and not lo <= a <= hi)
         raise OverflowError(f"{name}: Python integer {bad} out of bounds for {compute}")
     if name == "pow" and compute.kind in "iu" and isinstance(norm[1], int) and norm[1] < 0:
         # NumPy raises; for array exponents (not checked: it would need a device read) the
@@ -182,7 +219,6 @@ def apply(name: str, *args: Any) -> Any:
 def inplace(name: str, x: Any, other: Any) -> Any:
     """``x op= other``: the result keeps x's dtype and shape; eager arrays are written in place
     (through a temporary when ``other`` overlaps ``x``), tracers are rebound functionally."""
-    from ._array import Array
     rec = _ops.OPS[name]
     norm, device = _normalize(name, (x, other))
     compute, out, arg_dtypes, overflow = _resolve(rec, norm, device)
