@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from . import _dtypes as dt
-from ._array import Array, c_strides
+from ._array import Array
 from ._codegen.argreduce import ArgReduceSpec, partial_dtype, render_argreduce
 from ._codegen.scan import ScanSpec, acc_dtype, render_scan
 from ._codegen.searchsorted import SearchSpec, render_searchsorted
@@ -30,6 +30,15 @@ def _kernel(device: Device, spec: Any, render: Any, *names: str):
 
 def _rounded(items: int, group: int) -> int:
     return -(-items // group) * group
+
+
+def _gpu_group(device: Device) -> int:
+    """Work-group size of the local-memory kernels on a GPU: a power of two (tree steps
+    halve it) of at most 256 items."""
+    g = 1
+    while g * 2 <= min(256, device.max_work_group_size):
+        g *= 2
+    return g
 
 
 def _pad(shape: list[int], strides: list[list[int]]) -> tuple[list[int], list[list[int]]]:
@@ -60,27 +69,15 @@ def _argreduce(x: Array, op: str, axis: int | None) -> Array:
         return out
     oshape, (ostr,) = _pad(*collapse(out_shape, [[x._strides[i] for i in kept]]))
     rshape, (rstr,) = collapse([x.shape[i] for i in axes], [[x._strides[i] for i in axes]])
-    cpu = device.is_cpu
-    target = 4 * device.compute_units * (16 if cpu else 2048)
-    # one item per output when the searched axis is outer (items then read rows together)
-    # or too short to share among a work-group
-    column = n_out >= 64 and (nred <= 128 or abs(ostr[-1]) < min(abs(s) for s in rstr))
-    G = 16 if cpu else int(__import__("os").environ.get("CLNP_ARG_G", "64"))  # TEMP
-    if column:
-        parts = max(1, min(-(-target // n_out), nred // 256))
-    else:
-        parts = 1
-        if n_out * G < target and nred >= 4 * G:
-            parts = max(1, min(-(-nred // (4 * G)), -(-target // (n_out * G))))
+    kind, mode, G, parts = _arg_plan(device, n_out, nred, ostr[-1], rstr)
     chunk = -(-nred // parts)
     index = "int" if _span_ok([x], max(n_out * parts * G, nred)) else "long"
-    spec = ArgReduceSpec(x.dtype, len(oshape), len(rshape), G, index,
-                         "blocked" if cpu else "group")
+    spec = ArgReduceSpec(x.dtype, len(oshape), len(rshape), G, index, mode)
     pv = Array.empty((n_out * parts,), partial_dtype(x.dtype), device) if parts > 1 else None
     pi = Array.empty((n_out * parts,), dt.int64, device) if parts > 1 else out
     args = [n_out, parts, chunk, nred, *oshape, *rshape, x._buf, x._offset, *ostr, *rstr,
             (pv if pv is not None else pi)._buf, pi._buf]
-    if column:
+    if kind == "column":
         L = local_size(device)
         launch(device, _kernel(device, spec, render_argreduce, op, "column"),
                (_rounded(n_out * parts, L),), (L,), *args)
@@ -91,6 +88,25 @@ def _argreduce(x: Array, op: str, axis: int | None) -> Array:
         launch(device, _kernel(device, spec, render_argreduce, op, "final"),
                (n_out * G,), (G,), n_out, parts, pv._buf, pi._buf, out._buf)
     return out
+
+
+def _arg_plan(device: Device, n_out: int, nred: int, so: int,
+              rstr: list[int]) -> tuple[str, str, int, int]:
+    """(``local`` | ``column``, ``blocked`` | ``group`` layout of ``local``, work-group size,
+    chunks per output) for ``n_out`` searches of ``nred`` elements (innermost kept stride
+    ``so``, reduced strides ``rstr``)."""
+    cpu = device.is_cpu
+    mode, G = ("blocked", 16) if cpu else ("group", _gpu_group(device))
+    # work-items worth launching: a few per core on a CPU, many per compute unit on a GPU
+    target = 4 * device.compute_units * (16 if cpu else 2048)
+    # one item per output when the searched axis is outer (items then read rows together)
+    # or too short to share among a work-group
+    if n_out >= 64 and (nred <= 128 or abs(so) < min(abs(s) for s in rstr)):
+        return "column", mode, G, max(1, min(-(-target // n_out), nred // 256))
+    parts = 1
+    if n_out * G < target and nred >= 4 * G:
+        parts = max(1, min(-(-nred // (4 * G)), -(-target // (n_out * G))))
+    return "local", mode, G, parts
 
 
 @def_impl("argmax")
@@ -107,9 +123,14 @@ def argmin(x: Array, *, axis: int | None) -> Array:
 _INIT = {"sum": 0, "prod": 1}
 
 
-def _scan_geometry(device: Device) -> tuple[int, int]:
-    """(work-group size, elements per item per tile) of the ``rows`` scan kernels."""
-    return (16, 16) if device.is_cpu else (min(256, device.max_work_group_size), 8)
+def _scan_geometry(device: Device, dtype: np.dtype) -> tuple[int, int]:
+    """(work-group size, elements per item per tile) of the ``rows`` scan kernels: a tile (and
+    the group's totals) take at most half of the device's local memory."""
+    G, K = (16, 16) if device.is_cpu else (_gpu_group(device), 8)
+    size = acc_dtype(dtype).itemsize
+    while K > 1 and (G * K + G * K // 32 + G) * size > device.local_mem // 2:
+        K //= 2
+    return G, K
 
 
 def _scan(x: Array, op: str, axis: int, include_initial: bool) -> Array:
@@ -131,36 +152,47 @@ def _scan(x: Array, op: str, axis: int, include_initial: bool) -> Array:
                                     [[x._strides[i] for i in kept],
                                      [out._strides[i] for i in kept]]))
     sx, sy = x._strides[axis], out._strides[axis]
-    cpu, cu = device.is_cpu, device.compute_units
-    G, K = _scan_geometry(device)
-    if cpu:
-        # a core scans a row sequentially at memory speed: split rows only when there are
-        # too few of them to occupy the cores
-        column = n_rows >= 4 * cu or L <= 1024
-    else:
-        column = (n_rows >= 1024 and (L <= 64 or abs(sx) > abs(kx[-1]))) or L <= 8
-    index = "int" if _span_ok([x, out], max(out.size, n_rows * G * K)) else "long"
+    G, K = _scan_geometry(device, x.dtype)
+    kind, parts = _scan_plan(device, n_rows, L, sx, kx[-1])
+    index = "int" if _span_ok([x, out], max(out.size, n_rows * parts * G * K)) else "long"
     spec = ScanSpec(op, x.dtype, len(kshape), G, K, index)
     row = [*kshape, x._buf, x._offset, *kx, sx]
     dst = [out._buf, out._offset, *ky, sy]
-    Lc = local_size(device)
-    if column:
-        launch(device, _kernel(device, spec, render_scan, "column"), (_rounded(n_rows, Lc),),
-               (Lc,), n_rows, L, init, *row, *dst)
-        return out
-    min_chunk = 1024 if cpu else 4 * G * K
-    parts = max(1, min(-(-L // min_chunk), -(-(4 if cpu else 8) * cu // n_rows)))
     chunk = -(-L // parts)
-    tot = out
+    Lc = local_size(device)
+    if kind == "column":
+        grid, group = _rounded(n_rows * parts, Lc), Lc
+    else:
+        grid, group = n_rows * parts * G, G
+    tot = out   # not read when parts == 1
     if parts > 1:
         tot = Array.empty((n_rows * parts,), acc_dtype(x.dtype), device)
-        launch(device, _kernel(device, spec, render_scan, "totals"), (n_rows * parts * G,),
-               (G,), n_rows, parts, chunk, L, *row, tot._buf)
+        launch(device, _kernel(device, spec, render_scan,
+                               "coltotals" if kind == "column" else "totals"),
+               (grid,), (group,), n_rows, parts, chunk, L, *row, tot._buf)
         launch(device, _kernel(device, spec, render_scan, "carry"), (_rounded(n_rows, Lc),),
                (Lc,), n_rows, parts, tot._buf)
-    launch(device, _kernel(device, spec, render_scan, "rows"), (n_rows * parts * G,), (G,),
+    launch(device, _kernel(device, spec, render_scan, kind), (grid,), (group,),
            n_rows, parts, chunk, L, init, *row, *dst, tot._buf)
     return out
+
+
+def _scan_plan(device: Device, n_rows: int, L: int, sx: int, sk: int) -> tuple[str, int]:
+    """(``rows`` | ``column``, chunks per row) for ``n_rows`` rows of length ``L`` with axis
+    stride ``sx`` and innermost kept stride ``sk``."""
+    cu = device.compute_units
+    if device.is_cpu:
+        # a core scans a row sequentially at memory speed: split rows only when there are
+        # too few of them to occupy the cores
+        if n_rows >= 4 * cu or L <= 1024:
+            return "column", 1
+        return "rows", max(1, min(-(-L // 1024), -(-4 * cu // n_rows)))
+    if L <= 64 or (n_rows >= 256 and abs(sx) > abs(sk)):
+        # short rows, or an outer axis (adjacent items then read adjacent elements): chunks
+        # of at least 32 elements until the device has some 2048 items per compute unit
+        return "column", max(1, min(L // 32, -(-2048 * cu // n_rows)))
+    G, K = _scan_geometry(device, np.dtype(np.float32))
+    return "rows", max(1, min(-(-L // (4 * G * K)), -(-8 * cu // n_rows)))
 
 
 @def_impl("cumsum")
@@ -193,7 +225,7 @@ def nonzero(x: Array) -> tuple[Array, ...]:
     if count:
         dims = Array.from_numpy(np.asarray(shape, np.int64), device)
         # the program of the scan above (the same spec) holds the compaction kernel
-        spec = ScanSpec("sum", dt.int64, 2, *_scan_geometry(device),
+        spec = ScanSpec("sum", dt.int64, 2, *_scan_geometry(device, dt.int64),
                         "int" if _span_ok([incl], n) else "long")
         L = local_size(device)
         launch(device, _kernel(device, spec, render_scan, "compact"), (_rounded(n, L),), (L,),

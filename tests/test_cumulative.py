@@ -183,3 +183,24 @@ def test_cumulative_hypothesis(device, shape, data):
     np.testing.assert_array_equal(
         clnp.cumulative_sum(x, axis=axis, include_initial=ii).to_numpy(),
         np.cumulative_sum(a, axis=axis, include_initial=ii))
+
+
+@pytest.mark.parametrize("plan", [("column", 3), ("column", 7), ("rows", 3), ("rows", 1)])
+def test_cumulative_forced_plans(device, rng, monkeypatch, plan):
+    """Every kernel mapping on every device, whichever the planner would pick (GPUs split
+    outer-axis scans into chunks that CPUs never need)."""
+    from clnp import _eager_search
+    monkeypatch.setattr(_eager_search, "_scan_plan", lambda *args: plan)
+    fd = _fdtype(device)
+    for shape, axis in (((5, 40), 1), ((40, 5), 0), ((3, 4, 23), 2), ((2, 100), 1), ((6, 2), 1)):
+        a = rng.integers(-3, 4, shape).astype(fd)
+        x = clnp.asarray(a, device=device)
+        np.testing.assert_array_equal(
+            clnp.cumulative_sum(x, axis=axis, include_initial=True).to_numpy(),
+            np.cumulative_sum(a, axis=axis, include_initial=True))
+        b = rng.choice(np.array([1, -1, 2], np.int64), shape)
+        np.testing.assert_array_equal(
+            clnp.cumulative_prod(clnp.asarray(b, device=device), axis=axis).to_numpy(),
+            np.cumulative_prod(b, axis=axis))
+    z = np.full(50, -0.0, fd)
+    assert np.signbit(clnp.cumulative_sum(clnp.asarray(z, device=device)).to_numpy()).all()

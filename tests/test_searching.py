@@ -313,3 +313,18 @@ def test_searchsorted_edges_and_errors(device):
         clnp.searchsorted(x1, x1, sorter=clnp.asarray([0, 1], device=device))
     with pytest.raises(TypeError):
         clnp.searchsorted(x1, "a")
+
+
+@pytest.mark.parametrize("plan", [("local", "group", 16, 3), ("local", "blocked", 16, 5),
+                                  ("column", "blocked", 16, 4)])
+def test_argmax_forced_plans(device, rng, monkeypatch, plan):
+    """Every kernel mapping on every device, whichever the planner would pick (GPUs use the
+    interleaved ``group`` layout that CPUs never do)."""
+    from clnp import _eager_search
+    monkeypatch.setattr(_eager_search, "_arg_plan", lambda *args: plan)
+    for shape, axis in (((5, 40), 1), ((40, 5), 0), ((3, 4, 23), None), ((70, 3), 0)):
+        a = _sample(rng, "float64" if device.has_fp64 else "float32", shape, nan=True)
+        x = clnp.asarray(a, device=device)
+        for f in ("argmax", "argmin"):
+            np.testing.assert_array_equal(getattr(clnp, f)(x, axis=axis).to_numpy(),
+                                          getattr(np, f)(a, axis=axis))

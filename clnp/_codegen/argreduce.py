@@ -90,36 +90,39 @@ def _source(spec: ArgReduceSpec) -> str:
 
 
 def _better(dtype: np.dtype, acc: str, op: str) -> str:
-    """``clnp_<op>_better(a, ia, b, ib)``: whether (b, ib) replaces the current (a, ia)."""
+    """``clnp_<op>_better(a, ia, b, ib)``: whether (b, ib) replaces the current (a, ia).
+    NaN tests are spelled ``x != x`` (the kernels are built without fast-math options)."""
     cmp = ">" if op == "argmax" else "<"
     head = [f"inline int clnp_{op}_better({acc} a, long ia, {acc} b, long ib) {{",
             "  if (ib < 0) return 0;",
             "  if (ia < 0) return 1;"]
     if dtype.kind == "c":
         # NumPy: lexicographic order; a NaN in either part is extreme (the first one wins)
-        body = ["  const int nb = isnan(b.x) || isnan(b.y), na = isnan(a.x) || isnan(a.y);",
+        body = ["  const int nb = b.x != b.x || b.y != b.y, na = a.x != a.x || a.y != a.y;",
                 "  if (nb) return !na || ib < ia;",
                 "  if (na) return 0;",
                 f"  if (b.x {cmp} a.x || (b.x == a.x && b.y {cmp} a.y)) return 1;",
                 "  return b.x == a.x && b.y == a.y && ib < ia;"]
     elif dtype.kind == "f":
-        body = ["  if (isnan(b)) return !isnan(a) || ib < ia;",
-                "  if (isnan(a)) return 0;",
+        body = ["  if (b != b) return a == a || ib < ia;",
+                "  if (a != a) return 0;",
                 f"  return b {cmp} a || (b == a && ib < ia);"]
     else:
         body = [f"  return b {cmp} a || (b == a && ib < ia);"]
     return "\n".join(head + body + ["}"])
 
 
-def _later_better(dtype: np.dtype, op: str) -> str:
-    """Condition for element ``e`` to replace (v, vi) when ``e`` comes later than every element
-    seen (a sequential run): ties keep the earlier element, so no index comparison."""
+def _later_better(dtype: np.dtype, op: str, v: str, vi: str, r: str) -> str:
+    """Condition for element ``e`` (index ``r``) to replace (v, vi) when it comes later than
+    every element seen (a sequential run): ties keep the earlier element."""
     cmp = ">" if op == "argmax" else "<"
+    # bitwise, not short-circuit, operators: no branches; ``e != e`` rather than isnan(),
+    # which PoCL does not inline (argmax ran 3x slower with it)
     if dtype.kind == "f":
-        return f"vi < 0 || e {cmp} v || (isnan(e) && !isnan(v))"
+        return f"({vi} < 0) | (e {cmp} {v}) | ((e != e) & ({v} == {v}))"
     if dtype.kind == "c":
-        return f"clnp_{op}_better(v, vi, e, (long)r)"
-    return f"vi < 0 || e {cmp} v"
+        return f"clnp_{op}_better({v}, {vi}, e, (long)({r}))"
+    return f"({vi} < 0) | (e {cmp} {v})"
 
 
 def _params(spec: ArgReduceSpec, acc: str) -> list[str]:
@@ -148,18 +151,41 @@ def _search_loop(spec: ArgReduceSpec, acc: str, op: str, start: str, stop: str,
                  step: str) -> list[str]:
     """Statements folding elements ``start, start + step, ... < stop`` into (v, vi)."""
     idx = spec.index
-    lines = [f"  {acc} v = ({acc})0;", "  long vi = -1;",
-             f"  for ({idx} r = {start}; r < {stop}; r += {step}) {{"]
-    if spec.ndim_red == 1:
-        lines.append(f"    const {idx} p = base + r * sr0;")
-    else:
-        lines.append(f"    {idx} rr = r, p = base;")
-        for d in reversed(range(spec.ndim_red)):
-            lines.append(f"    p += (rr % dr{d}) * sr{d}; rr /= dr{d};" if d else
-                         "    p += rr * sr0;")
-    lines.append(f"    const {acc} e = {C.load(spec.dtype, 'x', 'p')};")
-    lines.append(f"    if ({_later_better(spec.dtype, op)}) {{ v = e; vi = (long)r; }}")
+    # sequential runs keep independent (value, index) pairs for interleaved elements, which
+    # hides the latency of the compare-and-select chain; they are merged by index at the end
+    unroll = 4 if step == "1" and spec.ndim_red == 1 else 1
+    lines = []
+    for u in range(unroll):
+        lines.append(f"  {acc} v{u} = ({acc})0; long vi{u} = -1;")
+
+    def fold(u: int, r: str) -> list[str]:
+        out = []
+        if spec.ndim_red == 1:
+            out.append(f"    {{ const {idx} p = base + ({r}) * sr0;")
+        else:
+            out.append(f"    {{ {idx} rr = {r}, p = base;")
+            for d in reversed(range(spec.ndim_red)):
+                out.append(f"      p += (rr % dr{d}) * sr{d}; rr /= dr{d};" if d else
+                           "      p += rr * sr0;")
+        out.append(f"      const {acc} e = {C.load(spec.dtype, 'x', 'p')};")
+        cond = _later_better(spec.dtype, op, f"v{u}", f"vi{u}", r)
+        out.append(f"      const int t = {cond};")
+        out.append(f"      v{u} = t ? e : v{u}; vi{u} = t ? (long)({r}) : vi{u}; }}")
+        return out
+
+    lines.append(f"  {idx} r = {start};")
+    if unroll > 1:
+        lines.append(f"  for (; r + {unroll - 1} < {stop}; r += {unroll}) {{")
+        for u in range(unroll):
+            lines += fold(u, f"r + {u}" if u else "r")
+        lines.append("  }")
+    lines.append(f"  for (; r < {stop}; r += {step}) {{")
+    lines += fold(0, "r")
     lines.append("  }")
+    for u in range(1, unroll):
+        lines.append(f"  if (clnp_{op}_better(v0, vi0, v{u}, vi{u})) {{ v0 = v{u}; "
+                     f"vi0 = vi{u}; }}")
+    lines.append("  {acc} v = v0; long vi = vi0;".replace("{acc}", acc))
     return lines
 
 

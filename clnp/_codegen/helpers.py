@@ -401,14 +401,16 @@ inline ${R} ${fn}(${R} a) {
 
 _REAL_SRC["maximum"] = r"""
 inline ${R} ${fn}(${R} a, ${R} b) {
-    if (isnan(a) || isnan(b)) return a + b;
+    /* x != x rather than isnan(): PoCL does not inline isnan, which made reductions 3x slower */
+    if (a != a || b != b) return a + b;
     return a > b ? a : b;
 }
 """
 
 _REAL_SRC["minimum"] = r"""
 inline ${R} ${fn}(${R} a, ${R} b) {
-    if (isnan(a) || isnan(b)) return a + b;
+    /* x != x rather than isnan(): PoCL does not inline isnan, which made reductions 3x slower */
+    if (a != a || b != b) return a + b;
     return a < b ? a : b;
 }
 """

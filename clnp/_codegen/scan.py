@@ -7,25 +7,28 @@ identity as the first value (``include_initial``). One program per (op, dtype) l
 
 ``clnp_scan_<op>_rows``
     Work-group ``g`` scans chunk ``g % parts`` of row ``g / parts`` in tiles of ``group * k``
-    elements: each item scans ``k`` consecutive elements sequentially, the items' totals are
-    scanned in local memory, and a running carry joins the tiles (work-efficient: O(1)
-    combines per element). With ``parts > 1`` the chunk starts from the inclusive total of the
-    chunks before it, read from ``carry`` at ``row * parts + chunk - 1``.
+    elements staged in local memory (coalesced loads and stores): each item scans ``k``
+    consecutive elements sequentially, the items' totals are scanned in local memory, and a
+    running carry joins the tiles (work-efficient: O(1) combines per element). With
+    ``parts > 1`` the chunk starts from the inclusive total of the chunks before it, read
+    from ``carry`` at ``row * parts + chunk - 1``.
 ``clnp_scan_<op>_totals``
     Work-group per (row, chunk): the chunk's total into ``tot[row * parts + chunk]``.
 ``clnp_scan_<op>_carry``
     One item per row: the inclusive scan of its chunk totals, in place.
-``clnp_scan_<op>_column``
-    One item per row scanning it sequentially: many rows, or rows along an outer axis (adjacent
+``clnp_scan_<op>_column``, ``clnp_scan_<op>_coltotals``
+    The same with one work-item per (row, chunk) scanning (totalling) its chunk sequentially,
+    adjacent items on adjacent rows: many short rows, or rows along an outer axis (adjacent
     items then read adjacent elements).
 ``clnp_compact`` (int64 sum programs only)
     Stream compaction for ``nonzero``: from the inclusive scan of 0/1 flags, element ``i``
     with a flag writes its coordinates (C order over ``dims``) to ``y[d * count + pos]``.
 
-Long rows therefore take three launches (totals, carry, rows) and short ones one. Values are
+Rows split into chunks take three launches (totals, carry, scan), others one. Values are
 combined in the compute type (float for float16); the first element of a run is taken as is,
 not combined with the identity, and float sums start from -0.0 where they must, so special
-values (-0.0, infinities) come out as successive additions/multiplications give them.
+values (-0.0, infinities) come out as successive additions/multiplications give them (up to
+the order of the additions, which differs from a sequential loop for long rows).
 """
 from __future__ import annotations
 
@@ -35,7 +38,7 @@ import numpy as np
 
 from . import ctypes as C
 
-KINDS = ("rows", "totals", "carry", "column")
+KINDS = ("rows", "totals", "carry", "column", "coltotals")
 
 
 @dataclass(frozen=True)
@@ -74,7 +77,8 @@ def render_scan(spec: ScanSpec, kind: str) -> tuple[str, str, list]:
         "rows": [it] * 5 + row_args + out_args + [None],
         "totals": [it] * 4 + row_args + [None],
         "carry": [it, it, None],
-        "column": [it] * 3 + row_args + out_args,
+        "column": [it] * 5 + row_args + out_args + [None],
+        "coltotals": [it] * 4 + row_args + [None],
         "compact": [np.dtype(np.int64), np.dtype(np.int32), None, None, np.dtype(np.int64),
                     None],
     }[kind]
@@ -126,7 +130,7 @@ def _source(spec: ScanSpec) -> str:
         from .helpers import render_helpers
         lines.append(render_helpers(ops.helpers))
     lines += [_rows_kernel(spec, ops), _totals_kernel(spec, ops), _carry_kernel(spec, ops),
-              _column_kernel(spec, ops)]
+              _column_kernel(spec, ops), _coltotals_kernel(spec, ops)]
     if has_compact(spec):
         lines.append(_COMPACT)
     return "\n".join(lines)
@@ -165,11 +169,16 @@ def _header(name: str, params: list[str], group: int | None = None) -> list[str]
 
 def _rows_kernel(spec: ScanSpec, ops: _Ops) -> str:
     idx, g, k, acc = spec.index, spec.group, spec.k, ops.acc
+    tile = g * k
     params = ([f"const {idx} n_rows", f"const {idx} parts", f"const {idx} chunk",
                f"const {idx} L", f"const {idx} init"] + _row_params(spec) + _out_params(spec) +
               [f"__global const {acc} *carry"])
     lines = _header(kernel_name(spec, "rows"), params, g)
+    # the tile goes through local memory so that global reads and writes are coalesced
+    # (item i touches elements i, i + group, ...) while each item scans k consecutive
+    # elements; one pad slot per 32 keeps the strided local accesses free of bank conflicts
     lines += [f"  __local {acc} sh[{g}];",
+              f"  __local {acc} tile[{tile + tile // 32}];",
               f"  const {idx} grp = get_group_id(0), lid = get_local_id(0);",
               f"  const {idx} o = grp / parts, part = grp % parts;"]
     lines += _bases(spec, "o")
@@ -177,14 +186,18 @@ def _rows_kernel(spec: ScanSpec, ops: _Ops) -> str:
               "  int hc = part > 0;   // whether c holds a carry",
               f"  {acc} c = hc ? carry[o * parts + part - 1] : {ops.neutral};",
               f"  if (init && part == 0 && lid == 0) {ops.store('yb', ops.init)}",
-              f"  for ({idx} t = lo; t < hi; t += {g * k}) {{",
-              f"    const {idx} r0 = t + lid * {k};",
-              f"    {acc} v[{k}];",
+              f"  for ({idx} t = lo; t < hi; t += {tile}) {{",
+              f"    for (int j = 0; j < {k}; j++) {{",
+              f"      const int q = j * {g} + (int)lid;",
+              f"      if (t + q < hi) tile[q + (q >> 5)] = {ops.load('xb + (t + q) * sx')};",
+              "    }",
+              "    barrier(CLK_LOCAL_MEM_FENCE);",
+              f"    const int q0 = (int)lid * {k};",
               f"    {acc} s = {ops.neutral};",
               f"    for (int j = 0; j < {k}; j++) {{",
-              f"      if (r0 + j < hi) {{ const {acc} e = {ops.load('xb + (r0 + j) * sx')};",
-              f"        s = j ? {ops.comb('s', 'e')} : e; }}",
-              "      v[j] = s;",
+              "      const int q = q0 + j;",
+              f"      if (t + q < hi) {{ s = j ? {ops.comb('s', 'tile[q + (q >> 5)]')} : "
+              "tile[q + (q >> 5)]; tile[q + (q >> 5)] = s; }",
               "    }",
               "    sh[lid] = s;",
               "    barrier(CLK_LOCAL_MEM_FENCE);",
@@ -194,17 +207,24 @@ def _rows_kernel(spec: ScanSpec, ops: _Ops) -> str:
               f"      if (lid >= d) sh[lid] = {ops.comb('u', 'sh[lid]')};",
               "      barrier(CLK_LOCAL_MEM_FENCE);",
               "    }",
-              f"    for (int j = 0; j < {k}; j++) {{",
-              "      if (r0 + j < hi) {",
-              f"        {acc} e = v[j];",
-              f"        if (lid) e = {ops.comb('sh[lid - 1]', 'e')};",
-              f"        if (hc) e = {ops.comb('c', 'e')};",
-              "        " + ops.store("yb + (r0 + j + init) * sy", "e"),
+              "    if (lid || hc) {",
+              f"      const {acc} pre = lid ? (hc ? {ops.comb('c', 'sh[lid - 1]')} : sh[lid - 1])"
+              " : c;",
+              f"      for (int j = 0; j < {k}; j++) {{",
+              "        const int q = q0 + j;",
+              f"        if (t + q < hi) tile[q + (q >> 5)] = "
+              f"{ops.comb('pre', 'tile[q + (q >> 5)]')};",
               "      }",
+              "    }",
+              "    barrier(CLK_LOCAL_MEM_FENCE);",
+              f"    for (int j = 0; j < {k}; j++) {{",
+              f"      const int q = j * {g} + (int)lid;",
+              "      if (t + q < hi) " + ops.store("yb + (t + q + init) * sy",
+                                              "tile[q + (q >> 5)]"),
               "    }",
               f"    c = hc ? {ops.comb('c', f'sh[{g - 1}]')} : sh[{g - 1}];",
               "    hc = 1;",
-              "    barrier(CLK_LOCAL_MEM_FENCE);   // sh is rewritten by the next tile",
+              "    barrier(CLK_LOCAL_MEM_FENCE);   // sh and tile are rewritten by the next tile",
               "  }",
               "}"]
     return "\n".join(lines)
@@ -253,18 +273,42 @@ def _carry_kernel(spec: ScanSpec, ops: _Ops) -> str:
 
 def _column_kernel(spec: ScanSpec, ops: _Ops) -> str:
     idx, acc = spec.index, ops.acc
-    params = ([f"const {idx} n_rows", f"const {idx} L", f"const {idx} init"] +
-              _row_params(spec) + _out_params(spec))
+    params = ([f"const {idx} n_rows", f"const {idx} parts", f"const {idx} chunk",
+               f"const {idx} L", f"const {idx} init"] + _row_params(spec) + _out_params(spec) +
+              [f"__global const {acc} *carry"])
     lines = _header(kernel_name(spec, "column"), params)
-    lines += [f"  const {idx} o = get_global_id(0);", "  if (o >= n_rows) return;"]
+    lines += [f"  const {idx} gid = get_global_id(0);", "  if (gid >= n_rows * parts) return;",
+              f"  const {idx} o = gid % n_rows, part = gid / n_rows;"]
     lines += _bases(spec, "o")
-    lines += [f"  if (init) {ops.store('yb', ops.init)}",
-              f"  {acc} c = {ops.neutral};",
-              f"  for ({idx} r = 0; r < L; r++) {{",
+    lines += [f"  const {idx} lo = part * chunk, hi = min(lo + chunk, L);",
+              "  int hc = part > 0;",
+              f"  {acc} c = hc ? carry[o * parts + part - 1] : {ops.neutral};",
+              f"  if (init && part == 0) {ops.store('yb', ops.init)}",
+              f"  for ({idx} r = lo; r < hi; r++) {{",
               f"    const {acc} e = {ops.load('xb + r * sx')};",
-              f"    c = r ? {ops.comb('c', 'e')} : e;",
+              f"    c = hc ? {ops.comb('c', 'e')} : e;",
+              "    hc = 1;",
               "    " + ops.store("yb + (r + init) * sy", "c"),
               "  }",
+              "}"]
+    return "\n".join(lines)
+
+
+def _coltotals_kernel(spec: ScanSpec, ops: _Ops) -> str:
+    idx, acc = spec.index, ops.acc
+    params = ([f"const {idx} n_rows", f"const {idx} parts", f"const {idx} chunk",
+               f"const {idx} L"] + _row_params(spec) + [f"__global {acc} *tot"])
+    lines = _header(kernel_name(spec, "coltotals"), params)
+    lines += [f"  const {idx} gid = get_global_id(0);", "  if (gid >= n_rows * parts) return;",
+              f"  const {idx} o = gid % n_rows, part = gid / n_rows;"]
+    lines += _bases(spec, "o", out=False)
+    lines += [f"  const {idx} lo = part * chunk, hi = min(lo + chunk, L);",
+              f"  {acc} s = {ops.neutral};",
+              f"  for ({idx} r = lo; r < hi; r++) {{",
+              f"    const {acc} e = {ops.load('xb + r * sx')};",
+              f"    s = r == lo ? e : {ops.comb('s', 'e')};",
+              "  }",
+              "  tot[o * parts + part] = s;",
               "}"]
     return "\n".join(lines)
 
