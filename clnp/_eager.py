@@ -184,6 +184,9 @@ def _overlaps(a: Array, out: Array) -> bool:
                 a._strides == out._strides)
 
 
+_BODIES: dict[tuple, tuple[Instr, ...]] = {}   # one-op programs, built once per signature
+
+
 def ew_apply(op: str, args: Sequence[Any], dtype: np.dtype, out_dtype: np.dtype,
              arg_dtypes: Sequence[np.dtype], out: Array | None = None) -> Array:
     """Eager one-op elementwise: broadcast, allocate (or write ``out``), launch.
@@ -208,7 +211,11 @@ def ew_apply(op: str, args: Sequence[Any], dtype: np.dtype, out_dtype: np.dtype,
     shape = out.shape if out is not None else broadcast_shapes(*(a.shape for a in arrays))
     device = out.device if out is not None else arrays[0].device
     in_dtypes = [a.dtype if isinstance(a, Array) else d for a, d in zip(args, arg_dtypes)]
-    body = (Instr(op, tuple(range(len(args))), tuple(arg_dtypes), dtype, out_dtype),)
+    bkey = (op, dtype, out_dtype, tuple(arg_dtypes))
+    body = _BODIES.get(bkey)
+    if body is None:
+        body = _BODIES[bkey] = (Instr(op, tuple(range(len(args))), tuple(arg_dtypes), dtype,
+                                      out_dtype),)
     if out is not None and any(_overlaps(a, out) for a in arrays):
         tmp = Array.empty(shape, out.dtype, device)
         run_elementwise(body, args, in_dtypes, [tmp])

@@ -30,6 +30,12 @@ class EvalInterpreter:
     """The bottom interpreter: run the primitive's eager implementation."""
 
     def process(self, prim: Primitive, args: tuple, params: dict) -> Any:
+        for a in args:
+            if getattr(a, "_is_clnp_tracer", False):
+                # a tracer reaching eager evaluation escaped its transformation
+                a._interp.check_foreign(a)
+                raise RuntimeError(f"{prim.name}: a traced value reached eager evaluation "
+                                   f"outside its transformation")
         return prim.impl(*args, **params)
 
 

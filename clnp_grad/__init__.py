@@ -1,5 +1,35 @@
-"""clnp_grad: JAX-style function transformations over clnp (grad, vjp, jvp, vmap, jit).
+"""clnp_grad: JAX-style function transformations over clnp.
 
-Not implemented yet: this package exists so that the layering is fixed from the start. The
-transforms will push interpreters through ``clnp._prims.set_interpreter``.
+Implemented: ``grad``, ``value_and_grad``, ``vjp``, ``jvp``, ``stop_gradient`` and pytrees
+(``tree_map``, ``tree_flatten``, ``tree_unflatten``, ``tree_leaves``, ``register_pytree_node``).
+Differentiation rules cover the elementwise op table, reductions, views, concatenation and
+type conversion; other primitives raise ``NotImplementedError`` naming the primitive. Not yet
+implemented: ``vmap``, ``jit``, ``linearize``, ``jacfwd``/``jacrev``/``hessian``,
+``custom_vjp``/``custom_jvp``, ``checkpoint``, rules for indexing, sorting, linalg and fft
+(see docs/transforms.md).
 """
+from __future__ import annotations
+
+from typing import Any
+
+from clnp._prims import def_impl, primitive
+
+from ._ad import grad, jvp, value_and_grad, vjp
+from ._core import ConcretizationError, LeakedTracerError
+from ._tree import (register_pytree_node, tree_flatten, tree_leaves, tree_map, tree_structure,
+                    tree_unflatten)
+
+
+@def_impl("stop_gradient")
+def _stop_gradient_impl(x: Any) -> Any:
+    return x
+
+
+def stop_gradient(x: Any) -> Any:
+    """``x`` unchanged, but treated as a constant by differentiation (zero derivative)."""
+    return tree_map(lambda v: primitive("stop_gradient").bind(v) if hasattr(v, "shape") else v, x)
+
+
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "stop_gradient", "ConcretizationError",
+           "LeakedTracerError", "register_pytree_node", "tree_flatten", "tree_unflatten",
+           "tree_map", "tree_leaves", "tree_structure"]

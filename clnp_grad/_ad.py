@@ -1,0 +1,320 @@
+"""Forward mode (JVP interpreter) and reverse mode (a tape recorded by the VJP interpreter).
+
+Both interpreters evaluate rules under the interpreter below them (``prev``), and the rules are
+written with public clnp functions, so nested transformations trace through each other.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Any, Callable, Sequence
+
+import clnp as xp
+from clnp._prims import Primitive, current_interpreter, set_interpreter
+
+from . import _rules as R
+from ._core import Interpreter, Tracer
+from ._tree import tree_flatten, tree_map, tree_unflatten
+
+
+def _rule_missing(prim: Primitive, mode: str) -> NotImplementedError:
+    return NotImplementedError(f"clnp_grad has no {mode} rule for the primitive "
+                               f"'{prim.name}' yet; differentiate around it (stop_gradient) or "
+                               f"file an issue")
+
+
+# ------------------------------------------------------------------------------ forward mode
+class JVPTracer(Tracer):
+    __slots__ = ("primal", "tangent")
+
+    def __init__(self, interp: "JVPInterpreter", primal: Any, tangent: Any):
+        self._interp, self.primal, self.tangent = interp, primal, tangent
+
+    @property
+    def _value(self) -> Any:
+        return self.primal
+
+
+class JVPInterpreter(Interpreter):
+    name = "jvp"
+
+    def lift(self, x: Any) -> tuple[Any, Any]:
+        if isinstance(x, JVPTracer) and x._interp is self:
+            return x.primal, x.tangent
+        self.check_foreign(x)
+        return x, None
+
+    def process(self, prim: Primitive, args: tuple, params: dict) -> Any:
+        primals, tangents = zip(*(self.lift(a) for a in args)) if args else ((), ())
+        with set_interpreter(self.prev):
+            out = prim.bind(*primals, **params)
+            if all(t is None for t in tangents) and not any(
+                    isinstance(a, JVPTracer) and a._interp is self for a in args):
+                return out
+            if all(t is None for t in tangents) or prim.name in R.NON_DIFFERENTIABLE or \
+                    _ZERO_OUTPUT_OPS(prim):
+                t_out = (None,) * len(out) if prim.multiple_results else None
+            elif prim.name in R.JVP:
+                t_out = R.JVP[prim.name](primals, tangents, out, **params)
+            elif R.differentiable_op(prim.name):
+                t_out = R.ew_jvp(prim.name, primals, tangents, out)
+            else:
+                raise _rule_missing(prim, "JVP")
+        # outputs stay traced (possibly with a zero tangent) so that bool()/float() on values
+        # computed from traced inputs raise, whatever the op
+        if prim.multiple_results:
+            return tuple(JVPTracer(self, o, t) for o, t in zip(out, t_out))
+        return JVPTracer(self, out, t_out)
+
+
+def _ZERO_OUTPUT_OPS(prim: Primitive) -> set[str]:
+    """Table ops with bool output (comparisons, isnan, ...) never carry derivatives."""
+    from clnp import _ops
+    rec = _ops.OPS.get(prim.name)
+    return {prim.name} if rec is not None and (rec.out == "bool" or prim.name in (
+        "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert", "bitwise_left_shift",
+        "bitwise_right_shift", "logical_not", "isfinite", "isinf", "isnan", "signbit")) else set()
+
+
+# ------------------------------------------------------------------------------ reverse mode
+_SEQ = itertools.count()
+
+
+class Node:
+    """One recorded primitive application."""
+    __slots__ = ("prim", "params", "parents", "primals", "out", "seq")
+
+    def __init__(self, prim: Primitive, params: dict, parents: list, primals: tuple, out: Any):
+        self.prim, self.params, self.parents = prim, params, parents
+        self.primals, self.out = primals, out
+        self.seq = next(_SEQ)
+
+
+class VJPTracer(Tracer):
+    __slots__ = ("primal", "node", "index", "seq")
+
+    def __init__(self, interp: "VJPInterpreter", primal: Any, node: Node | None, index: int = 0):
+        self._interp, self.primal, self.node, self.index = interp, primal, node, index
+        self.seq = next(_SEQ)
+
+    @property
+    def _value(self) -> Any:
+        return self.primal
+
+
+class VJPInterpreter(Interpreter):
+    name = "grad/vjp"
+
+    def lift(self, x: Any) -> tuple[Any, Any]:
+        if isinstance(x, VJPTracer) and x._interp is self:
+            return x.primal, x
+        self.check_foreign(x)
+        return x, None
+
+    def process(self, prim: Primitive, args: tuple, params: dict) -> Any:
+        primals, parents = zip(*(self.lift(a) for a in args)) if args else ((), ())
+        with set_interpreter(self.prev):
+            out = prim.bind(*primals, **params)
+        if all(p is None for p in parents):
+            return out
+        if prim.name in R.NON_DIFFERENTIABLE or _ZERO_OUTPUT_OPS(prim):
+            # traced but carrying no derivative: a leaf the backward pass never reaches
+            if prim.multiple_results:
+                return tuple(VJPTracer(self, o, None) for o in out)
+            return VJPTracer(self, out, None)
+        if not (prim.name in R.VJP or R.differentiable_op(prim.name)):
+            raise _rule_missing(prim, "VJP")
+        node = Node(prim, params, list(parents), primals, out)
+        if prim.multiple_results:
+            return tuple(VJPTracer(self, o, node if R.is_float(o) else None, i)
+                         for i, o in enumerate(out))
+        return VJPTracer(self, out, node if R.is_float(out) else None)
+
+
+def backward(interp: VJPInterpreter, outs: Sequence[Any], cts: Sequence[Any]) -> dict[int, Any]:
+    """Propagate output cotangents to every tracer; returns {tracer.seq: cotangent}."""
+    acc: dict[int, Any] = {}
+    nodes: dict[int, Node] = {}
+    stack = []
+    for o, ct in zip(outs, cts):
+        if isinstance(o, VJPTracer) and o._interp is interp and ct is not None:
+            acc[o.seq] = R.add_ct(acc.get(o.seq), ct)
+            stack.append(o)
+    # collect reachable nodes
+    seen: set[int] = set()
+    while stack:
+        t = stack.pop()
+        n = t.node
+        if n is None or n.seq in seen:
+            continue
+        seen.add(n.seq)
+        nodes[n.seq] = n
+        stack.extend(p for p in n.parents if p is not None)
+    # tracers by node output slot
+    out_tracers: dict[int, dict[int, VJPTracer]] = {}
+
+    def note(t: VJPTracer) -> None:
+        if t.node is not None:  # a tracer used by several nodes is one output slot, once
+            out_tracers.setdefault(t.node.seq, {})[t.seq] = t
+    for o in outs:
+        if isinstance(o, VJPTracer):
+            note(o)
+    for n in nodes.values():
+        for p in n.parents:
+            if p is not None:
+                note(p)
+    for seq in sorted(nodes, reverse=True):
+        n = nodes[seq]
+        multi = n.prim.multiple_results
+        slot_cts: list[Any] = [None] * (len(n.out) if multi else 1)
+        for t in out_tracers.get(seq, {}).values():
+            c = acc.get(t.seq)
+            if c is not None:
+                slot_cts[t.index] = R.add_ct(slot_cts[t.index], c)
+        if all(c is None for c in slot_cts):
+            continue
+        ct = slot_cts if multi else slot_cts[0]
+        if n.prim.name in R.VJP:
+            in_cts = R.VJP[n.prim.name](ct, n.primals, n.out, **n.params)
+        else:
+            in_cts = R.ew_vjp(n.prim.name, ct, n.primals, n.out)
+        for p, c in zip(n.parents, in_cts):
+            if p is not None and c is not None:
+                acc[p.seq] = R.add_ct(acc.get(p.seq), c)
+    return acc
+
+
+# ------------------------------------------------------------------------------ public API
+def _check_inputs(flat: Sequence[Any], what: str) -> None:
+    for x in flat:
+        if not (hasattr(x, "shape") and hasattr(x, "dtype")):
+            raise TypeError(f"{what}: arguments must be clnp arrays (or pytrees of them); got "
+                            f"{type(x).__name__}")
+        if x.dtype.kind not in "fc":
+            raise TypeError(f"{what} requires floating-point inputs to differentiate with "
+                            f"respect to; got {x.dtype} (cast with astype, or move the argument "
+                            f"out of argnums)")
+
+
+def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) -> tuple:
+    """Evaluate ``fun(*primals)`` and its directional derivative along ``tangents``.
+
+    ``primals`` and ``tangents`` are sequences of the same pytree structure; returns
+    ``(out, out_tangent)`` with zeros where the output does not depend on the inputs."""
+    p_flat, p_def = tree_flatten(list(primals))
+    t_flat, t_def = tree_flatten(list(tangents))
+    if p_def != t_def:
+        raise ValueError(f"jvp: primals and tangents have different structures: {p_def} vs "
+                         f"{t_def}")
+    _check_inputs(p_flat, "jvp")
+    for p, t in zip(p_flat, t_flat):
+        if tuple(t.shape) != tuple(p.shape) or t.dtype != p.dtype:
+            raise ValueError(f"jvp: tangent of shape {t.shape} and dtype {t.dtype} does not "
+                             f"match primal of shape {p.shape} and dtype {p.dtype}")
+    interp = JVPInterpreter(current_interpreter())
+    try:
+        tracers = [JVPTracer(interp, p, t) for p, t in zip(p_flat, t_flat)]
+        with set_interpreter(interp):
+            out = fun(*tree_unflatten(p_def, tracers))
+    finally:
+        interp.active = False
+    o_flat, o_def = tree_flatten(out)
+    primal_out, tangent_out = [], []
+    for o in o_flat:
+        p, t = interp.lift(o) if isinstance(o, JVPTracer) and o._interp is interp else (o, None)
+        primal_out.append(p)
+        tangent_out.append(R.zeros_like(p) if t is None and hasattr(p, "shape") else t)
+    return tree_unflatten(o_def, primal_out), tree_unflatten(o_def, tangent_out)
+
+
+def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple:
+    """Evaluate ``fun(*primals)`` and return ``(out, f_vjp)`` (plus ``aux`` with ``has_aux``),
+    where ``f_vjp(ct)`` maps an output cotangent to one cotangent per primal (JAX's ``vjp``)."""
+    p_flat, p_def = tree_flatten(list(primals))
+    _check_inputs(p_flat, "vjp")
+    interp = VJPInterpreter(current_interpreter())
+    try:
+        tracers = [VJPTracer(interp, p, None) for p in p_flat]
+        with set_interpreter(interp):
+            res = fun(*tree_unflatten(p_def, tracers))
+    finally:
+        interp.active = False
+    if has_aux:
+        if not (isinstance(res, tuple) and len(res) == 2):
+            raise TypeError("vjp(has_aux=True): the function must return a pair (out, aux)")
+        res, aux = res
+        aux = tree_map(lambda v: v.primal if isinstance(v, VJPTracer) else v, aux)
+    o_flat, o_def = tree_flatten(res)
+    primal_out = [o.primal if isinstance(o, VJPTracer) and o._interp is interp else o
+                  for o in o_flat]
+
+    def f_vjp(ct: Any) -> tuple:
+        c_flat, c_def = tree_flatten(ct)
+        if c_def != o_def:
+            raise ValueError(f"vjp: cotangent structure {c_def} does not match output "
+                             f"structure {o_def}")
+        for c, o in zip(c_flat, primal_out):
+            if tuple(c.shape) != tuple(o.shape):
+                raise ValueError(f"vjp: cotangent of shape {c.shape} for output of shape "
+                                 f"{o.shape}")
+        acc = backward(interp, o_flat, c_flat)
+        cts = [acc.get(t.seq) for t in tracers]
+        cts = [R.zeros_like(p) if c is None else c for c, p in zip(cts, p_flat)]
+        return tuple(tree_unflatten(p_def, cts))
+
+    out = tree_unflatten(o_def, primal_out)
+    return (out, f_vjp, aux) if has_aux else (out, f_vjp)
+
+
+def _argnums(argnums: int | Sequence[int], n: int, what: str) -> tuple[int, ...]:
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for a in nums:
+        if not isinstance(a, int) or isinstance(a, bool):
+            raise TypeError(f"{what}: argnums must be ints; got {a!r}")
+        if not -n <= a < n:
+            raise ValueError(f"{what}: argnums {a} is out of range for {n} positional "
+                             f"arguments")
+    return tuple(a % n for a in nums)
+
+
+def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
+                   has_aux: bool = False) -> Callable[..., Any]:
+    """Return a function computing ``fun``'s value and its gradient with respect to the
+    ``argnums`` positional arguments (pytrees allowed). ``fun`` must return a real scalar."""
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        nums = _argnums(argnums, len(args), "grad")
+
+        def f_diff(*diff_args: Any) -> Any:
+            full = list(args)
+            for i, a in zip(nums, diff_args):
+                full[i] = a
+            return fun(*full, **kwargs)
+        res = vjp(f_diff, *[args[i] for i in nums], has_aux=has_aux)
+        out, f_vjp = res[0], res[1]
+        if not (hasattr(out, "shape") and hasattr(out, "dtype")):
+            raise TypeError(f"grad requires the function to return a scalar array; got "
+                            f"{type(out).__name__}")
+        if out.shape != ():
+            raise TypeError(f"grad requires a scalar (shape ()) output; got shape {out.shape}. "
+                            f"Use vjp or jacrev for non-scalar outputs")
+        if out.dtype.kind != "f":
+            raise TypeError(f"grad requires a real floating-point output; got {out.dtype}")
+        g = f_vjp(xp.ones((), dtype=out.dtype, device=out.device))
+        g = g[0] if isinstance(argnums, int) else tuple(g)
+        return ((out, res[2]), g) if has_aux else (out, g)
+    wrapped.__name__ = f"value_and_grad({getattr(fun, '__name__', 'f')})"
+    wrapped.__doc__ = fun.__doc__
+    return wrapped
+
+
+def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
+         has_aux: bool = False) -> Callable[..., Any]:
+    """Return a function computing the gradient of scalar-valued ``fun`` with respect to the
+    ``argnums`` positional arguments (JAX's ``grad``)."""
+    vg = value_and_grad(fun, argnums, has_aux)
+
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        (value, g) = vg(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+    wrapped.__name__ = f"grad({getattr(fun, '__name__', 'f')})"
+    wrapped.__doc__ = fun.__doc__
+    return wrapped

@@ -1,0 +1,145 @@
+"""Tracers and the interpreter stack.
+
+A transformation pushes an interpreter (``clnp._prims.set_interpreter``); every primitive bound
+while it is current reaches its ``process``. Each interpreter keeps the one below it (``prev``)
+and evaluates rules under it, so transformations nest (grad of grad, jvp of grad) and a value
+that belongs to an outer transformation is just a constant here (autodidax2's design).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from clnp._mixin import ArrayOperators
+
+
+class ConcretizationError(TypeError):
+    """A traced value was used where a concrete Python value is needed."""
+
+
+class LeakedTracerError(RuntimeError):
+    """A tracer escaped the transformation that created it and was used afterwards."""
+
+
+class Interpreter:
+    """Base: ``prev`` is the interpreter below; ``active`` is False once the transform ends."""
+
+    name = "transform"
+
+    def __init__(self, prev: Any):
+        self.prev = prev
+        self.active = True
+
+    def check_foreign(self, x: Any) -> None:
+        """Values of other interpreters are constants here, unless their transform ended."""
+        if isinstance(x, Tracer) and not x._interp.active:
+            raise LeakedTracerError(
+                f"a tracer of a finished {x._interp.name} transformation was used (shape "
+                f"{x.shape}, dtype {x.dtype}); values computed inside a transformed function "
+                f"must be returned from it, not stored in globals or closures")
+
+
+class Tracer(ArrayOperators):
+    """A traced array: behaves like ``clnp.Array`` for shape/dtype/operators, but has no
+    concrete value while the transformation runs."""
+
+    __slots__ = ("_interp",)
+    _is_clnp_tracer = True
+    __array_priority__ = 200
+
+    # subclasses define ``_value``: the value one level down (an Array or an outer tracer)
+    @property
+    def _value(self) -> Any:
+        raise NotImplementedError
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._value.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._value.dtype
+
+    @property
+    def device(self) -> Any:
+        return self._value.device
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def _concrete_check(self, what: str) -> None:
+        raise ConcretizationError(
+            f"{what} needs a concrete value, but this array is traced by a "
+            f"{self._interp.name} transformation (shape {self.shape}, dtype {self.dtype}). "
+            f"Python control flow on traced values is not differentiable: use clnp.where(...) "
+            f"for elementwise choices, compute the decision outside the transformed function, "
+            f"or wrap the value in clnp_grad.stop_gradient(...) and call float() on the result "
+            f"of the transformation instead")
+
+    def __bool__(self) -> bool:
+        self._concrete_check("bool()/if/while")
+        return False  # pragma: no cover
+
+    def __float__(self) -> float:
+        self._concrete_check("float()")
+        return 0.0  # pragma: no cover
+
+    def __int__(self) -> int:
+        self._concrete_check("int()")
+        return 0  # pragma: no cover
+
+    def __complex__(self) -> complex:
+        self._concrete_check("complex()")
+        return 0j  # pragma: no cover
+
+    def __index__(self) -> int:
+        self._concrete_check("using an array as an index (__index__)")
+        return 0  # pragma: no cover
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        self._concrete_check("numpy.asarray()")
+
+    def item(self, *args: Any) -> Any:
+        self._concrete_check("item()")
+
+    def tolist(self) -> Any:
+        self._concrete_check("tolist()")
+
+    def to_numpy(self) -> Any:
+        self._concrete_check("to_numpy()")
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        raise NotImplementedError(
+            "x[idx] = v on a traced array is not supported yet; build the result functionally "
+            "(e.g. clnp.where(mask, v, x) or clnp.concat of slices)")
+
+    def __array_namespace__(self, *, api_version: Any = None) -> Any:
+        import clnp
+        return clnp
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        raise TypeError("unhashable type: traced array")
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (f"Traced<{self._interp.name}>(shape={self.shape}, dtype={self.dtype})")

@@ -1,0 +1,389 @@
+"""Differentiation rules, keyed by primitive name.
+
+Elementwise ops share one generic JVP and one generic VJP built from ``PARTIALS``: for each op,
+``PARTIALS[name](*inputs, out)`` returns one partial derivative per input (None where the input
+has no derivative). The partials are written with public clnp functions, so they are traced
+like any user code and higher-order derivatives come for free. Other primitives have explicit
+rules below: ``JVP[name](primals, tangents, out, **params) -> out_tangent`` and
+``VJP[name](ct, primals, out, **params) -> tuple of input cotangents`` (None = zero).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import clnp as xp
+from clnp import _ops
+from clnp._prims import primitive
+
+LN2, LN10 = math.log(2.0), math.log(10.0)
+
+
+def _zero(*_: Any) -> float:
+    return 0.0
+
+
+PARTIALS: dict[str, Callable[..., tuple[Any, ...]]] = {
+    "abs": lambda x, z: (xp.sign(x),),
+    "acos": lambda x, z: (-1.0 / xp.sqrt(1.0 - x * x),),
+    "acosh": lambda x, z: (1.0 / xp.sqrt(x * x - 1.0),),
+    "asin": lambda x, z: (1.0 / xp.sqrt(1.0 - x * x),),
+    "asinh": lambda x, z: (1.0 / xp.sqrt(x * x + 1.0),),
+    "atan": lambda x, z: (1.0 / (1.0 + x * x),),
+    "atanh": lambda x, z: (1.0 / (1.0 - x * x),),
+    "cos": lambda x, z: (-xp.sin(x),),
+    "cosh": lambda x, z: (xp.sinh(x),),
+    "exp": lambda x, z: (z,),
+    "expm1": lambda x, z: (z + 1.0,),
+    "log": lambda x, z: (1.0 / x,),
+    "log1p": lambda x, z: (1.0 / (1.0 + x),),
+    "log2": lambda x, z: (1.0 / (x * LN2),),
+    "log10": lambda x, z: (1.0 / (x * LN10),),
+    "sin": lambda x, z: (xp.cos(x),),
+    "sinh": lambda x, z: (xp.cosh(x),),
+    "tan": lambda x, z: (1.0 + z * z,),
+    "tanh": lambda x, z: (1.0 - z * z,),
+    "sqrt": lambda x, z: (0.5 / z,),
+    "negative": lambda x, z: (-1.0,),
+    "positive": lambda x, z: (1.0,),
+    "copy": lambda x, z: (1.0,),
+    "square": lambda x, z: (2.0 * x,),
+    "reciprocal": lambda x, z: (-(z * z),),
+    "sign": lambda x, z: (0.0,),
+    "ceil": lambda x, z: (0.0,),
+    "floor": lambda x, z: (0.0,),
+    "trunc": lambda x, z: (0.0,),
+    "round": lambda x, z: (0.0,),
+    "add": lambda x, y, z: (1.0, 1.0),
+    "subtract": lambda x, y, z: (1.0, -1.0),
+    "multiply": lambda x, y, z: (y, x),
+    "divide": lambda x, y, z: (1.0 / y, -z / y),
+    "floor_divide": lambda x, y, z: (0.0, 0.0),
+    "remainder": lambda x, y, z: (1.0, -xp.floor_divide(x, y)),
+    "pow": lambda x, y, z: (y * xp.pow(x, y - 1.0) if _is_arr(y) else y * xp.pow(x, y - 1),
+                            xp.where(x == 0, 0.0, xp.log(xp.where(x == 0, 1.0, x))) * z),
+    "atan2": lambda y, x, z: (x / (x * x + y * y), -y / (x * x + y * y)),
+    "hypot": lambda x, y, z: (x / z, y / z),
+    "copysign": lambda x, y, z: (xp.where(xp.signbit(x) == xp.signbit(y), 1.0, -1.0), 0.0),
+    "logaddexp": lambda x, y, z: (xp.exp(x - z), xp.exp(y - z)),
+    "maximum": lambda x, y, z: _split_ties(x > y, x == y),
+    "minimum": lambda x, y, z: _split_ties(x < y, x == y),
+    "nextafter": lambda x, y, z: (0.0, 0.0),
+    "clip": lambda x, lo, hi, z: _clip_partials(x, lo, hi),
+}
+
+
+def _is_arr(v: Any) -> bool:
+    return hasattr(v, "shape")
+
+
+def _split_ties(win: Any, tie: Any) -> tuple[Any, Any]:
+    """maximum/minimum: the winner takes the derivative, ties share it (as JAX does)."""
+    a = xp.where(win, 1.0, xp.where(tie, 0.5, 0.0))
+    return a, 1.0 - a
+
+
+def _clip_partials(x: Any, lo: Any, hi: Any) -> tuple[Any, Any, Any]:
+    below, above = x < lo, x > hi
+    inside = xp.logical_not(xp.logical_or(below, above))
+    return (xp.where(inside, 1.0, 0.0), xp.where(below, 1.0, 0.0), xp.where(above, 1.0, 0.0))
+
+
+# linear ops whose tangent map is the op itself
+LINEAR_UNARY = {"conj", "real", "imag"}
+
+
+def is_float(v: Any) -> bool:
+    return _is_arr(v) and v.dtype.kind in "fc"
+
+
+def differentiable_op(name: str) -> bool:
+    rec = _ops.OPS.get(name)
+    return rec is not None and rec.out != "bool" and (name in PARTIALS or name in LINEAR_UNARY
+                                                      or name == "where")
+
+
+# ------------------------------------------------------------------------------ helpers
+def unbroadcast(ct: Any, shape: tuple[int, ...], dtype: Any) -> Any:
+    """Sum ``ct`` down to ``shape`` (undoing broadcasting) and cast it to ``dtype``."""
+    if ct.shape != tuple(shape):
+        lead = ct.ndim - len(shape)
+        axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
+                                          if n == 1 and ct.shape[lead + i] != 1)
+        if axes:
+            ct = xp.sum(ct, axis=axes, dtype=ct.dtype)
+        if ct.shape != tuple(shape):
+            ct = xp.reshape(ct, tuple(shape))
+    if ct.dtype != dtype:
+        if dtype.kind != "c" and ct.dtype.kind == "c":
+            ct = xp.real(ct)
+        ct = xp.astype(ct, dtype)
+    return ct
+
+
+def zeros_like(x: Any) -> Any:
+    return xp.zeros(x.shape, dtype=x.dtype, device=x.device)
+
+
+def add_ct(a: Any, b: Any) -> Any:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+# ------------------------------------------------------------------------------ elementwise
+def ew_jvp(name: str, primals: tuple, tangents: tuple, out: Any) -> Any:
+    rec = _ops.OPS[name]
+    if rec.out == "bool" or out.dtype.kind not in "fc":
+        return None
+    if name in LINEAR_UNARY:
+        t = tangents[0]
+        return None if t is None else getattr(xp, name)(t)
+    if name == "where":
+        c, tx, ty = primals[0], tangents[1], tangents[2]
+        if tx is None and ty is None:
+            return None
+        tx = 0.0 if tx is None else tx
+        ty = 0.0 if ty is None else ty
+        return xp.astype(xp.where(c, tx, ty), out.dtype) if (_is_arr(tx) or _is_arr(ty)) \
+            else None
+    parts = PARTIALS[name](*primals, out)
+    acc = None
+    for p, t in zip(parts, tangents):
+        if t is None or (not _is_arr(p) and p == 0.0):
+            continue
+        term = t if (not _is_arr(p) and p == 1.0) else t * p
+        acc = add_ct(acc, term)
+    if acc is None:
+        return None
+    if acc.shape != out.shape:
+        acc = xp.broadcast_to(acc, out.shape)
+    return acc if acc.dtype == out.dtype else xp.astype(acc, out.dtype)
+
+
+def ew_vjp(name: str, ct: Any, primals: tuple, out: Any) -> tuple:
+    n = len(primals)
+    if ct is None:
+        return (None,) * n
+    wants = [is_float(p) for p in primals]
+    if name in LINEAR_UNARY:
+        x = primals[0]
+        if not wants[0]:
+            return (None,)
+        if name == "conj":
+            return (xp.conj(ct),)
+        if name == "real":
+            return (xp.astype(ct, x.dtype),)
+        # imag: d imag(x) = imag(dx); its transpose maps ct to -1j * ct (JAX's convention)
+        return (xp.astype(ct, x.dtype) * -1j,)
+    if name == "where":
+        c = primals[0]
+        res: list[Any] = [None]
+        for k in (1, 2):
+            if wants[k]:
+                g = xp.where(c, ct, 0.0) if k == 1 else xp.where(c, 0.0, ct)
+                res.append(unbroadcast(g, primals[k].shape, primals[k].dtype))
+            else:
+                res.append(None)
+        return tuple(res)
+    parts = PARTIALS[name](*primals, out)
+    res = []
+    for p, x, w in zip(parts, primals, wants):
+        if not w or (not _is_arr(p) and p == 0.0):
+            res.append(None)
+            continue
+        g = ct if (not _is_arr(p) and p == 1.0) else ct * p
+        if not _is_arr(g):
+            res.append(None)
+            continue
+        res.append(unbroadcast(xp.broadcast_to(g, out.shape) if g.shape != out.shape else g,
+                               x.shape, x.dtype))
+    return tuple(res)
+
+
+# ------------------------------------------------------------------------------ structural
+JVP: dict[str, Callable[..., Any]] = {}
+VJP: dict[str, Callable[..., Any]] = {}
+
+
+def _bind(name: str, *args: Any, **params: Any) -> Any:
+    return primitive(name).bind(*args, **params)
+
+
+def _jvp_same(name: str) -> Callable[..., Any]:
+    """Linear primitives: the tangent goes through the same primitive."""
+    def rule(primals: tuple, tangents: tuple, out: Any, **params: Any) -> Any:
+        t = tangents[0]
+        return None if t is None else _bind(name, t, **params)
+    return rule
+
+
+for _n in ("reshape", "transpose", "broadcast_to", "slice", "copy"):
+    JVP[_n] = _jvp_same(_n)
+
+
+def _jvp_convert(primals: tuple, tangents: tuple, out: Any, *, dtype: Any) -> Any:
+    t = tangents[0]
+    if t is None or dtype.kind not in "fc":
+        return None
+    return _bind("convert_element_type", t, dtype=dtype)
+
+
+JVP["convert_element_type"] = _jvp_convert
+VJP["convert_element_type"] = lambda ct, primals, out, *, dtype: (
+    None if not is_float(primals[0]) else unbroadcast(ct, primals[0].shape, primals[0].dtype),)
+VJP["copy"] = lambda ct, primals, out: (ct,)
+VJP["reshape"] = lambda ct, primals, out, *, shape: (xp.reshape(ct, primals[0].shape),)
+
+
+def _inverse_perm(perm: tuple[int, ...]) -> tuple[int, ...]:
+    inv = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return tuple(inv)
+
+
+VJP["transpose"] = lambda ct, primals, out, *, perm: (xp.permute_dims(ct, _inverse_perm(perm)),)
+VJP["broadcast_to"] = lambda ct, primals, out, *, shape: (
+    unbroadcast(ct, primals[0].shape, primals[0].dtype),)
+
+
+def _vjp_slice(ct: Any, primals: tuple, out: Any, *, starts: tuple, steps: tuple,
+               shape: tuple) -> tuple:
+    """Scatter ``ct`` back into zeros of x's shape, one axis at a time with concat/reshape."""
+    x = primals[0]
+    g = ct
+    for ax, (start, step, n) in enumerate(zip(starts, steps, shape)):
+        size = x.shape[ax]
+        if step == 1 and n == size:
+            continue
+        g = _embed_axis(g, ax, start, step, n, size)
+    return (g,)
+
+
+def _embed_axis(g: Any, ax: int, start: int, step: int, n: int, size: int) -> Any:
+    """Place the n entries of ``g`` along ``ax`` at start, start+step, ... of a length-size
+    axis, zeros elsewhere (the transpose of a strided slice)."""
+    if n == 0:
+        shp = list(g.shape)
+        shp[ax] = size
+        return xp.zeros(tuple(shp), dtype=g.dtype, device=g.device)
+    if step < 0:
+        g = xp.flip(g, axis=ax)
+        start = start + (n - 1) * step
+        step = -step
+    if step > 1:  # interleave zeros: (.., n, 1) padded to (.., n, step) then trimmed
+        g = xp.expand_dims(g, axis=ax + 1)
+        pad_shape = list(g.shape)
+        pad_shape[ax + 1] = step - 1
+        g = xp.concat([g, xp.zeros(tuple(pad_shape), dtype=g.dtype, device=g.device)],
+                      axis=ax + 1)
+        shp = list(g.shape)
+        shp[ax] = n * step
+        del shp[ax + 1]
+        g = xp.reshape(g, tuple(shp))
+        idx = [slice(None)] * g.ndim
+        idx[ax] = slice(0, (n - 1) * step + 1)
+        g = g[tuple(idx)]
+    parts = []
+    length = g.shape[ax]
+    for width in (start, size - start - length):
+        if width > 0:
+            shp = list(g.shape)
+            shp[ax] = width
+            parts.append(xp.zeros(tuple(shp), dtype=g.dtype, device=g.device))
+        else:
+            parts.append(None)
+    seq = [p for p in (parts[0], g, parts[1]) if p is not None]
+    return seq[0] if len(seq) == 1 else xp.concat(seq, axis=ax)
+
+
+VJP["slice"] = _vjp_slice
+
+
+def _jvp_concat(primals: tuple, tangents: tuple, out: Any, *, axis: int, dtype: Any) -> Any:
+    if all(t is None for t in tangents):
+        return None
+    ts = [zeros_like(p) if t is None else t for p, t in zip(primals, tangents)]
+    return _bind("concatenate", *ts, axis=axis, dtype=dtype)
+
+
+def _vjp_concat(ct: Any, primals: tuple, out: Any, *, axis: int, dtype: Any) -> tuple:
+    res, pos = [], 0
+    for p in primals:
+        n = p.shape[axis]
+        idx = [slice(None)] * ct.ndim
+        idx[axis] = slice(pos, pos + n)
+        res.append(unbroadcast(ct[tuple(idx)], p.shape, p.dtype) if is_float(p) else None)
+        pos += n
+    return tuple(res)
+
+
+JVP["concatenate"] = _jvp_concat
+VJP["concatenate"] = _vjp_concat
+
+
+def _expand_reduced(g: Any, x_shape: tuple[int, ...], axes: tuple[int, ...]) -> Any:
+    """Reshape a reduced result to keep the reduced axes as size 1, then broadcast."""
+    kept = tuple(1 if i in axes else n for i, n in enumerate(x_shape))
+    return xp.broadcast_to(xp.reshape(g, kept), x_shape)
+
+
+def _jvp_reduce(primals: tuple, tangents: tuple, out: Any, *, op: str, axes: tuple,
+                acc_dtype: Any, out_dtype: Any) -> Any:
+    t = tangents[0]
+    x = primals[0]
+    if t is None or op in ("any", "all") or out_dtype.kind not in "fc":
+        return None
+    if op == "sum":
+        return _bind("reduce", t, op="sum", axes=axes, acc_dtype=acc_dtype, out_dtype=out_dtype)
+    w = _reduce_weights(x, out, op, axes)
+    return _bind("reduce", t * w, op="sum", axes=axes, acc_dtype=acc_dtype, out_dtype=out_dtype)
+
+
+def _reduce_weights(x: Any, out: Any, op: str, axes: tuple) -> Any:
+    """d out / d x for prod (out / x, exact where x has no zeros), max and min (the extreme
+    elements share the derivative equally)."""
+    ob = _expand_reduced(out, x.shape, axes)
+    if op == "prod":
+        return ob / x
+    hit = xp.astype(x == ob, x.dtype)
+    count = _expand_reduced(xp.sum(hit, axis=axes), x.shape, axes)
+    return hit / count
+
+
+def _vjp_reduce(ct: Any, primals: tuple, out: Any, *, op: str, axes: tuple, acc_dtype: Any,
+                out_dtype: Any) -> tuple:
+    x = primals[0]
+    if not is_float(x) or op in ("any", "all"):
+        return (None,)
+    g = _expand_reduced(ct, x.shape, axes)
+    if op != "sum":
+        g = g * _reduce_weights(x, out, op, axes)
+    return (unbroadcast(g, x.shape, x.dtype),)
+
+
+JVP["reduce"] = _jvp_reduce
+VJP["reduce"] = _vjp_reduce
+
+
+def _jvp_cum(name: str) -> Callable[..., Any]:
+    def rule(primals: tuple, tangents: tuple, out: Any, **params: Any) -> Any:
+        t = tangents[0]
+        if t is None:
+            return None
+        if name == "cumsum":
+            return _bind("cumsum", t, **params)
+        raise NotImplementedError("no differentiation rule for cumprod yet")
+    return rule
+
+
+JVP["cumsum"] = _jvp_cum("cumsum")
+JVP["cumprod"] = _jvp_cum("cumprod")
+
+
+# non-differentiable primitives: integer/bool outputs or data-dependent indices
+NON_DIFFERENTIABLE = {"argmax", "argmin", "argsort", "nonzero", "searchsorted", "isin", "unique",
+                      "iota", "full", "rng_bits", "stop_gradient"}
