@@ -1,11 +1,11 @@
 """clnp_grad: JAX-style function transformations over clnp.
 
-Implemented: ``grad``, ``value_and_grad``, ``vjp``, ``jvp``, ``stop_gradient`` and pytrees
+Implemented: ``grad``, ``value_and_grad``, ``vjp``, ``jvp``, ``linearize``, ``jacfwd``,
+``jacrev``, ``hessian``, ``custom_vjp``, ``checkpoint``, ``stop_gradient`` and pytrees
 (``tree_map``, ``tree_flatten``, ``tree_unflatten``, ``tree_leaves``, ``register_pytree_node``).
 Differentiation rules cover the elementwise op table, reductions, views, concatenation and
 type conversion; other primitives raise ``NotImplementedError`` naming the primitive. Not yet
-implemented: ``vmap``, ``jit``, ``linearize``, ``jacfwd``/``jacrev``/``hessian``,
-``custom_vjp``/``custom_jvp``, ``checkpoint``, rules for indexing, sorting, linalg and fft
+implemented: ``vmap``, ``jit``, ``custom_jvp``, rules for indexing, sorting, linalg and fft
 (see docs/transforms.md).
 """
 from __future__ import annotations
@@ -16,6 +16,7 @@ from clnp._prims import def_impl, primitive
 
 from ._ad import grad, jvp, value_and_grad, vjp
 from ._core import ConcretizationError, LeakedTracerError
+from ._derived import checkpoint, custom_vjp, hessian, jacfwd, jacrev, linearize
 from ._tree import (register_pytree_node, tree_flatten, tree_leaves, tree_map, tree_structure,
                     tree_unflatten)
 
@@ -30,6 +31,7 @@ def stop_gradient(x: Any) -> Any:
     return tree_map(lambda v: primitive("stop_gradient").bind(v) if hasattr(v, "shape") else v, x)
 
 
-__all__ = ["grad", "value_and_grad", "vjp", "jvp", "stop_gradient", "ConcretizationError",
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "stop_gradient", "jacfwd", "jacrev",
+           "hessian", "linearize", "custom_vjp", "checkpoint", "ConcretizationError",
            "LeakedTracerError", "register_pytree_node", "tree_flatten", "tree_unflatten",
            "tree_map", "tree_leaves", "tree_structure"]

@@ -79,13 +79,16 @@ def _ZERO_OUTPUT_OPS(prim: Primitive) -> set[str]:
 _SEQ = itertools.count()
 
 
+
 class Node:
     """One recorded primitive application."""
-    __slots__ = ("prim", "params", "parents", "primals", "out", "seq")
+    __slots__ = ("prim", "params", "parents", "primals", "out", "seq", "rule")
 
-    def __init__(self, prim: Primitive, params: dict, parents: list, primals: tuple, out: Any):
+    def __init__(self, prim: Primitive, params: dict, parents: list, primals: tuple, out: Any,
+                 rule: Callable[..., tuple] | None = None):
         self.prim, self.params, self.parents = prim, params, parents
         self.primals, self.out = primals, out
+        self.rule = rule  # a user-defined backward rule (custom_vjp) replacing the table's
         self.seq = next(_SEQ)
 
 
@@ -173,7 +176,9 @@ def backward(interp: VJPInterpreter, outs: Sequence[Any], cts: Sequence[Any]) ->
         if all(c is None for c in slot_cts):
             continue
         ct = slot_cts if multi else slot_cts[0]
-        if n.prim.name in R.VJP:
+        if n.rule is not None:
+            in_cts = n.rule(ct, n.primals, n.out)
+        elif n.prim.name in R.VJP:
             in_cts = R.VJP[n.prim.name](ct, n.primals, n.out, **n.params)
         else:
             in_cts = R.ew_vjp(n.prim.name, ct, n.primals, n.out)
