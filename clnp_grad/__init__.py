@@ -1,11 +1,11 @@
 """clnp_grad: JAX-style function transformations over clnp.
 
 Implemented: ``grad``, ``value_and_grad``, ``vjp``, ``jvp``, ``linearize``, ``jacfwd``,
-``jacrev``, ``hessian``, ``custom_vjp``, ``checkpoint``, ``stop_gradient`` and pytrees
+``jacrev``, ``hessian``, ``custom_vjp``, ``checkpoint``, ``vmap``, ``stop_gradient`` and pytrees
 (``tree_map``, ``tree_flatten``, ``tree_unflatten``, ``tree_leaves``, ``register_pytree_node``).
 Differentiation rules cover the elementwise op table, reductions, views, concatenation and
 type conversion; other primitives raise ``NotImplementedError`` naming the primitive. Not yet
-implemented: ``vmap``, ``jit``, ``custom_jvp``, rules for indexing, sorting, linalg and fft
+implemented: ``jit``, ``custom_jvp``, rules for indexing, sorting, linalg and fft
 (see docs/transforms.md).
 """
 from __future__ import annotations
@@ -17,6 +17,7 @@ from clnp._prims import def_impl, primitive
 from ._ad import grad, jvp, value_and_grad, vjp
 from ._core import ConcretizationError, LeakedTracerError
 from ._derived import checkpoint, custom_vjp, hessian, jacfwd, jacrev, linearize
+from ._vmap import vmap
 from ._tree import (register_pytree_node, tree_flatten, tree_leaves, tree_map, tree_structure,
                     tree_unflatten)
 
@@ -32,6 +33,6 @@ def stop_gradient(x: Any) -> Any:
 
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "stop_gradient", "jacfwd", "jacrev",
-           "hessian", "linearize", "custom_vjp", "checkpoint", "ConcretizationError",
+           "hessian", "linearize", "custom_vjp", "checkpoint", "vmap", "ConcretizationError",
            "LeakedTracerError", "register_pytree_node", "tree_flatten", "tree_unflatten",
            "tree_map", "tree_leaves", "tree_structure"]

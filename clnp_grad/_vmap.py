@@ -1,0 +1,190 @@
+"""``vmap``: vectorising a function over a batch axis with a batching interpreter.
+
+A batched value always carries its batch axis first (``BatchTracer.value`` has shape
+``(B,) + per-example shape``); unbatched values are constants. Batching rules rewrite each
+primitive to act on the whole batch at once, so the per-example function runs one kernel per
+primitive, not one per example.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import clnp as xp
+from clnp import _ops
+from clnp._prims import Primitive, current_interpreter, primitive, set_interpreter
+
+from ._core import Interpreter, Tracer
+from ._tree import tree_flatten, tree_unflatten
+
+
+class BatchTracer(Tracer):
+    __slots__ = ("value",)
+
+    def __init__(self, interp: "BatchInterpreter", value: Any):
+        self._interp, self.value = interp, value
+
+    @property
+    def _value(self) -> Any:
+        return self.value
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.value.shape[1:])
+
+
+class BatchInterpreter(Interpreter):
+    name = "vmap"
+
+    def __init__(self, prev: Any, size: int):
+        super().__init__(prev)
+        self.size = size
+
+    def lift(self, x: Any) -> tuple[Any, bool]:
+        if isinstance(x, BatchTracer) and x._interp is self:
+            return x.value, True
+        self.check_foreign(x)
+        return x, False
+
+    def process(self, prim: Primitive, args: tuple, params: dict) -> Any:
+        vals, batched = zip(*(self.lift(a) for a in args)) if args else ((), ())
+        if not any(batched):
+            with set_interpreter(self.prev):
+                return prim.bind(*vals, **params)
+        rule = BATCH.get(prim.name)
+        if rule is None and prim.name in _ops.OPS:
+            rule = _batch_elementwise
+        if rule is None:
+            raise NotImplementedError(f"vmap has no batching rule for the primitive "
+                                      f"'{prim.name}' yet")
+        with set_interpreter(self.prev):
+            out = rule(prim, vals, batched, self.size, **params)
+        if prim.multiple_results:
+            return tuple(BatchTracer(self, o) for o in out)
+        return BatchTracer(self, out)
+
+
+def _bind(name: str, *args: Any, **params: Any) -> Any:
+    return primitive(name).bind(*args, **params)
+
+
+def _materialize(v: Any, batched: bool, size: int) -> Any:
+    """An explicitly batched copy of ``v`` (broadcast along a new leading axis if needed)."""
+    if batched:
+        return v
+    if not hasattr(v, "shape"):
+        raise NotImplementedError("vmap: Python scalars cannot be batched here")
+    return xp.broadcast_to(xp.reshape(v, (1,) + tuple(v.shape)), (size,) + tuple(v.shape))
+
+
+def _batch_elementwise(prim: Primitive, vals: tuple, batched: tuple, size: int,
+                       **params: Any) -> Any:
+    """Pad batched operands with unit dims after the batch axis so that unbatched operands
+    broadcast against the per-example dims, as they did in the unbatched program."""
+    rank = max((len(v.shape) - (1 if b else 0)) for v, b in zip(vals, batched)
+               if hasattr(v, "shape"))
+    args = []
+    for v, b in zip(vals, batched):
+        if b and len(v.shape) - 1 < rank:
+            v = xp.reshape(v, (v.shape[0],) + (1,) * (rank - len(v.shape) + 1) + tuple(v.shape[1:]))
+        elif not b and hasattr(v, "shape") and len(v.shape) < rank + 1:
+            pass  # broadcasts from the right against (B, ...)
+        args.append(v)
+    return prim.bind(*args, **params)
+
+
+BATCH: dict[str, Callable[..., Any]] = {}
+
+
+def _shift(axes: Sequence[int]) -> tuple[int, ...]:
+    return tuple(a + 1 for a in axes)
+
+
+BATCH["reduce"] = lambda prim, vals, b, n, *, axes, **p: prim.bind(vals[0], axes=_shift(axes),
+                                                                   **p)
+BATCH["reshape"] = lambda prim, vals, b, n, *, shape: prim.bind(vals[0], shape=(n,) + shape)
+BATCH["transpose"] = lambda prim, vals, b, n, *, perm: prim.bind(vals[0],
+                                                                 perm=(0,) + _shift(perm))
+BATCH["slice"] = lambda prim, vals, b, n, *, starts, steps, shape: prim.bind(
+    vals[0], starts=(0,) + tuple(starts), steps=(1,) + tuple(steps), shape=(n,) + tuple(shape))
+BATCH["convert_element_type"] = lambda prim, vals, b, n, **p: prim.bind(vals[0], **p)
+BATCH["copy"] = lambda prim, vals, b, n, **p: prim.bind(vals[0], **p)
+BATCH["stop_gradient"] = lambda prim, vals, b, n, **p: prim.bind(vals[0], **p)
+BATCH["cumsum"] = lambda prim, vals, b, n, *, axis, **p: prim.bind(vals[0], axis=axis + 1, **p)
+BATCH["cumprod"] = lambda prim, vals, b, n, *, axis, **p: prim.bind(vals[0], axis=axis + 1, **p)
+
+
+def _batch_broadcast(prim: Primitive, vals: tuple, b: tuple, n: int, *, shape: tuple) -> Any:
+    v = vals[0]
+    per = tuple(v.shape[1:])
+    v = xp.reshape(v, (n,) + (1,) * (len(shape) - len(per)) + per)
+    return prim.bind(v, shape=(n,) + tuple(shape))
+
+
+BATCH["broadcast_to"] = _batch_broadcast
+
+
+def _batch_concat(prim: Primitive, vals: tuple, b: tuple, n: int, *, axis: int,
+                  **p: Any) -> Any:
+    args = [_materialize(v, bb, n) for v, bb in zip(vals, b)]
+    return prim.bind(*args, axis=axis + 1, **p)
+
+
+BATCH["concatenate"] = _batch_concat
+
+
+def _moveaxis(x: Any, src: int, dst: int) -> Any:
+    return xp.moveaxis(x, src, dst) if src != dst else x
+
+
+def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
+         axis_size: int | None = None) -> Callable[..., Any]:
+    """Vectorise ``fun`` over axis ``in_axes`` of its arguments (an int, None for an
+    unbatched argument, or a tuple with one entry per positional argument); results carry the
+    batch axis at ``out_axes``. ``axis_size`` is required when no argument is batched."""
+    def wrapped(*args: Any) -> Any:
+        axes = in_axes if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(args)
+        if len(axes) != len(args):
+            raise ValueError(f"vmap: in_axes has {len(axes)} entries for {len(args)} "
+                             f"arguments")
+        flat_args, sizes = [], set()
+        for a, ax in zip(args, axes):
+            leaves, tdef = tree_flatten(a)
+            flat_args.append((leaves, tdef, ax))
+            if ax is not None:
+                for leaf in leaves:
+                    if not (-leaf.ndim <= ax < max(leaf.ndim, 1)) or leaf.ndim == 0:
+                        raise ValueError(f"vmap: in_axes {ax} is out of range for an argument "
+                                         f"of shape {leaf.shape}")
+                    sizes.add(leaf.shape[ax])
+        if len(sizes) > 1:
+            raise ValueError(f"vmap: batched arguments have different sizes along in_axes: "
+                             f"{sorted(sizes)}")
+        size = sizes.pop() if sizes else axis_size
+        if size is None:
+            raise ValueError("vmap: no argument is batched; pass axis_size")
+        interp = BatchInterpreter(current_interpreter(), size)
+        try:
+            call_args = []
+            for leaves, tdef, ax in flat_args:
+                if ax is None:
+                    call_args.append(tree_unflatten(tdef, leaves))
+                else:
+                    call_args.append(tree_unflatten(tdef, [
+                        BatchTracer(interp, _moveaxis(leaf, ax % leaf.ndim, 0))
+                        for leaf in leaves]))
+            with set_interpreter(interp):
+                out = fun(*call_args)
+        finally:
+            interp.active = False
+        o_flat, o_def = tree_flatten(out)
+        oaxes = out_axes if isinstance(out_axes, (tuple, list)) else (out_axes,) * len(o_flat)
+        res = []
+        for o, oax in zip(o_flat, oaxes):
+            if isinstance(o, BatchTracer) and o._interp is interp:
+                v = o.value
+            else:
+                v = _materialize(o, False, size)
+            res.append(v if oax in (0, None) else _moveaxis(v, 0, oax % v.ndim))
+        return tree_unflatten(o_def, res)
+    wrapped.__name__ = f"vmap({getattr(fun, '__name__', 'f')})"
+    return wrapped
