@@ -16,6 +16,10 @@ from ._runtime import (Device, DeviceMemoryError, KernelBuildError, UnsupportedD
 from . import _eager  # noqa: F401  (registers the eager primitive implementations)
 from . import _eager_search  # noqa: F401  (argmax/argmin, scans, nonzero, searchsorted)
 from . import _eager_sort  # noqa: F401  (sort/argsort/unique/isin)
+from . import _eager_linalg  # noqa: F401  (dot_general)
+from . import _eager_linalg_ext  # noqa: F401  (linalg: cholesky, lu, qr, eigh, svd, eig)
+from . import _eager_fft  # noqa: F401  (fft)
+from . import _eager_random  # noqa: F401  (rng_bits)
 from ._creation_functions import *  # noqa: F401,F403
 from ._creation_functions import __all__ as _c_all
 from ._data_type_functions import *  # noqa: F401,F403
@@ -40,7 +44,16 @@ from ._sorting_functions import *  # noqa: F401,F403
 from ._sorting_functions import __all__ as _sort_all
 from ._set_functions import *  # noqa: F401,F403
 from ._set_functions import __all__ as _set_all
+from ._linear_algebra_functions import *  # noqa: F401,F403
+from ._linear_algebra_functions import __all__ as _la_all
 from . import _elementwise_functions, _indexing  # noqa: F401  (used by the operator mixin)
+from . import fft  # noqa: F401  (clnp.fft: the Array API fft extension)
+from . import linalg  # noqa: F401  (clnp.linalg: the Array API linalg extension)
+from . import random  # noqa: F401  (clnp.random: NumPy's random API, Philox)
+from . import _numpy_functions as _npf
+# NumPy names beyond the standard; a name defined above keeps that definition
+_np_all = [_n for _n in _npf.__all__ if _n not in globals()]
+globals().update({_n: getattr(_npf, _n) for _n in _np_all})
 
 __version__ = "0.1.0"
 __array_api_version__ = "2025.12"
@@ -81,7 +94,7 @@ def free_pooled_memory(device: Device | None = None) -> None:
 
 
 __all__ = sorted(set(_c_all + _d_all + _e_all + _i_all + _m_all + _s_all + _search_all +
-                     _cum_all + _util_all + _sort_all + _set_all + [
+                     _cum_all + _util_all + _sort_all + _set_all + _la_all + _np_all + [
     "Array", "ndarray", "Device", "devices", "default_device", "set_default_device",
     "synchronize", "asnumpy", "memory_info", "free_pooled_memory", "matrix_transpose",
     "__array_namespace_info__", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16",

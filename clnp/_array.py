@@ -217,6 +217,18 @@ class Array(ArrayOperators):
         # the device pickles by position (falling back to the default device on load)
         return (_unpickle, (self.to_numpy(), self._device))
 
+    # ------------------------------------------------------------------ NumPy protocols
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """``numpy.<ufunc>(...)`` on clnp arrays runs in clnp (see ``clnp._numpy_protocol``)."""
+        from ._numpy_protocol import array_ufunc
+        return array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        """``numpy.<function>(...)`` on clnp arrays runs in clnp (see
+        ``clnp._numpy_protocol``)."""
+        from ._numpy_protocol import array_function
+        return array_function(func, types, args, kwargs)
+
     # ------------------------------------------------------------------ Array API protocol
     def __array_namespace__(self, *, api_version: str | None = None) -> Any:
         if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12", "2025.12"):

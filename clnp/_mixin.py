@@ -91,6 +91,11 @@ class ArrayOperators:
             return NotImplemented
         return _ns().matmul(other, self)
 
+    def __imatmul__(self, other: Any) -> Any:
+        if not _operand_ok(other):
+            return NotImplemented
+        return _ns()._linear_algebra_functions.imatmul(self, other)
+
     @property
     def T(self) -> Any:
         if self.ndim != 2:
@@ -161,6 +166,44 @@ class ArrayOperators:
 
     def min(self, axis: Any = None, keepdims: bool = False) -> Any:
         return _ns().min(self, axis=axis, keepdims=keepdims)
+
+    def argmax(self, axis: Any = None, keepdims: bool = False) -> Any:
+        return _ns().argmax(self, axis=axis, keepdims=keepdims)
+
+    def argmin(self, axis: Any = None, keepdims: bool = False) -> Any:
+        return _ns().argmin(self, axis=axis, keepdims=keepdims)
+
+    def argsort(self, axis: int = -1) -> Any:
+        return _ns().argsort(self, axis=axis)
+
+    def cumsum(self, axis: Any = None, dtype: Any = None) -> Any:
+        return _ns().cumsum(self, axis=axis, dtype=dtype)
+
+    def cumprod(self, axis: Any = None, dtype: Any = None) -> Any:
+        return _ns().cumprod(self, axis=axis, dtype=dtype)
+
+    def clip(self, min: Any = None, max: Any = None) -> Any:
+        return _ns().clip(self, min, max)
+
+    def round(self, decimals: int = 0) -> Any:
+        return _ns().around(self, decimals) if decimals else _ns().round(self)
+
+    def dot(self, other: Any) -> Any:
+        return _ns().dot(self, other)
+
+    def nonzero(self) -> Any:
+        return _ns().nonzero(self)
+
+    def swapaxes(self, axis1: int, axis2: int) -> Any:
+        return _ns().swapaxes(self, axis1, axis2)
+
+    def fill(self, value: Any) -> None:
+        """Fill the array with a scalar in place (NumPy's ``ndarray.fill``)."""
+        self[...] = value
+
+    def sort(self, axis: int = -1) -> None:
+        """Sort in place along ``axis`` (NumPy's ``ndarray.sort``)."""
+        self[...] = _ns().sort(self, axis=axis)
 
     def all(self, axis: Any = None, keepdims: bool = False) -> Any:
         return _ns().all(self, axis=axis, keepdims=keepdims)

@@ -387,3 +387,97 @@ JVP["cumprod"] = _jvp_cum("cumprod")
 # non-differentiable primitives: integer/bool outputs or data-dependent indices
 NON_DIFFERENTIABLE = {"argmax", "argmin", "argsort", "nonzero", "searchsorted", "isin", "unique",
                       "iota", "full", "rng_bits", "stop_gradient"}
+
+
+# ------------------------------------------------------------------------------ dot_general
+def _dg(a: Any, b: Any, dn: Any, pet: Any) -> Any:
+    return _bind("dot_general", a, b, dimension_numbers=dn, preferred_element_type=pet)
+
+
+def _jvp_dot_general(primals: tuple, tangents: tuple, out: Any, *, dimension_numbers: Any,
+                     preferred_element_type: Any = None) -> Any:
+    a, b = primals
+    ta, tb = tangents
+    res = None
+    if ta is not None:
+        res = _dg(ta, b, dimension_numbers, out.dtype)
+    if tb is not None:
+        res = add_ct(res, _dg(a, tb, dimension_numbers, out.dtype))
+    return res
+
+
+def _dot_transpose(ct: Any, other: Any, x: Any, mine: tuple, theirs: tuple, first: bool) -> Any:
+    """Cotangent of one operand ``x`` of ``dot_general``: contract ``ct`` with the other operand
+    over the other operand's free dims, then permute back to x's dim order. ``mine``/``theirs``
+    are ((contracting, batch) of x, (contracting, batch) of the other operand)."""
+    (xc, xb), (oc, ob) = mine, theirs
+    nb = len(xb)
+    x_free = [d for d in range(x.ndim) if d not in xc and d not in xb]
+    o_free = [d for d in range(other.ndim) if d not in oc and d not in ob]
+    # in ct: batch dims, then lhs free, then rhs free
+    if first:
+        ct_free_x = list(range(nb, nb + len(x_free)))
+        ct_free_o = list(range(nb + len(x_free), ct.ndim))
+    else:
+        ct_free_o = list(range(nb, nb + len(o_free)))
+        ct_free_x = list(range(nb + len(o_free), ct.ndim))
+    dn = ((tuple(ct_free_o), tuple(o_free)), (tuple(range(nb)), tuple(ob)))
+    r = _dg(ct, other, dn, ct.dtype)
+    # r dims: batch, ct's x-free dims, then other's remaining dims (its contracting dims in
+    # ascending order), which pair with x's contracting dims
+    remaining = sorted(oc)
+    src = list(xb) + x_free + [xc[oc.index(d)] for d in remaining]
+    del ct_free_x
+    perm = tuple(src.index(d) for d in range(x.ndim))
+    if perm != tuple(range(x.ndim)):
+        r = xp.permute_dims(r, perm)
+    return unbroadcast(r, x.shape, x.dtype)
+
+
+def _vjp_dot_general(ct: Any, primals: tuple, out: Any, *, dimension_numbers: Any,
+                     preferred_element_type: Any = None) -> tuple:
+    a, b = primals
+    (lc, rc), (lb, rb) = dimension_numbers
+    lc, rc, lb, rb = tuple(lc), tuple(rc), tuple(lb), tuple(rb)
+    ca = _dot_transpose(ct, b, a, (lc, lb), (rc, rb), True) if is_float(a) else None
+    cb = _dot_transpose(ct, a, b, (rc, rb), (lc, lb), False) if is_float(b) else None
+    return (ca, cb)
+
+
+JVP["dot_general"] = _jvp_dot_general
+VJP["dot_general"] = _vjp_dot_general
+
+
+# ------------------------------------------------------------------------------ fft
+def _jvp_fft(primals: tuple, tangents: tuple, out: Any, **params: Any) -> Any:
+    t = tangents[0]
+    if t is None:
+        return None
+    if params["kind"] == "r2c" and t.dtype.kind == "c":
+        raise NotImplementedError("jvp of rfft with a complex tangent")
+    return _bind("fft", t, **params)
+
+
+def _vjp_fft(ct: Any, primals: tuple, out: Any, *, axis: int, n: int, kind: str,
+             inverse: bool, norm: str) -> tuple:
+    """Complex-to-complex only: the DFT matrix is symmetric, so the transpose of
+    ``resize -> DFT_n`` is ``DFT_n -> resize back`` (zero padding and truncation swap)."""
+    x = primals[0]
+    if kind != "c2c":
+        raise NotImplementedError("clnp_grad has no VJP rule for real-input/real-output FFTs "
+                                  "(rfft, irfft, hfft, ihfft) yet")
+    g = _bind("fft", ct, axis=axis, n=n, kind="c2c", inverse=inverse, norm=norm)
+    m = x.shape[axis]
+    if m < n:
+        idx = [slice(None)] * g.ndim
+        idx[axis] = slice(0, m)
+        g = g[tuple(idx)]
+    elif m > n:
+        shp = list(g.shape)
+        shp[axis] = m - n
+        g = xp.concat([g, xp.zeros(tuple(shp), dtype=g.dtype, device=g.device)], axis=axis)
+    return (unbroadcast(g, x.shape, x.dtype) if is_float(x) else None,)
+
+
+JVP["fft"] = _jvp_fft
+VJP["fft"] = _vjp_fft

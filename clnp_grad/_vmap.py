@@ -188,3 +188,23 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
         return tree_unflatten(o_def, res)
     wrapped.__name__ = f"vmap({getattr(fun, '__name__', 'f')})"
     return wrapped
+
+
+def _batch_dot_general(prim: Primitive, vals: tuple, b: tuple, n: int, *,
+                       dimension_numbers: Any, **p: Any) -> Any:
+    (lc, rc), (lb, rb) = dimension_numbers
+    lhs, rhs = vals
+    up = lambda dims: tuple(d + 1 for d in dims)  # noqa: E731
+    if b[0] and b[1]:
+        dn = ((up(lc), up(rc)), ((0,) + up(lb), (0,) + up(rb)))
+        return prim.bind(lhs, rhs, dimension_numbers=dn, **p)
+    if b[0]:  # the vmap axis is lhs's first free dim
+        out = prim.bind(lhs, rhs, dimension_numbers=((up(lc), tuple(rc)), (up(lb), tuple(rb))),
+                        **p)
+        return _moveaxis(out, len(lb), 0)
+    lhs_free = lhs.ndim - len(lc) - len(lb)
+    out = prim.bind(lhs, rhs, dimension_numbers=((tuple(lc), up(rc)), (tuple(lb), up(rb))), **p)
+    return _moveaxis(out, len(lb) + lhs_free, 0)
+
+
+BATCH["dot_general"] = _batch_dot_general

@@ -1,0 +1,398 @@
+"""Render batched GEMM kernels: ``C[b, m, n] = sum_k A[b, m, k] * B[b, k, n]``.
+
+One kernel serves every shape, transposition and batch layout of a given spec: sizes, element
+offsets and strides are kernel arguments, so ``x.T``/``x.mT``/sliced operands are read in place
+and a broadcast batch dim is simply stride 0. Layout-dependent fast paths (vector loads along a
+unit stride, coalesced tile loads) are chosen by uniform run-time branches inside the kernel
+rather than by spec flags, because every distinct source costs a compile (0.3-1.5 s on PoCL)
+while a uniform branch costs nothing measurable.
+
+Two ways to map the work onto work-items (``GemmSpec.kind``):
+
+``cpu``
+    Register blocking: a work-item owns ``rm`` (a kernel argument, at most ``GemmSpec.rm``)
+    sub-tiles of ``tm x tn`` outputs stacked along M and walks K in blocks of ``bk``. For each
+    block it copies the B panel (``bk x tn``) to private memory, then accumulates each
+    sub-tile in vector registers of ``vec`` lanes along N (complex values take two lanes,
+    (re, im)), A values broadcast, B rows read as vectors from the copy. No local memory and
+    no barriers: CPU drivers (PoCL) run a work-group's items one after another and emulate
+    barriers by splitting that loop, which is slow. When A and B are both contiguous along K
+    (``x @ y.T``, matrix times vector) a second loop takes dot products with the vector lanes
+    along K instead.
+``gpu``
+    Local-memory tiling: a ``ly x lx`` work-group stages ``bk``-deep slices of an
+    ``(ly*tm) x (lx*tn)`` output tile's A and B panels in local memory (loads coalesced along
+    whichever of the operand's dims has unit stride), then each item accumulates ``tm x tn``
+    outputs spaced ``ly``/``lx`` apart (conflict-free local reads, coalesced stores).
+
+The K range may be split into ``parts`` (split-K, for few outputs and long K): part ``p``
+writes its partial tile to ``C + p * scp`` and the caller reduces the partials.
+
+Kernel arguments (``I`` = the spec's index type)::
+
+    int M, int N, int K, int kchunk, int nb1, int parts, int rm,
+    A, I a_off, I sam, I sak, I sab0, I sab1,
+    B, I b_off, I sbk, I sbn, I sbb0, I sbb1,
+    C, I c_off, I scm, I scn, I scb0, I scb1, I scp
+
+The batch index ``b`` (global dim 2, together with the part) is split as ``b0 = b / nb1``,
+``b1 = b % nb1``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import ctypes as C
+
+
+# The kernels compute in these dtypes only: narrower integers are widened to 32 bits (the
+# wrapped low bits of a product sum do not depend on the width it is computed in) and float16
+# to float32 (float32 accumulation). Each supported dtype is one compiled program per device.
+GEMM_DTYPES = tuple(np.dtype(n) for n in ("int32", "int64", "float32", "float64",
+                                          "complex64", "complex128"))
+
+
+def gemm_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype a product of ``dtype`` operands is computed in (one of GEMM_DTYPES)."""
+    if dtype.kind in "iu":
+        return np.dtype(np.int64 if dtype.itemsize == 8 else np.int32)
+    if dtype.name == "float16":
+        return np.dtype(np.float32)
+    return dtype
+
+
+@dataclass(frozen=True)
+class GemmSpec:
+    dtype: np.dtype          # A, B, C and the accumulators (one of GEMM_DTYPES)
+    kind: str                # "cpu" | "gpu"
+    tm: int                  # outputs per work-item (sub-tile) along M
+    tn: int                  # outputs per work-item along N
+    vec: int = 1             # cpu: lanes per vector along N (complex: vec / 2 values)
+    rm: int = 1              # cpu: most sub-tiles (of tm rows) per item, sharing B panels
+    bk: int = 16             # depth of a K block (gpu: staged in local memory; cpu: in L1)
+    lx: int = 16             # gpu: work-group size along N
+    ly: int = 16             # gpu: work-group size along M
+    index: str = "long"      # "int" when every offset fits in 31 bits
+
+
+def _acc_ctype(spec: GemmSpec, width: int = 1) -> str:
+    # Integers accumulate in unsigned types: wraparound is defined there (signed overflow is
+    # undefined in C) and gives the same bits as two's complement arithmetic.
+    if spec.dtype.kind in "iu":
+        return C.unsigned_ctype(spec.dtype, width)
+    return C.compute_ctype(spec.dtype, width)
+
+
+def _to_acc(spec: GemmSpec, expr: str, width: int = 1) -> str:
+    """A loaded value (or vector) as the accumulator type."""
+    if spec.dtype.kind not in "iu":
+        return expr
+    return f"(({_acc_ctype(spec)})({expr}))" if width == 1 else \
+        f"as_{_acc_ctype(spec, width)}({expr})"
+
+
+def _store(spec: GemmSpec, ptr: str, idx: str, value: str) -> str:
+    """Statement storing an accumulator value to C."""
+    if spec.dtype.kind in "iu":
+        value = f"({C.compute_ctype(spec.dtype)})({value})"
+    return C.store(spec.dtype, ptr, idx, value)
+
+
+def _mad(spec: GemmSpec, acc: str, a: str, b: str) -> str:
+    """Statement ``acc += a * b`` (complex product without conjugation)."""
+    if spec.dtype.kind == "c":
+        return (f"{acc} += ({_acc_ctype(spec)})({a}.x * {b}.x - {a}.y * {b}.y, "
+                f"{a}.x * {b}.y + {a}.y * {b}.x);")
+    return f"{acc} += {a} * {b};"
+
+
+def _signature(spec: GemmSpec) -> tuple[list[str], list]:
+    I = spec.index
+    ti = to = C.storage_ctype(spec.dtype)
+    it = np.int32 if I == "int" else np.int64
+    params = ["const int M", "const int N", "const int K", "const int kchunk", "const int nb1",
+              "const int parts", "const int rm"]
+    argtypes: list = [np.int32] * 7
+    for name, t, const, strides in (("A", ti, "const ", ("sam", "sak", "sab0", "sab1")),
+                                    ("B", ti, "const ", ("sbk", "sbn", "sbb0", "sbb1")),
+                                    ("C", to, "", ("scm", "scn", "scb0", "scb1", "scp"))):
+        params.append(f"__global {const}{t} *restrict {name}")
+        params.append(f"const {I} {name.lower()}_off")
+        params += [f"const {I} {s}" for s in strides]
+        argtypes += [None, it] + [it] * len(strides)
+    return params, argtypes
+
+
+def _prologue(spec: GemmSpec, z: str) -> list[str]:
+    I = spec.index
+    return [
+        f"  const int z = {z};",
+        "  const int p = z % parts, b = z / parts;",
+        "  const int b0 = b / nb1, b1 = b - b0 * nb1;",
+        "  const int k0 = p * kchunk;",
+        "  const int k1 = min(K, k0 + kchunk);",
+        f"  __global const {C.storage_ctype(spec.dtype)} *a = A + a_off + ({I})b0 * sab0 + "
+        f"({I})b1 * sab1;",
+        f"  __global const {C.storage_ctype(spec.dtype)} *bb = B + b_off + ({I})b0 * sbb0 + "
+        f"({I})b1 * sbb1;",
+        f"  __global {C.storage_ctype(spec.dtype)} *c = C + c_off + ({I})b0 * scb0 + "
+        f"({I})b1 * scb1 + ({I})p * scp;",
+    ]
+
+
+def _header(spec: GemmSpec) -> list[str]:
+    lines = [f"// clnp gemm {spec}"]
+    if C.uses_fp64([spec.dtype]):
+        lines.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
+    return lines
+
+
+def render_gemm(spec: GemmSpec) -> tuple[str, str, list]:
+    """Return ``(source, kernel_name, scalar_arg_dtypes)`` for ``spec``.
+
+    Launch geometry: ``cpu``: global ``(ceil(N/tn), ceil(M/(rm*tm)), batch*parts)`` with the
+    argument ``rm <= spec.rm`` (any local
+    size; clnp uses 1); ``gpu``: global ``(ceil(N/(lx*tn))*lx, ceil(M/(ly*tm))*ly,
+    batch*parts)`` with local ``(lx, ly, 1)``."""
+    params, argtypes = _signature(spec)
+    body = _render_cpu(spec) if spec.kind == "cpu" else _render_gpu(spec)
+    head = "__kernel "
+    if spec.kind == "gpu":
+        head += f"__attribute__((reqd_work_group_size({spec.lx}, {spec.ly}, 1))) "
+    lines = _header(spec) + [head + "void clnp_gemm(" + ",\n    ".join(params) + ")\n{"]
+    lines += body + ["}"]
+    return "\n".join(lines), "clnp_gemm", argtypes
+
+
+def _hsum(v: str, width: int) -> str:
+    if width == 1:
+        return v
+    h = width // 2
+    lo = "(" + v + ").s" + "".join(f"{q:x}" for q in range(h))
+    hi = "(" + v + ").s" + "".join(f"{q:x}" for q in range(h, width))
+    return _hsum(f"({lo} + {hi})", h) if h > 1 else f"({lo} + {hi})"
+
+
+def _render_cpu(spec: GemmSpec) -> list[str]:
+    I, tm, tn, V, R, KB = spec.index, spec.tm, spec.tn, spec.vec, spec.rm, spec.bk
+    d = spec.dtype
+    cplx = d.kind == "c"
+    # Complex values are pairs of real lanes in the vectors: a vector of V lanes holds W = V/2
+    # columns, and a*b = a.re * b + a.im * (-b.im, b.re) is two real vector FMAs.
+    W = V // 2 if cplx else V
+    nv = tn // W
+    ts = to = C.storage_ctype(d)
+    acc1 = _acc_ctype(spec)
+    accv = f"{C.real_ctype(d)}{V}" if cplx else _acc_ctype(spec, V)
+    zero1 = f"({acc1})(0)" if not cplx else f"({acc1})(0, 0)"
+    zero = f"({accv})(0)"
+    nb_vec = 2 * nv if cplx else nv          # B vectors per K step in the private panel
+    L = [
+        # consecutive items walk along N: they share the A rows of their block (in L2)
+        f"  const int mb = get_global_id(1) * rm * {tm};",
+        f"  int n0 = get_global_id(0) * {tn};",
+        "  if (mb >= M || n0 >= N) return;",
+        "  // a tile past the far edge moves back inside C: the overlap is computed twice,",
+        "  // identically, so full tiles serve every column of a wide enough C",
+        f"  if (N >= {tn}) n0 = min(n0, N - {tn});",
+    ] + _prologue(spec, "get_global_id(2)")
+
+    def subtiles(body: list[str], indent: str) -> list[str]:
+        """``body`` once per ``tm``-row sub-tile of this item's ``rm * tm`` rows, with ``m0``
+        and the row offsets ``ra<i>`` defined."""
+        out = [f"{indent}for (int r = 0; r < rm; ++r) {{",
+               f"{indent}  int m0 = mb + r * {tm};",
+               f"{indent}  if (m0 >= M) break;",
+               f"{indent}  if (M >= {tm}) m0 = min(m0, M - {tm});"]
+        # rows past the edge (M < tm) repeat the last row: loads stay in bounds, nothing is
+        # stored from them
+        for i in range(tm):
+            out.append(f"{indent}  const {I} ra{i} = ({I})(m0 + {i} < M ? m0 + {i} : M - 1) "
+                       f"* sam;")
+        return out + [indent + "  " + line for line in body] + [f"{indent}}}"]
+
+    def vec(lanes: list[str]) -> str:
+        # lanes loaded one by one from constant offsets: the compiler fuses them into one
+        # vector load, while PoCL's vloadN is an out-of-line call that spills every
+        # accumulator around it
+        if cplx:
+            return f"({accv})(" + ", ".join(lanes) + ")"
+        if V == 1:
+            return _to_acc(spec, lanes[0])
+        return _to_acc(spec, f"({C.compute_ctype(d, V)})(" + ", ".join(lanes) + ")", V)
+
+    def column(ptr: str, idx: str) -> list[str]:
+        """The real lanes of one column value."""
+        if cplx:
+            return [f"{ptr}[{idx}].x", f"{ptr}[{idx}].y"]
+        return [C.load(d, ptr, idx)]
+
+    def store(i: int, col: str, value: str) -> str:
+        return f"if ({col} < N) " + _store(spec, "ci", f"({I})({col}) * scn", value)
+
+    def lane(v: str, q: int) -> str:
+        """Column ``q`` of the vector ``v`` as a value of the dtype."""
+        if cplx:
+            return f"({acc1})({v}.s{2 * q:x}, {v}.s{2 * q + 1:x})"
+        return v + (f".s{q:x}" if V > 1 else "")
+
+    nt_path = V > 1 and not cplx
+    # Register tile tm x tn: A values broadcast, B rows as vectors along N. K is walked in
+    # blocks of KB; each block's B panel is first copied to private memory (converted to the
+    # accumulator type), where all rm sub-tiles read it, their sums parked in private memory
+    # between blocks. The copy keeps the panel in L1 whatever B's strides (rows of a
+    # power-of-two leading dimension would all share one cache set) and costs 1/rm of the
+    # loads; columns past the edge (N < tn) repeat the last one.
+    L.append("  if (!(sak == 1 && sbk == 1) || (sbn == 1 && N >= " + str(tn) + ")) {"
+             if nt_path else "  {")
+    L.append(f"    {accv} part[{R * tm * nv}];")
+    L.append(f"    {accv} bp[{KB * nb_vec}];")
+    L.append(f"    for (int q = 0; q < rm * {tm * nv}; ++q) part[q] = {zero};")
+    L.append(f"    const int vec_b = sbn == 1 && N >= {tn};")
+    for q in range(tn):
+        L.append(f"    const {I} rb{q} = ({I})(n0 + {q} < N ? n0 + {q} : N - 1) * sbn;")
+    L.append(f"    for (int kb = k0; kb < k1; kb += {KB}) {{")
+    L.append(f"      const int ke = min(kb + {KB}, k1);")
+    L.append(f"      __global const {ts} *bn = bb + ({I})kb * sbk;")
+    for branch, idx in (("if (vec_b) {", lambda q: f"n0 + {q}"), ("} else {", lambda q: f"rb{q}")):
+        L.append("      " + branch)
+        L.append(f"        for (int k = 0; k < ke - kb; ++k, bn += sbk) {{")
+        for j in range(nv):
+            lanes = [x for q in range(W) for x in column("bn", idx(j * W + q))]
+            L.append(f"          bp[k * {nb_vec} + {j}] = {vec(lanes)};")
+            if cplx:
+                v = f"bp[k * {nb_vec} + {j}]"
+                sw = [f"-{v}.s{2 * q + 1:x}, {v}.s{2 * q:x}" for q in range(W)]
+                L.append(f"          bp[k * {nb_vec} + {nv + j}] = ({accv})({', '.join(sw)});")
+        L.append("        }")
+    L.append("      }")
+    body = []
+    for i in range(tm):
+        body.append(" ".join(f"{accv} acc{i}_{j} = part[(r * {tm} + {i}) * {nv} + {j}];"
+                             for j in range(nv)))
+    body += [f"__global const {ts} *ak = a + ({I})kb * sak;",
+             f"for (int k = 0; k < ke - kb; ++k, ak += sak) {{"]
+    for j in range(nb_vec):
+        body.append(f"  const {accv} bv{j} = bp[k * {nb_vec} + {j}];")
+    for i in range(tm):
+        body.append(f"  const {acc1} av{i} = {_to_acc(spec, C.load(d, 'ak', f'ra{i}'))};")
+        for j in range(nv):
+            if cplx:
+                body.append(f"  acc{i}_{j} += av{i}.x * bv{j} + av{i}.y * bv{nv + j};")
+            else:
+                body.append("  " + _mad(spec, f"acc{i}_{j}", f"av{i}", f"bv{j}"))
+    body.append("}")
+    for i in range(tm):
+        body.append(" ".join(f"part[(r * {tm} + {i}) * {nv} + {j}] = acc{i}_{j};"
+                             for j in range(nv)))
+    L += subtiles(body, "      ")
+    L.append("    }")
+    body = []
+    for i in range(tm):
+        body.append(f"if (m0 + {i} < M) {{")
+        body.append(f"  __global {to} *ci = c + ({I})(m0 + {i}) * scm;")
+        for j in range(nv):
+            for q in range(W):
+                body.append("  " + store(i, f"n0 + {j * W + q}",
+                                         lane(f"part[(r * {tm} + {i}) * {nv} + {j}]", q)))
+        body.append("}")
+    L += subtiles(body, "    ")
+    if nt_path:
+        # A and B both contiguous along K (x @ y.T, matrix @ vector): dot products with the
+        # vector lanes along K, two columns of the tile at a time (12 accumulators)
+        L.append("  } else {")
+        body = [f"for (int j0 = 0; j0 < {tn} && n0 + j0 < N; j0 += 2) {{"]
+        for j in range(2):
+            body.append(f"  __global const {ts} *bc{j} = bb + ({I})(n0 + j0 + {j} < N ? "
+                        f"n0 + j0 + {j} : N - 1) * sbn;")
+        for i in range(tm):
+            body.append("  " + " ".join(f"{accv} acc{i}_{j} = {zero};" for j in range(2)))
+        body += ["  int k = k0;", f"  for (; k + {V} <= k1; k += {V}) {{"]
+        for j in range(2):
+            body.append(f"    __global const {ts} *bk{j} = bc{j} + k;")
+            body.append(f"    const {accv} bv{j} = "
+                        + vec([C.load(d, f"bk{j}", str(q)) for q in range(V)]) + ";")
+        for i in range(tm):
+            body.append(f"    __global const {ts} *ak{i} = a + ra{i} + k;")
+            body.append(f"    const {accv} av{i} = "
+                        + vec([C.load(d, f"ak{i}", str(q)) for q in range(V)]) + ";")
+            for j in range(2):
+                body.append("    " + _mad(spec, f"acc{i}_{j}", f"av{i}", f"bv{j}"))
+        body += ["  }", "  for (; k < k1; ++k) {"]
+        for j in range(2):
+            body.append(f"    const {acc1} bs{j} = {_to_acc(spec, C.load(d, f'bc{j}', 'k'))};")
+        for i in range(tm):
+            body.append(f"    const {acc1} as{i} = "
+                        f"{_to_acc(spec, C.load(d, 'a', f'ra{i} + k'))};")
+            for j in range(2):
+                body.append("    " + _mad(spec, f"acc{i}_{j}.s0", f"as{i}", f"bs{j}"))
+        body.append("  }")
+        for i in range(tm):
+            body.append(f"  if (m0 + {i} < M) {{")
+            body.append(f"    __global {to} *ci = c + ({I})(m0 + {i}) * scm;")
+            for j in range(2):
+                body.append("    " + store(i, f"n0 + j0 + {j}", _hsum(f"acc{i}_{j}", V)))
+            body.append("  }")
+        body.append("}")
+        L += subtiles(body, "    ")
+    L.append("  }")
+    return L
+
+
+def _render_gpu(spec: GemmSpec) -> list[str]:
+    I, tm, tn, bk, lx, ly = spec.index, spec.tm, spec.tn, spec.bk, spec.lx, spec.ly
+    bm, bn, nt = ly * tm, lx * tn, lx * ly
+    d = spec.dtype
+    acc = _acc_ctype(spec)
+    zero = f"({acc})(0)" if spec.dtype.kind != "c" else f"({acc})(0, 0)"
+    # +1 column: tile loads along K would otherwise hit one local-memory bank
+    L = [
+        f"  __local {acc} As[{bk}][{bm + 1}];",
+        f"  __local {acc} Bs[{bk}][{bn + 1}];",
+        "  const int tx = get_local_id(0), ty = get_local_id(1);",
+        f"  const int tid = ty * {lx} + tx;",
+        f"  const int bm0 = get_group_id(1) * {bm}, bn0 = get_group_id(0) * {bn};",
+    ] + _prologue(spec, "get_group_id(2)")
+    for i in range(tm):
+        L.append("  " + " ".join(f"{acc} acc{i}_{j} = {zero};" for j in range(tn)))
+    L += [
+        "  // consecutive items load consecutive addresses: along K when that is A's unit",
+        "  // stride (row-major A), along M otherwise; likewise along N or K for B",
+        "  const int a_along_k = sak == 1, b_along_n = sbn == 1 || sbk != 1;",
+        f"  for (int kt = k0; kt < k1; kt += {bk}) {{",
+        f"    for (int e = tid; e < {bm * bk}; e += {nt}) {{",
+        f"      const int mm = a_along_k ? e / {bk} : e % {bm};",
+        f"      const int kk = a_along_k ? e % {bk} : e / {bm};",
+        "      const int gm = bm0 + mm, gk = kt + kk;",
+        f"      As[kk][mm] = (gm < M && gk < k1) ? "
+        f"{_to_acc(spec, C.load(d, 'a', f'({I})gm * sam + ({I})gk * sak'))} : {zero};",
+        "    }",
+        f"    for (int e = tid; e < {bn * bk}; e += {nt}) {{",
+        f"      const int nn = b_along_n ? e % {bn} : e / {bk};",
+        f"      const int kk = b_along_n ? e / {bn} : e % {bk};",
+        "      const int gn = bn0 + nn, gk = kt + kk;",
+        f"      Bs[kk][nn] = (gn < N && gk < k1) ? "
+        f"{_to_acc(spec, C.load(d, 'bb', f'({I})gk * sbk + ({I})gn * sbn'))} : {zero};",
+        "    }",
+        "    barrier(CLK_LOCAL_MEM_FENCE);",
+        f"    for (int kk = 0; kk < {bk}; ++kk) {{",
+    ]
+    for i in range(tm):
+        L.append(f"      const {acc} av{i} = As[kk][ty + {i * ly}];")
+    for j in range(tn):
+        L.append(f"      const {acc} bv{j} = Bs[kk][tx + {j * lx}];")
+    for i in range(tm):
+        for j in range(tn):
+            L.append("      " + _mad(spec, f"acc{i}_{j}", f"av{i}", f"bv{j}"))
+    L += ["    }", "    barrier(CLK_LOCAL_MEM_FENCE);", "  }"]
+    for i in range(tm):
+        L.append(f"  if (bm0 + ty + {i * ly} < M) {{")
+        L.append(f"    __global {C.storage_ctype(spec.dtype)} *ci = c + "
+                 f"({I})(bm0 + ty + {i * ly}) * scm;")
+        for j in range(tn):
+            L.append(f"    if (bn0 + tx + {j * lx} < N) " + _store(
+                spec, "ci", f"({I})(bn0 + tx + {j * lx}) * scn", f"acc{i}_{j}"))
+        L.append("  }")
+    return L

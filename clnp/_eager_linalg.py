@@ -1,0 +1,229 @@
+"""Eager implementation of ``dot_general`` (JAX's generalised batched tensor contraction).
+
+``dot_general(lhs, rhs, dimension_numbers=((lc, rc), (lb, rb)), preferred_element_type)``
+contracts dims ``lc`` of ``lhs`` with dims ``rc`` of ``rhs`` for every index of the batch dims
+``lb``/``rb`` (equal sizes; a broadcast batch is a stride-0 view); the result has the batch
+dims, then the free dims of ``lhs``, then those of ``rhs``, each group in operand order, and
+the dtype ``preferred_element_type`` (default: the operands' promoted dtype). Operands of
+different dtypes are promoted: they are converted to the kernel's computing dtype
+(``clnp._codegen.gemm.gemm_dtype``) here, where stride-0 (broadcast) dims stay views.
+
+A product is one launch of the GEMM kernel (``clnp._codegen.gemm``; with split-K, plus the sum
+of the partial products): free and contracted dim groups are merged into single M/N/K strides
+when the operands' strides allow it (views such as ``x.T``, ``x.mT``, slices and negative steps
+always do for matrices), up to two batch dims are kernel arguments, and a shared right operand
+folds the batch into M (one big GEMM instead of a batch of small ones). Only layouts that no
+stride can describe are copied first. On CPU devices a product whose B has no unit stride
+along N but whose A has one along M is computed as ``C^T = B^T A^T``.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import _dtypes as dt
+from ._array import Array, c_strides
+from ._codegen.gemm import GemmSpec, gemm_dtype, render_gemm
+from ._eager import (_I32, _span_ok, collapse, contiguous_copy, convert_element_type,
+                     copy_into, reduce)
+from ._prims import def_impl
+from ._runtime import Device, launch
+
+# Tests set this to "gpu" to run the local-memory kernel on a CPU device (None: by device).
+_FORCE_KIND: str | None = None
+# CPU blocking: up to 16 sub-tiles of 6 rows share each B panel of 64 K steps (a 4-8 KiB
+# private copy), which measured best on AVX2 PoCL (1024^2 and 2048^2 float32) among 1-16 x
+# 32-128
+_CPU_RM, _CPU_KB = 16, 64
+
+
+def gemm_config(device: Device, acc: np.dtype) -> dict[str, Any]:
+    """Kernel shape for ``device`` and accumulator dtype ``acc`` (per device kind, never per
+    shape, so each dtype compiles once)."""
+    kind = _FORCE_KIND or ("cpu" if device.is_cpu else "gpu")
+    if kind == "cpu":
+        vbytes = max(16, min(64, 4 * device.preferred_vector_width.get("float", 8)))
+        if acc.kind == "c":
+            # vectors of (re, im) lanes: 4 rows x 2 vectors = 8 accumulators, 4 B vectors
+            # (values and their (-im, re) swaps) and 2 broadcast A parts
+            v = max(2, vbytes // (acc.itemsize // 2))
+            return dict(kind="cpu", tm=4, tn=v, vec=v, rm=_CPU_RM, bk=_CPU_KB)
+        # one native vector per accumulator row part: 6 rows x 2 vectors = 12 accumulators,
+        # which with 2 B vectors and a broadcast A value fills the 16 AVX registers
+        v = max(1, vbytes // acc.itemsize)
+        return dict(kind="cpu", tm=6, tn=2 * v, vec=v, rm=_CPU_RM, bk=_CPU_KB)
+    big = acc.itemsize > 8                       # complex128: keep local memory at 8 KiB
+    t = 2 if big else 4
+    l = 16 if device.max_work_group_size >= 256 else 8
+    bk = 16
+    while l > 4 and (l * t * (bk + 1) * 2 * acc.itemsize > device.local_mem):
+        l //= 2
+    return dict(kind="gpu", tm=t, tn=t, lx=l, ly=l, bk=bk)
+
+
+def _merge(sizes: Sequence[int], strides: Sequence[Sequence[int]]) -> tuple[int, list[int]] | None:
+    """One (size, per-operand strides) for a group of dims, or None when they do not merge.
+    An empty group is a single unit dim."""
+    cshape, cstr = collapse(list(sizes), [list(s) for s in strides])
+    if not cshape:
+        return 1, [0] * len(strides)
+    if len(cshape) == 1:
+        return cshape[0], [s[0] for s in cstr]
+    return None
+
+
+def _canonical(x: Array, first: Sequence[int], second: Sequence[int],
+               third: Sequence[int]) -> tuple[Array, tuple[int, ...], tuple[int, ...],
+                                              tuple[int, ...]]:
+    """A dense copy of ``x`` with dims ordered (first, second, third); returns the copy and
+    the new positions of the three groups."""
+    perm = tuple(first) + tuple(second) + tuple(third)
+    v = Array(x._buf, x._offset, tuple(x._shape[p] for p in perm),
+              tuple(x._strides[p] for p in perm), x._dtype, x._device)
+    c = contiguous_copy(v)
+    a, b = len(first), len(first) + len(second)
+    return c, tuple(range(a)), tuple(range(a, b)), tuple(range(b, len(perm)))
+
+
+def _convert(x: Array, dtype: np.dtype) -> Array:
+    """``x`` converted to ``dtype``; broadcast (stride-0) dims stay broadcast views."""
+    if x.dtype == dtype:
+        return x
+    if 0 not in x._strides:
+        return convert_element_type(x, dtype=dtype)
+    small = Array(x._buf, x._offset, tuple(1 if s == 0 else n for n, s in
+                                           zip(x._shape, x._strides)), x._strides, x.dtype,
+                  x.device)
+    c = convert_element_type(small, dtype=dtype)
+    return Array(c._buf, c._offset, x._shape, tuple(0 if s == 0 else cs for s, cs in
+                                                    zip(x._strides, c._strides)), dtype,
+                 x.device)
+
+
+@def_impl("dot_general")
+def dot_general(lhs: Array, rhs: Array, *, dimension_numbers: Any,
+                preferred_element_type: np.dtype | None = None) -> Array:
+    """Batched tensor contraction (see the module docstring)."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    lc, rc, lb, rb = tuple(lc), tuple(rc), tuple(lb), tuple(rb)
+    device = lhs.device
+    out_dtype = preferred_element_type or dt.promote(lhs.dtype, rhs.dtype)
+    # operands are converted to the kernel's dtype first: one GEMM program per computing
+    # dtype instead of one per dtype pair (see clnp._codegen.gemm.GEMM_DTYPES)
+    g = gemm_dtype(dt.promote(lhs.dtype, rhs.dtype))
+    lhs, rhs = _convert(lhs, g), _convert(rhs, g)
+    lf = tuple(i for i in range(lhs.ndim) if i not in lc and i not in lb)
+    rf = tuple(i for i in range(rhs.ndim) if i not in rc and i not in rb)
+    out_shape = tuple(lhs.shape[i] for i in lb + lf) + tuple(rhs.shape[i] for i in rf)
+    if math.prod(out_shape) == 0 or math.prod(lhs.shape[i] for i in lc) == 0:
+        out = Array.empty(out_shape, out_dtype, device)
+        if out.size:
+            copy_into(out, 0, out_dtype)
+        return out
+    ostr = c_strides(out_shape)
+    plan = _plan(lhs, rhs, ostr, lc, rc, lb, rb, lf, rf)
+    if plan is None:
+        # no stride describes some merged group: copy both operands to (batch, free,
+        # contracted) and (batch, contracted, free) order, materialising broadcast batch dims
+        lhs, lb, lf, lc = _canonical(lhs, lb, lf, lc)
+        rhs, rb, rc, rf = _canonical(rhs, rb, rc, rf)
+        plan = _plan(lhs, rhs, ostr, lc, rc, lb, rb, lf, rf)
+        assert plan is not None
+    return _run(lhs, rhs, out_shape, out_dtype, *plan)
+
+
+def _plan(lhs: Array, rhs: Array, ostr: Sequence[int], lc, rc, lb, rb, lf, rf):
+    """((M, [sam, scm]), (N, [sbn, scn]), (K, [sak, sbk]), batch sizes, batch strides of
+    lhs/rhs/out) of one GEMM launch, or None when some group of dims does not merge."""
+    nb, nm = len(lb), len(lf)
+    ob, om, on = list(ostr[:nb]), list(ostr[nb:nb + nm]), list(ostr[nb + nm:])
+    ls, rs = lhs._strides, rhs._strides
+    k = _merge([lhs.shape[i] for i in lc], [[ls[i] for i in lc], [rs[i] for i in rc]])
+    n = _merge([rhs.shape[i] for i in rf], [[rs[i] for i in rf], on])
+    if k is None or n is None:
+        return None
+    bsizes = [lhs.shape[i] for i in lb]
+    msizes = [lhs.shape[i] for i in lf]
+    # a right operand shared by the whole batch: the batch folds into M (one tall GEMM)
+    if nb and all(rs[i] == 0 or rhs.shape[i] == 1 for i in rb):
+        m = _merge(bsizes + msizes, [[ls[i] for i in lb + lf], ob + om])
+        if m is not None:
+            return m, n, k, [], [[], [], []]
+    m = _merge(msizes, [[ls[i] for i in lf], om])
+    if m is None:
+        return None
+    cb, cstr = collapse(bsizes, [[ls[i] for i in lb], [rs[i] for i in rb], ob])
+    if len(cb) > 2:
+        return None
+    return m, n, k, cb, cstr
+
+
+def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype,
+         m, n, k, bsizes, bstr) -> Array:
+    device = lhs.device
+    (M, (sam, scm)), (N, (sbn, scn)), (K, (sak, sbk)) = m, n, k
+    pad = 2 - len(bsizes)
+    bsizes = [1] * pad + list(bsizes)
+    (sab0, sab1), (sbb0, sbb1), (scb0, scb1) = [[0] * pad + list(s) for s in bstr]
+    nb = bsizes[0] * bsizes[1]
+    if max(M, N, K, nb) > _I32:
+        raise ValueError(f"dot_general: dimension too large for the GEMM kernel "
+                         f"(M={M}, N={N}, K={K}, batch={nb})")
+    acc = lhs.dtype
+    cfg = gemm_config(device, acc)
+    cpu = cfg["kind"] == "cpu"
+    # C^T = B^T A^T: on CPUs the unit stride belongs along N, where the kernel reads vectors
+    swap = cpu and sbn != 1 and sam == 1 and not (sak == 1 and sbk == 1)
+    gm, gn = (N, M) if swap else (M, N)          # the GEMM the kernel computes
+    rm = 1
+    if cpu:
+        # fewer rows per item when the rows would otherwise leave cores idle
+        rm, tiles_n = cfg["rm"], -(-gn // cfg["tn"])
+        while rm > 1 and nb * -(-gm // (rm * cfg["tm"])) * tiles_n < 8 * device.compute_units:
+            rm //= 2
+        tiles_m = -(-gm // (rm * cfg["tm"]))
+        kmin = 1024
+    else:
+        tiles_m = -(-gm // (cfg["ly"] * cfg["tm"]))
+        tiles_n = -(-gn // (cfg["lx"] * cfg["tn"]))
+        kmin = 256
+    # split-K: too few output tiles to occupy the device and a long K
+    target = 4 * device.compute_units
+    tiles = nb * tiles_m * tiles_n
+    parts, kchunk = 1, K
+    if tiles < target and K >= 2 * kmin:
+        parts = max(1, min(-(-target // tiles), K // kmin))
+        step = cfg.get("bk", 1)
+        kchunk = -(-(-(-K // parts)) // step) * step
+        parts = -(-K // kchunk)
+    if parts > 1:
+        # partials [parts, batch, M, N]
+        dst = Array.empty((parts, nb, M, N), acc, device)
+        scb0, scb1, scm, scn = bsizes[1] * M * N, M * N, N, 1
+    else:
+        dst = Array.empty(out_shape, acc, device)
+    small = _span_ok([lhs, rhs, dst], dst.size)
+    spec = GemmSpec(acc, index="int" if small else "long", **cfg)
+    kern = device.kernel(spec, lambda: render_gemm(spec))
+    A = [lhs._buf, lhs._offset, sam, sak, sab0, sab1]
+    B = [rhs._buf, rhs._offset, sbk, sbn, sbb0, sbb1]
+    Cs = [dst._buf, dst._offset, scm, scn, scb0, scb1, nb * M * N]
+    if swap:
+        A, B = ([rhs._buf, rhs._offset, sbn, sbk, sbb0, sbb1],
+                [lhs._buf, lhs._offset, sak, sam, sab0, sab1])
+        Cs[2:4] = [scn, scm]
+    args = [gm, gn, K, kchunk, bsizes[1], parts, rm] + A + B + Cs
+    if cpu:
+        launch(device, kern, (tiles_n, tiles_m, nb * parts), (1, 1, 1), *args)
+    else:
+        launch(device, kern, (tiles_n * spec.lx, tiles_m * spec.ly, nb * parts),
+               (spec.lx, spec.ly, 1), *args)
+    r = dst
+    if parts > 1:
+        # the sum shares the program ``clnp.sum`` uses for this dtype
+        sacc = dt.int64 if acc.kind == "i" else acc
+        r = reduce(dst, op="sum", axes=(0,), acc_dtype=sacc, out_dtype=sacc)
+        r = Array(r._buf, r._offset, out_shape, c_strides(out_shape), sacc, device)
+    return r if r.dtype == out_dtype else convert_element_type(r, dtype=out_dtype)

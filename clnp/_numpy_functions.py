@@ -1,0 +1,1828 @@
+"""NumPy names beyond the Array API standard, composed from clnp functions (no kernels of
+their own), with NumPy's signatures and semantics so that ``import clnp as np`` runs NumPy
+code.
+
+Every function takes array-likes (clnp arrays, NumPy arrays, nested sequences, scalars);
+host data is uploaded to the device of the first clnp array argument (the default device
+when there is none). Results are clnp arrays; where NumPy returns a NumPy scalar, clnp
+returns a 0-d array (predicates such as :func:`allclose` and :func:`array_equal` return a
+Python ``bool``). Views NumPy returns (``diagonal``, ``split``) are copies or views here as
+noted. Data-dependent sizes (``bincount``, ``histogram`` ranges, ``argwhere``) read a few
+values back from the device.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import _dtypes as dt
+from ._helpers import is_array, normalize_axes, normalize_axis
+
+__all__ = [
+    "logspace", "geomspace", "pad", "percentile", "quantile", "median", "average",
+    "nanmean", "nansum", "nanmax", "nanmin", "nanprod", "nanstd", "nanvar", "nanargmax",
+    "nanargmin", "nanmedian", "nanpercentile", "nanquantile", "nancumsum", "nancumprod",
+    "bincount", "histogram", "argwhere", "flatnonzero", "diag", "diagonal", "trace",
+    "allclose", "isclose", "array_equal", "around", "round_", "fix", "ravel", "swapaxes",
+    "transpose", "atleast_1d", "atleast_2d", "atleast_3d", "vstack", "hstack", "dstack",
+    "column_stack", "split", "array_split", "hsplit", "vsplit", "dsplit", "ptp", "ndim",
+    "shape", "size", "copy", "identity", "tri", "ascontiguousarray", "asanyarray", "isscalar",
+    "iscomplexobj", "isrealobj", "real_if_close", "nan_to_num", "interp", "convolve", "cov",
+    "corrcoef", "einsum", "amax", "amin", "fmax", "fmin", "fmod", "exp2", "rint", "fabs",
+    "degrees", "radians", "deg2rad", "rad2deg", "heaviside", "float_power", "logaddexp2",
+    "divmod", "float_", "int_", "intp", "uint", "double", "single", "cdouble", "csingle",
+    "half", "errstate", "seterr", "geterr",
+]
+
+# NumPy's scalar-type spellings, as dtypes (clnp dtypes are NumPy dtype objects)
+float_ = double = dt.float64
+single = dt.float32
+half = dt.float16
+int_ = intp = dt.int64
+uint = dt.uint64
+cdouble = dt.complex128
+csingle = dt.complex64
+
+
+def _xp() -> Any:
+    import clnp
+    return clnp
+
+
+def _device_of(*objs: Any) -> Any:
+    """The device of the first clnp array among ``objs`` (searching into sequences)."""
+    for o in objs:
+        if is_array(o):
+            return o.device
+        if isinstance(o, (list, tuple)):
+            d = _device_of(*o)
+            if d is not None:
+                return d
+    return None
+
+
+def _arr(a: Any, device: Any = None, dtype: Any = None) -> Any:
+    """``a`` as a clnp array (clnp arrays stay on their device, host data is uploaded)."""
+    xp = _xp()
+    if is_array(a):
+        return a if dtype is None else xp.astype(a, dt.as_dtype(dtype))
+    return xp.asarray(a, dtype=dtype, device=device)
+
+
+def _default_float(device: Any) -> np.dtype:
+    return (device or _xp().default_device()).default_float
+
+
+def _inexact(a: Any) -> Any:
+    """Integer and boolean arrays as the device's default float (NumPy's float64)."""
+    if a.dtype.kind in "fc":
+        return a
+    return _xp().astype(a, a.device.default_float)
+
+
+def _check_real(a: Any, fname: str) -> None:
+    if a.dtype.kind not in "biuf":
+        raise TypeError(f"{fname} requires real numeric input; got {a.dtype}")
+
+
+def _finish(res: Any, out: Any, fname: str) -> Any:
+    """Write ``res`` into ``out`` (a clnp array of the result's shape) when given."""
+    if out is None:
+        return res
+    if not is_array(out):
+        raise TypeError(f"{fname}: out must be a clnp array; got {type(out).__name__}")
+    if tuple(out.shape) != tuple(res.shape):
+        raise ValueError(f"{fname}: out has shape {out.shape} but the result has shape "
+                         f"{res.shape}")
+    out[...] = res
+    return out
+
+
+# --------------------------------------------------------------------- creation
+def _linspace_any(start: Any, stop: Any, num: int, endpoint: bool, axis: int,
+                  device: Any) -> Any:
+    """NumPy's linspace for scalar or array bounds (in the default float type)."""
+    xp = _xp()
+    scalar = all(not is_array(v) and np.ndim(v) == 0 for v in (start, stop))
+    if scalar:
+        s = start.item() if isinstance(start, np.generic) else start
+        e = stop.item() if isinstance(stop, np.generic) else stop
+        if isinstance(s, bool) or isinstance(e, bool):
+            s, e = int(s), int(e)
+        return xp.linspace(s, e, num, endpoint=endpoint, device=device)
+    device = device or _device_of(start, stop)
+    s, e = _inexact(_arr(start, device)), _inexact(_arr(stop, device))
+    s, e = xp.broadcast_arrays(s, e)
+    div = (num - 1) if endpoint else num
+    shape = (num,) + (1,) * s.ndim
+    t = xp.reshape(xp.arange(num, dtype=s.dtype, device=s.device), shape)
+    step = (e - s) / div if div > 0 else (e - s) * 0.0
+    y = t * step + s
+    if endpoint and num > 1:
+        y[-1, ...] = e
+    return xp.moveaxis(y, 0, axis) if axis != 0 else y
+
+
+def logspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, base: Any = 10.0,
+             dtype: Any = None, axis: int = 0, *, device: Any = None) -> Any:
+    """``base ** linspace(start, stop, num)``: ``num`` samples evenly spaced on a log scale
+    (``numpy.logspace``). ``start``/``stop`` may be arrays (the samples run along ``axis``)."""
+    xp = _xp()
+    y = _linspace_any(start, stop, num, endpoint, axis, device)
+    if is_array(base) or np.ndim(base) > 0:
+        b = _arr(base, y.device)
+        b = xp.expand_dims(b, axis=axis) if b.ndim else b
+        res = xp.pow(b, y)
+    else:
+        res = xp.pow(base.item() if isinstance(base, np.generic) else base, y)
+    return res if dtype is None else xp.astype(res, dt.as_dtype(dtype))
+
+
+def geomspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None,
+              axis: int = 0, *, device: Any = None) -> Any:
+    """``num`` samples evenly spaced on a log scale whose ends are exactly ``start`` and
+    ``stop`` (``numpy.geomspace``); both must be non-zero real scalars of the same sign."""
+    xp = _xp()
+    vals = []
+    for v, name in ((start, "start"), (stop, "stop")):
+        if is_array(v) or np.ndim(v) != 0:
+            raise TypeError(f"geomspace: {name} must be a real scalar in clnp; got "
+                            f"{type(v).__name__}")
+        v = v.item() if isinstance(v, np.generic) else v
+        if isinstance(v, complex):
+            raise TypeError("geomspace: complex bounds are not supported by clnp")
+        vals.append(float(v))
+    s, e = vals
+    if s == 0 or e == 0:
+        raise ValueError("Geometric sequence cannot include zero")
+    sign = math.copysign(1.0, s)
+    s, e = s / sign, e / sign
+    log_s = math.log10(s)
+    log_e = math.log10(e) if e > 0 else math.nan
+    res = logspace(log_s, log_e, num, endpoint=endpoint, base=10.0, device=device)
+    if num > 0:
+        res[0] = s
+        if num > 1 and endpoint:
+            res[-1] = e
+    if sign < 0:
+        res = -res
+    if axis not in (0, -1):
+        raise ValueError(f"geomspace: axis {axis} is out of bounds for the 1-D result")
+    return res if dtype is None else xp.astype(res, dt.as_dtype(dtype))
+
+
+def identity(n: int, dtype: Any = None, *, device: Any = None) -> Any:
+    """The ``n x n`` identity matrix (``numpy.identity``; default dtype the default float)."""
+    return _xp().eye(operator.index(n), dtype=dtype, device=device)
+
+
+def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = float, *,
+        device: Any = None) -> Any:
+    """An ``N x M`` array with ones at and below the ``k``-th diagonal, zeros elsewhere
+    (``numpy.tri``)."""
+    xp = _xp()
+    N = operator.index(N)
+    M = N if M is None else operator.index(M)
+    k = operator.index(k)
+    from ._creation_functions import _device
+    dev = _device(device)
+    d = dev.default_float if dtype is float or dtype is None else dt.as_dtype(dtype)
+    i = xp.reshape(xp.arange(N, device=dev), (N, 1))
+    j = xp.reshape(xp.arange(M, device=dev), (1, M))
+    return xp.astype(xp.greater_equal(i + k, j), d)
+
+
+def copy(a: Any, order: str = "K", subok: bool = False) -> Any:
+    """A new array with a copy of the data of ``a`` (``numpy.copy``)."""
+    if is_array(a):
+        return _xp().asarray(a, copy=True)
+    return _arr(a)
+
+
+def asanyarray(a: Any, dtype: Any = None, order: Any = None, *, device: Any = None,
+               copy: bool | None = None, like: Any = None) -> Any:
+    """``a`` as a clnp array (``numpy.asanyarray``; clnp has no array subclasses)."""
+    return _xp().asarray(a, dtype=dtype, device=device, copy=copy)
+
+
+def ascontiguousarray(a: Any, dtype: Any = None, *, like: Any = None) -> Any:
+    """``a`` as a C-contiguous clnp array of at least one dimension
+    (``numpy.ascontiguousarray``); copies only when needed."""
+    xp = _xp()
+    x = _arr(a, dtype=dtype)
+    if x.ndim == 0:
+        return xp.reshape(x, (1,))
+    if getattr(x, "is_contiguous", True):
+        return x
+    return xp.reshape(x, x.shape, copy=True)
+
+
+# --------------------------------------------------------------------- shape queries
+def ndim(a: Any) -> int:
+    """Number of dimensions of ``a`` (``numpy.ndim``)."""
+    return a.ndim if is_array(a) else np.ndim(a)
+
+
+def shape(a: Any) -> tuple[int, ...]:
+    """Shape of ``a`` (``numpy.shape``)."""
+    return tuple(a.shape) if is_array(a) else np.shape(a)
+
+
+def size(a: Any, axis: int | None = None) -> int:
+    """Number of elements of ``a``, or along ``axis`` (``numpy.size``)."""
+    if not is_array(a):
+        return np.size(a, axis)
+    if axis is None:
+        return math.prod(a.shape)
+    return a.shape[normalize_axis(axis, a.ndim, "size")]
+
+
+def isscalar(element: Any) -> bool:
+    """Whether ``element`` is a scalar type (``numpy.isscalar``); arrays, including 0-d
+    clnp arrays, are not."""
+    return np.isscalar(element)
+
+
+def iscomplexobj(x: Any) -> bool:
+    """Whether ``x`` has a complex dtype (``numpy.iscomplexobj``), whatever its values."""
+    if is_array(x):
+        return x.dtype.kind == "c"
+    return np.iscomplexobj(x)
+
+
+def isrealobj(x: Any) -> bool:
+    """Whether ``x`` does not have a complex dtype (``numpy.isrealobj``)."""
+    return not iscomplexobj(x)
+
+
+# --------------------------------------------------------------------- manipulation
+def ravel(a: Any, order: str = "C") -> Any:
+    """The flattened array, a view when possible (``numpy.ravel``; ``order='F'`` reads in
+    column-major order)."""
+    xp = _xp()
+    x = _arr(a)
+    if order == "F":
+        x = xp.permute_dims(x, tuple(reversed(range(x.ndim))))
+    elif order not in ("C", "A", "K", None):
+        raise ValueError(f"ravel: order must be one of 'C', 'F', 'A', 'K'; got {order!r}")
+    return xp.reshape(x, (-1,))
+
+
+def swapaxes(a: Any, axis1: int, axis2: int) -> Any:
+    """``a`` with ``axis1`` and ``axis2`` interchanged, a view (``numpy.swapaxes``)."""
+    xp = _xp()
+    x = _arr(a)
+    i, j = normalize_axis(axis1, x.ndim, "swapaxes"), normalize_axis(axis2, x.ndim, "swapaxes")
+    perm = list(range(x.ndim))
+    perm[i], perm[j] = perm[j], perm[i]
+    return xp.permute_dims(x, tuple(perm))
+
+
+def transpose(a: Any, axes: Sequence[int] | None = None) -> Any:
+    """``a`` with its axes permuted (reversed when ``axes`` is None), a view
+    (``numpy.transpose``)."""
+    xp = _xp()
+    x = _arr(a)
+    if axes is None:
+        return xp.permute_dims(x, tuple(reversed(range(x.ndim))))
+    axes = tuple(axes)
+    if len(axes) != x.ndim:
+        raise ValueError(f"transpose: axes {axes} don't match array of shape {x.shape}")
+    return xp.permute_dims(x, tuple(normalize_axis(a_, x.ndim, "transpose") for a_ in axes))
+
+
+def _atleast(arys: tuple, n: int) -> Any:
+    xp = _xp()
+    dev = _device_of(*arys)
+    res = []
+    for a in arys:
+        x = _arr(a, dev)
+        if x.ndim < n:
+            if n == 3 and x.ndim == 1:
+                x = xp.reshape(x, (1, x.shape[0], 1))
+            elif n == 3 and x.ndim == 2:
+                x = xp.reshape(x, x.shape + (1,))
+            else:
+                x = xp.reshape(x, (1,) * (n - x.ndim) + tuple(x.shape))
+        res.append(x)
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+def atleast_1d(*arys: Any) -> Any:
+    """Inputs as arrays with at least one dimension (``numpy.atleast_1d``); one input gives
+    one array, several give a tuple."""
+    return _atleast(arys, 1)
+
+
+def atleast_2d(*arys: Any) -> Any:
+    """Inputs as arrays with at least two dimensions (``numpy.atleast_2d``); ``(N,)``
+    becomes ``(1, N)``."""
+    return _atleast(arys, 2)
+
+
+def atleast_3d(*arys: Any) -> Any:
+    """Inputs as arrays with at least three dimensions (``numpy.atleast_3d``); ``(N,)``
+    becomes ``(1, N, 1)`` and ``(M, N)`` becomes ``(M, N, 1)``."""
+    return _atleast(arys, 3)
+
+
+def _seq(tup: Any, fname: str) -> list:
+    if is_array(tup) or isinstance(tup, np.ndarray):
+        return [tup[i] for i in range(tup.shape[0])]
+    if not isinstance(tup, (list, tuple)):
+        raise TypeError(f"{fname}: arrays to stack must be passed as a sequence; got "
+                        f"{type(tup).__name__}")
+    return list(tup)
+
+
+def _join(arrays: list, axis: int, dtype: Any, fname: str) -> Any:
+    xp = _xp()
+    if not arrays:
+        raise ValueError(f"{fname}: need at least one array to concatenate")
+    if dtype is not None:
+        arrays = [xp.astype(a, dt.as_dtype(dtype)) for a in arrays]
+    return xp.concat(arrays, axis=axis)
+
+
+def _listify(x: Any) -> list:
+    return list(x) if isinstance(x, tuple) else [x]
+
+
+def vstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Any:
+    """Stack arrays vertically, row-wise (``numpy.vstack``): 1-D inputs become rows."""
+    arrs = _seq(tup, "vstack")
+    dev = _device_of(*arrs)
+    return _join(_listify(atleast_2d(*[_arr(a, dev) for a in arrs])) if arrs else [], 0,
+                 dtype, "vstack")
+
+
+def hstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Any:
+    """Stack arrays horizontally, column-wise (``numpy.hstack``): 1-D inputs are joined
+    end to end."""
+    arrs = _seq(tup, "hstack")
+    dev = _device_of(*arrs)
+    arrs = _listify(atleast_1d(*[_arr(a, dev) for a in arrs])) if arrs else []
+    return _join(arrs, 0 if arrs and arrs[0].ndim == 1 else 1, dtype, "hstack")
+
+
+def dstack(tup: Any) -> Any:
+    """Stack arrays depth-wise, along the third axis (``numpy.dstack``)."""
+    arrs = _seq(tup, "dstack")
+    dev = _device_of(*arrs)
+    return _join(_listify(atleast_3d(*[_arr(a, dev) for a in arrs])) if arrs else [], 2,
+                 None, "dstack")
+
+
+def column_stack(tup: Any) -> Any:
+    """Stack 1-D arrays as columns of a 2-D array; 2-D inputs are joined as they are
+    (``numpy.column_stack``)."""
+    xp = _xp()
+    arrs = _seq(tup, "column_stack")
+    dev = _device_of(*arrs)
+    cols = []
+    for a in arrs:
+        x = _arr(a, dev)
+        if x.ndim < 2:
+            x = xp.reshape(x, (-1, 1))
+        cols.append(x)
+    return _join(cols, 1, None, "column_stack")
+
+
+def array_split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
+    """Split ``ary`` into sub-arrays (views) along ``axis`` (``numpy.array_split``): an
+    integer N gives N parts, the first ``len % N`` one element longer; a sequence gives the
+    split points."""
+    x = _arr(ary)
+    ax = normalize_axis(axis, x.ndim, "array_split")
+    n = x.shape[ax]
+    if is_array(indices_or_sections):
+        indices_or_sections = indices_or_sections.tolist()
+    try:
+        points = [operator.index(p) for p in indices_or_sections]
+        bounds = [0] + points + [n]
+    except TypeError:
+        sections = operator.index(indices_or_sections)
+        if sections <= 0:
+            raise ValueError("number sections must be larger than 0.") from None
+        each, extras = builtins.divmod(n, sections)
+        sizes = [0] + extras * [each + 1] + (sections - extras) * [each]
+        bounds = list(np.cumsum(sizes))
+    pre = (slice(None),) * ax
+    return [x[pre + (slice(int(bounds[i]), int(bounds[i + 1])),)]
+            for i in range(len(bounds) - 1)]
+
+
+def split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
+    """Split ``ary`` into equal sub-arrays (views) along ``axis`` (``numpy.split``);
+    ValueError when an integer number of sections does not divide the axis."""
+    x = _arr(ary)
+    if isinstance(indices_or_sections, (int, np.integer)):
+        ax = normalize_axis(axis, x.ndim, "split")
+        if x.shape[ax] % int(indices_or_sections):
+            raise ValueError("array split does not result in an equal division")
+    return array_split(x, indices_or_sections, axis)
+
+
+def hsplit(ary: Any, indices_or_sections: Any) -> list:
+    """Split horizontally: along axis 1, or axis 0 for 1-D input (``numpy.hsplit``)."""
+    x = _arr(ary)
+    if x.ndim == 0:
+        raise ValueError("hsplit only works on arrays of 1 or more dimensions")
+    return split(x, indices_or_sections, 1 if x.ndim > 1 else 0)
+
+
+def vsplit(ary: Any, indices_or_sections: Any) -> list:
+    """Split vertically, along axis 0, arrays of at least 2 dimensions (``numpy.vsplit``)."""
+    x = _arr(ary)
+    if x.ndim < 2:
+        raise ValueError("vsplit only works on arrays of 2 or more dimensions")
+    return split(x, indices_or_sections, 0)
+
+
+def dsplit(ary: Any, indices_or_sections: Any) -> list:
+    """Split depth-wise, along axis 2, arrays of at least 3 dimensions (``numpy.dsplit``)."""
+    x = _arr(ary)
+    if x.ndim < 3:
+        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
+    return split(x, indices_or_sections, 2)
+
+
+def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Any:
+    """Pad an array (``numpy.pad``). ``pad_width`` is an int, ``(before, after)`` or one pair
+    per axis. Modes: ``constant`` (``constant_values``, default 0), ``edge``, ``reflect``,
+    ``symmetric`` (both with the default ``reflect_type='even'``), ``wrap`` and ``empty``.
+    Axes are padded in order, so corners take the later axis' constant, as in NumPy."""
+    xp = _xp()
+    x = _arr(array)
+    modes = ("constant", "edge", "reflect", "symmetric", "wrap", "empty")
+    if callable(mode) or mode not in modes:
+        raise ValueError(f"pad: mode {mode!r} is not supported by clnp; use one of {modes}")
+    allowed = {"constant": {"constant_values"}, "reflect": {"reflect_type"},
+               "symmetric": {"reflect_type"}}.get(mode, set())
+    bad = set(kwargs) - allowed
+    if bad:
+        raise ValueError(f"unsupported keyword arguments for mode '{mode}': {sorted(bad)}")
+    if kwargs.get("reflect_type", "even") != "even":
+        raise ValueError("pad: only reflect_type='even' is supported by clnp")
+    pw = np.asarray(pad_width.tolist() if is_array(pad_width) else pad_width)
+    if pw.dtype.kind not in "iu":
+        raise TypeError("`pad_width` must be of integral type.")
+    try:
+        pairs = np.broadcast_to(pw.astype(np.int64), (x.ndim, 2))
+    except ValueError:
+        raise ValueError(f"pad: pad_width {pad_width!r} does not fit an array of "
+                         f"{x.ndim} dimensions") from None
+    if (pairs < 0).any():
+        raise ValueError("index can't contain negative values")
+    if mode in ("constant", "empty"):
+        cv = kwargs.get("constant_values", 0)
+        cv = cv.tolist() if is_array(cv) else cv
+        cpairs = np.broadcast_to(np.asarray(cv, dtype=object), (x.ndim, 2)) \
+            if np.ndim(cv) else np.full((x.ndim, 2), cv, dtype=object)
+        out = x
+        for ax in range(x.ndim):
+            parts = []
+            for side, (n, v) in enumerate(zip(pairs[ax], cpairs[ax])):
+                if n == 0:
+                    continue
+                shp = list(out.shape)
+                shp[ax] = int(n)
+                v = np.asarray(v).astype(x.dtype).item()   # NumPy casts unsafely
+                parts.append((side, xp.full(tuple(shp), v, dtype=x.dtype, device=x.device)))
+            if parts:
+                seq = [p for s, p in parts if s == 0] + [out] + [p for s, p in parts if s == 1]
+                out = xp.concat(seq, axis=ax)
+        return out
+    out = x
+    for ax in range(x.ndim):
+        before, after = (int(v) for v in pairs[ax])
+        if before == 0 and after == 0:
+            continue
+        n = out.shape[ax]
+        if n == 0:
+            raise ValueError(f"can't extend empty axis {ax} using modes other than "
+                             f"'constant' or 'empty'")
+        idx = np.pad(np.arange(n), (before, after), mode=mode)
+        out = xp.take(out, idx, axis=ax)
+    return out
+
+
+# --------------------------------------------------------------------- reductions
+def amax(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Any:
+    """Maximum along ``axis`` (``numpy.amax``/``numpy.max``); NaN propagates."""
+    _no_extra(kw, "amax")
+    return _finish(_xp().max(_arr(a), axis=_ax(axis), keepdims=keepdims), out, "amax")
+
+
+def amin(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Any:
+    """Minimum along ``axis`` (``numpy.amin``/``numpy.min``); NaN propagates."""
+    _no_extra(kw, "amin")
+    return _finish(_xp().min(_arr(a), axis=_ax(axis), keepdims=keepdims), out, "amin")
+
+
+def _no_extra(kw: dict, fname: str) -> None:
+    for k, v in kw.items():
+        if k in ("initial", "where") and v is not np._NoValue and not (k == "where" and
+                                                                      v is True):
+            raise TypeError(f"{fname}: {k}= is not supported by clnp")
+        if k not in ("initial", "where"):
+            raise TypeError(f"{fname}() got an unexpected keyword argument '{k}'")
+
+
+def _ax(axis: Any) -> Any:
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
+def ptp(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
+    """Range of values, ``max - min``, along ``axis`` (``numpy.ptp``)."""
+    xp = _xp()
+    x = _arr(a)
+    axis = _ax(axis)
+    res = xp.subtract(xp.max(x, axis=axis, keepdims=keepdims),
+                      xp.min(x, axis=axis, keepdims=keepdims))
+    return _finish(res, out, "ptp")
+
+
+def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = False, *,
+            keepdims: bool = False) -> Any:
+    """Weighted average along ``axis`` (``numpy.average``): ``sum(a * w) / sum(w)``.
+    ``weights`` has the shape of ``a`` or is 1-D along a single ``axis``. With ``returned``
+    the pair ``(average, sum of weights)`` is returned. ZeroDivisionError when the weights sum
+    to zero (one value read back from the device)."""
+    xp = _xp()
+    x = _arr(a)
+    axis = _ax(axis)
+    if weights is None:
+        avg = xp.mean(x, axis=axis, keepdims=keepdims)
+        n = math.prod(x.shape) // max(math.prod(avg.shape), 1) if x.ndim else 1
+        scl = xp.full(avg.shape, n, dtype=avg.dtype, device=x.device)
+        return (avg, scl) if returned else avg
+    w = _arr(weights, x.device)
+    if x.dtype.kind in "biu":
+        rd = dt.promote(dt.promote(x.dtype, w.dtype), x.device.default_float) \
+            if w.dtype.kind not in "c" else dt.promote(w.dtype, x.device.default_complex)
+    else:
+        rd = dt.promote(x.dtype, w.dtype)
+    axes = None if axis is None else normalize_axes(axis, x.ndim, "average")
+    if tuple(x.shape) != tuple(w.shape):
+        if axes is None:
+            raise TypeError("Axis must be specified when shapes of a and weights differ.")
+        if tuple(w.shape) != tuple(x.shape[ax] for ax in axes):
+            raise ValueError("Shape of weights must be consistent with shape of a along "
+                             "specified axis.")
+        w = xp.permute_dims(w, tuple(int(i) for i in np.argsort(axes)))
+        w = xp.reshape(w, tuple(s if ax in axes else 1 for ax, s in enumerate(x.shape)))
+        w = xp.broadcast_to(w, x.shape)
+    w = xp.astype(w, rd)
+    scl = xp.sum(w, axis=axis, keepdims=keepdims)
+    if bool(xp.any(xp.equal(scl, 0))):
+        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+    avg = xp.sum(xp.multiply(xp.astype(x, rd), w), axis=axis, keepdims=keepdims) / scl
+    if returned:
+        if tuple(scl.shape) != tuple(avg.shape):
+            scl = xp.asarray(xp.broadcast_to(scl, avg.shape), copy=True)
+        return avg, scl
+    return avg
+
+
+def _reduce_axes(x: Any, axis: Any, fname: str) -> tuple[Any, tuple[int, ...], tuple]:
+    """``x`` with the reduced axes moved last and merged: (array of shape kept + (N,),
+    kept shape, keepdims shape)."""
+    xp = _xp()
+    axes = normalize_axes(_ax(axis), x.ndim, fname)
+    kept = [d for d in range(x.ndim) if d not in axes]
+    moved = xp.permute_dims(x, tuple(kept) + tuple(sorted(axes)))
+    kshape = tuple(x.shape[d] for d in kept)
+    n = math.prod(x.shape[d] for d in axes)
+    keep = tuple(1 if d in axes else x.shape[d] for d in range(x.ndim))
+    return xp.reshape(moved, kshape + (n,)), kshape, keep
+
+
+_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+
+
+def _quantile(a: Any, q: Any, axis: Any, method: str, keepdims: bool, fname: str,
+              percent: bool, nan: bool, out: Any = None, interpolation: Any = None) -> Any:
+    xp = _xp()
+    x = _arr(a)
+    if x.dtype.kind == "c":
+        raise TypeError("a must be an array of real numbers")
+    _check_real(x, fname)
+    if interpolation is not None:
+        method = interpolation
+    if method not in _METHODS:
+        raise ValueError(f"{fname}: method {method!r} is not supported by clnp; use one of "
+                         f"{_METHODS}")
+    weak_q = type(q) in (int, float)
+    qh = q.to_numpy() if is_array(q) else np.asarray(q)
+    if qh.dtype.kind not in "biuf":
+        raise TypeError(f"{fname}: q must be real numbers; got {qh.dtype}")
+    if percent:
+        qh = np.true_divide(qh, 100)
+    if qh.ndim and qh.size:
+        valid = bool(np.all((qh >= 0) & (qh <= 1)))
+    else:
+        valid = bool(np.all(0 <= qh) and np.all(qh <= 1)) if qh.size else True
+    if not valid:
+        raise ValueError("Percentiles must be in the range [0, 100]" if percent else
+                         "Quantiles must be in the range [0, 1]")
+    if x.ndim == 0:
+        x = xp.reshape(x, (1,))
+        axis = None if axis is None else 0
+    flat, kshape, keep = _reduce_axes(x, axis, fname)
+    n = flat.shape[-1]
+    if n == 0:
+        raise ValueError(f"{fname}: cannot compute a quantile of an empty array")
+    dev = x.device
+    srt = xp.sort(flat, axis=-1)                   # NaNs sort last
+    floating = x.dtype.kind == "f"
+    nq = qh.size
+    bshape = kshape + (nq,)
+    # The index arithmetic runs on the host when every slice has n values (no kernels to
+    # build), on the device when NaN-skipping gives each slice its own count.
+    if nan and floating:
+        m: Any = xp
+        count = xp.sum(xp.logical_not(xp.isnan(srt)), axis=-1, keepdims=True)
+        last: Any = xp.subtract(count, 1)
+        top: Any = xp.clip(last, 0, None)
+    else:
+        m, last, top = np, n - 1, n - 1
+    # NumPy's virtual index (n - 1) * q; integer q with the linear method indexes exactly
+    int_q = qh.dtype.kind in "iub" and not percent
+    qd = dt.int64 if int_q else (dt.float64 if dev.has_fp64 else dt.float32)
+    qv = np.ravel(qh).astype(qd)
+    vi = m.multiply(qv if m is np else xp.asarray(qv, device=dev), last)
+
+    def dev_array(v: Any, dtype: Any) -> Any:
+        v = m.astype(v, dtype)
+        return xp.asarray(v, device=dev) if m is np else v
+
+    def rows(v: Any) -> Any:
+        v = dev_array(m.minimum(m.clip(m.astype(v, dt.int64), 0, None), top), dt.int64)
+        return xp.broadcast_to(v if v.ndim == len(bshape) else
+                               xp.reshape(v, (1,) * len(kshape) + (nq,)), bshape)
+
+    if method in ("lower", "higher", "nearest") or (method == "linear" and int_q):
+        pick = {"lower": m.floor, "higher": m.ceil, "nearest": m.round}.get(method)
+        res = xp.take_along_axis(srt, rows(vi if pick is None else pick(vi)), axis=-1)
+    else:
+        if method == "midpoint":
+            vi = m.multiply(m.add(m.floor(vi), m.ceil(vi)), 0.5)
+            gamma = m.where(m.equal(m.remainder(vi, 1), 0), 0.0, 0.5)
+        prev = m.floor(vi)
+        if method == "linear":
+            gamma = m.subtract(vi, prev)
+        a_lo = xp.take_along_axis(srt, rows(prev), axis=-1)
+        a_hi = xp.take_along_axis(srt, rows(m.add(prev, 1)), axis=-1)
+        # a Python-scalar q keeps a float input's dtype (NumPy's weak promotion)
+        rd = (x.dtype if weak_q else dt.promote(x.dtype, qd)) if floating else \
+            dev.default_float
+        a_lo, a_hi = xp.astype(a_lo, rd), xp.astype(a_hi, rd)
+        upper = dev_array(m.greater_equal(gamma, 0.5), dt.bool_)
+        g, g1 = dev_array(gamma, rd), dev_array(m.subtract(1, gamma), rd)
+        # NumPy's _lerp: from the nearer end, so that gamma = 1 gives exactly a_hi
+        diff = xp.subtract(a_hi, a_lo)
+        res = xp.where(upper, xp.subtract(a_hi, xp.multiply(diff, g1)),
+                       xp.add(a_lo, xp.multiply(diff, g)))
+    if floating:
+        bad = xp.equal(count, 0) if nan else xp.isnan(srt[..., -1:])
+        res = xp.where(bad, xp.asarray(math.nan, dtype=res.dtype, device=dev), res)
+    # NumPy puts the dimensions of q first
+    res = xp.moveaxis(res, -1, 0)
+    tail = keep if keepdims else kshape
+    res = xp.reshape(res, tuple(qh.shape) + tuple(tail))
+    return _finish(res, out, fname)
+
+
+def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
+             method: str = "linear", keepdims: bool = False, *, weights: Any = None,
+             interpolation: Any = None) -> Any:
+    """The ``q``-th quantiles (``0 <= q <= 1``) of ``a`` along ``axis`` (``numpy.quantile``).
+    Methods: ``linear`` (default), ``lower``, ``higher``, ``nearest``, ``midpoint``. The
+    dimensions of ``q`` come first in the result; NaN in a slice gives NaN."""
+    if weights is not None:
+        raise TypeError("quantile: weights= is not supported by clnp")
+    return _quantile(a, q, axis, method, keepdims, "quantile", False, False, out,
+                     interpolation)
+
+
+def percentile(a: Any, q: Any, axis: Any = None, out: Any = None,
+               overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
+               *, weights: Any = None, interpolation: Any = None) -> Any:
+    """The ``q``-th percentiles (``0 <= q <= 100``) of ``a`` along ``axis``
+    (``numpy.percentile``); see :func:`quantile`."""
+    if weights is not None:
+        raise TypeError("percentile: weights= is not supported by clnp")
+    return _quantile(a, q, axis, method, keepdims, "percentile", True, False, out,
+                     interpolation)
+
+
+def nanquantile(a: Any, q: Any, axis: Any = None, out: Any = None,
+                overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
+                *, weights: Any = None, interpolation: Any = None) -> Any:
+    """:func:`quantile` ignoring NaNs (``numpy.nanquantile``); all-NaN slices give NaN."""
+    if weights is not None:
+        raise TypeError("nanquantile: weights= is not supported by clnp")
+    return _quantile(a, q, axis, method, keepdims, "nanquantile", False, True, out,
+                     interpolation)
+
+
+def nanpercentile(a: Any, q: Any, axis: Any = None, out: Any = None,
+                  overwrite_input: bool = False, method: str = "linear",
+                  keepdims: bool = False, *, weights: Any = None,
+                  interpolation: Any = None) -> Any:
+    """:func:`percentile` ignoring NaNs (``numpy.nanpercentile``)."""
+    if weights is not None:
+        raise TypeError("nanpercentile: weights= is not supported by clnp")
+    return _quantile(a, q, axis, method, keepdims, "nanpercentile", True, True, out,
+                     interpolation)
+
+
+def _median(a: Any, axis: Any, keepdims: bool, fname: str, nan: bool) -> Any:
+    xp = _xp()
+    x = _arr(a)
+    _check_real(x, fname)
+    if x.ndim == 0:
+        x = xp.reshape(x, (1,))
+        axis = None if axis is None else 0
+    flat, kshape, keep = _reduce_axes(x, axis, fname)
+    n = flat.shape[-1]
+    if n == 0:
+        raise ValueError(f"{fname}: cannot compute the median of an empty array")
+    srt = xp.sort(flat, axis=-1)
+    floating = x.dtype.kind == "f"
+    rd = x.dtype if floating else x.device.default_float
+    if nan and floating:
+        cnt = xp.sum(xp.logical_not(xp.isnan(srt)), axis=-1, keepdims=True)
+        lo = xp.clip(xp.floor_divide(xp.subtract(cnt, 1), 2), 0, None)
+        hi = xp.floor_divide(cnt, 2)
+        hi = xp.minimum(hi, xp.clip(xp.subtract(cnt, 1), 0, None))
+        a_lo = xp.astype(xp.take_along_axis(srt, lo, axis=-1), rd)
+        a_hi = xp.astype(xp.take_along_axis(srt, hi, axis=-1), rd)
+        res = xp.where(xp.equal(lo, hi), a_lo, xp.divide(xp.add(a_lo, a_hi), 2))
+        res = xp.where(xp.equal(cnt, 0), math.nan, res)
+    else:
+        if n % 2:
+            res = xp.astype(srt[..., n // 2:n // 2 + 1], rd)
+        else:
+            pair = xp.astype(srt[..., n // 2 - 1:n // 2 + 1], rd)
+            res = xp.divide(xp.add(pair[..., :1], pair[..., 1:]), 2)
+        if floating:
+            res = xp.where(xp.isnan(srt[..., -1:]), math.nan, res)
+    return xp.reshape(res, keep if keepdims else kshape)
+
+
+def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
+           keepdims: bool = False) -> Any:
+    """Median along ``axis`` (``numpy.median``): the middle element of the sorted slice, or
+    the mean of the two middle ones; NaN in a slice gives NaN."""
+    return _finish(_median(a, axis, keepdims, "median", False), out, "median")
+
+
+def nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
+              keepdims: bool = False) -> Any:
+    """Median along ``axis`` ignoring NaNs (``numpy.nanmedian``); all-NaN slices give NaN."""
+    return _finish(_median(a, axis, keepdims, "nanmedian", True), out, "nanmedian")
+
+
+def _nan_filled(x: Any, value: float) -> Any:
+    xp = _xp()
+    if x.dtype.kind not in "fc":
+        return x
+    return xp.where(xp.isnan(x), value, x)
+
+
+def nansum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+           keepdims: bool = False, **kw: Any) -> Any:
+    """Sum treating NaNs as zero (``numpy.nansum``)."""
+    _no_extra(kw, "nansum")
+    x = _arr(a)
+    res = _xp().sum(_nan_filled(x, 0), axis=_ax(axis), dtype=dtype, keepdims=keepdims)
+    return _finish(res, out, "nansum")
+
+
+def nanprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+            keepdims: bool = False, **kw: Any) -> Any:
+    """Product treating NaNs as one (``numpy.nanprod``)."""
+    _no_extra(kw, "nanprod")
+    x = _arr(a)
+    res = _xp().prod(_nan_filled(x, 1), axis=_ax(axis), dtype=dtype, keepdims=keepdims)
+    return _finish(res, out, "nanprod")
+
+
+def nancumsum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
+    """Cumulative sum treating NaNs as zero (``numpy.nancumsum``)."""
+    return _finish(_xp().cumsum(_nan_filled(_arr(a), 0), axis=axis, dtype=dtype), out,
+                   "nancumsum")
+
+
+def nancumprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
+    """Cumulative product treating NaNs as one (``numpy.nancumprod``)."""
+    return _finish(_xp().cumprod(_nan_filled(_arr(a), 1), axis=axis, dtype=dtype), out,
+                   "nancumprod")
+
+
+def _nanextreme(a: Any, axis: Any, keepdims: bool, op: str) -> Any:
+    xp = _xp()
+    x = _arr(a)
+    axis = _ax(axis)
+    if x.dtype.kind != "f":
+        return getattr(xp, op)(x, axis=axis, keepdims=keepdims)
+    mask = xp.isnan(x)
+    fill = -math.inf if op == "max" else math.inf
+    res = getattr(xp, op)(xp.where(mask, fill, x), axis=axis, keepdims=keepdims)
+    return xp.where(xp.all(mask, axis=axis, keepdims=keepdims), math.nan, res)
+
+
+def nanmax(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False,
+           **kw: Any) -> Any:
+    """Maximum ignoring NaNs (``numpy.nanmax``); all-NaN slices give NaN."""
+    _no_extra(kw, "nanmax")
+    return _finish(_nanextreme(a, axis, keepdims, "max"), out, "nanmax")
+
+
+def nanmin(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False,
+           **kw: Any) -> Any:
+    """Minimum ignoring NaNs (``numpy.nanmin``); all-NaN slices give NaN."""
+    _no_extra(kw, "nanmin")
+    return _finish(_nanextreme(a, axis, keepdims, "min"), out, "nanmin")
+
+
+def _nanarg(a: Any, axis: Any, keepdims: bool, op: str) -> Any:
+    xp = _xp()
+    x = _arr(a)
+    if x.dtype.kind != "f":
+        return getattr(xp, op)(x, axis=axis, keepdims=keepdims)
+    mask = xp.isnan(x)
+    if bool(xp.any(xp.all(mask, axis=axis))):
+        raise ValueError("All-NaN slice encountered")
+    fill = -math.inf if op == "argmax" else math.inf
+    return getattr(xp, op)(xp.where(mask, fill, x), axis=axis, keepdims=keepdims)
+
+
+def nanargmax(a: Any, axis: int | None = None, out: Any = None, *,
+              keepdims: bool = False) -> Any:
+    """Index of the maximum ignoring NaNs (``numpy.nanargmax``); ValueError for an all-NaN
+    slice (one value read back from the device)."""
+    return _finish(_nanarg(a, axis, keepdims, "argmax"), out, "nanargmax")
+
+
+def nanargmin(a: Any, axis: int | None = None, out: Any = None, *,
+              keepdims: bool = False) -> Any:
+    """Index of the minimum ignoring NaNs (``numpy.nanargmin``); ValueError for an all-NaN
+    slice."""
+    return _finish(_nanarg(a, axis, keepdims, "argmin"), out, "nanargmin")
+
+
+def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+            keepdims: bool = False, **kw: Any) -> Any:
+    """Mean ignoring NaNs (``numpy.nanmean``); all-NaN slices give NaN."""
+    _no_extra(kw, "nanmean")
+    xp = _xp()
+    x = _arr(a)
+    axis = _ax(axis)
+    if x.dtype.kind not in "fc":
+        res = xp.mean(x, axis=axis, keepdims=keepdims)
+        return _finish(res if dtype is None else xp.astype(res, dt.as_dtype(dtype)), out,
+                       "nanmean")
+    mask = xp.isnan(x)
+    tot = xp.sum(xp.where(mask, 0, x), axis=axis, dtype=dtype, keepdims=keepdims)
+    cnt = xp.sum(xp.logical_not(mask), axis=axis, keepdims=keepdims)
+    res = xp.divide(tot, xp.astype(cnt, tot.dtype))
+    return _finish(res, out, "nanmean")
+
+
+def nanvar(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: float = 0,
+           keepdims: bool = False, *, correction: Any = None, **kw: Any) -> Any:
+    """Variance ignoring NaNs, with ``ddof`` degrees of freedom removed
+    (``numpy.nanvar``); slices with no more than ``ddof`` values give NaN."""
+    _no_extra(kw, "nanvar")
+    xp = _xp()
+    x = _arr(a)
+    axis = _ax(axis)
+    if correction is not None:
+        ddof = correction
+    if x.dtype.kind not in "fc":
+        res = xp.var(x, axis=axis, correction=ddof, keepdims=keepdims)
+        return _finish(res, out, "nanvar")
+    mask = xp.isnan(x)
+    xz = xp.where(mask, 0, x)
+    if dtype is not None:
+        xz = xp.astype(xz, dt.as_dtype(dtype))
+    cnt = xp.sum(xp.logical_not(mask), axis=axis, keepdims=True)
+    avg = xp.divide(xp.sum(xz, axis=axis, keepdims=True), xp.astype(cnt, xz.dtype))
+    dev = xp.where(mask, 0, xp.subtract(xz, avg))
+    sq = xp.real(xp.multiply(dev, xp.conj(dev))) if x.dtype.kind == "c" else \
+        xp.multiply(dev, dev)
+    var = xp.sum(sq, axis=axis, keepdims=keepdims)
+    dof = xp.subtract(xp.sum(xp.logical_not(mask), axis=axis, keepdims=keepdims), ddof)
+    res = xp.divide(var, xp.astype(dof, var.dtype))
+    res = xp.where(xp.less_equal(dof, 0), math.nan, res)
+    return _finish(res, out, "nanvar")
+
+
+def nanstd(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: float = 0,
+           keepdims: bool = False, *, correction: Any = None, **kw: Any) -> Any:
+    """Standard deviation ignoring NaNs (``numpy.nanstd``): ``sqrt(nanvar(...))``."""
+    res = _xp().sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims,
+                            correction=correction, **kw))
+    return _finish(res, out, "nanstd")
+
+
+# --------------------------------------------------------------------- counting
+def bincount(x: Any, /, weights: Any = None, minlength: int = 0) -> Any:
+    """Number of occurrences of each value in the non-negative integer array ``x``, or the
+    sum of ``weights`` per value (``numpy.bincount``). The result has ``max(x) + 1`` bins, at
+    least ``minlength``.
+
+    Computed without scatter-add: a stable sort of ``x`` and ``searchsorted`` of every bin
+    value give the bin boundaries; weighted sums are differences of the prefix sums of the
+    weights in sorted order (so the rounding error of a bin is relative to the running
+    total, as in ``numpy.histogram`` with explicit edges). Memory is O(len(x) + bins). Reads
+    ``min(x)`` and ``max(x)`` back from the device."""
+    xp = _xp()
+    if not is_array(x) and np.size(x) == 0 and np.ndim(x) == 1:
+        x = np.zeros(0, dtype=np.int64)
+    v = _arr(x)
+    if v.ndim != 1:
+        raise ValueError(f"bincount: x must be 1-D; got shape {v.shape}")
+    if v.dtype.kind not in "biu" or v.dtype == dt.uint64:
+        raise TypeError(f"Cannot cast array data from dtype('{v.dtype}') to "
+                        f"dtype('int64') according to the rule 'safe'")
+    minlength = operator.index(minlength)
+    if minlength < 0:
+        raise ValueError("'minlength' must not be negative")
+    w = None
+    if weights is not None:
+        w = _arr(weights, v.device)
+        if tuple(w.shape) != tuple(v.shape):
+            raise ValueError(f"bincount: weights of shape {w.shape} do not match x of shape "
+                             f"{v.shape}")
+        if w.dtype.kind == "c":
+            raise TypeError("bincount: complex weights are not supported")
+    wd = v.device.default_float
+    n = v.shape[0]
+    if n == 0:
+        return xp.zeros((minlength,), dtype=dt.int64 if w is None else wd, device=v.device)
+    v = xp.astype(v, dt.int64)
+    lo, hi = (int(t) for t in xp.stack([xp.min(v), xp.max(v)]).tolist())
+    if lo < 0:
+        raise ValueError("'list' argument must have no negative elements")
+    nbins = builtins.max(hi + 1, minlength)
+    bins = xp.arange(nbins, dtype=dt.int64, device=v.device)
+    if w is None:
+        right = xp.searchsorted(xp.sort(v), bins, side="right")
+        return xp.diff(right, prepend=xp.zeros((1,), dtype=right.dtype, device=v.device))
+    order = xp.argsort(v, stable=True)
+    sv = xp.take(v, order)
+    right = xp.searchsorted(sv, bins, side="right")
+    cw = xp.cumulative_sum(xp.take(xp.astype(w, wd), order), include_initial=True)
+    return xp.diff(xp.take(cw, right), prepend=xp.zeros((1,), dtype=wd, device=v.device))
+
+
+def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
+              weights: Any = None) -> tuple[Any, Any]:
+    """Histogram of ``a`` over ``bins`` (``numpy.histogram``): ``bins`` is a number of
+    equal-width bins over ``range`` (default ``(a.min(), a.max())``) or a monotonically
+    increasing array of edges. Bins are half-open ``[e_i, e_{i+1})`` except the last,
+    which includes its right edge; values outside are ignored. Returns ``(hist,
+    bin_edges)``; ``density`` normalises to a probability density. String bin estimators
+    (``'auto'``...) are not supported."""
+    xp = _xp()
+    x = xp.reshape(_arr(a), (-1,))
+    _check_real(x, "histogram")
+    dev = x.device
+    w = None
+    if weights is not None:
+        w = _arr(weights, dev)
+        if tuple(w.shape) != tuple(_arr(a, dev).shape):
+            raise ValueError("weights should have the same shape as a.")
+        w = xp.reshape(w, (-1,))
+    if isinstance(bins, str):
+        raise ValueError(f"histogram: bins={bins!r} (an estimator name) is not supported by "
+                         f"clnp; pass a number of bins or the edges")
+    if is_array(bins) or np.ndim(bins) == 1:
+        edges_h = bins.to_numpy() if is_array(bins) else np.asarray(bins)
+        if np.any(edges_h[:-1] > edges_h[1:]):
+            raise ValueError("`bins` must increase monotonically, when an array")
+        edges = _arr(edges_h, dev)
+    elif np.ndim(bins) == 0:
+        try:
+            nb = operator.index(bins)
+        except TypeError:
+            raise TypeError("`bins` must be an integer, a string, or an array") from None
+        if nb < 1:
+            raise ValueError("`bins` must be positive, when an integer")
+        if range is not None:
+            first, last = range
+            first = first.item() if isinstance(first, np.generic) else first
+            last = last.item() if isinstance(last, np.generic) else last
+            if first > last:
+                raise ValueError("max must be larger than min in range parameter.")
+            if not (np.isfinite(first) and np.isfinite(last)):
+                raise ValueError(f"supplied range of [{first}, {last}] is not finite")
+        elif x.shape[0] == 0:
+            first, last = 0, 1
+        else:
+            mm = xp.stack([xp.min(x), xp.max(x)]).to_numpy()
+            first, last = mm[0], mm[1]
+            if not (np.isfinite(first) and np.isfinite(last)):
+                raise ValueError(f"autodetected range of [{first}, {last}] is not finite")
+        if first == last:
+            first, last = first - 0.5, last + 0.5
+        host_a = np.empty(0, dtype=x.dtype)
+        bin_type = np.result_type(first, last, host_a)
+        if np.issubdtype(bin_type, np.integer) or bin_type == np.bool_:
+            bin_type = np.result_type(bin_type, float)
+        if not dev.supports(np.dtype(bin_type)):
+            bin_type = np.float32
+        edges_h = np.linspace(first, last, nb + 1, endpoint=True, dtype=bin_type)
+        edges = _arr(edges_h, dev)
+    else:
+        raise ValueError("`bins` must be 1d, when an array")
+    if edges.shape[0] < 2:
+        raise ValueError("histogram: bins needs at least two edges")
+    cd = dt.promote(x.dtype, edges.dtype)
+    xs = xp.astype(x, cd)
+    e = xp.astype(edges, cd)
+    if w is None:
+        srt = xp.sort(xs)
+        cum = xp.concat([xp.searchsorted(srt, e[:-1], side="left"),
+                         xp.searchsorted(srt, e[-1:], side="right")])
+        hist = xp.diff(cum)
+    else:
+        order = xp.argsort(xs, stable=True)
+        srt = xp.take(xs, order)
+        cum = xp.concat([xp.searchsorted(srt, e[:-1], side="left"),
+                         xp.searchsorted(srt, e[-1:], side="right")])
+        cw = xp.cumulative_sum(xp.take(w, order), include_initial=True)
+        hist = xp.diff(xp.take(cw, cum))
+    if density:
+        fd = dev.default_float
+        db = xp.diff(xp.astype(edges, fd))
+        h = xp.astype(hist, fd)
+        return h / db / xp.sum(h), edges
+    return hist, edges
+
+
+def argwhere(a: Any) -> Any:
+    """Indices of the non-zero elements, one row per element (``numpy.argwhere``): shape
+    ``(N, a.ndim)``."""
+    xp = _xp()
+    x = _arr(a)
+    if x.ndim == 0:
+        return argwhere(xp.reshape(x, (1,)))[:, :0]
+    return xp.stack(xp.nonzero(x), axis=1)
+
+
+def flatnonzero(a: Any) -> Any:
+    """Indices of the non-zero elements of the flattened array (``numpy.flatnonzero``)."""
+    xp = _xp()
+    return xp.nonzero(xp.reshape(_arr(a), (-1,)))[0]
+
+
+# --------------------------------------------------------------------- diagonals
+def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
+    """The ``offset``-th diagonal of the 2-D sub-arrays on ``axis1``/``axis2``
+    (``numpy.diagonal``): those axes are removed and the diagonal is the last axis. A new
+    array (NumPy returns a read-only view)."""
+    xp = _xp()
+    x = _arr(a)
+    if x.ndim < 2:
+        raise ValueError("diag requires an array of at least two dimensions")
+    i = normalize_axis(axis1, x.ndim, "diagonal")
+    j = normalize_axis(axis2, x.ndim, "diagonal")
+    if i == j:
+        raise ValueError("axis1 and axis2 cannot be the same")
+    offset = operator.index(offset)
+    rest = [d for d in range(x.ndim) if d not in (i, j)]
+    moved = xp.permute_dims(x, tuple(rest) + (i, j))
+    n1, n2 = x.shape[i], x.shape[j]
+    length = builtins.max(0, builtins.min(n1, n2 - offset) if offset >= 0
+                          else builtins.min(n1 + offset, n2))
+    r = np.arange(length) + builtins.max(-offset, 0)
+    c = np.arange(length) + builtins.max(offset, 0)
+    if length == 0:
+        return xp.zeros(tuple(x.shape[d] for d in rest) + (0,), dtype=x.dtype,
+                        device=x.device)
+    return moved[..., r, c]
+
+
+def diag(v: Any, k: int = 0) -> Any:
+    """For 1-D ``v`` a 2-D array with ``v`` on the ``k``-th diagonal; for 2-D ``v`` its
+    ``k``-th diagonal (``numpy.diag``)."""
+    xp = _xp()
+    x = _arr(v)
+    k = operator.index(k)
+    if x.ndim == 1:
+        n = x.shape[0]
+        m = n + abs(k)
+        out = xp.zeros((m, m), dtype=x.dtype, device=x.device)
+        if n:
+            out[np.arange(n) + builtins.max(-k, 0), np.arange(n) + builtins.max(k, 0)] = x
+        return out
+    if x.ndim == 2:
+        return diagonal(x, k)
+    raise ValueError("Input must be 1- or 2-d.")
+
+
+def trace(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None,
+          out: Any = None) -> Any:
+    """Sum along the ``offset``-th diagonals (``numpy.trace``); integers accumulate in the
+    default integer type."""
+    res = _xp().sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+    return _finish(res, out, "trace")
+
+
+# --------------------------------------------------------------------- comparisons
+def isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Any:
+    """Elementwise ``|a - b| <= atol + rtol * |b|`` (``numpy.isclose``): infinities are
+    close only to themselves, NaN to nothing unless ``equal_nan``."""
+    xp = _xp()
+    dev = _device_of(a, b)
+    x = a if isinstance(a, (int, float, complex)) and not isinstance(a, bool) else \
+        _arr(a, dev)
+    y = b if isinstance(b, (int, float, complex)) and not isinstance(b, bool) else \
+        _arr(b, dev)
+    if not is_array(x) and not is_array(y):
+        x = _arr(x, dev)
+    if is_array(y):
+        if y.dtype.kind not in "fc":
+            y = xp.astype(y, y.device.default_float)
+    elif isinstance(y, int):
+        y = float(y)
+    for t, name in ((rtol, "rtol"), (atol, "atol")):
+        if is_array(t) or np.ndim(t):
+            raise TypeError(f"isclose: {name} must be a scalar in clnp")
+    rtol = float(rtol)
+    atol = float(atol)
+    ay = xp.abs(y) if is_array(y) else abs(y)
+    tol = xp.add(xp.multiply(ay, rtol), atol) if is_array(ay) else atol + rtol * ay
+    fin = xp.isfinite(y) if is_array(y) else math.isfinite(abs(y))
+    res = xp.logical_or(xp.logical_and(xp.less_equal(xp.abs(xp.subtract(x, y)), tol), fin),
+                        xp.equal(x, y))
+    if equal_nan:
+        nx = xp.isnan(x) if is_array(x) else bool(np.isnan(x))
+        ny = xp.isnan(y) if is_array(y) else bool(np.isnan(y))
+        res = xp.logical_or(res, xp.logical_and(nx, ny) if is_array(nx) or is_array(ny)
+                            else bool(nx and ny))
+    return res
+
+
+def allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    """Whether every element pair is close (``numpy.allclose``); a Python bool."""
+    return bool(_xp().all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+
+
+def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> bool:
+    """Whether the arrays have the same shape and elements (``numpy.array_equal``); with
+    ``equal_nan`` NaNs compare equal. A Python bool."""
+    xp = _xp()
+    dev = _device_of(a1, a2)
+    try:
+        x, y = _arr(a1, dev), _arr(a2, dev)
+    except (TypeError, ValueError):
+        return False
+    if tuple(x.shape) != tuple(y.shape):
+        return False
+    eq = xp.equal(x, y)
+    if equal_nan and (x.dtype.kind in "fc" or y.dtype.kind in "fc"):
+        nx = xp.isnan(x) if x.dtype.kind in "fc" else xp.zeros(x.shape, dtype=dt.bool_,
+                                                               device=x.device)
+        ny = xp.isnan(y) if y.dtype.kind in "fc" else xp.zeros(y.shape, dtype=dt.bool_,
+                                                               device=y.device)
+        if not bool(xp.all(xp.equal(nx, ny))):
+            return False
+        eq = xp.logical_or(eq, nx)
+    return bool(xp.all(eq))
+
+
+# --------------------------------------------------------------------- rounding
+def around(a: Any, decimals: int = 0, out: Any = None) -> Any:
+    """Round to ``decimals`` decimal places, ties to even (``numpy.around``/``numpy.round``):
+    ``rint(a * 10**decimals) / 10**decimals`` in double precision, as NumPy computes it.
+    Integers are returned unchanged for ``decimals >= 0``."""
+    xp = _xp()
+    x = _arr(a)
+    decimals = operator.index(decimals)
+    if x.dtype.kind == "b":
+        raise TypeError("around: boolean input is not supported")
+    if decimals == 0 and x.dtype.kind in "fc":
+        return _finish(xp.round(x), out, "around")
+    if x.dtype.kind in "iu":
+        if decimals >= 0:
+            return _finish(xp.asarray(x, copy=True), out, "around")
+        work = x.device.default_float
+    else:
+        work = x.dtype
+    wide = dt.promote(work, x.device.default_complex if work.kind == "c"
+                      else x.device.default_float)
+    f = float(10.0 ** abs(decimals))
+    y = xp.astype(x, wide)
+    y = xp.astype(y * f if decimals >= 0 else y / f, work)
+    y = xp.round(y)
+    y = xp.astype(y, wide)
+    y = xp.astype(y / f if decimals >= 0 else y * f, work)
+    if x.dtype.kind in "iu":
+        y = xp.astype(y, x.dtype)
+    return _finish(y, out, "around")
+
+
+round_ = around
+
+
+def fix(x: Any, out: Any = None) -> Any:
+    """Round toward zero (``numpy.fix``); keeps the dtype."""
+    return _finish(_xp().trunc(_arr(x)), out, "fix")
+
+
+def real_if_close(a: Any, tol: float = 100) -> Any:
+    """The real part when every imaginary part is within ``tol`` machine epsilons of zero
+    (``numpy.real_if_close``), else ``a`` unchanged."""
+    xp = _xp()
+    x = _arr(a)
+    if x.dtype.kind != "c":
+        return x
+    if tol > 1:
+        tol = float(np.finfo(x.dtype).eps) * tol
+    if bool(xp.all(xp.less(xp.abs(xp.imag(x)), tol))):
+        return xp.real(x)
+    return x
+
+
+def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: Any = None,
+               neginf: Any = None) -> Any:
+    """Replace NaN with ``nan``, +inf with ``posinf`` (default the largest finite value) and
+    -inf with ``neginf`` (default the most negative) (``numpy.nan_to_num``); complex inputs
+    are treated per component. ``copy=False`` writes into a clnp ``x``."""
+    xp = _xp()
+    arr = _arr(x)
+    if arr.dtype.kind not in "fc":
+        return xp.asarray(arr, copy=True) if copy and arr is x else arr
+    rdt = np.finfo(arr.dtype).dtype
+    maxf = float(np.finfo(rdt).max) if posinf is None else posinf
+    minf = float(np.finfo(rdt).min) if neginf is None else neginf
+
+    def fix_real(d: Any) -> Any:
+        d = xp.where(xp.isnan(d), nan, d)
+        d = xp.where(xp.logical_and(xp.isinf(d), xp.greater(d, 0)), maxf, d)
+        return xp.where(xp.logical_and(xp.isinf(d), xp.less(d, 0)), minf, d)
+
+    if arr.dtype.kind == "c":
+        res = xp.add(fix_real(xp.real(arr)), xp.multiply(fix_real(xp.imag(arr)), 1j))
+        res = xp.astype(res, arr.dtype)
+    else:
+        res = fix_real(arr)
+    if not copy and arr is x:
+        x[...] = res
+        return x
+    return res
+
+
+# --------------------------------------------------------------------- elementwise extras
+def _nan_ignoring(x1: Any, x2: Any, op: str) -> Any:
+    xp = _xp()
+    m = getattr(xp, op)(x1, x2)
+    if m.dtype.kind != "f":
+        return m
+    a, b = (v if is_array(v) else _arr(v, m.device, m.dtype) for v in (x1, x2))
+    return xp.where(xp.isnan(b), a, xp.where(xp.isnan(a), b, m))
+
+
+def fmax(x1: Any, x2: Any, /) -> Any:
+    """Elementwise maximum that ignores NaN: NaN only when both are NaN (``numpy.fmax``)."""
+    return _nan_ignoring(x1, x2, "maximum")
+
+
+def fmin(x1: Any, x2: Any, /) -> Any:
+    """Elementwise minimum that ignores NaN (``numpy.fmin``)."""
+    return _nan_ignoring(x1, x2, "minimum")
+
+
+def fmod(x1: Any, x2: Any, /) -> Any:
+    """Remainder of division with the sign of the dividend, C's ``fmod``
+    (``numpy.fmod``)."""
+    xp = _xp()
+    dev = _device_of(x1, x2)
+    a, b = (v if isinstance(v, (int, float)) else _arr(v, dev) for v in (x1, x2))
+    r = xp.remainder(xp.abs(a) if is_array(a) else abs(a), xp.abs(b) if is_array(b) else abs(b))
+    if r.dtype.kind == "f":
+        return xp.copysign(r, xp.astype(a, r.dtype) if is_array(a) else float(a))
+    return xp.where(xp.less(a, 0), xp.negative(r), r)
+
+
+def exp2(x: Any, /) -> Any:
+    """``2 ** x`` elementwise (``numpy.exp2``); integers compute in the default float."""
+    xp = _xp()
+    return xp.pow(2.0, _inexact(_arr(x)))
+
+
+def rint(x: Any, /) -> Any:
+    """Round to the nearest integer, ties to even (``numpy.rint``)."""
+    xp = _xp()
+    x = _arr(x)
+    return xp.round(x if x.dtype.kind in "fc" else _inexact(x))
+
+
+def fabs(x: Any, /) -> Any:
+    """Absolute value of real input as floating point (``numpy.fabs``)."""
+    x = _arr(x)
+    if x.dtype.kind == "c":
+        raise TypeError("fabs: complex input is not supported (use abs)")
+    return _xp().abs(_inexact(x))
+
+
+def degrees(x: Any, /) -> Any:
+    """Radians to degrees (``numpy.degrees``)."""
+    return _inexact(_arr(x)) * (180.0 / math.pi)
+
+
+def radians(x: Any, /) -> Any:
+    """Degrees to radians (``numpy.radians``)."""
+    return _inexact(_arr(x)) * (math.pi / 180.0)
+
+
+rad2deg = degrees
+deg2rad = radians
+
+
+def heaviside(x1: Any, x2: Any, /) -> Any:
+    """Heaviside step: 0 for ``x1 < 0``, ``x2`` at 0, 1 for ``x1 > 0``, NaN for NaN
+    (``numpy.heaviside``); integers compute in the default float."""
+    xp = _xp()
+    x = _inexact(_arr(x1, _device_of(x2)))
+    d = x.dtype
+    if is_array(x2) or isinstance(x2, (np.ndarray, np.generic)):
+        h0 = _inexact(_arr(x2, x.device))
+        d = dt.promote(d, h0.dtype)
+    else:
+        h0 = x2
+    zero = xp.zeros((), dtype=d, device=x.device)
+    h = xp.where(xp.less(x, 0), zero, xp.where(xp.greater(x, 0), zero + 1, h0))
+    return xp.where(xp.isnan(x), math.nan, h)
+
+
+def float_power(x1: Any, x2: Any, /) -> Any:
+    """``x1 ** x2`` in double (or complex double) precision (``numpy.float_power``)."""
+    xp = _xp()
+    dev = _device_of(x1, x2)
+    c = any(iscomplexobj(v) if is_array(v) else isinstance(v, complex) for v in (x1, x2))
+    d = (dev or xp.default_device()).default_complex if c else _default_float(dev)
+    a = _arr(x1, dev, d) if is_array(x1) or not isinstance(x1, (int, float, complex)) else x1
+    b = _arr(x2, dev, d) if is_array(x2) or not isinstance(x2, (int, float, complex)) else x2
+    if not is_array(a) and not is_array(b):
+        a = _arr(a, dev, d)
+    return xp.pow(a, b)
+
+
+def logaddexp2(x1: Any, x2: Any, /) -> Any:
+    """``log2(2**x1 + 2**x2)`` without overflow (``numpy.logaddexp2``)."""
+    xp = _xp()
+    ln2 = math.log(2.0)
+    return xp.logaddexp(x1 * ln2 if not is_array(x1) else _inexact(x1) * ln2,
+                        x2 * ln2 if not is_array(x2) else _inexact(x2) * ln2) / ln2
+
+
+def divmod(x1: Any, x2: Any, /) -> tuple[Any, Any]:
+    """``(floor_divide(x1, x2), remainder(x1, x2))`` (``numpy.divmod``)."""
+    xp = _xp()
+    return xp.floor_divide(x1, x2), xp.remainder(x1, x2)
+
+
+# --------------------------------------------------------------------- interpolation
+def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
+           period: Any = None) -> Any:
+    """One-dimensional piecewise-linear interpolation of the points ``(xp, fp)`` at ``x``
+    (``numpy.interp``): ``xp`` increasing; values below/above the range give ``left``/
+    ``right`` (default ``fp[0]``/``fp[-1]``); ``period`` makes ``xp`` periodic. Computed in
+    the default float (complex ``fp`` per component)."""
+    ns = _xp()
+    dev = _device_of(x, xp, fp)
+    fd = _default_float(dev)
+    fpa = _arr(fp, dev)
+    if fpa.dtype.kind == "c":
+        re = interp(x, xp, ns.real(fpa), None if left is None else np.real(left),
+                    None if right is None else np.real(right), period)
+        im = interp(x, xp, ns.imag(fpa), None if left is None else np.imag(left),
+                    None if right is None else np.imag(right), period)
+        return ns.add(re, ns.multiply(im, 1j))
+    xv = _arr(x, dev, fd)
+    xpa = _arr(xp, dev, fd)
+    fpa = ns.astype(fpa, fd)
+    if xpa.ndim != 1 or fpa.ndim != 1:
+        raise ValueError("object too deep for desired array")
+    if xpa.shape[0] != fpa.shape[0]:
+        raise ValueError("fp and xp are not of the same length.")
+    if xpa.shape[0] == 0:
+        raise ValueError("array of sample points is empty")
+    if period is not None:
+        if period == 0:
+            raise ValueError("period must be a non-zero value")
+        period = abs(float(period))
+        left = right = None
+        xv = ns.remainder(xv, period)
+        xpa = ns.remainder(xpa, period)
+        order = ns.argsort(xpa)
+        xpa, fpa = ns.take(xpa, order), ns.take(fpa, order)
+        xpa = ns.concat([xpa[-1:] - period, xpa, xpa[0:1] + period])
+        fpa = ns.concat([fpa[-1:], fpa, fpa[0:1]])
+    n = xpa.shape[0]
+    lval = fpa[0] if left is None else float(left)
+    rval = fpa[-1] if right is None else float(right)
+    if n == 1:
+        res = ns.where(ns.less(xv, xpa[0]), lval,
+                       ns.where(ns.greater(xv, xpa[0]), rval, fpa[0]))
+        return ns.astype(res, fd)
+    shp = xv.shape
+    xf = ns.reshape(xv, (-1,))
+    j = ns.subtract(ns.searchsorted(xpa, xf, side="right"), 1)
+    j = ns.clip(j, 0, n - 2)
+    x0, x1 = ns.take(xpa, j), ns.take(xpa, j + 1)
+    f0, f1 = ns.take(fpa, j), ns.take(fpa, j + 1)
+    slope = (f1 - f0) / (x1 - x0)
+    res = slope * (xf - x0) + f0
+    alt = slope * (xf - x1) + f1
+    res = ns.where(ns.isnan(res), alt, res)
+    res = ns.where(ns.logical_and(ns.isnan(res), ns.equal(f0, f1)), f0, res)
+    res = ns.where(ns.equal(xf, x0), f0, res)
+    res = ns.where(ns.equal(xf, xpa[-1]), fpa[-1], res)
+    res = ns.where(ns.less(xf, xpa[0]), lval, res)
+    res = ns.where(ns.greater(xf, xpa[-1]), rval, res)
+    res = ns.where(ns.isnan(xf), xf, res)
+    return ns.reshape(ns.astype(res, fd), shp)
+
+
+def _matmul(a: Any, b: Any) -> Any:
+    """``a @ b`` through ``clnp.matmul`` when the namespace has it, else broadcast products."""
+    xp = _xp()
+    mm = getattr(xp, "matmul", None)
+    if mm is not None and a.dtype.kind != "b":
+        return mm(a, b)
+    if b.ndim == 1:
+        return xp.sum(a * b, axis=-1)
+    return xp.sum(xp.expand_dims(a, axis=-1) * xp.expand_dims(b, axis=-3), axis=-2)
+
+
+def convolve(a: Any, v: Any, mode: str = "full") -> Any:
+    """Discrete linear convolution of two 1-D sequences (``numpy.convolve``), direct
+    evaluation: ``mode`` is ``full`` (length ``N + M - 1``), ``same`` (length
+    ``max(N, M)``, centred) or ``valid`` (length ``max(N, M) - min(N, M) + 1``). Rows of
+    the sliding-window matrix are gathered in chunks and multiplied by the reversed kernel,
+    so memory is bounded whatever the lengths."""
+    xp = _xp()
+    dev = _device_of(a, v)
+    x, k = _arr(a, dev), _arr(v, dev)
+    if x.ndim > 1 or k.ndim > 1:
+        raise ValueError("object too deep for desired array")
+    x, k = xp.reshape(x, (-1,)), xp.reshape(k, (-1,))
+    if x.shape[0] == 0:
+        raise ValueError("a cannot be empty")
+    if k.shape[0] == 0:
+        raise ValueError("v cannot be empty")
+    if k.shape[0] > x.shape[0]:
+        x, k = k, x
+    n, m = x.shape[0], k.shape[0]
+    rd = dt.promote(x.dtype, k.dtype)
+    work = dt.int64 if rd.kind == "b" else rd
+    x, k = xp.astype(x, work), xp.astype(xp.flip(k), work)
+    if mode == "full":
+        start, length = 0, n + m - 1
+    elif mode == "same":
+        start, length = (m - 1) // 2, n
+    elif mode == "valid":
+        start, length = m - 1, n - m + 1
+    else:
+        raise ValueError(f"mode must be one of 'full', 'same', or 'valid' (got {mode!r})")
+    xpad = pad(x, (m - 1, m - 1)) if m > 1 else x
+    cols = xp.reshape(xp.arange(m, dtype=dt.int64, device=x.device), (1, m))
+    chunk = builtins.max(1, (1 << 22) // m)
+    parts = []
+    for s in builtins.range(start, start + length, chunk):
+        e = builtins.min(s + chunk, start + length)
+        rows = xp.reshape(xp.arange(s, e, dtype=dt.int64, device=x.device), (e - s, 1))
+        window = xp.take(xpad, xp.reshape(rows + cols, (-1,)))
+        parts.append(_matmul(xp.reshape(window, (e - s, m)), k))
+    res = parts[0] if len(parts) == 1 else xp.concat(parts)
+    if rd.kind == "b":
+        res = xp.not_equal(res, 0)
+    return res
+
+
+# --------------------------------------------------------------------- statistics
+def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: Any = None,
+        fweights: Any = None, aweights: Any = None, *, dtype: Any = None) -> Any:
+    """Covariance matrix (``numpy.cov``): each row of ``m`` is a variable (columns with
+    ``rowvar=False``); ``y`` adds variables; normalised by ``N - 1`` (``N`` with ``bias``,
+    or ``N - ddof``); ``fweights``/``aweights`` weight the observations."""
+    xp = _xp()
+    dev = _device_of(m, y)
+    X = _arr(m, dev)
+    if X.ndim > 2:
+        raise ValueError("m has more than 2 dimensions")
+    if dtype is None:
+        dtype = dt.promote(X.dtype, _default_float(X.device))
+        if y is not None:
+            dtype = dt.promote(dtype, _arr(y, X.device).dtype)
+    dtype = dt.as_dtype(dtype)
+    X = xp.astype(X, dtype)
+    if X.ndim < 2:
+        X = xp.reshape(X, (1, -1))
+    if not rowvar and X.shape[0] != 1:
+        X = xp.permute_dims(X, (1, 0))
+    if X.shape[0] == 0:
+        return xp.reshape(xp.zeros((0,), dtype=dtype, device=X.device), (0, 0))
+    if y is not None:
+        Y = _arr(y, X.device)
+        if Y.ndim > 2:
+            raise ValueError("y has more than 2 dimensions")
+        Y = xp.astype(Y, dtype)
+        if Y.ndim < 2:
+            Y = xp.reshape(Y, (1, -1))
+        if not rowvar and Y.shape[0] != 1:
+            Y = xp.permute_dims(Y, (1, 0))
+        X = xp.concat([X, Y], axis=0)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    n = X.shape[1]
+    w = None
+    if fweights is not None:
+        fw = _arr(fweights, X.device)
+        if fw.dtype.kind not in "iub":
+            raise TypeError("fweights must be integer")
+        if fw.ndim > 1:
+            raise RuntimeError("cannot handle multidimensional fweights")
+        if fw.shape[0] != n:
+            raise RuntimeError("incompatible numbers of samples and fweights")
+        if bool(xp.any(xp.less(fw, 0))):
+            raise ValueError("fweights cannot be negative")
+        w = xp.astype(fw, dt.float64 if X.device.has_fp64 else dt.float32)
+    aw = None
+    if aweights is not None:
+        aw = _arr(aweights, X.device)
+        if aw.ndim > 1:
+            raise RuntimeError("cannot handle multidimensional aweights")
+        if aw.shape[0] != n:
+            raise RuntimeError("incompatible numbers of samples and aweights")
+        if bool(xp.any(xp.less(aw, 0))):
+            raise ValueError("aweights cannot be negative")
+        aw = xp.astype(aw, dt.float64 if X.device.has_fp64 else dt.float32)
+        w = aw if w is None else w * aw
+    avg, w_sum = average(X, axis=1, weights=w, returned=True)
+    if w is None:
+        fact: Any = n - ddof
+    else:
+        w_sum0 = float(w_sum[0])
+        if ddof == 0:
+            fact = w_sum0
+        elif aw is None:
+            fact = w_sum0 - ddof
+        else:
+            fact = w_sum0 - ddof * float(xp.sum(w * aw)) / w_sum0
+    if fact <= 0:
+        fact = 0.0
+    X = X - xp.expand_dims(avg, axis=1)
+    XT = xp.permute_dims(X if w is None else X * w, (1, 0))
+    c = _matmul(X, xp.conj(XT) if XT.dtype.kind == "c" else XT)
+    c = c * (1.0 / fact if fact else math.inf)
+    return xp.squeeze(c) if 1 in c.shape else c
+
+
+def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -> Any:
+    """Pearson correlation coefficients (``numpy.corrcoef``): ``cov`` normalised by the
+    standard deviations, the real part clipped to ``[-1, 1]``."""
+    xp = _xp()
+    c = cov(x, y, rowvar, dtype=dtype)
+    if c.ndim == 0:
+        return c / c
+    d = diagonal(c)
+    std = xp.sqrt(xp.real(d)) if d.dtype.kind == "c" else xp.sqrt(d)
+    c = c / xp.reshape(std, (-1, 1))
+    c = c / xp.reshape(std, (1, -1))
+    if c.dtype.kind == "c":
+        return xp.add(xp.clip(xp.real(c), -1, 1), xp.multiply(xp.imag(c), 1j))
+    return xp.clip(c, -1, 1)
+
+
+# --------------------------------------------------------------------- einsum
+def _einsum_parse(subscripts: str, shapes: list) -> tuple[list[list[str]], list[str]]:
+    """Per-operand label lists and output labels. Ellipsis dims get private labels
+    ``"\0NNNN"`` (the N-th dim from the right), so they broadcast right-aligned."""
+    sub = subscripts.replace(" ", "")
+    explicit = "->" in sub
+    lhs, rhs = sub.split("->", 1) if explicit else (sub, "")
+    terms = lhs.split(",")
+    if len(terms) != len(shapes):
+        raise ValueError(f"einsum: {len(terms)} operand terms in {subscripts!r} but "
+                         f"{len(shapes)} operands")
+    for ch in lhs.replace(",", "").replace(".", "") + rhs.replace(".", ""):
+        if not ch.isalpha():
+            raise ValueError(f"einsum: invalid subscript {ch!r} in {subscripts!r}")
+    ell_n = 0
+    labels: list[list[str]] = []
+    for term, shp in zip(terms, shapes):
+        pre, post, k = term, "", 0
+        if "..." in term:
+            pre, post = term.split("...", 1)
+            k = len(shp) - len(pre) - len(post)
+        if "." in pre or "." in post:
+            raise ValueError(f"einsum: invalid ellipsis in {term!r}")
+        if k < 0 or ("..." not in term and len(term) != len(shp)):
+            raise ValueError(f"einsum: term {term!r} does not match an operand of "
+                             f"{len(shp)} dimensions")
+        ell_n = builtins.max(ell_n, k)
+        labels.append(list(pre) + [f"\0{j:04d}" for j in builtins.range(k, 0, -1)]
+                      + list(post))
+    ell = [f"\0{j:04d}" for j in builtins.range(ell_n, 0, -1)]
+    if explicit:
+        if "..." in rhs:
+            pre, post = rhs.split("...", 1)
+            if "." in pre or "." in post:
+                raise ValueError(f"einsum: invalid ellipsis in {rhs!r}")
+            out = list(pre) + ell + list(post)
+        elif ell_n:
+            raise ValueError("output has more dimensions than subscripts given in einstein "
+                             "sum, but no '...' ellipsis provided to broadcast the extra "
+                             "dimensions.")
+        else:
+            out = list(rhs)
+        for s in out:
+            if not s.startswith("\0") and not any(s in lab for lab in labels):
+                raise ValueError(f"einsum: output subscript {s!r} does not appear in the "
+                                 f"inputs")
+        if len(set(out)) != len(out):
+            raise ValueError(f"einsum: output subscript repeated in {subscripts!r}")
+    else:
+        counts: dict[str, int] = {}
+        for lab in labels:
+            for s in lab:
+                counts[s] = counts.get(s, 0) + 1
+        out = ell + sorted(s for s, c in counts.items() if c == 1 and not s.startswith("\0"))
+    return labels, out
+
+
+def einsum(subscripts: Any, *operands: Any, out: Any = None, dtype: Any = None,
+           order: str = "K", casting: str = "safe", optimize: Any = False) -> Any:
+    """Einstein summation (``numpy.einsum``) over the subscript string, e.g.
+    ``'ij,jk->ik'``: implicit (alphabetical free labels) and explicit (``->``) outputs,
+    ``...`` broadcasting, repeated labels in one operand (diagonals, traces). Operands are
+    contracted pairwise with ``matmul`` after summing labels needed by no one else, so no
+    intermediate is larger than an operand or a pairwise product."""
+    xp = _xp()
+    if not isinstance(subscripts, str):
+        raise TypeError("einsum: clnp supports only the subscript-string form "
+                        "einsum('ij,jk->ik', a, b)")
+    if not operands:
+        raise ValueError("No input operands")
+    dev = _device_of(*operands)
+    ops = [_arr(o, dev) for o in operands]
+    if dtype is not None:
+        ops = [xp.astype(o, dt.as_dtype(dtype)) for o in ops]
+    labels, out_labels = _einsum_parse(subscripts, [o.shape for o in ops])
+    sizes: dict[str, int] = {}
+    for o, lab in zip(ops, labels):
+        for s, n in zip(lab, o.shape):
+            if sizes.get(s, 1) not in (1, n) and n != 1:
+                raise ValueError(f"einsum: operands could not be broadcast: label "
+                                 f"{s.replace(chr(0), '...')!r} has sizes {sizes[s]} and "
+                                 f"{n}")
+            sizes[s] = builtins.max(sizes.get(s, 1), n)
+    rd = ops[0].dtype
+    for o in ops[1:]:
+        rd = dt.promote(rd, o.dtype)
+    terms = []
+    for o, lab in zip(ops, labels):
+        o = xp.astype(o, rd) if o.dtype != rd else o
+        lab = list(lab)
+        while len(set(lab)) != len(lab):          # repeated label: take the diagonal
+            s = next(c for c in lab if lab.count(c) > 1)
+            i = lab.index(s)
+            j = lab.index(s, i + 1)
+            o = diagonal(o, 0, i, j)
+            lab = [c for k, c in enumerate(lab) if k not in (i, j)] + [s]
+        terms.append((o, lab))
+
+    def needed(exclude: list[int]) -> set[str]:
+        need = set(out_labels)
+        for k, (_, lab) in enumerate(terms):
+            if k not in exclude:
+                need.update(lab)
+        return need
+
+    # sum labels that only one operand has and the output does not need
+    for k in builtins.range(len(terms)):
+        o, lab = terms[k]
+        need = needed([k])
+        axes = tuple(i for i, s in enumerate(lab) if s not in need)
+        if axes:
+            o = xp.sum(o, axis=axes) if o.dtype.kind != "b" else xp.any(o, axis=axes)
+            lab = [s for i, s in enumerate(lab) if i not in axes]
+        terms[k] = (o, lab)
+    a, la = terms[0]
+    for k in builtins.range(1, len(terms)):
+        b, lb = terms[k]
+        need = set(out_labels)
+        for _, lab in terms[k + 1:]:
+            need.update(lab)
+        a, la = _contract(a, la, b, lb, need, sizes)
+    # labels left over (needed by nobody) are summed; then order as the output
+    extra = tuple(i for i, s in enumerate(la) if s not in out_labels)
+    if extra:
+        a = xp.sum(a, axis=extra) if a.dtype.kind != "b" else xp.any(a, axis=extra)
+        la = [s for i, s in enumerate(la) if i not in extra]
+    missing = [s for s in out_labels if s not in la]
+    if missing:
+        raise ValueError(f"einsum: output labels {missing} are not in the inputs")
+    a = xp.permute_dims(a, tuple(la.index(s) for s in out_labels))
+    a = xp.broadcast_to(a, tuple(sizes[s] for s in out_labels))
+    return _finish(a if a.dtype == rd else xp.astype(a, rd), out, "einsum")
+
+
+def _contract(a: Any, la: list, b: Any, lb: list, need: set, sizes: dict) -> tuple[Any, list]:
+    """Contract two labelled operands: shared labels still needed are batch dimensions,
+    shared labels no longer needed are summed (through matmul)."""
+    xp = _xp()
+    batch = [s for s in la if s in lb and s in need]
+    contr = [s for s in la if s in lb and s not in need]
+    fa = [s for s in la if s not in lb]
+    fb = [s for s in lb if s not in la]
+
+    def arrange(x: Any, lab: list, order: list) -> Any:
+        x = xp.permute_dims(x, tuple(lab.index(s) for s in order))
+        return xp.broadcast_to(x, tuple(sizes[s] if s in batch or s in contr else n
+                                        for s, n in zip(order, x.shape)))
+
+    A = arrange(a, la, batch + fa + contr)
+    B = arrange(b, lb, batch + contr + fb)
+    nb = math.prod(sizes[s] for s in batch)
+    nfa = math.prod(A.shape[len(batch):len(batch) + len(fa)])
+    nfb = math.prod(B.shape[len(batch) + len(contr):])
+    nc = math.prod(sizes[s] for s in contr)
+    A2 = xp.reshape(A, (nb, nfa, nc))
+    B2 = xp.reshape(B, (nb, nc, nfb))
+    if A2.dtype.kind == "b":
+        C = xp.any(xp.logical_and(xp.expand_dims(A2, axis=3), xp.expand_dims(B2, axis=1)),
+                   axis=2)
+    else:
+        C = _matmul(A2, B2)
+    shape = tuple(sizes[s] for s in batch) + tuple(A.shape[len(batch):len(batch) + len(fa)]) \
+        + tuple(B.shape[len(batch) + len(contr):])
+    return xp.reshape(C, shape), batch + fa + fb
+
+
+# --------------------------------------------------------------------- floating-point errors
+_ERR = {"divide": "warn", "over": "warn", "under": "ignore", "invalid": "warn"}
+
+
+def seterr(all: Any = None, divide: Any = None, over: Any = None, under: Any = None,
+           invalid: Any = None) -> dict[str, str]:
+    """Record floating-point error handling settings and return the previous ones
+    (``numpy.seterr``). A no-op for computation: device kernels follow IEEE 754 silently
+    and never warn or raise on division by zero, overflow, underflow or invalid
+    operations."""
+    old = dict(_ERR)
+    for k, v in (("divide", divide), ("over", over), ("under", under), ("invalid", invalid)):
+        v = v if v is not None else all
+        if v is not None:
+            if v not in ("ignore", "warn", "raise", "call", "print", "log"):
+                raise ValueError(f"seterr: invalid setting {v!r} for {k}")
+            _ERR[k] = v
+    return old
+
+
+def geterr() -> dict[str, str]:
+    """The settings recorded by :func:`seterr` (``numpy.geterr``); they do not affect
+    device computation."""
+    return dict(_ERR)
+
+
+class errstate:
+    """Context manager and decorator setting floating-point error handling for a block
+    (``numpy.errstate``). A no-op for computation: clnp device kernels never raise or warn
+    on floating-point errors; the settings are only recorded (see :func:`seterr`)."""
+
+    def __init__(self, *, call: Any = None, all: Any = None, divide: Any = None,
+                 over: Any = None, under: Any = None, invalid: Any = None):
+        self._kw = dict(all=all, divide=divide, over=over, under=under, invalid=invalid)
+        self._old: list[dict[str, str]] = []
+
+    def __enter__(self) -> "errstate":
+        self._old.append(seterr(**self._kw))
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _ERR.update(self._old.pop())
+
+    def __call__(self, func: Any) -> Any:
+        import functools
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self:
+                return func(*args, **kwargs)
+        return wrapper

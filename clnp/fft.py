@@ -1,0 +1,298 @@
+"""The Array API ``fft`` extension: discrete Fourier transforms computed on the device.
+
+Every transform is built from the one-dimensional ``fft`` primitive (mixed-radix Stockham
+FFTs, Bluestein's algorithm for lengths with prime factors above 7). Real floating-point
+input to the complex transforms is promoted to the complex dtype of the same precision
+(float32 -> complex64, float64 -> complex128); float16 computes in single precision.
+Integer and boolean inputs are rejected with a TypeError. The n-dimensional transforms
+apply the one-dimensional ones axis after axis in NumPy's order.
+"""
+from __future__ import annotations
+
+import operator
+from typing import Any, Literal, Optional, Sequence, Union
+
+from . import _dtypes as dt
+from ._creation_functions import _device, _dtype, arange
+from ._elementwise_functions import multiply, subtract, where, greater_equal
+from ._helpers import check_array, normalize_axes, normalize_axis
+from ._manipulation_functions import roll
+from ._prims import primitive
+
+__all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft",
+           "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+
+_NORMS = ("backward", "ortho", "forward")
+Norm = Literal["backward", "ortho", "forward"]
+
+
+# ------------------------------------------------------------------------------ checks
+def _check_norm(norm: Any, fname: str) -> str:
+    if norm is None:        # NumPy's spelling of the default
+        return "backward"
+    if norm not in _NORMS:
+        raise ValueError(f"{fname}: invalid norm {norm!r}; expected 'backward', 'ortho' or "
+                         f"'forward'")
+    return norm
+
+
+def _check_input(x: Any, fname: str, real_only: bool = False) -> Any:
+    """``x`` as a float32/float64/complex64/complex128 array (float16 is widened)."""
+    check_array(x, fname)
+    d = x.dtype
+    if real_only and d.kind != "f":
+        raise TypeError(f"{fname}: x must have a real floating-point data type; got {d}")
+    if d.kind not in "fc":
+        raise TypeError(f"{fname}: x must have a floating-point data type; got {d}")
+    if d == dt.float16:
+        x = primitive("convert_element_type").bind(x, dtype=dt.float32)
+    return x
+
+
+def _check_n(n: Any, fname: str, what: str = "n") -> int:
+    if isinstance(n, bool):
+        raise TypeError(f"{fname}: {what} must be an integer; got bool")
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise TypeError(f"{fname}: {what} must be an integer; got "
+                        f"{type(n).__name__}") from None
+    if n < 1:
+        raise ValueError(f"{fname}: invalid number of data points ({n}); {what} must be "
+                         f"at least 1")
+    return n
+
+
+def _complex_of(x: Any) -> Any:
+    return dt.complex128 if x.dtype in (dt.float64, dt.complex128) else dt.complex64
+
+
+def _one(x: Any, fname: str, n: Any, axis: Any, norm: Any, kind: str, inverse: bool,
+         real_only: bool = False) -> Any:
+    norm = _check_norm(norm, fname)
+    x = _check_input(x, fname, real_only)
+    a = normalize_axis(axis, x.ndim, fname)
+    if n is None:
+        m = x.shape[a]
+        n = 2 * (m - 1) if kind == "c2r" else m
+        if n < 1:
+            raise ValueError(f"{fname}: invalid number of data points ({n}) for an axis of "
+                             f"length {m}; pass n explicitly")
+    else:
+        n = _check_n(n, fname)
+    return primitive("fft").bind(x, axis=a, n=n, kind=kind, inverse=inverse, norm=norm)
+
+
+def _cook(x: Any, s: Any, axes: Any, fname: str, c2r: bool) -> tuple[list[int], list[int]]:
+    """Sizes and axes of an n-dimensional transform, as NumPy's ``_cook_nd_args``: without
+    ``axes`` the last ``len(s)`` axes (all axes without ``s``); ``-1`` in ``s`` keeps the
+    input's length; c2r transforms without ``s`` give ``2 * (m - 1)`` points on the last
+    axis."""
+    if axes is None:
+        ax = list(range(x.ndim)) if s is None else list(range(x.ndim - len(s), x.ndim))
+    else:
+        if isinstance(axes, int) or not isinstance(axes, (Sequence,)):
+            raise TypeError(f"{fname}: axes must be a sequence of ints; got {axes!r}")
+        ax = [normalize_axis(a, x.ndim, fname) for a in axes]
+    if s is None:
+        sizes = [x.shape[a] for a in ax]
+        if c2r and ax:
+            sizes[-1] = 2 * (x.shape[ax[-1]] - 1)
+    else:
+        if isinstance(s, int) or not isinstance(s, Sequence):
+            raise TypeError(f"{fname}: s must be a sequence of ints; got {s!r}")
+        if len(s) != len(ax):
+            raise ValueError(f"{fname}: s {tuple(s)} and axes {tuple(ax)} must have the same "
+                             f"length")
+        if len(s) > x.ndim:
+            raise ValueError(f"{fname}: s {tuple(s)} has more entries than x has dimensions "
+                             f"({x.ndim})")
+        sizes = []
+        for v, a in zip(s, ax):
+            if not isinstance(v, bool) and isinstance(v, int) and v == -1:
+                sizes.append(x.shape[a])
+            else:
+                sizes.append(v)
+    return [_check_n(v, fname, "s[i]") for v in sizes], ax
+
+
+def _many(x: Any, s: Any, axes: Any, norm: Any, fname: str, inverse: bool) -> Any:
+    norm = _check_norm(norm, fname)
+    x = _check_input(x, fname)
+    sizes, ax = _cook(x, s, axes, fname, False)
+    if not ax:
+        return primitive("convert_element_type").bind(x, dtype=_complex_of(x))
+    for n, a in reversed(list(zip(sizes, ax))):
+        x = primitive("fft").bind(x, axis=a, n=n, kind="c2c", inverse=inverse, norm=norm)
+    return x
+
+
+# ------------------------------------------------------------------------------ transforms
+def fft(x: Any, /, *, n: Optional[int] = None, axis: int = -1, norm: Norm = "backward") -> Any:
+    """Computes the one-dimensional discrete Fourier transform.
+
+    ``n`` is the number of points (the axis is zero-padded or trimmed to it; default: its
+    length), ``axis`` the transformed axis, ``norm`` the normalization (``'backward'``: none,
+    ``'ortho'``: ``1/sqrt(n)``, ``'forward'``: ``1/n``). Returns a complex array of the
+    precision of ``x``; the transformed axis has size ``n``."""
+    return _one(x, "fft", n, axis, norm, "c2c", False)
+
+
+def ifft(x: Any, /, *, n: Optional[int] = None, axis: int = -1,
+         norm: Norm = "backward") -> Any:
+    """Computes the one-dimensional inverse discrete Fourier transform.
+
+    ``n``, ``axis`` as for :func:`fft`; ``norm``: ``'backward'`` scales by ``1/n``,
+    ``'ortho'`` by ``1/sqrt(n)``, ``'forward'`` not at all."""
+    return _one(x, "ifft", n, axis, norm, "c2c", True)
+
+
+def fftn(x: Any, /, *, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None,
+         norm: Norm = "backward") -> Any:
+    """Computes the n-dimensional discrete Fourier transform.
+
+    ``s`` gives the number of points along each axis of ``axes`` (``-1``: the input's
+    length; default: the input's shape), ``axes`` the transformed axes (default: all, or the
+    last ``len(s)``). ``norm`` as for :func:`fft`, with ``n = prod(s)``."""
+    return _many(x, s, axes, norm, "fftn", False)
+
+
+def ifftn(x: Any, /, *, s: Optional[Sequence[int]] = None,
+          axes: Optional[Sequence[int]] = None, norm: Norm = "backward") -> Any:
+    """Computes the n-dimensional inverse discrete Fourier transform (``s``, ``axes`` as for
+    :func:`fftn`, ``norm`` as for :func:`ifft`)."""
+    return _many(x, s, axes, norm, "ifftn", True)
+
+
+def rfft(x: Any, /, *, n: Optional[int] = None, axis: int = -1,
+         norm: Norm = "backward") -> Any:
+    """Computes the one-dimensional discrete Fourier transform for real-valued input.
+
+    ``x`` must have a real floating-point dtype; the result is complex of the same precision
+    and holds the ``n // 2 + 1`` non-negative frequencies along ``axis``."""
+    return _one(x, "rfft", n, axis, norm, "r2c", False, real_only=True)
+
+
+def irfft(x: Any, /, *, n: Optional[int] = None, axis: int = -1,
+          norm: Norm = "backward") -> Any:
+    """Computes the one-dimensional inverse of :func:`rfft` for complex-valued input.
+
+    ``n`` is the length of the real output (default ``2 * (m - 1)`` for an axis of length
+    ``m``); the first ``n // 2 + 1`` input values are used (zero-padded when fewer). Returns
+    a real array of the precision of ``x``."""
+    return _one(x, "irfft", n, axis, norm, "c2r", True)
+
+
+def rfftn(x: Any, /, *, s: Optional[Sequence[int]] = None,
+          axes: Optional[Sequence[int]] = None, norm: Norm = "backward") -> Any:
+    """Computes the n-dimensional discrete Fourier transform for real-valued input: a real
+    transform on the last axis of ``axes`` (which gets ``s[-1] // 2 + 1`` values), complex
+    transforms on the others."""
+    norm = _check_norm(norm, "rfftn")
+    x = _check_input(x, "rfftn", real_only=True)
+    sizes, ax = _cook(x, s, axes, "rfftn", False)
+    if not ax:
+        return primitive("convert_element_type").bind(x, dtype=_complex_of(x))
+    x = primitive("fft").bind(x, axis=ax[-1], n=sizes[-1], kind="r2c", inverse=False,
+                              norm=norm)
+    for n, a in zip(sizes[:-1], ax[:-1]):
+        x = primitive("fft").bind(x, axis=a, n=n, kind="c2c", inverse=False, norm=norm)
+    return x
+
+
+def irfftn(x: Any, /, *, s: Optional[Sequence[int]] = None,
+           axes: Optional[Sequence[int]] = None, norm: Norm = "backward") -> Any:
+    """Computes the n-dimensional inverse of :func:`rfftn`: inverse complex transforms on
+    all but the last axis of ``axes``, then :func:`irfft` on it. ``s`` gives the output
+    sizes (default: the input's, ``2 * (m - 1)`` on the last axis)."""
+    norm = _check_norm(norm, "irfftn")
+    x = _check_input(x, "irfftn")
+    sizes, ax = _cook(x, s, axes, "irfftn", True)
+    if not ax:
+        return primitive("convert_element_type").bind(
+            x, dtype=dt.float64 if x.dtype in (dt.float64, dt.complex128) else dt.float32)
+    for n, a in zip(sizes[:-1], ax[:-1]):
+        x = primitive("fft").bind(x, axis=a, n=n, kind="c2c", inverse=True, norm=norm)
+    return primitive("fft").bind(x, axis=ax[-1], n=sizes[-1], kind="c2r", inverse=True,
+                                 norm=norm)
+
+
+def hfft(x: Any, /, *, n: Optional[int] = None, axis: int = -1,
+         norm: Norm = "backward") -> Any:
+    """Computes the one-dimensional discrete Fourier transform of a signal with Hermitian
+    symmetry, given by its first ``n // 2 + 1`` values. Returns ``n`` real values (default
+    ``n = 2 * (m - 1)``); ``norm`` as for :func:`fft`."""
+    return _one(x, "hfft", n, axis, norm, "c2r", False)
+
+
+def ihfft(x: Any, /, *, n: Optional[int] = None, axis: int = -1,
+          norm: Norm = "backward") -> Any:
+    """Computes the one-dimensional inverse discrete Fourier transform of a signal with
+    Hermitian symmetry: ``x`` is real, the result holds the ``n // 2 + 1`` non-negative
+    frequencies; ``norm`` as for :func:`ifft`."""
+    return _one(x, "ihfft", n, axis, norm, "r2c", True, real_only=True)
+
+
+# ------------------------------------------------------------------------------ helpers
+def _freq(n: Any, d: Any, dtype: Any, device: Any, fname: str, full: bool) -> Any:
+    if isinstance(n, bool):
+        raise TypeError(f"{fname}: n must be an integer; got bool")
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise TypeError(f"{fname}: n must be an integer; got {type(n).__name__}") from None
+    if n < 1:
+        raise ValueError(f"{fname}: n must be at least 1; got {n}")
+    if isinstance(d, bool) or not isinstance(d, (int, float)):
+        try:
+            d = float(d)
+        except (TypeError, ValueError):
+            raise TypeError(f"{fname}: d must be a real number; got "
+                            f"{type(d).__name__}") from None
+    dev = _device(device)
+    out_dt = _dtype(dtype, dev, fname)
+    if out_dt is None:
+        out_dt = dev.default_float
+    if out_dt not in (dt.float32, dt.float64):
+        raise TypeError(f"{fname}: dtype must be a real floating-point data type; got "
+                        f"{out_dt}")
+    # NumPy: integer frequencies times 1 / (d * n), in double precision where the device has it
+    work = dt.float64 if dev.has_fp64 else dt.float32
+    val = 1.0 / (n * d)
+    k = arange(n if full else n // 2 + 1, dtype=work, device=dev)
+    if full:
+        k = where(greater_equal(k, (n - 1) // 2 + 1), subtract(k, n), k)
+    f = multiply(k, val)
+    return f if f.dtype == out_dt else primitive("convert_element_type").bind(f, dtype=out_dt)
+
+
+def fftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> Any:
+    """Computes the discrete Fourier transform sample frequencies:
+    ``[0, 1, ..., ceil(n/2) - 1, -floor(n/2), ..., -1] / (d * n)``, of ``dtype`` (default:
+    the default real floating-point dtype) on ``device``."""
+    return _freq(n, d, dtype, device, "fftfreq", True)
+
+
+def rfftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> Any:
+    """Computes the discrete Fourier transform sample frequencies for :func:`rfft` and
+    :func:`irfft`: ``[0, 1, ..., n // 2] / (d * n)`` (the Nyquist frequency is positive)."""
+    return _freq(n, d, dtype, device, "rfftfreq", False)
+
+
+def _shift(x: Any, axes: Any, fname: str, sign: int) -> Any:
+    check_array(x, fname)
+    ax = normalize_axes(axes, x.ndim, fname)
+    if not ax:
+        return primitive("copy").bind(x)
+    return roll(x, tuple(sign * (x.shape[a] // 2) for a in ax), axis=ax)
+
+
+def fftshift(x: Any, /, *, axes: Optional[Union[int, Sequence[int]]] = None) -> Any:
+    """Shifts the zero-frequency component to the center of the spectrum: rolls each axis
+    of ``axes`` (default: all) by half its length."""
+    return _shift(x, axes, "fftshift", 1)
+
+
+def ifftshift(x: Any, /, *, axes: Optional[Union[int, Sequence[int]]] = None) -> Any:
+    """Inverse of :func:`fftshift` (they differ by one sample along odd-length axes)."""
+    return _shift(x, axes, "ifftshift", -1)

@@ -1,0 +1,573 @@
+"""Random sampling on the device with NumPy's ``numpy.random`` interface.
+
+    import clnp as np
+    rng = np.random.default_rng(42)
+    x = rng.standard_normal((1000, 1000), dtype=np.float32)   # a clnp array on the device
+
+The bit generator is Philox4x32-10 (counter-based: value ``i`` of a draw is a pure function of
+key, counter and ``i``, so every work-item computes its own numbers). Its state is host-side:
+a 64-bit key derived from the seed through NumPy's ``SeedSequence`` and a 128-bit block
+counter that each draw advances by the number of 128-bit blocks it consumed, so successive
+draws never reuse a block. Seeding is reproducible (same seed, same device-independent
+values up to the last bits of transcendental functions), but the streams are NOT NumPy's:
+``clnp.random.default_rng(0).random(3)`` differs from ``numpy.random.default_rng(0).random(3)``.
+
+Differences from NumPy:
+
+- Every result is a clnp array on the generator's device; ``size=None`` gives a 0-d array
+  (NumPy returns a Python scalar).
+- Float results default to the device's default float (float64 where the device has fp64,
+  float32 otherwise); ``dtype=float64`` on a device without fp64 raises
+  ``clnp.UnsupportedDtypeError``. ``normal``, ``uniform`` and ``exponential`` accept ``dtype``
+  too.
+- ``integers`` takes scalar bounds only.
+- Normals use Box-Muller, not the ziggurat.
+"""
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any
+
+import numpy as np
+from numpy.random import SeedSequence
+
+from . import _dtypes as dt
+from ._codegen.random import blocks
+from ._helpers import is_array, normalize_axis, normalize_shape
+from ._prims import primitive
+from ._runtime import Device, default_device, select_device
+
+__all__ = ["Generator", "Philox", "SeedSequence", "default_rng", "seed", "get_state",
+           "set_state", "rand", "randn", "random", "random_sample", "randint", "normal",
+           "standard_normal", "uniform", "exponential", "standard_exponential", "integers",
+           "choice", "permutation", "shuffle", "bytes"]
+
+_M32 = (1 << 32) - 1
+_M128 = (1 << 128) - 1
+_py_bytes = bytes
+
+
+class Philox:
+    """Philox4x32-10 bit generator: a 64-bit key and a 128-bit block counter, both kept on the
+    host. ``seed`` is anything ``numpy.random.SeedSequence`` takes (None draws fresh OS
+    entropy) or a ``SeedSequence``; ``key`` (a 64-bit int) overrides the derived key."""
+
+    def __init__(self, seed: Any = None, *, counter: int = 0, key: int | None = None):
+        if isinstance(seed, SeedSequence):
+            self._seed_seq = seed
+        else:
+            self._seed_seq = SeedSequence(seed)
+        if key is None:
+            words = self._seed_seq.generate_state(2, np.uint32)
+            key = int(words[0]) | int(words[1]) << 32
+        self._set(key, counter)
+
+    def _set(self, key: Any, counter: Any) -> None:
+        try:
+            key, counter = operator.index(key), operator.index(counter)
+        except TypeError:
+            raise TypeError("Philox: key and counter must be integers") from None
+        if not 0 <= key < 1 << 64:
+            raise ValueError(f"Philox: key must be in [0, 2**64); got {key}")
+        self._key = (key & _M32, key >> 32)
+        self._counter = counter & _M128
+
+    @property
+    def seed_seq(self) -> SeedSequence:
+        """The ``SeedSequence`` the key was derived from (used by ``spawn``)."""
+        return self._seed_seq
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """``{'bit_generator': 'Philox4x32', 'state': {'key': int, 'counter': int}}``; assign a
+        dict of that form (e.g. one read earlier) to restore the stream."""
+        return {"bit_generator": "Philox4x32",
+                "state": {"key": self._key[0] | self._key[1] << 32, "counter": self._counter}}
+
+    @state.setter
+    def state(self, value: dict[str, Any]) -> None:
+        if not isinstance(value, dict) or value.get("bit_generator") != "Philox4x32" or \
+                not isinstance(value.get("state"), dict):
+            raise ValueError("Philox.state: expected a dict {'bit_generator': 'Philox4x32', "
+                             "'state': {'key': int, 'counter': int}}")
+        s = value["state"]
+        self._set(s.get("key"), s.get("counter"))
+
+    def _take(self, nblocks: int) -> tuple[tuple[int, int], int]:
+        """(key, first counter) for ``nblocks`` fresh blocks; advances the counter."""
+        c = self._counter
+        self._counter = (c + nblocks) & _M128
+        return self._key, c
+
+    def advance(self, delta: int) -> "Philox":
+        """Skip ``delta`` 128-bit blocks (in place; returns self)."""
+        self._counter = (self._counter + operator.index(delta)) & _M128
+        return self
+
+    def jumped(self, jumps: int = 1) -> "Philox":
+        """A copy whose counter is ``jumps * 2**64`` blocks ahead: streams that do not overlap
+        for the first 2**64 blocks each."""
+        bg = Philox(self._seed_seq, key=self._key[0] | self._key[1] << 32)
+        bg._counter = (self._counter + (operator.index(jumps) << 64)) & _M128
+        return bg
+
+    def spawn(self, n_children: int) -> list["Philox"]:
+        """``n_children`` independent bit generators (keys from spawned ``SeedSequence``s)."""
+        return [Philox(s) for s in self._seed_seq.spawn(n_children)]
+
+    def __repr__(self) -> str:
+        return "Philox4x32()"
+
+
+def _size(size: Any, fname: str) -> tuple[int, ...]:
+    return () if size is None else normalize_shape(size, fname)
+
+
+def _is_scalar(x: Any) -> bool:
+    return isinstance(x, (int, float, np.generic)) or \
+        (isinstance(x, np.ndarray) and x.ndim == 0)
+
+
+class Generator:
+    """NumPy's ``Generator`` interface over a :class:`Philox` bit generator; results are clnp
+    arrays on ``device`` (the default device at each call when None)."""
+
+    def __init__(self, bit_generator: Philox | None = None, *, device: Any = None):
+        if bit_generator is None:
+            bit_generator = Philox()
+        if not isinstance(bit_generator, Philox):
+            raise TypeError(f"Generator: bit_generator must be a clnp.random.Philox; got "
+                            f"{type(bit_generator).__name__}")
+        self._bit_generator = bit_generator
+        self._device = None if device is None else \
+            device if isinstance(device, Device) else select_device(device)
+
+    @property
+    def bit_generator(self) -> Philox:
+        """The :class:`Philox` bit generator (its ``state`` makes streams reproducible)."""
+        return self._bit_generator
+
+    @property
+    def device(self) -> Device:
+        """The device results are created on."""
+        return self._device or default_device()
+
+    def __repr__(self) -> str:
+        return f"Generator(Philox4x32) on {self.device}"
+
+    def spawn(self, n_children: int) -> list["Generator"]:
+        """``n_children`` independent generators on the same device."""
+        return [Generator(bg, device=self._device)
+                for bg in self._bit_generator.spawn(n_children)]
+
+    # ------------------------------------------------------------------ drawing
+    def _draw(self, shape: tuple[int, ...], dtype: np.dtype, dist: str, loc: Any, scale: Any,
+              device: Device) -> Any:
+        key, counter = self._bit_generator._take(blocks(dtype, dist, math.prod(shape)))
+        return primitive("rng_bits").bind(key=key, counter=counter, shape=shape, dtype=dtype,
+                                          dist=dist, loc=loc, scale=scale, device=device)
+
+    def _float_dtype(self, dtype: Any, device: Device, fname: str) -> np.dtype:
+        if dtype is None:
+            return device.default_float
+        d = dt.as_dtype(dtype, fname)
+        if d not in (dt.float32, dt.float64):
+            raise TypeError(f"{fname}: dtype must be float32 or float64; got {d}")
+        device.check_dtype(d, fname)
+        return d
+
+    def _param(self, x: Any, name: str, d: np.dtype, device: Device, fname: str) -> Any:
+        """A scalar parameter as a Python float; an array parameter as a clnp array of ``d``."""
+        if _is_scalar(x):
+            if isinstance(x, (complex, np.complexfloating)) or (
+                    isinstance(x, np.ndarray) and x.dtype.kind not in "iufb"):
+                raise TypeError(f"{fname}: {name} must be real; got {x!r}")
+            return float(x)
+        from ._creation_functions import asarray
+        try:
+            a = asarray(x, device=device)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"{fname}: {name} must be a real number or array; {e}") from None
+        if a.dtype.kind not in "iufb":
+            raise TypeError(f"{fname}: {name} must be real; got dtype {a.dtype}")
+        return a.astype(d) if a.dtype != d else a
+
+    def _affine(self, fname: str, dist: str, loc: Any, scale: Any, size: Any, dtype: Any,
+                check_scale: str | None = "scale") -> Any:
+        """``loc + scale * base`` of distribution ``dist``: fused into the generating kernel
+        for scalar parameters, broadcast with elementwise ops for array parameters."""
+        device = self.device
+        shape = _size(size, fname)
+        d = self._float_dtype(dtype, device, fname)
+        loc = self._param(loc, "loc" if check_scale else "low", d, device, fname)
+        scale = self._param(scale, "scale" if check_scale else "high", d, device, fname)
+        arrays = [a for a in (loc, scale) if is_array(a)]
+        if arrays:
+            from ._manipulation_functions import broadcast_shapes
+            pshape = broadcast_shapes(*[a.shape for a in arrays])
+            if size is None:
+                shape = pshape
+            elif broadcast_shapes(shape, pshape) != shape:
+                raise ValueError(f"{fname}: parameters of shape {pshape} do not broadcast "
+                                 f"to size {shape}")
+        if check_scale:
+            if is_array(scale):
+                from ._statistical_functions import min as min_
+                if scale.size and float(min_(scale)) < 0:
+                    raise ValueError(f"{fname}: {check_scale} < 0")
+            elif scale < 0:
+                raise ValueError(f"{fname}: {check_scale} < 0")
+        if not check_scale:   # uniform(low, high): scale is high - low
+            scale = scale - loc
+            if not is_array(scale) and not math.isfinite(scale):
+                raise OverflowError(f"{fname}: high - low range exceeds valid bounds")
+        if not arrays:
+            return self._draw(shape, d, dist, loc, scale, device)
+        base = self._draw(shape, d, dist, 0.0, 1.0, device)
+        return base * scale + loc
+
+    def random(self, size: Any = None, dtype: Any = None) -> Any:
+        """Uniform floats in the half-open interval [0.0, 1.0) (53 random bits for float64,
+        24 for float32)."""
+        return self._affine("random", "uniform", 0.0, 1.0, size, dtype)
+
+    def standard_normal(self, size: Any = None, dtype: Any = None) -> Any:
+        """Samples from the standard normal distribution (mean 0, standard deviation 1)."""
+        return self._affine("standard_normal", "normal", 0.0, 1.0, size, dtype)
+
+    def normal(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None, *,
+               dtype: Any = None) -> Any:
+        """Samples from a normal (Gaussian) distribution of mean ``loc`` and standard deviation
+        ``scale`` (non-negative); array parameters broadcast against ``size``."""
+        return self._affine("normal", "normal", loc, scale, size, dtype)
+
+    def uniform(self, low: Any = 0.0, high: Any = 1.0, size: Any = None, *,
+                dtype: Any = None) -> Any:
+        """Samples uniformly distributed over the half-open interval [low, high) (rounding may
+        give ``high`` itself, as in NumPy)."""
+        return self._affine("uniform", "uniform", low, high, size, dtype, check_scale=None)
+
+    def exponential(self, scale: Any = 1.0, size: Any = None, *, dtype: Any = None) -> Any:
+        """Samples from an exponential distribution of scale ``scale`` (1/rate, >= 0)."""
+        return self._affine("exponential", "exponential", 0.0, scale, size, dtype)
+
+    def standard_exponential(self, size: Any = None, dtype: Any = None) -> Any:
+        """Samples from the exponential distribution of scale 1."""
+        return self._affine("standard_exponential", "exponential", 0.0, 1.0, size, dtype)
+
+    def integers(self, low: Any, high: Any = None, size: Any = None, dtype: Any = np.int64,
+                 endpoint: bool = False) -> Any:
+        """Random integers from ``low`` (inclusive) to ``high`` (exclusive, inclusive when
+        ``endpoint``); with ``high`` None the range is [0, low). Random words are mapped by
+        multiply-shift, not modulo: each value's probability is within a relative
+        ``(high - low) / 2**64`` of uniform (64-bit words for ranges up to 2**32, 128-bit
+        blocks beyond)."""
+        fname = "integers"
+        device = self.device
+        d = dt.as_dtype(dtype, fname)
+        if d.kind not in "iub":
+            raise TypeError(f"{fname}: dtype must be an integer or bool dtype; got {d}")
+        shape = _size(size, fname)
+        bounds = []
+        for name, v in (("low", low), ("high", high)):
+            if v is None:
+                bounds.append(None)
+                continue
+            if isinstance(v, np.ndarray) and v.ndim == 0:
+                v = v[()]
+            if is_array(v) or isinstance(v, (np.ndarray, list, tuple)):
+                raise TypeError(f"{fname}: {name} must be a scalar integer (array-valued "
+                                f"bounds are not supported)")
+            if isinstance(v, (float, np.floating)) and float(v).is_integer():
+                v = int(v)
+            try:
+                bounds.append(operator.index(v))
+            except TypeError:
+                raise TypeError(f"{fname}: {name} must be an integer; got {v!r}") from None
+        lo, hi = bounds
+        if hi is None:
+            lo, hi = 0, lo
+        if not endpoint:
+            if lo >= hi:
+                raise ValueError(f"{fname}: low >= high ({lo} >= {hi})")
+            hi -= 1
+        elif lo > hi:
+            raise ValueError(f"{fname}: low > high ({lo} > {hi})")
+        if d.kind == "b":
+            dmin, dmax = 0, 1
+        else:
+            info = np.iinfo(d)
+            dmin, dmax = int(info.min), int(info.max)
+        if lo < dmin:
+            raise ValueError(f"{fname}: low {lo} is out of bounds for {d}")
+        if hi > dmax:
+            raise ValueError(f"{fname}: high {hi + (0 if endpoint else 1)} is out of bounds "
+                             f"for {d}")
+        return self._ints(shape, d, lo, hi - lo + 1, device)
+
+    def _ints(self, shape: tuple[int, ...], d: np.dtype, lo: int, span: int,
+              device: Device) -> Any:
+        """``lo + [0, span)`` (span <= 2**64)."""
+        return self._draw(shape, d, "integers" if span <= 1 << 32 else "integers128", lo,
+                          span, device)
+
+    def bytes(self, length: int) -> _py_bytes:
+        """``length`` random bytes (generated on the device, returned as Python bytes)."""
+        length = operator.index(length)
+        if length < 0:
+            raise ValueError(f"bytes: length must be non-negative; got {length}")
+        words = self._draw((-(-length // 4),), dt.uint32, "bits", 0, 0, self.device)
+        return words.to_numpy().astype("<u4").tobytes()[:length]
+
+    # ------------------------------------------------------------------ permutations
+    def _perm(self, n: int, device: Device) -> Any:
+        """A random permutation of range(n) (int64): argsort of random 64-bit keys (ties,
+        with probability below n**2 / 2**65, keep index order)."""
+        from ._sorting_functions import argsort
+        keys = self._draw((n,), dt.uint64, "bits", 0, 0, device)
+        return argsort(keys)
+
+    def _as_array(self, x: Any, fname: str) -> Any:
+        if is_array(x):
+            return x
+        from ._creation_functions import asarray
+        return asarray(x, device=self.device)
+
+    def permutation(self, x: Any, axis: int = 0) -> Any:
+        """Randomly permute a sequence, or return a permuted range: an int ``x`` gives a
+        permutation of ``arange(x)``; an array gives a shuffled copy along ``axis``."""
+        fname = "permutation"
+        if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
+            n = operator.index(x)
+            if n < 0:
+                raise ValueError(f"{fname}: x must be non-negative; got {n}")
+            return self._perm(n, self.device)
+        a = self._as_array(x, fname)
+        if a.ndim == 0:
+            raise ValueError(f"{fname}: x must be an integer or at least 1-dimensional")
+        ax = normalize_axis(axis, a.ndim, fname)
+        from ._indexing import take
+        return take(a, self._perm(a.shape[ax], a.device), axis=ax)
+
+    def shuffle(self, x: Any, axis: int = 0) -> None:
+        """Shuffle a clnp array in place along ``axis`` (sub-arrays move as units)."""
+        fname = "shuffle"
+        if not is_array(x):
+            raise TypeError(f"{fname}: x must be a clnp array (shuffled in place on its "
+                            f"device); got {type(x).__name__}")
+        if x.ndim == 0:
+            raise ValueError(f"{fname}: x must be at least 1-dimensional")
+        ax = normalize_axis(axis, x.ndim, fname)
+        from ._indexing import take
+        x[...] = take(x, self._perm(x.shape[ax], x.device), axis=ax)
+
+    def choice(self, a: Any, size: Any = None, replace: bool = True, p: Any = None,
+               axis: int = 0, shuffle: bool = True) -> Any:
+        """Generates a random sample from ``a`` (an array, or ``arange(a)`` for an int) along
+        ``axis``: with replacement, uniform or with probabilities ``p`` (inverse CDF by
+        cumulative sum and ``searchsorted``); without replacement by random keys and a device
+        sort (with ``p``: Efraimidis-Spirakis keys ``Exp(1) / p``, i.e. successive draws
+        proportional to ``p``). The order of a sample without replacement is always random
+        (``shuffle`` is accepted for NumPy compatibility)."""
+        fname = "choice"
+        device = self.device
+        shape = _size(size, fname)
+        k = math.prod(shape)
+        if isinstance(a, (int, np.integer)) and not isinstance(a, bool):
+            pop, n, ax = None, operator.index(a), 0
+            if n < 0 or (n == 0 and k):
+                raise ValueError(f"{fname}: a must be a positive integer unless no samples "
+                                 f"are taken")
+        else:
+            pop = self._as_array(a, fname)
+            device = pop.device
+            if pop.ndim == 0:
+                raise ValueError(f"{fname}: a must be 1-dimensional or an integer")
+            ax = normalize_axis(axis, pop.ndim, fname)
+            n = pop.shape[ax]
+            if n == 0 and k:
+                raise ValueError(f"{fname}: a cannot be empty unless no samples are taken")
+        if not replace and k > n:
+            raise ValueError(f"{fname}: cannot take a larger sample ({k}) than population "
+                             f"({n}) when replace=False")
+        pa = None if p is None else self._probabilities(p, n, k, replace, device, fname)
+        if pa is None:
+            idx = self._ints((k,), dt.int64, 0, n, device) if replace else \
+                self._perm(n, device)[:k]
+        elif replace:
+            from ._cumulative_functions import cumulative_sum
+            from ._searching_functions import searchsorted
+            cdf = cumulative_sum(pa)
+            # u < cdf[-1] holds after rounding, so side='right' never returns n
+            u = self._draw((k,), pa.dtype, "uniform", 0.0, float(cdf[n - 1]), device)
+            idx = searchsorted(cdf, u, side="right")
+        else:
+            from ._sorting_functions import argsort
+            keys = self._draw((n,), pa.dtype, "exponential", 0.0, 1.0, device) / pa
+            idx = argsort(keys)[:k]
+        if pop is None:
+            return idx.reshape(shape)
+        from ._indexing import take
+        out = take(pop, idx, axis=ax)
+        return out.reshape(pop.shape[:ax] + shape + pop.shape[ax + 1:])
+
+    def _probabilities(self, p: Any, n: int, k: int, replace: bool, device: Device,
+                       fname: str) -> Any:
+        """``p`` validated as NumPy does (1-d, ``n`` entries, non-negative, summing to 1
+        within sqrt(eps)) and placed on the device as floats."""
+        if is_array(p):
+            pdt = p.dtype
+        else:
+            host = np.asarray(p)
+            pdt = host.dtype
+        if pdt.kind not in "iufb":
+            raise TypeError(f"{fname}: p must hold real numbers; got dtype {pdt}")
+        fdt = pdt if pdt.kind == "f" and pdt.itemsize >= 4 else device.default_float
+        if len(p.shape if is_array(p) else host.shape) != 1:
+            raise ValueError(f"{fname}: p must be 1-dimensional")
+        if (p.shape if is_array(p) else host.shape)[0] != n:
+            raise ValueError(f"{fname}: a and p must have the same size ({n} and "
+                             f"{(p.shape if is_array(p) else host.shape)[0]})")
+        if is_array(p):
+            from ._statistical_functions import min as min_, sum as sum_
+            from ._searching_functions import count_nonzero
+            pa = p.astype(fdt) if p.dtype != fdt else p
+            total, pmin = float(sum_(pa)), float(min_(pa)) if n else 0.0
+            nonzero = int(count_nonzero(pa)) if not replace else n
+        else:
+            h = host.astype(fdt)
+            total, pmin = float(h.sum()), float(h.min()) if n else 0.0
+            nonzero = int(np.count_nonzero(h))
+        if math.isnan(total):
+            raise ValueError(f"{fname}: probabilities contain NaN")
+        if pmin < 0:
+            raise ValueError(f"{fname}: probabilities are not non-negative")
+        atol = max(1e-8, math.sqrt(np.finfo(fdt).eps))
+        if abs(total - 1.0) > atol:
+            raise ValueError(f"{fname}: probabilities do not sum to 1 (sum = {total!r})")
+        if not replace and nonzero < k:
+            raise ValueError(f"{fname}: fewer non-zero entries in p ({nonzero}) than size "
+                             f"({k})")
+        if is_array(p):
+            return pa if pa.device is device else pa.to_device(device)
+        from ._creation_functions import asarray
+        return asarray(h, device=device)
+
+
+def default_rng(seed: Any = None, *, device: Any = None) -> Generator:
+    """A :class:`Generator` with a Philox4x32-10 bit generator seeded from ``seed`` (an int,
+    a sequence of ints, a ``SeedSequence``, a :class:`Philox`, or a :class:`Generator`, which
+    is returned unchanged when no other device is asked for; None: fresh OS entropy).
+    Results live on ``device`` (the default device at each call when None)."""
+    if isinstance(seed, Generator):
+        if device is None:
+            return seed
+        return Generator(seed.bit_generator, device=device)
+    if isinstance(seed, Philox):
+        return Generator(seed, device=device)
+    return Generator(Philox(seed), device=device)
+
+
+# ---------------------------------------------------------------------- legacy functions
+_GLOBAL: Generator | None = None
+
+
+def _global() -> Generator:
+    global _GLOBAL
+    if _GLOBAL is None:
+        _GLOBAL = Generator(Philox())
+    return _GLOBAL
+
+
+def seed(seed: Any = None) -> None:
+    """Reseed the module-level generator behind the legacy functions (``rand``, ``randn``,
+    ...); None draws fresh OS entropy."""
+    global _GLOBAL
+    _GLOBAL = Generator(Philox(seed))
+
+
+def get_state() -> dict[str, Any]:
+    """State of the module-level generator (see :attr:`Philox.state`)."""
+    return _global().bit_generator.state
+
+
+def set_state(state: dict[str, Any]) -> None:
+    """Restore a state returned by :func:`get_state`."""
+    _global().bit_generator.state = state
+
+
+def rand(*shape: int) -> Any:
+    """Uniform floats in [0, 1) of the given shape (``rand(2, 3)``)."""
+    return _global().random(shape)
+
+
+def randn(*shape: int) -> Any:
+    """Standard normal samples of the given shape (``randn(2, 3)``)."""
+    return _global().standard_normal(shape)
+
+
+def random(size: Any = None) -> Any:
+    """Uniform floats in the half-open interval [0.0, 1.0)."""
+    return _global().random(size)
+
+
+random_sample = random
+
+
+def randint(low: Any, high: Any = None, size: Any = None, dtype: Any = np.int64) -> Any:
+    """Random integers from ``low`` (inclusive) to ``high`` (exclusive); [0, low) when
+    ``high`` is None."""
+    return _global().integers(low, high, size, dtype=dtype)
+
+
+def integers(low: Any, high: Any = None, size: Any = None, dtype: Any = np.int64,
+             endpoint: bool = False) -> Any:
+    """Random integers in [low, high) (or [low, high] with ``endpoint``)."""
+    return _global().integers(low, high, size, dtype=dtype, endpoint=endpoint)
+
+
+def normal(loc: Any = 0.0, scale: Any = 1.0, size: Any = None) -> Any:
+    """Samples from a normal distribution of mean ``loc`` and standard deviation ``scale``."""
+    return _global().normal(loc, scale, size)
+
+
+def standard_normal(size: Any = None) -> Any:
+    """Samples from the standard normal distribution."""
+    return _global().standard_normal(size)
+
+
+def uniform(low: Any = 0.0, high: Any = 1.0, size: Any = None) -> Any:
+    """Samples uniformly distributed over [low, high)."""
+    return _global().uniform(low, high, size)
+
+
+def exponential(scale: Any = 1.0, size: Any = None) -> Any:
+    """Samples from an exponential distribution of scale ``scale``."""
+    return _global().exponential(scale, size)
+
+
+def standard_exponential(size: Any = None) -> Any:
+    """Samples from the exponential distribution of scale 1."""
+    return _global().standard_exponential(size)
+
+
+def choice(a: Any, size: Any = None, replace: bool = True, p: Any = None) -> Any:
+    """A random sample from ``a`` (an array, or ``arange(a)`` for an int)."""
+    return _global().choice(a, size, replace, p)
+
+
+def permutation(x: Any) -> Any:
+    """A permuted copy of ``x`` along its first axis, or a permutation of ``arange(x)``."""
+    return _global().permutation(x)
+
+
+def shuffle(x: Any) -> None:
+    """Shuffle a clnp array in place along its first axis."""
+    _global().shuffle(x)
+
+
+def bytes(length: int) -> _py_bytes:  # noqa: A001 - NumPy's name
+    """``length`` random bytes."""
+    return _global().bytes(length)
+
