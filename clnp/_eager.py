@@ -548,10 +548,15 @@ def gather(x: Array, *indices: Array, in_bounds: bool = False) -> Array:
 
 
 def scatter_into(x: Array, indices: Sequence[Array], values: Any,
-                 in_bounds: bool = False) -> None:
+                 in_bounds: bool = False, accumulate: bool = False) -> None:
     """``x[i0, i1, ...] = values`` in place (``values`` broadcast to the indexing result).
     Bounds are checked before anything is written. With repeated indices one of the values
-    lands (which one is unspecified: the writes run in parallel)."""
+    lands (which one is unspecified: the writes run in parallel); with ``accumulate`` every
+    value is added (atomically) instead."""
+    if accumulate:
+        from ._codegen.indexing import scatter_add_supported
+        if not scatter_add_supported(x.dtype, x.device.extensions):
+            raise TypeError(f"scatter_add: no atomic add for {x.dtype} on {x.device}")
     bshape = broadcast_shapes(*(i.shape for i in indices))
     k = len(indices)
     rest = x.shape[k:]
@@ -566,11 +571,20 @@ def scatter_into(x: Array, indices: Sequence[Array], values: Any,
     vals = Array.empty(full_shape, x.dtype, x.device)
     copy_into(vals, values, None if isinstance(values, Array) else x.dtype)
     rshape, (rstr,) = collapse(rest, [x._strides[k:]])
-    kern = _index_kernel("scatter", x, len(rshape))
+    kern = _index_kernel("scatter_add" if accumulate else "scatter", x, len(rshape))
     n_b, n_rest = math.prod(bshape), math.prod(rest)
     L = local_size(x.device)
     launch(x.device, kern, (-(-(n_b * n_rest) // L) * L,), (L,), n_b, n_rest, *rshape, x._buf,
            x._offset, *rstr, off._buf, vals._buf, 0)
+
+
+@def_impl("scatter_add")
+def scatter_add(x: Array, values: Array, *indices: Array, in_bounds: bool = False) -> Array:
+    """A copy of ``x`` with ``values`` added at ``x[i0, i1, ...]`` (repeated indices add up):
+    the transpose of ``gather``."""
+    out = contiguous_copy(x)
+    scatter_into(out, indices, values, in_bounds=in_bounds, accumulate=True)
+    return out
 
 
 # ``nonzero`` (device stream compaction) is implemented in clnp._eager_search.

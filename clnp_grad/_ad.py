@@ -6,7 +6,7 @@ written with public clnp functions, so nested transformations trace through each
 from __future__ import annotations
 
 import itertools
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import clnp as xp
 from clnp._prims import Primitive, current_interpreter, set_interpreter
@@ -20,6 +20,13 @@ def _rule_missing(prim: Primitive, mode: str) -> NotImplementedError:
     return NotImplementedError(f"clnp_grad has no {mode} rule for the primitive "
                                f"'{prim.name}' yet; differentiate around it (stop_gradient) or "
                                f"file an issue")
+
+
+def _mark_view(t: Tracer, prim: Primitive) -> Tracer:
+    """Results of view primitives remember it, so a write through them can be refused."""
+    from ._setitem import VIEW_PRIMITIVES
+    t._view = prim.name in VIEW_PRIMITIVES
+    return t
 
 
 # ------------------------------------------------------------------------------ forward mode
@@ -63,7 +70,7 @@ class JVPInterpreter(Interpreter):
         # computed from traced inputs raise, whatever the op
         if prim.multiple_results:
             return tuple(JVPTracer(self, o, t) for o, t in zip(out, t_out))
-        return JVPTracer(self, out, t_out)
+        return _mark_view(JVPTracer(self, out, t_out), prim)
 
 
 def _ZERO_OUTPUT_OPS(prim: Primitive) -> set[str]:
@@ -92,6 +99,13 @@ class Node:
         self.seq = next(_SEQ)
 
 
+class Ref(NamedTuple):
+    """What the tape keeps of a tracer: its identity, producing node and output slot."""
+    seq: int
+    node: Any
+    index: int
+
+
 class VJPTracer(Tracer):
     __slots__ = ("primal", "node", "index", "seq")
 
@@ -109,7 +123,8 @@ class VJPInterpreter(Interpreter):
 
     def lift(self, x: Any) -> tuple[Any, Any]:
         if isinstance(x, VJPTracer) and x._interp is self:
-            return x.primal, x
+            # a snapshot, not the tracer: ``x[i] = v`` later rebinds the tracer object
+            return x.primal, Ref(x.seq, x.node, x.index)
         self.check_foreign(x)
         return x, None
 
@@ -130,7 +145,7 @@ class VJPInterpreter(Interpreter):
         if prim.multiple_results:
             return tuple(VJPTracer(self, o, node if R.is_float(o) else None, i)
                          for i, o in enumerate(out))
-        return VJPTracer(self, out, node if R.is_float(out) else None)
+        return _mark_view(VJPTracer(self, out, node if R.is_float(out) else None), prim)
 
 
 def backward(interp: VJPInterpreter, outs: Sequence[Any], cts: Sequence[Any]) -> dict[int, Any]:
@@ -138,8 +153,10 @@ def backward(interp: VJPInterpreter, outs: Sequence[Any], cts: Sequence[Any]) ->
     acc: dict[int, Any] = {}
     nodes: dict[int, Node] = {}
     stack = []
+    outs = [Ref(o.seq, o.node, o.index) if isinstance(o, VJPTracer) and o._interp is interp
+            else None for o in outs]
     for o, ct in zip(outs, cts):
-        if isinstance(o, VJPTracer) and o._interp is interp and ct is not None:
+        if o is not None and ct is not None:
             acc[o.seq] = R.add_ct(acc.get(o.seq), ct)
             stack.append(o)
     # collect reachable nodes
@@ -153,13 +170,13 @@ def backward(interp: VJPInterpreter, outs: Sequence[Any], cts: Sequence[Any]) ->
         nodes[n.seq] = n
         stack.extend(p for p in n.parents if p is not None)
     # tracers by node output slot
-    out_tracers: dict[int, dict[int, VJPTracer]] = {}
+    out_tracers: dict[int, dict[int, Any]] = {}
 
-    def note(t: VJPTracer) -> None:
+    def note(t: Any) -> None:
         if t.node is not None:  # a tracer used by several nodes is one output slot, once
             out_tracers.setdefault(t.node.seq, {})[t.seq] = t
     for o in outs:
-        if isinstance(o, VJPTracer):
+        if o is not None:
             note(o)
     for n in nodes.values():
         for p in n.parents:
@@ -239,6 +256,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple:
     interp = VJPInterpreter(current_interpreter())
     try:
         tracers = [VJPTracer(interp, p, None) for p in p_flat]
+        in_seqs = [t.seq for t in tracers]   # before fun can rebind them with x[i] = v
         with set_interpreter(interp):
             res = fun(*tree_unflatten(p_def, tracers))
     finally:
@@ -262,7 +280,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple:
                 raise ValueError(f"vjp: cotangent of shape {c.shape} for output of shape "
                                  f"{o.shape}")
         acc = backward(interp, o_flat, c_flat)
-        cts = [acc.get(t.seq) for t in tracers]
+        cts = [acc.get(q) for q in in_seqs]
         cts = [R.zeros_like(p) if c is None else c for c, p in zip(cts, p_flat)]
         return tuple(tree_unflatten(p_def, cts))
 

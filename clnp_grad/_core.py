@@ -44,7 +44,7 @@ class Tracer(ArrayOperators):
     """A traced array: behaves like ``clnp.Array`` for shape/dtype/operators, but has no
     concrete value while the transformation runs."""
 
-    __slots__ = ("_interp",)
+    __slots__ = ("_interp", "_view")
     _is_clnp_tracer = True
     __array_priority__ = 200
 
@@ -128,9 +128,22 @@ class Tracer(ArrayOperators):
         self._concrete_check("to_numpy()")
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        raise NotImplementedError(
-            "x[idx] = v on a traced array is not supported yet; build the result functionally "
-            "(e.g. clnp.where(mask, v, x) or clnp.concat of slices)")
+        """Functional update: this tracer takes over the value of ``x`` after the write."""
+        if getattr(self, "_view", False):
+            raise TypeError(
+                "cannot write through a view of a traced array (slicing, reshape, transpose "
+                "and broadcast_to give new values under transformations, so the write could "
+                "not reach the array it came from); assign into the original array instead: "
+                "x[i, j] = v rather than x[i][j] = v")
+        from ._setitem import functional_setitem
+        new = functional_setitem(self, key, value)
+        if type(new) is not type(self) or new._interp is not self._interp:
+            raise RuntimeError("x[idx] = v: the updated value left this transformation")
+        for cls in type(self).__mro__:
+            for slot in cls.__dict__.get("__slots__", ()):
+                if slot != "__weakref__" and hasattr(new, slot):
+                    setattr(self, slot, getattr(new, slot))
+        self._view = False
 
     def __array_namespace__(self, *, api_version: Any = None) -> Any:
         import clnp

@@ -481,3 +481,44 @@ def _vjp_fft(ct: Any, primals: tuple, out: Any, *, axis: int, n: int, kind: str,
 
 JVP["fft"] = _jvp_fft
 VJP["fft"] = _vjp_fft
+
+
+# ------------------------------------------------------------------------------ gather/scatter
+def _jvp_gather(primals: tuple, tangents: tuple, out: Any, **params: Any) -> Any:
+    t = tangents[0]
+    return None if t is None else _bind("gather", t, *primals[1:], **params)
+
+
+def _vjp_gather(ct: Any, primals: tuple, out: Any, **params: Any) -> tuple:
+    """The transpose of gathering is scatter-adding into zeros (repeated indices add up)."""
+    x, idx = primals[0], primals[1:]
+    if not is_float(x):
+        return (None,) * len(primals)
+    g = _bind("scatter_add", zeros_like(x), ct, *idx, in_bounds=True)
+    return (g,) + (None,) * len(idx)
+
+
+def _jvp_scatter_add(primals: tuple, tangents: tuple, out: Any, **params: Any) -> Any:
+    tx, tv = tangents[0], tangents[1]
+    if tx is None and tv is None:
+        return None
+    x, v, idx = primals[0], primals[1], primals[2:]
+    tx = zeros_like(x) if tx is None else tx
+    tv = xp.zeros(v.shape, dtype=x.dtype, device=x.device) if tv is None else tv
+    return _bind("scatter_add", tx, tv, *idx, **params)
+
+
+def _vjp_scatter_add(ct: Any, primals: tuple, out: Any, **params: Any) -> tuple:
+    x, v, idx = primals[0], primals[1], primals[2:]
+    cx = ct if is_float(x) else None
+    cv = None
+    if is_float(v):
+        g = _bind("gather", ct, *idx, in_bounds=True)
+        cv = unbroadcast(g, v.shape, v.dtype)
+    return (cx, cv) + (None,) * len(idx)
+
+
+JVP["gather"] = _jvp_gather
+VJP["gather"] = _vjp_gather
+JVP["scatter_add"] = _jvp_scatter_add
+VJP["scatter_add"] = _vjp_scatter_add

@@ -60,7 +60,8 @@ class BatchInterpreter(Interpreter):
             out = rule(prim, vals, batched, self.size, **params)
         if prim.multiple_results:
             return tuple(BatchTracer(self, o) for o in out)
-        return BatchTracer(self, out)
+        from ._ad import _mark_view
+        return _mark_view(BatchTracer(self, out), prim)
 
 
 def _bind(name: str, *args: Any, **params: Any) -> Any:
@@ -208,3 +209,19 @@ def _batch_dot_general(prim: Primitive, vals: tuple, b: tuple, n: int, *,
 
 
 BATCH["dot_general"] = _batch_dot_general
+
+
+def _batch_gather(prim: Primitive, vals: tuple, b: tuple, n: int, **p: Any) -> Any:
+    """Index the batch axis too: an iota over the batch joins the index arrays."""
+    x = _materialize(vals[0], b[0], n)
+    idx = []
+    for v, bb in zip(vals[1:], b[1:]):
+        idx.append(v if bb else xp.broadcast_to(xp.reshape(v, (1,) + tuple(v.shape)),
+                                                (n,) + tuple(v.shape)))
+    ndim = max(len(i.shape) for i in idx)
+    idx = [xp.reshape(i, (n,) + (1,) * (ndim - len(i.shape)) + tuple(i.shape[1:])) for i in idx]
+    bidx = xp.reshape(xp.arange(n, device=x.device), (n,) + (1,) * (ndim - 1))
+    return prim.bind(x, bidx, *idx, **p)
+
+
+BATCH["gather"] = _batch_gather

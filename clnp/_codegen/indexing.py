@@ -16,9 +16,59 @@ from . import ctypes as C
 
 @dataclass(frozen=True)
 class IndexSpec:
-    kind: str            # 'gather' | 'scatter'
+    kind: str            # 'gather' | 'scatter' | 'scatter_add'
     dtype: np.dtype
     ndim_rest: int       # trailing dims (collapsed), addressed through strides
+
+
+# Atomic accumulation for scatter_add (repeated indices must add up). Floats use a
+# compare-and-swap loop on their bit pattern; 64-bit types need cl_khr_int64_base_atomics.
+_ATOMIC_ADD = {
+    "int": "inline void clnp_atomic_add(volatile __global int *p, int v) { atomic_add(p, v); }",
+    "uint": "inline void clnp_atomic_add(volatile __global uint *p, uint v) { atomic_add(p, v); }",
+    "long": "inline void clnp_atomic_add(volatile __global long *p, long v) { atom_add(p, v); }",
+    "ulong": "inline void clnp_atomic_add(volatile __global ulong *p, ulong v) "
+             "{ atom_add(p, v); }",
+    "float": """inline void clnp_atomic_addf(volatile __global float *p, float v) {
+    union { uint u; float f; } old, nw;
+    do { old.f = *p; nw.f = old.f + v; }
+    while (atomic_cmpxchg((volatile __global uint *)p, old.u, nw.u) != old.u);
+}
+inline void clnp_atomic_add(volatile __global float *p, float v) { clnp_atomic_addf(p, v); }""",
+    "double": """inline void clnp_atomic_addd(volatile __global double *p, double v) {
+    union { ulong u; double f; } old, nw;
+    do { old.f = *p; nw.f = old.f + v; }
+    while (atom_cmpxchg((volatile __global ulong *)p, old.u, nw.u) != old.u);
+}
+inline void clnp_atomic_add(volatile __global double *p, double v) { clnp_atomic_addd(p, v); }""",
+    "float2": """inline void clnp_atomic_addf(volatile __global float *p, float v) {
+    union { uint u; float f; } old, nw;
+    do { old.f = *p; nw.f = old.f + v; }
+    while (atomic_cmpxchg((volatile __global uint *)p, old.u, nw.u) != old.u);
+}
+inline void clnp_atomic_add(volatile __global float2 *p, float2 v) {
+    clnp_atomic_addf((volatile __global float *)p, v.x);
+    clnp_atomic_addf((volatile __global float *)p + 1, v.y);
+}""",
+    "double2": """inline void clnp_atomic_addd(volatile __global double *p, double v) {
+    union { ulong u; double f; } old, nw;
+    do { old.f = *p; nw.f = old.f + v; }
+    while (atom_cmpxchg((volatile __global ulong *)p, old.u, nw.u) != old.u);
+}
+inline void clnp_atomic_add(volatile __global double2 *p, double2 v) {
+    clnp_atomic_addd((volatile __global double *)p, v.x);
+    clnp_atomic_addd((volatile __global double *)p + 1, v.y);
+}""",
+}
+
+
+def scatter_add_supported(dtype: np.dtype, extensions: frozenset[str]) -> bool:
+    """Whether ``dtype`` has an atomic add on a device with ``extensions``."""
+    st = C.storage_ctype(dtype) if dtype.kind != "b" else "bool"
+    if st not in _ATOMIC_ADD:
+        return False
+    return dtype.itemsize < 8 or dtype.name == "complex64" or \
+        "cl_khr_int64_base_atomics" in extensions
 
 
 def render_indexing(spec: IndexSpec) -> tuple[str, str, list]:
@@ -29,7 +79,7 @@ def render_indexing(spec: IndexSpec) -> tuple[str, str, list]:
     params = ["const long n_b", "const long n_rest"] + [f"const long d{k}" for k in range(nd)]
     params += [f"__global {'const ' if spec.kind == 'gather' else ''}{st} *x", "const long xo"]
     params += [f"const long s{k}" for k in range(nd)]
-    params += ["__global const long *off", f"__global {'const ' if spec.kind == 'scatter' else ''}"
+    params += ["__global const long *off", f"__global {'const ' if spec.kind != 'gather' else ''}"
                f"{st} *y", "const long yo"]
     i64 = np.dtype(np.int64)
     argtypes: list = [i64, i64] + [i64] * nd + [None, i64] + [i64] * nd + [None, None, i64]
@@ -37,6 +87,10 @@ def render_indexing(spec: IndexSpec) -> tuple[str, str, list]:
     lines = [f"// clnp {spec.kind} {spec.dtype}"]
     if C.uses_fp64([spec.dtype]):
         lines.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
+    if spec.kind == "scatter_add":
+        if spec.dtype.itemsize >= 8 and spec.dtype.name != "complex64":
+            lines.append("#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable")
+        lines.append(_ATOMIC_ADD[st])
     lines.append(f"__kernel void {name}(" + ",\n    ".join(params) + ")\n{")
     lines.append("  const long gid = get_global_id(0);")
     lines.append("  if (gid >= n_b * n_rest) return;")
@@ -45,9 +99,11 @@ def render_indexing(spec: IndexSpec) -> tuple[str, str, list]:
     for k in reversed(range(nd)):
         lines.append(f"  p += (rem % d{k}) * s{k}; rem /= d{k};")
     if spec.kind == "gather":
-        lines.append(f"  y[yo + gid] = x[p];")
+        lines.append("  y[yo + gid] = x[p];")
+    elif spec.kind == "scatter_add":
+        lines.append("  clnp_atomic_add(x + p, y[yo + gid]);")
     else:
-        lines.append(f"  x[p] = y[yo + gid];")
+        lines.append("  x[p] = y[yo + gid];")
     lines.append("}")
     return "\n".join(lines), name, argtypes
 
