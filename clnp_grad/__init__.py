@@ -18,6 +18,7 @@ from ._ad import grad, jvp, value_and_grad, vjp
 from ._core import ConcretizationError, LeakedTracerError
 from ._derived import checkpoint, custom_vjp, hessian, jacfwd, jacrev, linearize
 from ._vmap import vmap
+from ._ir import Graph, eval_graph, make_ir
 from ._tree import (register_pytree_node, tree_flatten, tree_leaves, tree_map, tree_structure,
                     tree_unflatten)
 
@@ -33,6 +34,7 @@ def stop_gradient(x: Any) -> Any:
 
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "stop_gradient", "jacfwd", "jacrev",
-           "hessian", "linearize", "custom_vjp", "checkpoint", "vmap", "ConcretizationError",
+           "hessian", "linearize", "custom_vjp", "checkpoint", "vmap", "make_ir",
+           "eval_graph", "Graph", "ConcretizationError",
            "LeakedTracerError", "register_pytree_node", "tree_flatten", "tree_unflatten",
            "tree_map", "tree_leaves", "tree_structure"]
