@@ -41,7 +41,51 @@ def main() -> None:
                   f"{float(r['numpy_ms']):.4f} | {float(r['hand_ms']):.4f} | "
                   f"{float(r['numpy_over_clnp']):.2f} | {float(r['hand_over_clnp']):.2f} |")
         print()
+    render_extended()
     print(NOTES)
+
+
+EXTENDED_HEADER = """## Extended workloads
+
+Library routines beyond the elementwise core, from one side-by-side run of
+`bench/bench_extended.py` per device (median of `--reps` timed runs after warm-up; clnp's queue
+drained inside the timed region; inputs already on the device; each result checked against
+NumPy before timing). NumPy's einsum runs with `optimize=True`. PyTorch (CPU) and JAX columns
+appear only when those packages were importable for the run. A clnp function that is missing,
+raises or gives a wrong answer shows as "-" with the reason under "check". The shared 2-core
+CPU makes these figures move by tens of percent between runs (einsum most). Reproduce with:
+
+    python bench/bench_extended.py --reps 25 --csv bench/results/extended-<device>.csv
+"""
+
+
+def render_extended() -> None:
+    paths = sorted(glob.glob(os.path.join(HERE, "results", "extended-*.csv")))
+    if not paths:
+        return
+    print(EXTENDED_HEADER)
+
+    def num(v: str, spec: str) -> str:
+        return format(float(v), spec) if v not in ("", None) else "-"
+
+    for path in paths:
+        rows = list(csv.DictReader(open(path)))
+        if not rows:
+            continue
+        names = {"numpy": "NumPy", "torch": "PyTorch CPU", "jax": "JAX"}
+        peers = [p for p in names if f"{p}_ms" in rows[0]]
+        print(f"### {rows[0]['device']} (`{os.path.relpath(path, os.path.dirname(HERE))}`)\n")
+        head = "| workload | n | clnp ms |"
+        for p in peers:
+            head += f" {names[p]} ms | {names[p]}/clnp |"
+        print(head + " check |")
+        print("|---" * (3 + 2 * len(peers) + 1) + "|")
+        for r in rows:
+            line = f"| {r['workload']} | {r['n']} | {num(r['clnp_ms'], '.3f')} |"
+            for p in peers:
+                line += f" {num(r[f'{p}_ms'], '.3f')} | {num(r[f'{p}_over_clnp'], '.2f')} |"
+            print(line + f" {r.get('note', '').replace('|', chr(92) + '|')} |")
+        print()
 
 
 NOTES = """## What the figures say (and what is next)
