@@ -304,7 +304,20 @@ def _special_where(args: tuple, kwargs: dict, device: Any) -> Any:
     return ns.where(cond, x, y)
 
 
-_SPECIAL = {"where": _special_where}
+def _special_shares_memory(args: tuple, kwargs: dict, device: Any) -> Any:
+    # Host and device memory never overlap (scikit-learn's check_array asks
+    # ``numpy.may_share_memory(numpy.asarray(x), x)``); two clnp arrays may share a
+    # buffer only if they are views of one allocation.
+    if len(args) < 2:
+        raise TypeError("may_share_memory() needs two arrays")
+    a, b = args[:2]
+    if not (isinstance(a, Array) and isinstance(b, Array)):
+        return False
+    return a._buf is b._buf and a._buf is not None
+
+
+_SPECIAL = {"where": _special_where, "may_share_memory": _special_shares_memory,
+            "shares_memory": _special_shares_memory}
 
 
 def array_function(func: Any, types: tuple, args: tuple, kwargs: dict) -> Any:
