@@ -2,8 +2,11 @@
 
 Every primitive is one launch of a kernel from ``clnp._codegen.linalg``: one work-group per
 matrix of the batch, inputs read in place through their strides (transposed, sliced and
-broadcast views need no copy), outputs fresh dense arrays. Inputs have a dtype the kernels
-support (float32, float64, complex64, complex128; the namespace converts and checks first).
+broadcast views need no copy), outputs fresh dense arrays. From order ``_BLOCKED_MIN`` on,
+LU, Cholesky and the solves with LU factors are blocked instead: a loop over panels of
+``_NB`` columns whose trailing updates go through the GEMM kernel (``dot_general``), which
+spreads one large matrix over the whole device. Inputs have a dtype the kernels support
+(float32, float64, complex64, complex128; the namespace converts and checks first).
 
 Primitives (``...`` is the batch shape)::
 
@@ -28,31 +31,63 @@ import numpy as np
 from . import _dtypes as dt
 from ._array import Array
 from ._codegen.linalg import LinalgSpec, render_linalg
-from ._eager import collapse, contiguous_copy, full
+from ._eager import (collapse, contiguous_copy, copy_into, ew_apply, full, slice_,
+                     transpose)
+from ._eager_linalg import dot_general
 from ._prims import def_impl
 from ._runtime import Device, launch
 
 # Tests set this to run the multi-item (GPU) variant of the kernels on a CPU device.
 _FORCE_GROUP: int | None = None
+# LU and the solves with it switch to the blocked algorithm (GEMM trailing updates) from this
+# order on: one work-group per matrix keeps a GPU's other compute units idle on a big matrix,
+# and on CPUs the GEMM kernel outruns the single-item loops. Tests lower it.
+_BLOCKED_MIN = {"cpu": 128, "gpu": 128}
+_NB = 64          # panel width / block size of the blocked algorithms
 
 
 def _group(device: Device) -> int:
     """Work-group size: 1 on CPUs (a group never spans cores; serial inner loops vectorize),
-    64 elsewhere."""
+    64 (or the device's largest power of two below that) elsewhere."""
     if _FORCE_GROUP:
         return _FORCE_GROUP
-    return 1 if device.is_cpu else min(64, device.max_work_group_size)
+    if device.is_cpu:
+        return 1
+    return 1 << (min(64, device.max_work_group_size).bit_length() - 1)   # a power of two
 
 
 def _real(dtype: np.dtype) -> np.dtype:
     return {dt.complex64: dt.float32, dt.complex128: dt.float64}.get(dtype, dtype)
 
 
-def _run(name: str, dtype: np.dtype, device: Device, nbatch: int, *args: Any) -> None:
+def _run(name: str, dtype: np.dtype, device: Device, nbatch: int, *args: Any,
+         items: int = 1) -> None:
+    """Launch kernel ``name``: ``nbatch`` rows of work-groups, ``items`` work-items (rounded
+    up to whole groups) per row."""
     spec = LinalgSpec(dtype, _group(device))
     kern = device.kernel((spec, name), lambda: render_linalg(spec, name))
     L = spec.group
-    launch(device, kern, (L, nbatch), (L, 1), *args)
+    launch(device, kern, (-(-items // L) * L, nbatch), (L, 1), *args)
+
+
+def _blocked(device: Device, n: int) -> bool:
+    return n >= _BLOCKED_MIN["cpu" if device.is_cpu else "gpu"] and n > _NB
+
+
+def _chunk(device: Device) -> int:
+    """Columns per work-item in the column-parallel kernels of the blocked algorithms."""
+    return 32 if _group(device) == 1 else 1
+
+
+def _view(a: Array, starts: tuple[int, ...], shape: tuple[int, ...]) -> Array:
+    return slice_(a, starts=starts, steps=(1,) * a.ndim, shape=shape)
+
+
+def _gemm_sub(c: Array, a: Array, b: Array, nbatch_dims: int) -> None:
+    """``c -= a @ b`` over the trailing two dims (``c`` a view of a work array)."""
+    bd = tuple(range(nbatch_dims))
+    p = dot_general(a, b, dimension_numbers=(((a.ndim - 1,), (b.ndim - 2,)), (bd, bd)))
+    ew_apply("subtract", [c, p], c.dtype, c.dtype, [c.dtype, c.dtype], out=c)
 
 
 def _batch(bshape: tuple[int, ...], inputs: list[Array], outputs: list[Array]
@@ -101,11 +136,45 @@ def cholesky(x: Array, *, upper: bool = False) -> Array:
     out = Array.empty(x.shape, x.dtype, device)
     if out.size == 0:
         return out
+    if _blocked(device, n):
+        return _potrf_blocked(x, out, bool(upper))
     (x,), nb0, nb1, bs = _batch(bshape, [x], [out])
     B = nb0 * nb1
     work = _scratch(B * n * n, x.dtype, device)
     _run("chol", x.dtype, device, B, n, nb1, int(bool(upper)), n * n, *_mat(x, bs[0]),
          *_mat(out, bs[1]), work._buf)
+    return out
+
+
+def _potrf_blocked(x: Array, out: Array, upper: bool) -> Array:
+    """Right-looking blocked Cholesky on the lower triangle: the panel kernel factors the
+    diagonal block and solves the rows below it, GEMM updates the trailing matrix (whole,
+    though only its lower triangle is read later)."""
+    device, n, dtype = x.device, x.shape[-1], x.dtype
+    bshape = x.shape[:-2]
+    B = out.size // (n * n)
+    if upper:   # the upper triangle, read as the lower one of x^H
+        xt = transpose(x, perm=tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2))
+        src = ew_apply("conj", [xt], dtype, dtype, [dtype]) if dtype.kind == "c" else xt
+    else:
+        src = x
+    work = Array.empty(x.shape, dtype, device)
+    copy_into(work, src)
+    w = Array(work._buf, 0, (B, n, n), (n * n, n, 1), dtype, device)
+    flag = full(shape=(B,), value=0, dtype=dt.int32, device=device)
+    for k in range(0, n, _NB):
+        kb = min(_NB, n - k)
+        _run("cholpanel", dtype, device, B, n, k, kb, work._buf, flag._buf)
+        m = n - k - kb
+        if m:
+            l21 = _view(w, (0, k + kb, k), (B, m, kb))
+            l21h = transpose(l21, perm=(0, 2, 1))
+            if dtype.kind == "c":
+                l21h = ew_apply("conj", [l21h], dtype, dtype, [dtype])
+            _gemm_sub(_view(w, (0, k + kb, k + kb), (B, m, m)), l21, l21h, 1)
+    _, nb0, nb1, bs = _batch(bshape, [], [out])
+    _run("cholfin", dtype, device, B, n, nb1, int(upper), work._buf, flag._buf,
+         *_mat(out, bs[0]))
     return out
 
 
@@ -124,10 +193,37 @@ def _getrf(x: Array) -> tuple[Array, Array, Array, Array, Array]:
         return (lu, piv, full(shape=bshape, value=1, dtype=x.dtype, device=device),
                 full(shape=bshape, value=1, dtype=x.dtype, device=device),
                 full(shape=bshape, value=0, dtype=lad.dtype, device=device))
+    if _blocked(device, n):
+        _getrf_blocked(x, lu, piv, det, sgn, lad)
+        return lu, piv, det, sgn, lad
     (x,), nb0, nb1, bs = _batch(bshape, [x], [lu])
     _run("getrf", x.dtype, device, nb0 * nb1, n, nb1, *_mat(x, bs[0]), lu._buf, piv._buf,
          det._buf, sgn._buf, lad._buf)
     return lu, piv, det, sgn, lad
+
+
+def _getrf_blocked(x: Array, lu: Array, piv: Array, det: Array, sgn: Array, lad: Array
+                   ) -> None:
+    """Right-looking blocked LU in ``lu`` (dense): for each panel of ``_NB`` columns, the
+    panel kernel (one work-group per matrix), its row swaps on the other columns, the block
+    row of ``U`` by a unit-lower solve, and the trailing update ``A22 -= L21 U12`` by GEMM."""
+    device, n, dtype = x.device, x.shape[-1], x.dtype
+    B = lu.size // (n * n)
+    copy_into(lu, x)
+    w = Array(lu._buf, 0, (B, n, n), (n * n, n, 1), dtype, device)
+    ch = _chunk(device)
+    for k in range(0, n, _NB):
+        kb = min(_NB, n - k)
+        _run("lupanel", dtype, device, B, n, k, kb, lu._buf, piv._buf)
+        m = n - k - kb
+        _run("luswap", dtype, device, B, n, k, kb, ch, lu._buf, piv._buf,
+             items=-(-(n - kb) // ch))
+        if m:
+            _run("lutrsm", dtype, device, B, n, k, kb, ch, lu._buf, items=-(-m // ch))
+            _gemm_sub(_view(w, (0, k + kb, k + kb), (B, m, m)),
+                      _view(w, (0, k + kb, k), (B, m, kb)),
+                      _view(w, (0, k, k + kb), (B, kb, m)), 1)
+    _run("lustat", dtype, device, B, n, lu._buf, piv._buf, det._buf, sgn._buf, lad._buf)
 
 
 @def_impl("lu", multiple_results=True)
@@ -156,6 +252,8 @@ def _getrs(lu: Array, piv: Array, b: Array | None, k: int, bshape: tuple[int, ..
     out = Array.empty(bshape + (n, k), lu.dtype, device)
     if out.size == 0:
         return out
+    if _blocked(device, n):
+        return _getrs_blocked(lu, piv, b, out)
     ins = [lu, piv] + ([b] if b is not None else [])
     ins, nb0, nb1, bs = _batch(bshape, ins, [out])
     if b is None:
@@ -164,6 +262,44 @@ def _getrs(lu: Array, piv: Array, b: Array | None, k: int, bshape: tuple[int, ..
         bx, bxs = ins[2], bs[2]
     _run("getrs", lu.dtype, device, nb0 * nb1, n, k, nb1, int(b is None), *_mat(ins[0], bs[0]),
          *_vec(ins[1], bs[1]), *_mat(bx, bxs), out._buf)
+    return out
+
+
+def _getrs_blocked(lu: Array, piv: Array, b: Array | None, out: Array) -> Array:
+    """Blocked forward and back substitution in ``out``: the diagonal blocks by the
+    ``trblk`` kernel, everything below (above) them by GEMM."""
+    device, dtype = lu.device, lu.dtype
+    n, k = out.shape[-2:]
+    bshape = out.shape[:-2]
+    nd = len(bshape)
+    if b is None:
+        copy_into(out, 0, dtype)
+        diag = Array(out._buf, out._offset, bshape + (min(n, k),),
+                     out._strides[:-2] + (k + 1,), dtype, device)
+        copy_into(diag, 1, dtype)
+    else:
+        copy_into(out, b)
+    (lu, piv), nb0, nb1, bs = _batch(bshape, [lu, piv], [out])
+    B, ch = nb0 * nb1, _chunk(device)
+    items = -(-k // ch)
+    z = (0,) * nd
+    _run("rhsswap", dtype, device, B, n, k, nb1, ch, *_vec(piv, bs[1]), out._buf, items=items)
+    for i0 in range(0, n, _NB):
+        i1 = min(n, i0 + _NB)
+        _run("trblk", dtype, device, B, n, k, nb1, i0, i1, 0, ch, *_mat(lu, bs[0]), out._buf,
+             items=items)
+        if i1 < n:
+            _gemm_sub(_view(out, z + (i1, 0), bshape + (n - i1, k)),
+                      _view(lu, z + (i1, i0), bshape + (n - i1, i1 - i0)),
+                      _view(out, z + (i0, 0), bshape + (i1 - i0, k)), nd)
+    for i1 in range(n, 0, -_NB):
+        i0 = max(0, i1 - _NB)
+        _run("trblk", dtype, device, B, n, k, nb1, i0, i1, 1, ch, *_mat(lu, bs[0]), out._buf,
+             items=items)
+        if i0 > 0:
+            _gemm_sub(_view(out, z + (0, 0), bshape + (i0, k)),
+                      _view(lu, z + (0, i0), bshape + (i0, i1 - i0)),
+                      _view(out, z + (i0, 0), bshape + (i1 - i0, k)), nd)
     return out
 
 

@@ -1,12 +1,13 @@
 """``clnp.linalg``: the Array API ``linalg`` extension (2025.12), computed on the device.
 
-Every decomposition is one kernel launch per call, one work-group per matrix of a batch
-(``clnp._codegen.linalg``); nothing falls back to the host. Algorithms: Cholesky
-(right-looking), LU with partial pivoting (``solve``, ``inv``, ``det``, ``slogdet``),
-Householder QR, Householder tridiagonalization + implicit QL for ``eigh``, one-sided Jacobi
-for ``svd`` (cost grows with the number of sweeps: about ``10 * n^3``; a 512 x 512 SVD takes
-seconds on a CPU), Hessenberg reduction + shifted complex QR for ``eig``. Norms, ``pinv``,
-``matrix_rank`` and ``matrix_power`` are compositions of these with clnp functions.
+Every decomposition runs on the device (``clnp._codegen.linalg``, one work-group per matrix
+of a batch); nothing falls back to the host. Algorithms: Cholesky (right-looking), LU with
+partial pivoting (``solve``, ``inv``, ``det``, ``slogdet``), both blocked from order 128 on
+(panels of 64 columns, trailing updates by the GEMM kernel), Householder QR, Householder
+tridiagonalization + implicit QL for ``eigh``, one-sided Jacobi for ``svd`` (a few sweeps of
+about ``2 m n^2`` each), Hessenberg reduction + shifted complex QR for ``eig``. Norms,
+``pinv``, ``matrix_rank`` and ``matrix_power`` are compositions of these with clnp
+functions.
 
 Conventions where the standard leaves a choice:
 
@@ -180,35 +181,50 @@ def solve(x1: Any, x2: Any, /) -> Any:
     return _bind("reshape", x, shape=batch + (M,)) if vector else x
 
 
-def qr(x: Any, /, *, mode: str = "reduced") -> QRResult:
+def qr(x: Any, /, mode: str = "reduced") -> QRResult | Any:
     """Returns the QR decomposition ``x = Q R`` of a matrix (or a stack of matrices) as a
     namedtuple ``(Q, R)`` (Householder reflections; ``R`` has a real diagonal).
 
     ``mode="reduced"``: ``Q`` ``(..., M, K)``, ``R`` ``(..., K, N)`` with ``K = min(M, N)``;
-    ``mode="complete"``: ``Q`` ``(..., M, M)``, ``R`` ``(..., M, N)``."""
+    ``mode="complete"``: ``Q`` ``(..., M, M)``, ``R`` ``(..., M, N)``; NumPy's ``mode="r"``:
+    ``R`` alone."""
     x = _matrix(_float_array(x, "qr"), "qr")
-    if mode not in ("reduced", "complete"):
-        raise ValueError(f"linalg.qr: mode must be 'reduced' or 'complete'; got {mode!r}")
+    if mode not in ("reduced", "complete", "r"):
+        raise ValueError(f"linalg.qr: mode must be 'reduced' or 'complete' (or NumPy's 'r'); "
+                         f"got {mode!r}")
     q, r = _bind("qr", x, mode=mode)
-    return QRResult(q, r)
+    return r if mode == "r" else QRResult(q, r)
 
 
-def eigh(x: Any, /) -> EighResult:
+def _triangle(x: Any, UPLO: str, fname: str) -> Any:
+    """``x`` arranged so that the kernel's lower triangle holds the one ``UPLO`` names."""
+    if UPLO not in ("L", "U"):
+        raise ValueError(f"linalg.{fname}: UPLO must be 'L' or 'U'; got {UPLO!r}")
+    if UPLO == "L":
+        return x
+    xt = matrix_transpose(x)
+    return _xp().conj(xt) if x.dtype.kind == "c" else xt
+
+
+def eigh(x: Any, /, UPLO: str = "L") -> EighResult:
     """Returns the eigenvalue decomposition ``x = Q diag(w) Q^H`` of a complex Hermitian or
     real symmetric matrix (or a stack of them) as a namedtuple ``(eigenvalues,
     eigenvectors)``.
 
-    Only the lower triangle of ``x`` is read. Eigenvalues are ascending, with the real dtype
-    of ``x``'s precision; the eigenvectors are the columns of an orthogonal (unitary) matrix
-    of ``x``'s dtype."""
-    w, v = _bind("eigh", _square(x, "eigh"), compute_v=True)
+    Only the lower triangle of ``x`` is read (the upper one with NumPy's ``UPLO="U"``).
+    Eigenvalues are ascending, with the real dtype of ``x``'s precision; the eigenvectors are
+    the columns of an orthogonal (unitary) matrix of ``x``'s dtype."""
+    x = _triangle(_square(x, "eigh"), UPLO, "eigh")
+    w, v = _bind("eigh", x, compute_v=True)
     return EighResult(w, v)
 
 
-def eigvalsh(x: Any, /) -> Any:
+def eigvalsh(x: Any, /, UPLO: str = "L") -> Any:
     """Returns the eigenvalues (ascending, real dtype) of a complex Hermitian or real
-    symmetric matrix (or a stack of them); only the lower triangle of ``x`` is read."""
-    return _bind("eigh", _square(x, "eigvalsh"), compute_v=False)[0]
+    symmetric matrix (or a stack of them); only the lower triangle of ``x`` is read (the
+    upper one with NumPy's ``UPLO="U"``)."""
+    x = _triangle(_square(x, "eigvalsh"), UPLO, "eigvalsh")
+    return _bind("eigh", x, compute_v=False)[0]
 
 
 def _complex_of(x: Any) -> Any:
@@ -231,14 +247,19 @@ def eigvals(x: Any, /) -> Any:
     return _bind("eig", _complex_of(_square(x, "eigvals")), compute_v=False)[0]
 
 
-def svd(x: Any, /, *, full_matrices: bool = True) -> SVDResult:
+def svd(x: Any, /, full_matrices: bool = True, compute_uv: bool = True,
+        hermitian: bool = False) -> SVDResult | Any:
     """Returns a singular value decomposition ``x = U diag(S) Vh`` of a matrix (or a stack
     of matrices) as a namedtuple ``(U, S, Vh)``.
 
     ``S`` (real dtype of ``x``'s precision) is sorted in descending order. With
     ``full_matrices`` ``U`` is ``(..., M, M)`` and ``Vh`` ``(..., N, N)``, otherwise
-    ``(..., M, K)`` and ``(..., K, N)`` with ``K = min(M, N)``."""
+    ``(..., M, K)`` and ``(..., K, N)`` with ``K = min(M, N)``. NumPy's ``compute_uv=False``
+    returns ``S`` alone; ``hermitian`` is accepted and ignored (the general algorithm is
+    used)."""
     x = _matrix(_float_array(x, "svd"), "svd")
+    if not compute_uv:
+        return _bind("svd", x, full_matrices=False, compute_uv=False)[1]
     u, s, vh = _bind("svd", x, full_matrices=bool(full_matrices), compute_uv=True)
     return SVDResult(u, s, vh)
 
@@ -269,28 +290,41 @@ def _rtol_array(rtol: Any, x: Any, fname: str) -> Any:
     return float(rtol)
 
 
-def matrix_rank(x: Any, /, *, rtol: float | Any | None = None) -> Any:
+def matrix_rank(x: Any, /, tol: float | Any | None = None, hermitian: bool = False, *,
+                rtol: float | Any | None = None) -> Any:
     """Returns the rank (number of singular values greater than ``rtol * largest``) of a
     matrix (or a stack of matrices), in the default integer dtype, shape ``x.shape[:-2]``.
 
     ``rtol`` defaults to ``max(M, N) * eps``; an array ``rtol`` broadcasts against
-    ``x.shape[:-2]``."""
+    ``x.shape[:-2]``. NumPy's ``tol`` is an absolute threshold instead (not together with
+    ``rtol``); ``hermitian`` is accepted and ignored."""
     xp = _xp()
     x = _matrix(_float_array(x, "matrix_rank"), "matrix_rank")
-    tol = _rtol_array(rtol, x, "matrix_rank")
+    if tol is not None and rtol is not None:
+        raise ValueError("linalg.matrix_rank: tol and rtol cannot both be set")
+    rel = _rtol_array(rtol, x, "matrix_rank")
     if min(x.shape[-2:]) == 0:
         return xp.zeros(x.shape[:-2], dtype=xp.int64, device=x.device)
     s = svdvals(x)
-    cut = xp.max(s, axis=-1, keepdims=True) * tol
+    if tol is not None:
+        cut = xp.expand_dims(tol, axis=-1) if is_array(tol) else float(tol)
+    else:
+        cut = xp.max(s, axis=-1, keepdims=True) * rel
     return xp.astype(xp.count_nonzero(s > cut, axis=-1), xp.int64)
 
 
-def pinv(x: Any, /, *, rtol: float | Any | None = None) -> Any:
+def pinv(x: Any, /, rcond: float | Any | None = None, hermitian: bool = False, *,
+         rtol: float | Any | None = None) -> Any:
     """Returns the (Moore-Penrose) pseudo-inverse ``V diag(1/S) U^H`` of a matrix (or a stack
     of matrices), shape ``(..., N, M)``; singular values at or below ``rtol * largest`` count
-    as zero (``rtol`` defaults to ``max(M, N) * eps``)."""
+    as zero (``rtol`` defaults to ``max(M, N) * eps``). NumPy's ``rcond`` is another name
+    for ``rtol``; ``hermitian`` is accepted and ignored."""
     xp = _xp()
     x = _matrix(_float_array(x, "pinv"), "pinv")
+    if rcond is not None:
+        if rtol is not None:
+            raise ValueError("linalg.pinv: rcond and rtol cannot both be set")
+        rtol = rcond
     tol = _rtol_array(rtol, x, "pinv")
     M, N = x.shape[-2:]
     if min(M, N) == 0:

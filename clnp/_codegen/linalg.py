@@ -37,6 +37,17 @@ split as ``b0 = b / nb1``, ``b1 = b % nb1``):
                    round). Singular values descending; the left factor (normalized columns) is
                    passed through a Householder QR, which re-orthogonalizes it, completes the
                    basis for ``full`` and replaces the columns of zero singular values.
+``clnp_la_lupanel``, ``clnp_la_luswap``, ``clnp_la_lutrsm``, ``clnp_la_lustat``
+                   The kernels of the blocked LU (a host loop over panels of columns, with
+                   the trailing update by the GEMM kernel): panel factorization (one group
+                   per matrix), its row swaps on the other columns and the block row of
+                   ``U`` (each item owning ``chunk`` columns), the determinant.
+``clnp_la_cholpanel``, ``clnp_la_cholfin``
+                   Blocked Cholesky (lower, GEMM trailing update): diagonal block and the
+                   rows below it; the output with zeros (NaN for a failed matrix).
+``clnp_la_rhsswap``, ``clnp_la_trblk``
+                   Blocked solve from LU factors: pivots on the right-hand sides, then the
+                   diagonal blocks of ``L``/``U`` (the off-diagonal blocks by GEMM).
 ``clnp_la_eig``    (complex only) General eigensolver: Householder Hessenberg reduction,
                    single-shift complex QR (Wilkinson shifts, exceptional shifts every 10
                    iterations) to Schur form ``T`` with Schur vectors ``Z``, eigenvectors of
@@ -70,6 +81,14 @@ _SIGS = {
     "chol": "iiilMMB",
     "getrf": "iiMBBBBB",
     "getrs": "iiiiMVMB",
+    "lupanel": "iiiBB",
+    "luswap": "iiiiBB",
+    "lutrsm": "iiiiB",
+    "lustat": "iBBBBB",
+    "rhsswap": "iiiiVB",
+    "cholpanel": "iiiBB",
+    "cholfin": "iiiBBM",
+    "trblk": "iiiiiiiMB",
     "qr": "iiiiiilMMMB",
     "eigh": "iiillMVMBB",
     "svd": "iiiiillMVMMBB",
@@ -133,6 +152,7 @@ inline RT la_amax(T a) { return fmax(fabs(a.x), fabs(a.y)); }
 inline T la_fromr(RT r) { return (T)(r, (RT)0); }
 inline int la_iszero(T a) { return a.x == 0 && a.y == 0; }
 inline int la_isnan(T a) { return isnan(a.x) || isnan(a.y); }
+inline T la_divr(T a, RT r) { return (T)(a.x / r, a.y / r); }
 inline T la_div(T a, T b) {
   /* Smith's algorithm: no overflow for large |b| */
   if (fabs(b.x) >= fabs(b.y)) {
@@ -162,10 +182,13 @@ inline T la_fromr(RT r) { return r; }
 inline int la_iszero(T a) { return a == 0; }
 inline int la_isnan(T a) { return isnan(a); }
 inline T la_div(T a, T b) { return a / b; }
+inline T la_divr(T a, RT r) { return a / r; }
 #endif
 #define CZERO la_fromr((RT)0)
 #define CONE la_fromr((RT)1)
 
+/* the launch always uses LS items per group: lets GPU compilers budget registers */
+#define KATTR __attribute__((reqd_work_group_size(LS, 1, 1)))
 #define PFOR(i, a, b) for (int i = (a) + lid; i < (b); i += LS)
 #if LS > 1
 #define BAR() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
@@ -336,7 +359,7 @@ inline RT la_key(RT v, const int desc) {
 """
 
 _KERNELS = r"""
-__kernel void clnp_la_chol(const int n, const int nb1, const int upper, const long ws,
+__kernel KATTR void clnp_la_chol(const int n, const int nb1, const int upper, const long ws,
                            MAT_IN(X), MAT_OUT(O), __global T *work)
 {
   PROLOGUE;
@@ -379,19 +402,12 @@ __kernel void clnp_la_chol(const int n, const int nb1, const int upper, const lo
   }
 }
 
-__kernel void clnp_la_getrf(const int n, const int nb1, MAT_IN(X), __global T *lu,
-                            __global int *piv, __global T *det, __global T *sgn,
-                            __global RT *lad)
-{
-  PROLOGUE;
-  __local RT red[LS];
-  __local int ired[LS];
-  __global const T *x = AT(X);
-  __global T *w = lu + (long)b * n * n;
-  __global int *pv = piv + (long)b * n;
-  for (int i = 0; i < n; ++i) PFOR(j, 0, n) w[i * n + j] = x[i * X_sr + j * X_sc];
-  BAR();
-  for (int k = 0; k < n; ++k) {
+/* LU with partial pivoting of the columns [c0, c1) of the dense n x n matrix w, rows
+   [c0, n) (LAPACK getf2 on a panel): pivots ("|re| + |im|", first maximum) and their row
+   swaps stay inside the panel; pv[j] gets the pivot row of column j. */
+inline void la_lu_panel(const int n, const int c0, const int c1, __global T *w,
+                        __global int *pv, __local RT *red, __local int *ired, const int lid) {
+  for (int k = c0; k < c1; ++k) {
     RT best = -1;
     int bi = n;
     PFOR(i, k, n) {
@@ -402,7 +418,7 @@ __kernel void clnp_la_getrf(const int n, const int nb1, MAT_IN(X), __global T *l
     if (bi >= n) bi = k;
     if (lid == 0) pv[k] = bi;
     if (bi != k) {
-      PFOR(j, 0, n) {
+      PFOR(j, c0, c1) {
         const T t = w[k * n + j];
         w[k * n + j] = w[bi * n + j];
         w[bi * n + j] = t;
@@ -412,32 +428,231 @@ __kernel void clnp_la_getrf(const int n, const int nb1, MAT_IN(X), __global T *l
     const T dk = w[k * n + k];
     if (!la_iszero(dk)) PFOR(i, k + 1, n) w[i * n + k] = la_div(w[i * n + k], dk);
     BAR();
+#if LS == 1
     for (int i = k + 1; i < n; ++i) {
       const T l = w[i * n + k];
-      PFOR(j, k + 1, n) w[i * n + j] -= la_mul(l, w[k * n + j]);
+      PFOR(j, k + 1, c1) w[i * n + j] -= la_mul(l, w[k * n + j]);
     }
+#else
+    /* rows x columns split over the items: a tall panel has few columns */
+    const int cols = c1 - k - 1, cnt = (n - k - 1) * cols;
+    for (int t = lid; t < cnt; t += LS) {
+      const int i = k + 1 + t / cols, j = k + 1 + t % cols;
+      w[i * n + j] -= la_mul(w[i * n + k], w[k * n + j]);
+    }
+#endif
     BAR();
-  }
-  if (lid == 0) {
-    T dt = CONE, sg = CONE;
-    RT la = 0;
-    int odd = 0;
-    for (int k = 0; k < n; ++k) {
-      if (pv[k] != k) odd ^= 1;
-      const T dk = w[k * n + k];
-      const RT a = la_abs(dk);
-      dt = la_mul(dt, dk);
-      la += log(a);
-      sg = a == 0 ? CZERO : la_mul(sg, dk * ((RT)1 / a));
-    }
-    if (odd) { dt = -dt; sg = -sg; }
-    det[b] = dt;
-    sgn[b] = sg;
-    lad[b] = la;
   }
 }
 
-__kernel void clnp_la_getrs(const int n, const int k, const int nb1, const int ident,
+/* det, sign and log|det| from the LU diagonal and the pivot parity (item 0) */
+inline void la_lu_stats(const int n, __global const T *w, __global const int *pv,
+                        __global T *det, __global T *sgn, __global RT *lad) {
+  T dt = CONE, sg = CONE;
+  RT la = 0;
+  int odd = 0;
+  for (int k = 0; k < n; ++k) {
+    if (pv[k] != k) odd ^= 1;
+    const T dk = w[k * n + k];
+    const RT a = la_abs(dk);
+    dt = la_mul(dt, dk);
+    la += log(a);
+    sg = a == 0 ? CZERO : la_mul(sg, dk * ((RT)1 / a));
+  }
+  if (odd) { dt = -dt; sg = -sg; }
+  *det = dt;
+  *sgn = sg;
+  *lad = la;
+}
+
+__kernel KATTR void clnp_la_getrf(const int n, const int nb1, MAT_IN(X), __global T *lu,
+                                  __global int *piv, __global T *det, __global T *sgn,
+                                  __global RT *lad)
+{
+  PROLOGUE;
+  __local RT red[LS];
+  __local int ired[LS];
+  __global const T *x = AT(X);
+  __global T *w = lu + (long)b * n * n;
+  __global int *pv = piv + (long)b * n;
+  for (int i = 0; i < n; ++i) PFOR(j, 0, n) w[i * n + j] = x[i * X_sr + j * X_sc];
+  BAR();
+  la_lu_panel(n, 0, n, w, pv, red, ired, lid);
+  if (lid == 0) la_lu_stats(n, w, pv, det + b, sgn + b, lad + b);
+}
+
+/* ---- blocked LU (clnp's host loop: panel, swaps, block row of U, GEMM update) on the dense
+   batch lu (n x n per matrix); kb = panel width at column k */
+__kernel KATTR void clnp_la_lupanel(const int n, const int k, const int kb, __global T *lu,
+                                    __global int *piv)
+{
+  const int lid = get_local_id(0);
+  const int b = get_group_id(1);
+  __local RT red[LS];
+  __local int ired[LS];
+  la_lu_panel(n, k, k + kb, lu + (long)b * n * n, piv + (long)b * n, red, ired, lid);
+}
+
+/* the panel's row swaps applied to every column outside it; item t owns `chunk` columns */
+__kernel KATTR void clnp_la_luswap(const int n, const int k, const int kb, const int chunk,
+                                   __global T *lu, __global const int *piv)
+{
+  const int t = get_global_id(0);
+  const int b = get_group_id(1);
+  __global T *w = lu + (long)b * n * n;
+  __global const int *pv = piv + (long)b * n;
+  const int q0 = t * chunk, q1 = min(q0 + chunk, n - kb);
+  for (int j = k; j < k + kb; ++j) {
+    const int p = pv[j];
+    if (p == j) continue;
+    for (int q = q0; q < q1; ++q) {
+      const int c = q < k ? q : q + kb;
+      const T tmp = w[j * n + c];
+      w[j * n + c] = w[p * n + c];
+      w[p * n + c] = tmp;
+    }
+  }
+}
+
+/* U12 = L11^-1 A12 (L11 unit lower kb x kb at (k, k)) for the columns right of the panel */
+__kernel KATTR void clnp_la_lutrsm(const int n, const int k, const int kb, const int chunk,
+                                   __global T *lu)
+{
+  const int t = get_global_id(0);
+  const int b = get_group_id(1);
+  __global T *w = lu + (long)b * n * n;
+  const int c0 = k + kb + t * chunk, c1 = min(c0 + chunk, n);
+  for (int i = k + 1; i < k + kb; ++i) {
+    for (int r = k; r < i; ++r) {
+      const T l = w[i * n + r];
+      for (int c = c0; c < c1; ++c) w[i * n + c] -= la_mul(l, w[r * n + c]);
+    }
+  }
+}
+
+__kernel KATTR void clnp_la_lustat(const int n, __global const T *lu, __global const int *piv,
+                                   __global T *det, __global T *sgn, __global RT *lad)
+{
+  const int b = get_group_id(1);
+  if (get_local_id(0) == 0)
+    la_lu_stats(n, lu + (long)b * n * n, piv + (long)b * n, det + b, sgn + b, lad + b);
+}
+
+/* ---- blocked Cholesky (lower factor in the dense n x n work w, row-major): the diagonal
+   block [k, k + kb) factored by item 0's group, then the rows below solved against it
+   (L21 = A21 L11^-H, rows in parallel); failures set flag[b] */
+__kernel KATTR void clnp_la_cholpanel(const int n, const int k, const int kb, __global T *lu,
+                                      __global int *flag)
+{
+  const int lid = get_local_id(0);
+  const int b = get_group_id(1);
+  __local int bad;
+  __global T *w = lu + (long)b * n * n;
+  const int k1 = k + kb;
+  if (lid == 0) bad = 0;
+  BAR();
+  for (int j = k; j < k1; ++j) {
+    if (lid == 0) {
+      const RT dj = la_re(w[j * n + j]);
+      if (!(dj > 0) || !isfinite(dj)) bad = 1;
+      else w[j * n + j] = la_fromr(sqrt(dj));
+    }
+    BAR();
+    const RT inv = (RT)1 / la_re(w[j * n + j]);
+    PFOR(i, j + 1, k1) w[i * n + j] *= inv;
+    BAR();
+    for (int i = j + 1; i < k1; ++i) {
+      const T l = w[i * n + j];
+      PFOR(c, j + 1, i + 1) w[i * n + c] -= la_mul(l, la_conj(w[c * n + j]));
+    }
+    BAR();
+  }
+  PFOR(r, k1, n) {
+    __global T *row = w + (long)r * n;
+    for (int j = k; j < k1; ++j) {
+      T v = row[j];
+      for (int i = k; i < j; ++i) v -= la_mul(row[i], la_conj(w[j * n + i]));
+      row[j] = v * ((RT)1 / la_re(w[j * n + j]));
+    }
+  }
+  if (lid == 0 && bad) flag[b] = 1;
+}
+
+/* the factor written out: L (or U = L^H when upper) with zeros, all NaN where flag is set */
+__kernel KATTR void clnp_la_cholfin(const int n, const int nb1, const int upper,
+                                    __global const T *lu, __global const int *flag,
+                                    MAT_OUT(O))
+{
+  PROLOGUE;
+  __global const T *w = lu + (long)b * n * n;
+  __global T *o = AT(O);
+  const int failed = flag[b];
+  const T nanv = la_fromr(NAN);
+  for (int i = 0; i < n; ++i) {
+    PFOR(j, 0, n) {
+      T v;
+      if (failed) v = nanv;
+      else if (upper) v = j >= i ? la_conj(w[j * n + i]) : CZERO;
+      else v = j <= i ? w[i * n + j] : CZERO;
+      o[i * O_sr + j * O_sc] = v;
+    }
+  }
+}
+
+/* ---- blocked solve from LU factors: b is dense n x k per matrix (the output) */
+/* row swaps of the right-hand sides; item t owns `chunk` columns */
+__kernel KATTR void clnp_la_rhsswap(const int n, const int k, const int nb1, const int chunk,
+                                    VEC(const int, P), __global T *out)
+{
+  const int t = get_global_id(0);
+  const int b = get_group_id(1);
+  const int b0 = b / nb1, b1 = b - b0 * nb1;
+  __global const int *pv = AT(P);
+  __global T *w = out + (long)b * n * k;
+  const int c0 = t * chunk, c1 = min(c0 + chunk, k);
+  for (int r = 0; r < n; ++r) {
+    const int p = pv[r * P_s];
+    if (p == r) continue;
+    for (int c = c0; c < c1; ++c) {
+      const T tmp = w[r * k + c];
+      w[r * k + c] = w[p * k + c];
+      w[p * k + c] = tmp;
+    }
+  }
+}
+
+/* rows [i0, i1) of X solved against the diagonal block of L (unit lower, upper = 0) or U
+   (upper = 1); the off-diagonal blocks were applied by GEMM */
+__kernel KATTR void clnp_la_trblk(const int n, const int k, const int nb1, const int i0,
+                                  const int i1, const int upper, const int chunk, MAT_IN(L),
+                                  __global T *out)
+{
+  const int t = get_global_id(0);
+  const int b = get_group_id(1);
+  const int b0 = b / nb1, b1 = b - b0 * nb1;
+  __global const T *lu = AT(L);
+  __global T *w = out + (long)b * n * k;
+  const int c0 = t * chunk, c1 = min(c0 + chunk, k);
+  if (!upper) {
+    for (int i = i0 + 1; i < i1; ++i) {
+      for (int r = i0; r < i; ++r) {
+        const T l = lu[i * L_sr + r * L_sc];
+        for (int c = c0; c < c1; ++c) w[i * k + c] -= la_mul(l, w[r * k + c]);
+      }
+    }
+  } else {
+    for (int i = i1 - 1; i >= i0; --i) {
+      for (int r = i + 1; r < i1; ++r) {
+        const T u = lu[i * L_sr + r * L_sc];
+        for (int c = c0; c < c1; ++c) w[i * k + c] -= la_mul(u, w[r * k + c]);
+      }
+      const T d = lu[i * L_sr + i * L_sc];
+      for (int c = c0; c < c1; ++c) w[i * k + c] = la_div(w[i * k + c], d);
+    }
+  }
+}
+
+__kernel KATTR void clnp_la_getrs(const int n, const int k, const int nb1, const int ident,
                             MAT_IN(L), VEC(const int, P), MAT_IN(X), __global T *out)
 {
   PROLOGUE;
@@ -476,7 +691,7 @@ __kernel void clnp_la_getrs(const int n, const int k, const int nb1, const int i
   }
 }
 
-__kernel void clnp_la_qr(const int m, const int n, const int nb1, const int qc, const int rr,
+__kernel KATTR void clnp_la_qr(const int m, const int n, const int nb1, const int qc, const int rr,
                          const int want_q, const long ws, MAT_IN(X), MAT_OUT(Q), MAT_OUT(R),
                          __global T *work)
 {
@@ -491,14 +706,16 @@ __kernel void clnp_la_qr(const int m, const int n, const int nb1, const int qc, 
   BAR();
   la_geqrf(m, n, a, m, tau, red, lid);
   __global T *ro = AT(R);
-  for (int i = 0; i < rr; ++i) PFOR(j, 0, n) ro[i * R_sr + j * R_sc] = j >= i ? a[(long)j * m + i] : CZERO;
+  for (int i = 0; i < rr; ++i)
+    PFOR(j, 0, n) ro[i * R_sr + j * R_sc] = j >= i ? a[(long)j * m + i] : CZERO;
   /* no barrier inside a conditional (PoCL mishandles them): qc = 0 when Q is not wanted */
   la_orgqr(m, want_q ? k : 0, want_q ? qc : 0, a, m, tau, q, m, lid);
   __global T *qo = AT(Q);
-  for (int r = 0; r < (want_q ? m : 0); ++r) PFOR(c, 0, qc) qo[r * Q_sr + c * Q_sc] = q[(long)c * m + r];
+  for (int r = 0; r < (want_q ? m : 0); ++r)
+    PFOR(c, 0, qc) qo[r * Q_sr + c * Q_sc] = q[(long)c * m + r];
 }
 
-__kernel void clnp_la_eigh(const int n, const int nb1, const int want_v, const long ws,
+__kernel KATTR void clnp_la_eigh(const int n, const int nb1, const int want_v, const long ws,
                            const long rws, MAT_IN(X), VEC(RT, E), MAT_OUT(V),
                            __global T *work, __global RT *rwork)
 {
@@ -541,13 +758,25 @@ __kernel void clnp_la_eigh(const int n, const int nb1, const int want_v, const l
     BAR();
     /* (unconditional: with tau = 0 every update below is zero) */
     {
-      /* x = tau A22 v (A22 Hermitian: (A v)_c = sum_r conj(A_rc) v_r, row-wise) */
+      /* x = tau A22 v (A22 Hermitian: (A v)_c = sum_r conj(A_rc) v_r) */
+#if LS == 1
+      /* row by row: unit-stride axpys that vectorize */
       PFOR(c, 0, p) xw[c] = CZERO;
       for (int r = 0; r < p; ++r) {
         const T vr = vv[r];
         __global const T *row = a22 + (long)r * n;
         PFOR(c, 0, p) xw[c] += la_mul(la_conj(row[c]), vr);
       }
+#else
+      /* one dot product per item: accumulating xw[c] across a serial loop around the split
+         loop is miscompiled by PoCL's work-group vectorizer */
+      PFOR(c, 0, p) {
+        __global const T *row = a22 + (long)c * n;
+        T acc = CZERO;
+        for (int r = 0; r < p; ++r) acc += la_mul(row[r], vv[r]);
+        xw[c] = acc;
+      }
+#endif
       T s = CZERO;
       PFOR(c, 0, p) {
         const T xc = la_mul(t, xw[c]);
@@ -578,7 +807,8 @@ __kernel void clnp_la_eigh(const int n, const int nb1, const int want_v, const l
     e[n - 1] = 0;
   }
   /* (barriers never sit inside a conditional: PoCL mishandles them; loops run 0 times) */
-  for (int c = 0; c < (want_v ? n : 0); ++c) PFOR(r, 0, n) zt[(long)c * n + r] = r == c ? CONE : CZERO;
+  for (int c = 0; c < (want_v ? n : 0); ++c)
+    PFOR(r, 0, n) zt[(long)c * n + r] = r == c ? CONE : CZERO;
   BAR();
   for (int j = want_v ? n - 2 : -1; j >= 0; --j) {
     const int p = n - j - 1;
@@ -671,11 +901,12 @@ __kernel void clnp_la_eigh(const int n, const int nb1, const int want_v, const l
   PFOR(c, 0, n) eo[c * E_s] = d[(int)sn[c]] * back;
   if (want_v) {
     __global T *vo = AT(V);
-    for (int r = 0; r < n; ++r) PFOR(c, 0, n) vo[r * V_sr + c * V_sc] = zt[(long)(int)sn[c] * n + r];
+    for (int r = 0; r < n; ++r)
+      PFOR(c, 0, n) vo[r * V_sr + c * V_sc] = zt[(long)(int)sn[c] * n + r];
   }
 }
 
-__kernel void clnp_la_svd(const int m, const int n, const int nb1, const int want_uv,
+__kernel KATTR void clnp_la_svd(const int m, const int n, const int nb1, const int want_uv,
                           const int full, const long ws, const long rws, MAT_IN(X), VEC(RT, S),
                           MAT_OUT(U), MAT_OUT(VH), __global T *work, __global RT *rwork)
 {
@@ -699,7 +930,8 @@ __kernel void clnp_la_svd(const int m, const int n, const int nb1, const int wan
     PFOR(r, 0, M) wt[(long)c * M + r] = (trans ? la_conj(x[c * X_sr + r * X_sc])
                                                : x[r * X_sr + c * X_sc]) * s1 * s2;
   }
-  if (want_uv) for (int c = 0; c < K; ++c) PFOR(r, 0, K) vt[(long)c * K + r] = r == c ? CONE : CZERO;
+  for (int c = 0; c < (want_uv ? K : 0); ++c)
+    PFOR(r, 0, K) vt[(long)c * K + r] = r == c ? CONE : CZERO;
   BAR();
   const RT tol = sqrt((RT)M) * EPS;
   const int N2 = K + (K & 1);
@@ -722,13 +954,17 @@ __kernel void clnp_la_svd(const int m, const int n, const int nb1, const int wan
             be += la_abs2(xq);
             g += la_mul(la_conj(xp), xq);
           }
-          const RT ag = la_abs(g);
-          if (ag > tol * sqrt(al) * sqrt(be)) {
-            rotated = 1;
-            const T ph = g * ((RT)1 / ag);
+          const RT ag = la_abs(g), nrm = sqrt(al) * sqrt(be);
+          /* columns whose squared norm underflows count as zero; a sweep makes progress
+             while some rotation has K |cos| |sin| > tol (LAPACK dgesvj): the residue of a
+             rank-deficient column stays parallel to another one while it shrinks by eps
+             per sweep, so |cos| alone would never converge */
+          if (al > SAFMIN && be > SAFMIN && ag > tol * nrm) {
+            const T ph = la_divr(g, ag);
             const RT zeta = (be - al) / (2 * ag);
             const RT t = (zeta >= 0 ? (RT)1 : (RT)-1) / (fabs(zeta) + hypot((RT)1, zeta));
             const RT c = (RT)1 / hypot((RT)1, t), s = c * t;
+            if ((RT)K * (ag / nrm) * fabs(s) > tol) rotated = 1;
             const T se = ph * s, sce = la_conj(ph) * s;
             for (int r = 0; r < M; ++r) {
               const T xp = wp[r], xq = wq[r];
@@ -802,8 +1038,10 @@ __kernel void clnp_la_svd(const int m, const int n, const int nb1, const int wan
       PFOR(c, 0, K) ho[j * VH_sr + c * VH_sc] = la_conj(vt[src + c]);
     }
   } else {
-    for (int r = 0; r < K; ++r) PFOR(j, 0, K) uo[r * U_sr + j * U_sc] = vt[(long)(int)perm[j] * K + r];
-    for (int j = 0; j < qc; ++j) PFOR(c, 0, M) ho[j * VH_sr + c * VH_sc] = la_conj(qt[(long)j * M + c]);
+    for (int r = 0; r < K; ++r)
+      PFOR(j, 0, K) uo[r * U_sr + j * U_sc] = vt[(long)(int)perm[j] * K + r];
+    for (int j = 0; j < qc; ++j)
+      PFOR(c, 0, M) ho[j * VH_sr + c * VH_sc] = la_conj(qt[(long)j * M + c]);
   }
 }
 """
@@ -820,7 +1058,7 @@ inline void la_givens(const T x, const T y, RT *c, T *s) {
   *s = la_mul(x * ((RT)1 / nx), la_conj(y)) * ((RT)1 / nrm);
 }
 
-__kernel void clnp_la_eig(const int n, const int nb1, const int want_v, const long ws,
+__kernel KATTR void clnp_la_eig(const int n, const int nb1, const int want_v, const long ws,
                           MAT_IN(X), VEC(T, E), MAT_OUT(V), __global T *work)
 {
   PROLOGUE;
@@ -861,6 +1099,7 @@ __kernel void clnp_la_eig(const int n, const int nb1, const int want_v, const lo
       }
       BAR();
       const T tc = la_conj(t);
+#if LS == 1
       PFOR(c, j + 1, n) sv[c] = h[(j + 1) * n + c];
       for (int r = 1; r < p; ++r) {
         const T vr = la_conj(v[r]);
@@ -868,6 +1107,14 @@ __kernel void clnp_la_eig(const int n, const int nb1, const int want_v, const lo
         PFOR(c, j + 1, n) sv[c] += la_mul(vr, row[c]);
       }
       PFOR(c, j + 1, n) sv[c] = la_mul(tc, sv[c]);
+#else
+      /* one column per item (see the note in clnp_la_eigh) */
+      PFOR(c, j + 1, n) {
+        T acc = h[(j + 1) * n + c];
+        for (int r = 1; r < p; ++r) acc += la_mul(la_conj(v[r]), h[(j + 1 + r) * n + c]);
+        sv[c] = la_mul(tc, acc);
+      }
+#endif
       for (int r = 0; r < p; ++r) {
         const T vr = r == 0 ? CONE : v[r];
         __global T *row = h + (long)(j + 1 + r) * n;
@@ -876,7 +1123,8 @@ __kernel void clnp_la_eig(const int n, const int nb1, const int want_v, const lo
       BAR();
     }
   }
-  for (int c = 0; c < (want_v ? n : 0); ++c) PFOR(r, 0, n) zt[(long)c * n + r] = r == c ? CONE : CZERO;
+  for (int c = 0; c < (want_v ? n : 0); ++c)
+    PFOR(r, 0, n) zt[(long)c * n + r] = r == c ? CONE : CZERO;
   BAR();
   for (int j = want_v ? n - 3 : -1; j >= 0; --j) {
     la_reflect_cols(n - j - 1, vs + (long)j * n, tau[j], zt + j + 1, n, j + 1, n, lid);
