@@ -54,7 +54,9 @@ class Array(ArrayOperators):
         device.check_dtype(dtype)
         out = cls.empty(a.shape, dtype, device)
         if a.size:
-            host = np.ascontiguousarray(a, dtype=dtype)
+            # always a private copy: the upload is asynchronous, and the caller may modify
+            # its array right after asarray() returns
+            host = np.array(a, dtype=dtype, order="C", copy=True)
             device.keep_until_done(
                 cl.enqueue_copy(device.queue, out._buf, host, is_blocking=False))
         return out

@@ -243,3 +243,16 @@ def test_nan_inf_round_trip(device):
     got = np.asarray(x)
     assert np.isnan(got[0]) and got[1] == -np.inf and got[2] == np.inf
     assert math.copysign(1.0, got[3]) == -1.0
+
+
+def test_upload_is_isolated_from_later_host_writes(device):
+    """asarray() uploads asynchronously; writing to the NumPy source right afterwards must not
+    leak into the device copy (regression: the upload used to read the caller's buffer)."""
+    big = np.ones(1 << 20, np.float32)
+    busy = clnp.asarray(big, device=device)
+    for _ in range(3):          # queue work so the upload is likely still pending
+        busy = clnp.sin(busy)
+    a = np.arange(1, 11, dtype=np.float32)
+    x = clnp.asarray(a, device=device)
+    a *= 100
+    np.testing.assert_array_equal(x.to_numpy(), np.arange(1, 11, dtype=np.float32))
