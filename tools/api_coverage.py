@@ -43,8 +43,11 @@ def main() -> None:
         ns = clnp
         if chapter in ("linalg", "fft"):
             ns = getattr(clnp, chapter, None)
-        if chapter == "array_object":
-            present = [n for n in names if hasattr(clnp.Array, n)]
+        if chapter == "array_object":   # the chapter's one name is the array type itself
+            present = [n for n in names if n != "array" or hasattr(clnp, "Array")]
+        elif chapter == "info":          # inspection functions are methods of the info object
+            info = clnp.__array_namespace_info__()
+            present = [n for n in names if hasattr(clnp, n) or hasattr(info, n)]
         else:
             present = [n for n in names if ns is not None and hasattr(ns, n)]
         missing = [n for n in names if n not in present]
