@@ -49,17 +49,7 @@ except Exception:  # pragma: no cover
     jax = jnp = None
 
 
-def timeit(fn: Callable[[], object], sync: Callable[[], None], reps: int, warm: int = 2) -> float:
-    for _ in range(warm):
-        fn()
-    sync()
-    times = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        sync()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+from bench_core import timeit  # noqa: E402  (same timing protocol as the core bench)
 
 
 def nosync() -> None:

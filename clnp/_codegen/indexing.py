@@ -23,42 +23,31 @@ class IndexSpec:
 
 # Atomic accumulation for scatter_add (repeated indices must add up). Floats use a
 # compare-and-swap loop on their bit pattern; 64-bit types need cl_khr_int64_base_atomics.
+_CAS_ADD = """inline void clnp_atomic_add{s}(volatile __global {t} *p, {t} v) {{
+    union {{ {u} u; {t} f; }} old, nw;
+    do {{ old.f = *p; nw.f = old.f + v; }}
+    while ({cas}((volatile __global {u} *)p, old.u, nw.u) != old.u);
+}}"""
+_CAS_F = _CAS_ADD.format(s="f", t="float", u="uint", cas="atomic_cmpxchg")
+_CAS_D = _CAS_ADD.format(s="d", t="double", u="ulong", cas="atom_cmpxchg")
+
+
+def _complex_add(t: str, s: str) -> str:
+    return (f"inline void clnp_atomic_add(volatile __global {t}2 *p, {t}2 v) {{\n"
+            f"    clnp_atomic_add{s}((volatile __global {t} *)p, v.x);\n"
+            f"    clnp_atomic_add{s}((volatile __global {t} *)p + 1, v.y);\n}}")
+
+
 _ATOMIC_ADD = {
-    "int": "inline void clnp_atomic_add(volatile __global int *p, int v) { atomic_add(p, v); }",
-    "uint": "inline void clnp_atomic_add(volatile __global uint *p, uint v) { atomic_add(p, v); }",
-    "long": "inline void clnp_atomic_add(volatile __global long *p, long v) { atom_add(p, v); }",
-    "ulong": "inline void clnp_atomic_add(volatile __global ulong *p, ulong v) "
-             "{ atom_add(p, v); }",
-    "float": """inline void clnp_atomic_addf(volatile __global float *p, float v) {
-    union { uint u; float f; } old, nw;
-    do { old.f = *p; nw.f = old.f + v; }
-    while (atomic_cmpxchg((volatile __global uint *)p, old.u, nw.u) != old.u);
-}
-inline void clnp_atomic_add(volatile __global float *p, float v) { clnp_atomic_addf(p, v); }""",
-    "double": """inline void clnp_atomic_addd(volatile __global double *p, double v) {
-    union { ulong u; double f; } old, nw;
-    do { old.f = *p; nw.f = old.f + v; }
-    while (atom_cmpxchg((volatile __global ulong *)p, old.u, nw.u) != old.u);
-}
-inline void clnp_atomic_add(volatile __global double *p, double v) { clnp_atomic_addd(p, v); }""",
-    "float2": """inline void clnp_atomic_addf(volatile __global float *p, float v) {
-    union { uint u; float f; } old, nw;
-    do { old.f = *p; nw.f = old.f + v; }
-    while (atomic_cmpxchg((volatile __global uint *)p, old.u, nw.u) != old.u);
-}
-inline void clnp_atomic_add(volatile __global float2 *p, float2 v) {
-    clnp_atomic_addf((volatile __global float *)p, v.x);
-    clnp_atomic_addf((volatile __global float *)p + 1, v.y);
-}""",
-    "double2": """inline void clnp_atomic_addd(volatile __global double *p, double v) {
-    union { ulong u; double f; } old, nw;
-    do { old.f = *p; nw.f = old.f + v; }
-    while (atom_cmpxchg((volatile __global ulong *)p, old.u, nw.u) != old.u);
-}
-inline void clnp_atomic_add(volatile __global double2 *p, double2 v) {
-    clnp_atomic_addd((volatile __global double *)p, v.x);
-    clnp_atomic_addd((volatile __global double *)p + 1, v.y);
-}""",
+    **{t: f"inline void clnp_atomic_add(volatile __global {t} *p, {t} v) "
+          f"{{ {'atomic_add' if t in ('int', 'uint') else 'atom_add'}(p, v); }}"
+       for t in ("int", "uint", "long", "ulong")},
+    "float": _CAS_F + "\ninline void clnp_atomic_add(volatile __global float *p, float v) "
+                      "{ clnp_atomic_addf(p, v); }",
+    "double": _CAS_D + "\ninline void clnp_atomic_add(volatile __global double *p, double v) "
+                       "{ clnp_atomic_addd(p, v); }",
+    "float2": _CAS_F + "\n" + _complex_add("float", "f"),
+    "double2": _CAS_D + "\n" + _complex_add("double", "d"),
 }
 
 
