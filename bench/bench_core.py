@@ -153,6 +153,15 @@ def run(device: clnp.Device, n: int, reps: int) -> list[dict]:
     return rows
 
 
+def write_csv(path: str, rows: list[dict]) -> None:
+    """Write benchmark rows (dicts with the same keys) to ``path``."""
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    print("wrote", path)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--device", default=None, help="clnp device spec (default: clnp's default)")
@@ -169,11 +178,7 @@ def main() -> None:
         print(f"{r['workload']:28s} {r['clnp_ms']:10.4f} {r['numpy_ms']:10.4f} "
               f"{r['hand_ms']:10.4f} {r['numpy_over_clnp']:11.2f} {r['hand_over_clnp']:10.2f}")
     if args.csv:
-        with open(args.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
-        print("wrote", args.csv)
+        write_csv(args.csv, rows)
 
 
 if __name__ == "__main__":

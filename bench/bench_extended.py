@@ -49,7 +49,7 @@ except Exception:  # pragma: no cover
     jax = jnp = None
 
 
-from bench_core import timeit  # noqa: E402  (same timing protocol as the core bench)
+from bench_core import timeit, write_csv  # noqa: E402  (same protocol as the core bench)
 
 
 def nosync() -> None:
@@ -312,11 +312,7 @@ def main() -> None:
         if r["note"]:
             print(f"  {r['workload']}: {r['note']}")
     if args.csv:
-        with open(args.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
-        print("wrote", args.csv)
+        write_csv(args.csv, rows)
 
 
 if __name__ == "__main__":

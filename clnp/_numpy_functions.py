@@ -606,7 +606,10 @@ _METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
 
 
 def _quantile(a: Any, q: Any, axis: Any, method: str, keepdims: bool, fname: str,
-              percent: bool, nan: bool, out: Any = None, interpolation: Any = None) -> Any:
+              percent: bool, nan: bool, out: Any = None, interpolation: Any = None,
+              weights: Any = None) -> Any:
+    if weights is not None:
+        raise TypeError(f"{fname}: weights= is not supported by clnp")
     xp = _xp()
     x = _arr(a)
     if x.dtype.kind == "c":
@@ -704,10 +707,8 @@ def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input:
     """The ``q``-th quantiles (``0 <= q <= 1``) of ``a`` along ``axis`` (``numpy.quantile``).
     Methods: ``linear`` (default), ``lower``, ``higher``, ``nearest``, ``midpoint``. The
     dimensions of ``q`` come first in the result; NaN in a slice gives NaN."""
-    if weights is not None:
-        raise TypeError("quantile: weights= is not supported by clnp")
     return _quantile(a, q, axis, method, keepdims, "quantile", False, False, out,
-                     interpolation)
+                     interpolation, weights)
 
 
 def percentile(a: Any, q: Any, axis: Any = None, out: Any = None,
@@ -715,20 +716,16 @@ def percentile(a: Any, q: Any, axis: Any = None, out: Any = None,
                *, weights: Any = None, interpolation: Any = None) -> Any:
     """The ``q``-th percentiles (``0 <= q <= 100``) of ``a`` along ``axis``
     (``numpy.percentile``); see :func:`quantile`."""
-    if weights is not None:
-        raise TypeError("percentile: weights= is not supported by clnp")
     return _quantile(a, q, axis, method, keepdims, "percentile", True, False, out,
-                     interpolation)
+                     interpolation, weights)
 
 
 def nanquantile(a: Any, q: Any, axis: Any = None, out: Any = None,
                 overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
                 *, weights: Any = None, interpolation: Any = None) -> Any:
     """:func:`quantile` ignoring NaNs (``numpy.nanquantile``); all-NaN slices give NaN."""
-    if weights is not None:
-        raise TypeError("nanquantile: weights= is not supported by clnp")
     return _quantile(a, q, axis, method, keepdims, "nanquantile", False, True, out,
-                     interpolation)
+                     interpolation, weights)
 
 
 def nanpercentile(a: Any, q: Any, axis: Any = None, out: Any = None,
@@ -736,10 +733,8 @@ def nanpercentile(a: Any, q: Any, axis: Any = None, out: Any = None,
                   keepdims: bool = False, *, weights: Any = None,
                   interpolation: Any = None) -> Any:
     """:func:`percentile` ignoring NaNs (``numpy.nanpercentile``)."""
-    if weights is not None:
-        raise TypeError("nanpercentile: weights= is not supported by clnp")
     return _quantile(a, q, axis, method, keepdims, "nanpercentile", True, True, out,
-                     interpolation)
+                     interpolation, weights)
 
 
 def _median(a: Any, axis: Any, keepdims: bool, fname: str, nan: bool) -> Any:
