@@ -88,41 +88,94 @@ def _vector_width(device: Device, dtypes: list[np.dtype]) -> int:
 # Strided kernels exist for 1, 2, 4 and 6 collapsed dims; other counts are padded up, since
 # every distinct kernel costs a compile (0.2-1.5 s on PoCL) while a unit dim costs little.
 _PADDED_NDIM = {3: 4, 5: 6}
+_ANY_OFFSET = (-(1 << 62), 1 << 62)
 
 
-def _dense(a: Array, shape: tuple[int, ...]) -> bool:
-    """``a`` covers ``shape`` densely in C order (so a flat index addresses it)."""
-    if a._shape != shape:
-        return False
+def _dense(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """``strides`` address ``shape`` densely in C order (so a flat index addresses it)."""
     acc = 1
-    for n, st in zip(reversed(shape), reversed(a._strides)):
+    for n, st in zip(reversed(shape), reversed(strides)):
         if n != 1 and st != acc:
             return False
         acc *= n
     return True
 
 
-def run_elementwise(body: tuple[Instr, ...], args: Sequence[Any], in_dtypes: Sequence[np.dtype],
-                    outs: Sequence[Array]) -> None:
-    """Launch a fused elementwise program: ``args`` are Arrays or scalars (dtypes given).
+def _rel_span(shape: Sequence[int], strides: Sequence[int]) -> tuple[int, int]:
+    """[lo, hi) of the elements a view touches, relative to its offset."""
+    lo = hi = 0
+    for n, s in zip(shape, strides):
+        if s > 0:
+            hi += (n - 1) * s
+        else:
+            lo += (n - 1) * s
+    return lo, hi + 1
 
-    The hot path (every operand dense over the output shape) skips stride analysis; the
-    kernel is looked up by a plain tuple of the layout facts it depends on."""
-    out0 = outs[0]
-    device, shape = out0._device, out0._shape
+
+class LaunchPlan:
+    """Everything about one elementwise launch that depends only on dtypes and layouts.
+
+    Eager code runs the same op on the same shapes over and over, so the kernel, the launch
+    geometry and the packed argument list are built once per (program, dtypes, shapes,
+    strides); a call only drops its buffers, offsets and scalars into a copy of
+    ``template``. ``limits`` bound each view's offset: inside them the plan's ``int``
+    indices address every element the view touches."""
+
+    __slots__ = ("kernel", "gsize", "lsize", "template", "slots", "scalars", "limits",
+                 "cacheable")
+
+    def __init__(self, kernel: Any, gsize: tuple[int, ...], lsize: tuple[int, ...],
+                 template: list[Any], slots: tuple[int, ...],
+                 scalars: tuple[tuple[int, int, np.dtype | None], ...],
+                 limits: tuple[tuple[int, int], ...], cacheable: bool):
+        self.kernel, self.gsize, self.lsize = kernel, gsize, lsize
+        self.template, self.slots, self.scalars = template, slots, scalars
+        self.limits, self.cacheable = limits, cacheable
+
+    def fits(self, views: Sequence[Array]) -> bool:
+        for v, (lo, hi) in zip(views, self.limits):
+            if not lo <= v._offset <= hi:
+                return False
+        return True
+
+    def launch(self, queue: Any, views: Sequence[Array], args: Sequence[Any]) -> None:
+        """Enqueue with the buffers and offsets of ``views`` (the array operands, then the
+        outputs) and the scalar operands of ``args``."""
+        kargs = self.template.copy()
+        for pos, v in zip(self.slots, views):
+            kargs[pos] = v._buf
+            kargs[pos + 1] = v._offset
+        for i, pos, cdt in self.scalars:
+            kargs[pos] = args[i] if cdt is None else np.asarray(args[i], cdt)[()]
+        self.kernel(queue, self.gsize, self.lsize, *kargs)
+
+
+_PLANS: dict[tuple, LaunchPlan] = {}
+_PLANS_MAX = 4096     # distinct layouts kept: a program sweeping shapes must not grow it forever
+
+
+def remember_plan(cache: dict, key: Any, plan: Any) -> None:
+    if len(cache) >= _PLANS_MAX:
+        cache.clear()
+    cache[key] = plan
+
+
+def plan_elementwise(device: Device, body: tuple[Instr, ...], args: Sequence[Any],
+                     in_dtypes: Sequence[np.dtype], outs: Sequence[Array]) -> LaunchPlan:
+    """The launch plan for ``body`` over ``args`` (Arrays or scalars) writing ``outs``.
+
+    Operands dense over the output shape get the flat (vectorised on CPUs) kernel; others
+    the strided kernel over the collapsed dims. Indices are 32-bit when every view's
+    elements are addressable with them; such plans are cached by layout (``cacheable``)."""
+    shape = outs[0]._shape
     n = math.prod(shape)
-    if n == 0:
-        return
     arrays = [a for a in args if isinstance(a, Array)]
-    for a in arrays:
-        if a._device is not device:
-            raise ValueError(f"operands are on different devices: {a._device} and {device}; "
-                             f"move one with to_device()")
-    contiguous = all(_dense(a, shape) for a in arrays) and all(_dense(o, shape) for o in outs)
+    views = arrays + list(outs)
+    contiguous = all(v._shape == shape and _dense(shape, v._strides) for v in views)
     if contiguous:
         cshape: list[int] = []
-        cstr: list[list[int]] = []
-        small = n + max(a._offset for a in arrays + list(outs)) <= _I32
+        cstr: list[list[int]] = [[] for _ in views]
+        spans = [(0, n)] * len(views)
     else:
         strides = [broadcast_strides(a, shape) for a in arrays] + [o._strides for o in outs]
         cshape, cstr = collapse(shape, strides)
@@ -130,48 +183,78 @@ def run_elementwise(body: tuple[Instr, ...], args: Sequence[Any], in_dtypes: Seq
         if pad:  # fewer distinct kernels: a unit dim costs one cheap div/mod per element
             cshape = [1] * pad + cshape
             cstr = [[0] * pad + st for st in cstr]
-        small = _span_ok(arrays + list(outs), n)
+        spans = [_rel_span(v._shape, v._strides) for v in views]
+    small = n <= _I32 and all(v._offset + lo >= 0 and v._offset + hi <= _I32
+                              for v, (lo, hi) in zip(views, spans))
+    scalar_flags = tuple(not isinstance(a, Array) for a in args)
+    out_dtypes = tuple(o._dtype for o in outs)
     index = "int" if small else "long"
-    scalars = tuple(not isinstance(a, Array) for a in args)
-    key = (body, tuple(in_dtypes), scalars, tuple(o._dtype for o in outs), len(cshape),
-           contiguous, index)
-    plan = device._kernels.get(key)
-    if plan is None:
-        plan = device._kernels[key] = _elementwise_plan(device, body, in_dtypes, scalars, outs,
-                                                        len(args), len(cshape), contiguous,
-                                                        index)
-    kernel, width = plan
-    kargs: list[Any] = [n]
-    if not contiguous:
-        kargs += cshape
+    kkey = (body, tuple(in_dtypes), scalar_flags, out_dtypes, len(cshape), contiguous, index)
+    kw = device._kernels.get(kkey)
+    if kw is None:
+        kw = device._kernels[kkey] = _elementwise_kernel(
+            device, body, in_dtypes, scalar_flags, out_dtypes, len(cshape), contiguous, index)
+    kernel, width = kw
+    template: list[Any] = [n] + cshape
+    slots: list[int] = []
+    scalars: list[tuple[int, int, np.dtype | None]] = []
     k = 0
-    for a, d in zip(args, in_dtypes):
+    for i, (a, d) in enumerate(zip(args, in_dtypes)):
         if isinstance(a, Array):
-            kargs += [a._buf, a._offset] + ([] if contiguous else cstr[k])
+            slots.append(len(template))
+            template += [None, None] + cstr[k]
             k += 1
-        elif d.kind == "c":
-            kargs.append(np.asarray(a, d)[()])
         else:
-            kargs.append(a)
-    for j, o in enumerate(outs):
-        kargs += [o._buf, o._offset] + ([] if contiguous else cstr[len(arrays) + j])
+            scalars.append((i, len(template), d if d.kind == "c" else None))
+            template.append(None)
+    for j in range(len(outs)):
+        slots.append(len(template))
+        template += [None, None] + cstr[len(arrays) + j]
     L = local_size(device)
     items = -(-n // width)
-    launch(device, kernel, (-(-items // L) * L,), (L,), *kargs)
+    limits = tuple((-lo, _I32 - hi) for lo, hi in spans) if small else \
+        (_ANY_OFFSET,) * len(views)
+    return LaunchPlan(kernel, (-(-items // L) * L,), (L,), template, tuple(slots),
+                      tuple(scalars), limits, small)
 
 
-def _elementwise_plan(device: Device, body: tuple[Instr, ...], in_dtypes: Sequence[np.dtype],
-                      scalars: tuple[bool, ...], outs: Sequence[Array], nargs: int, ndim: int,
-                      contiguous: bool, index: str) -> tuple[Any, int]:
+def run_elementwise(body: tuple[Instr, ...], args: Sequence[Any], in_dtypes: Sequence[np.dtype],
+                    outs: Sequence[Array]) -> None:
+    """Launch a fused elementwise program: ``args`` are Arrays or scalars (dtypes given)."""
+    out0 = outs[0]
+    device, shape = out0._device, out0._shape
+    if 0 in shape:
+        return
+    arrays = [a for a in args if isinstance(a, Array)]
+    for a in arrays:
+        if a._device is not device:
+            raise ValueError(f"operands are on different devices: {a._device} and {device}; "
+                             f"move one with to_device()")
+    views = arrays + list(outs)
+    key = (device, body, tuple(in_dtypes), shape,
+           tuple([(a._shape, a._strides) if isinstance(a, Array) else None
+                  for a in args]),
+           tuple([(o._strides, o._dtype) for o in outs]))
+    plan = _PLANS.get(key)
+    if plan is None or not plan.fits(views):
+        plan = plan_elementwise(device, body, args, in_dtypes, outs)
+        if plan.cacheable:
+            remember_plan(_PLANS, key, plan)
+    plan.launch(device.queue, views, args)
+
+
+def _elementwise_kernel(device: Device, body: tuple[Instr, ...], in_dtypes: Sequence[np.dtype],
+                        scalars: tuple[bool, ...], out_dtypes: tuple[np.dtype, ...], ndim: int,
+                        contiguous: bool, index: str) -> tuple[Any, int]:
     operands = tuple(Operand(d, s) for d, s in zip(in_dtypes, scalars))
-    all_dtypes = [o.dtype for o in operands] + [i.out_dtype for i in body] + \
-        [o.dtype for o in outs]
+    all_dtypes = [o.dtype for o in operands] + [i.out_dtype for i in body] + list(out_dtypes)
     width = 1
     if contiguous and can_vectorize(body, all_dtypes) and \
             not any(d == dt.float16 for d in all_dtypes):
         width = _vector_width(device, all_dtypes)
-    spec = EwSpec(operands, body, tuple((nargs + len(body) - len(outs) + j, o.dtype)
-                                        for j, o in enumerate(outs)),
+    nargs = len(in_dtypes)
+    spec = EwSpec(operands, body, tuple((nargs + len(body) - len(out_dtypes) + j, d)
+                                        for j, d in enumerate(out_dtypes)),
                   0 if contiguous else ndim, contiguous, width, index,
                   splat=4 if device.is_cpu else 1)   # CPU: scalar code matches vector code
     return device.kernel(spec, lambda: render_elementwise(spec)), width
@@ -185,6 +268,17 @@ def _overlaps(a: Array, out: Array) -> bool:
 
 
 _BODIES: dict[tuple, tuple[Instr, ...]] = {}   # one-op programs, built once per signature
+
+
+def ew_body(op: str, dtype: np.dtype, out_dtype: np.dtype,
+            arg_dtypes: tuple[np.dtype, ...]) -> tuple[Instr, ...]:
+    """The (interned) one-instruction program applying ``op``."""
+    bkey = (op, dtype, out_dtype, arg_dtypes)
+    body = _BODIES.get(bkey)
+    if body is None:
+        body = _BODIES[bkey] = (Instr(op, tuple(range(len(arg_dtypes))), arg_dtypes, dtype,
+                                      out_dtype),)
+    return body
 
 
 def ew_apply(op: str, args: Sequence[Any], dtype: np.dtype, out_dtype: np.dtype,
@@ -211,11 +305,7 @@ def ew_apply(op: str, args: Sequence[Any], dtype: np.dtype, out_dtype: np.dtype,
     shape = out.shape if out is not None else broadcast_shapes(*(a.shape for a in arrays))
     device = out.device if out is not None else arrays[0].device
     in_dtypes = [a.dtype if isinstance(a, Array) else d for a, d in zip(args, arg_dtypes)]
-    bkey = (op, dtype, out_dtype, tuple(arg_dtypes))
-    body = _BODIES.get(bkey)
-    if body is None:
-        body = _BODIES[bkey] = (Instr(op, tuple(range(len(args))), tuple(arg_dtypes), dtype,
-                                      out_dtype),)
+    body = ew_body(op, dtype, out_dtype, tuple(arg_dtypes))
     if out is not None and any(_overlaps(a, out) for a in arrays):
         tmp = Array.empty(shape, out.dtype, device)
         run_elementwise(body, args, in_dtypes, [tmp])

@@ -15,6 +15,7 @@ import numpy as np
 from . import _dtypes as dt
 from . import _ops
 from ._array import Array
+from ._dispatch import apply_fast
 from ._helpers import is_array
 from ._prims import primitive
 
@@ -198,6 +199,9 @@ def _compare_out_of_range(name: str, args: list[Any], compute: np.dtype) -> Any:
 
 def apply(name: str, *args: Any) -> Any:
     """Apply elementwise op ``name`` to arrays/scalars (broadcasting, NEP 50 promotion)."""
+    fast = apply_fast(name, args)
+    if fast is not None:
+        return fast
     rec = _ops.OPS[name]
     norm, device = _normalize(name, args)
     compute, out, arg_dtypes, overflow = _resolve(rec, norm, device)

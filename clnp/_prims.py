@@ -39,7 +39,8 @@ class EvalInterpreter:
         return prim.impl(*args, **params)
 
 
-_CURRENT: ContextVar[Any] = ContextVar("clnp_interpreter", default=EvalInterpreter())
+EVAL = EvalInterpreter()   # eager fast paths test ``current_interpreter() is EVAL``
+_CURRENT: ContextVar[Any] = ContextVar("clnp_interpreter", default=EVAL)
 
 
 def current_interpreter() -> Any:

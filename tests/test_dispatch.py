@@ -1,0 +1,81 @@
+"""The eager fast path (clnp._dispatch) must agree with the general route in every case it
+takes, and hand every case it cannot express back to it (which raises the precise errors)."""
+import numpy as np
+import pytest
+
+import clnp
+from clnp import _dispatch
+
+
+@pytest.fixture
+def data(device):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(24).astype(np.float32)
+    b = rng.standard_normal(24).astype(np.float32)
+    return a, b, clnp.asarray(a, device=device), clnp.asarray(b, device=device)
+
+
+def test_fast_path_is_taken_and_agrees(device, data):
+    a, b, x, y = data
+    _dispatch._ENTRIES.clear()
+    for _ in range(3):                      # first call builds the entry, later ones reuse it
+        np.testing.assert_array_equal(np.asarray(x + y), a + b)
+        np.testing.assert_array_equal(np.asarray(clnp.multiply(x, y)), a * b)
+        np.testing.assert_array_equal(np.asarray(2.5 - x), np.float32(2.5) - a)
+        np.testing.assert_array_equal(np.asarray(x < 0.5), a < 0.5)
+        np.testing.assert_array_equal(np.asarray(-x), -a)
+    assert any(e is not None for e in _dispatch._ENTRIES.values())
+
+
+def test_views_with_offsets_and_strides(device, data):
+    a, b, x, y = data
+    # same shapes and strides, different offsets: one entry serves all of them
+    for k in range(4):
+        np.testing.assert_array_equal(np.asarray(x[k:k + 8] + y[8 - k:16 - k]),
+                                      a[k:k + 8] + b[8 - k:16 - k])
+    np.testing.assert_array_equal(np.asarray(x[::3] * y[1::3]), a[::3] * b[1::3])
+    xm, am = clnp.reshape(x, (4, 6)), a.reshape(4, 6)
+    np.testing.assert_array_equal(np.asarray(xm.T + xm.T), am.T + am.T)
+    np.testing.assert_array_equal(np.asarray(xm + x[:6]), am + a[:6])        # broadcast
+    np.testing.assert_array_equal(np.asarray(xm[1:, ::-2] - 1.0), am[1:, ::-2] - 1.0)
+
+
+def test_python_int_bounds_fall_back(device):
+    a = np.arange(-3, 5, dtype=np.int8)
+    x = clnp.asarray(a, device=device)
+    np.testing.assert_array_equal(np.asarray(x + 3), a + 3)          # builds the entry
+    with pytest.raises(OverflowError, match="int8"):
+        x + 300                                                       # same entry, out of range
+    np.testing.assert_array_equal(np.asarray(x < 1000), a < 1000)     # compared exactly
+    np.testing.assert_array_equal(np.asarray(x > -1000), a > -1000)
+    with pytest.raises(ValueError, match="negative integer powers"):
+        x ** -1
+
+
+def test_dtype_conversions_and_errors_take_the_general_route(device, data):
+    a, b, x, y = data
+    i = clnp.asarray(np.arange(24, dtype=np.int32), device=device)
+    np.testing.assert_allclose(np.asarray(x + i), a + np.arange(24, dtype=np.int32))
+    with pytest.raises(ValueError, match=r"\(24,\).*\(5,\)|\(5,\).*\(24,\)"):
+        x + clnp.ones(5, dtype=clnp.float32, device=device)
+    with pytest.raises(TypeError, match="bitwise_and"):
+        x & y
+    assert (x == None) is False  # noqa: E711  (NotImplemented, then identity)
+    e = clnp.empty((0,), dtype=clnp.float32, device=device)
+    assert (e + e).shape == (0,)
+
+
+def test_tracers_bypass_the_fast_path(device, data):
+    clnp_grad = pytest.importorskip("clnp_grad")
+    a, b, x, y = data
+    g = clnp_grad.grad(lambda t: clnp.sum(t * y + t))(x)
+    np.testing.assert_allclose(np.asarray(g), b + 1, rtol=1e-6)
+
+
+def test_entry_table_is_bounded(device, data, monkeypatch):
+    a, b, x, y = data
+    monkeypatch.setattr("clnp._eager._PLANS_MAX", 3)
+    _dispatch._ENTRIES.clear()
+    for k in range(1, 8):
+        np.testing.assert_array_equal(np.asarray(x[:k] + y[:k]), a[:k] + b[:k])
+    assert len(_dispatch._ENTRIES) <= 3
