@@ -18,6 +18,7 @@ from ._ad import grad, jvp, value_and_grad, vjp
 from ._core import ConcretizationError, LeakedTracerError
 from ._derived import checkpoint, custom_vjp, hessian, jacfwd, jacrev, linearize
 from ._vmap import vmap
+from . import _rules_linalg  # noqa: F401  (registers the linalg rules)
 from ._ir import Graph, eval_graph, make_ir
 from ._tree import (register_pytree_node, tree_flatten, tree_leaves, tree_map, tree_structure,
                     tree_unflatten)
