@@ -1,104 +1,163 @@
-"""Render bench/results/*.csv as the tables in docs/performance.md.
+"""Render bench/results/*.csv as docs/performance.md, with one PNG chart per device.
 
-    python bench/report.py > docs/performance.md
+    python bench/report.py                # writes docs/performance.md and docs/img/*.png
+
+``core-*.csv`` (bench_core.py, the peer table) become a table of clnp times and peer/clnp
+ratios per device plus a bar chart of those ratios; every other CSV in bench/results is
+rendered as a plain table under the heading of the benchmark that wrote it.
 """
 from __future__ import annotations
 
 import csv
 import glob
+import math
 import os
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from bench_core import PEER_NAMES, PEERS  # noqa: E402
 
 HEADER = """# Performance
 
-Every figure comes from one side-by-side run of `bench/bench_core.py` on the named device
-(median of 9 timed runs after warm-up; device queues drained inside the timed region). Ratios
-are peer time / clnp time: above 1 means clnp is faster. The hand-written PyOpenCL kernels are
-what a careful user would write (float8 vectors on CPU devices, one element per work-item on
-GPUs). Reproduce with:
+Every figure comes from a side-by-side run on the named device: all peers run in the same
+process on the same inputs, times are medians after warm-up, asynchronous work is drained
+inside the timed region, and clnp's result is checked against NumPy before timing. Ratios
+are **peer time / clnp time: above 1 means clnp is faster**. Reproduce with:
 
-    python bench/bench_core.py --csv bench/results/core-<device>.csv      # CPU (PoCL) here
-    CLNP_DEVICE=gpu python bench/bench_core.py --csv ...                  # on the GPU machine
-    python bench/report.py > docs/performance.md
+    python bench/bench_core.py --csv bench/results/core-pocl-cpu.csv          # PoCL CPU here
+    CLNP_DEVICE=gpu python bench/bench_core.py --csv bench/results/core-nvidia-h200.csv
+    python bench/report.py                                  # this page and docs/img/*.png
 
-The 2-core CPU machine is shared with other work, so CPU figures move by ±30% between runs;
-compare ratios from the same run only.
+Peers: NumPy; a hand-written PyOpenCL kernel on clnp's own device, context and queue (float8
+vectors on CPU devices, one element per work-item on GPUs); PyTorch 2.13.0 on the CPU; JAX on
+its default backend (CPU here, CUDA on the GPU machine); on the GPU machine also CuPy and
+PyTorch-CUDA. The CPU machine has 2 cores shared with other work, so its figures move by
+tens of percent between runs: compare ratios from the same run only.
 """
+
+SECTIONS = {
+    "kernels": ("Kernels against memory bandwidth", "bench/bench_kernels.py"),
+    "gemm": ("GEMM", "bench/bench_gemm.py"),
+    "grad": ("Automatic differentiation (value_and_grad of an MLP)", "bench/bench_grad.py"),
+    "extended": ("Extended workloads (library routines)", "bench/bench_extended.py"),
+}
+
+
+def _f(v: str | None, spec: str) -> str:
+    if v in (None, "", "None"):
+        return "-"
+    try:
+        return format(float(v), spec)
+    except ValueError:
+        return v
+
+
+def _slug(device: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in device.split("(")[0].strip()).strip("-")
+
+
+def render_core(path: str, out: list[str]) -> None:
+    rows = list(csv.DictReader(open(path)))
+    if not rows:
+        return
+    peers = [p for p in PEERS if any(r.get(f"{p}_ms") not in (None, "", "None") for r in rows)]
+    dev = rows[0]["device"]
+    out.append(f"## {dev}\n")
+    out.append(f"`{os.path.relpath(path, ROOT)}`; peers: {rows[0].get('peers', '')}\n")
+    head = "| workload | clnp ms | clnp rate |" + "".join(f" {PEER_NAMES[p]}/clnp |"
+                                                     for p in peers)
+    out.append(head)
+    out.append("|---" * (3 + len(peers)) + "|")
+    for r in rows:
+        line = f"| {r['workload']} | {_f(r['clnp_ms'], '.4f')} | " \
+               f"{_f(r['clnp_rate'], '.1f')} {r['rate_unit']} |"
+        line += "".join(f" {_f(r.get(f'{p}_over_clnp'), '.2f')} |" for p in peers)
+        out.append(line)
+    png = chart(rows, peers, dev)
+    if png:
+        out.append(f"\n![peer time / clnp time on {dev}]({os.path.relpath(png, ROOT + '/docs')})"
+                   "\n")
+    out.append("")
+
+
+def chart(rows: list[dict], peers: list[str], dev: str) -> str | None:
+    """A log-scale bar chart of peer/clnp per workload; returns the PNG path."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    names = [r["workload"] for r in rows]
+    fig, ax = plt.subplots(figsize=(11, 0.45 * len(names) * max(1, len(peers) / 3) + 1.5))
+    h = 0.8 / max(len(peers), 1)
+    for k, p in enumerate(peers):
+        ys, vals = [], []
+        for i, r in enumerate(rows):
+            v = r.get(f"{p}_over_clnp")
+            if v not in (None, "", "None") and float(v) > 0:
+                ys.append(i + (k - (len(peers) - 1) / 2) * h)
+                vals.append(float(v))
+        ax.barh(ys, vals, height=h, label=PEER_NAMES[p])
+    ax.axvline(1.0, color="k", lw=1)
+    ax.set_xscale("log")
+    ax.set_yticks(range(len(names)), names)
+    ax.invert_yaxis()
+    ax.set_xlabel("peer time / clnp time (log scale; > 1: clnp faster)")
+    ax.set_title(f"clnp against peers on {dev}")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    fig.tight_layout()
+    os.makedirs(os.path.join(ROOT, "docs", "img"), exist_ok=True)
+    png = os.path.join(ROOT, "docs", "img", f"core-{_slug(dev)}.png")
+    fig.savefig(png, dpi=90)
+    plt.close(fig)
+    return png
+
+
+def render_plain(path: str, out: list[str]) -> None:
+    rows = list(csv.DictReader(open(path)))
+    if not rows:
+        return
+    cols = [c for c in rows[0] if c != "device" and any(r.get(c) not in ("", None)
+                                                        for r in rows)]
+    out.append(f"### {rows[0].get('device', '')} (`{os.path.relpath(path, ROOT)}`)\n")
+    out.append("| " + " | ".join(cols) + " |")
+    out.append("|---" * len(cols) + "|")
+    for r in rows:
+        cells = []
+        for c in cols:
+            v = r.get(c, "")
+            try:
+                x = float(v)
+                cells.append(v if x.is_integer() and "." not in v else
+                             format(x, ".3g" if abs(x) >= 1e4 or (x and abs(x) < 1e-2)
+                                    else ".3f") if math.isfinite(x) else v)
+            except (TypeError, ValueError):
+                cells.append(str(v).replace("|", "\\|"))
+        out.append("| " + " | ".join(cells) + " |")
+    out.append("")
 
 
 def main() -> None:
-    print(HEADER)
+    out = [HEADER]
     for path in sorted(glob.glob(os.path.join(HERE, "results", "core-*.csv"))):
-        rows = list(csv.DictReader(open(path)))
-        if not rows:
+        render_core(path, out)
+    for prefix, (title, script) in SECTIONS.items():
+        paths = sorted(glob.glob(os.path.join(HERE, "results", f"{prefix}-*.csv")))
+        if not paths:
             continue
-        print(f"## {rows[0]['device']} (`{os.path.relpath(path, os.path.dirname(HERE))}`)\n")
-        print("| workload | n | clnp ms | NumPy ms | hand PyOpenCL ms | NumPy/clnp | hand/clnp |")
-        print("|---|---|---|---|---|---|---|")
-        for r in rows:
-            print(f"| {r['workload']} | {r['n']} | {float(r['clnp_ms']):.4f} | "
-                  f"{float(r['numpy_ms']):.4f} | {float(r['hand_ms']):.4f} | "
-                  f"{float(r['numpy_over_clnp']):.2f} | {float(r['hand_over_clnp']):.2f} |")
-        print()
-    render_extended()
-    print(NOTES)
-
-
-EXTENDED_HEADER = """## Extended workloads
-
-Library routines beyond the elementwise core, from one side-by-side run of
-`bench/bench_extended.py` per device (median of `--reps` timed runs after warm-up; clnp's queue
-drained inside the timed region; inputs already on the device; each result checked against
-NumPy before timing). NumPy's einsum runs with `optimize=True`. PyTorch (CPU) and JAX columns
-appear only when those packages were importable for the run. A clnp function that is missing,
-raises or gives a wrong answer shows as "-" with the reason under "check". The shared 2-core
-CPU makes these figures move by tens of percent between runs (einsum most). Reproduce with:
-
-    python bench/bench_extended.py --reps 25 --csv bench/results/extended-<device>.csv
-"""
-
-
-def render_extended() -> None:
-    paths = sorted(glob.glob(os.path.join(HERE, "results", "extended-*.csv")))
-    if not paths:
-        return
-    print(EXTENDED_HEADER)
-
-    def num(v: str, spec: str) -> str:
-        return format(float(v), spec) if v not in ("", None) else "-"
-
-    for path in paths:
-        rows = list(csv.DictReader(open(path)))
-        if not rows:
-            continue
-        names = {"numpy": "NumPy", "torch": "PyTorch CPU", "jax": "JAX"}
-        peers = [p for p in names if f"{p}_ms" in rows[0]]
-        print(f"### {rows[0]['device']} (`{os.path.relpath(path, os.path.dirname(HERE))}`)\n")
-        head = "| workload | n | clnp ms |"
-        for p in peers:
-            head += f" {names[p]} ms | {names[p]}/clnp |"
-        print(head + " check |")
-        print("|---" * (3 + 2 * len(peers) + 1) + "|")
-        for r in rows:
-            line = f"| {r['workload']} | {r['n']} | {num(r['clnp_ms'], '.3f')} |"
-            for p in peers:
-                line += f" {num(r[f'{p}_ms'], '.3f')} | {num(r[f'{p}_over_clnp'], '.2f')} |"
-            print(line + f" {r.get('note', '').replace('|', chr(92) + '|')} |")
-        print()
-
-
-NOTES = """## What the figures say (and what is next)
-
-- Large elementwise ops and `sum` run near the hand-written kernels on the GPU (0.7–0.95×) and
-  far ahead of NumPy there; on the CPU `a + b` and `sum` are at NumPy's level.
-- `sin` on the CPU is about half the speed of the naive `float8` kernel: PoCL's vector `sin`/
-  `cos`/`tan` return wrong lanes when any lane is huge or infinite, so clnp guards those and
-  falls back lane by lane; the guard costs what the table shows.
-- Per-op overhead is the weak point: tens of µs of Python per eager op against ~5–10 µs for a raw
-  PyOpenCL launch. Cutting it (issue 4: cached argument packing and launch geometry) and `jit`
-  fusion are the planned fixes.
-"""
+        out.append(f"## {title}\n\nFrom `{script}` (see its docstring for what is timed).\n")
+        for path in paths:
+            render_plain(path, out)
+    notes = os.path.join(HERE, "NOTES.md")
+    if os.path.exists(notes):
+        out.append(open(notes).read())
+    target = os.path.join(ROOT, "docs", "performance.md")
+    with open(target, "w") as f:
+        f.write("\n".join(out).rstrip() + "\n")
+    print("wrote", target)
 
 
 if __name__ == "__main__":
