@@ -85,6 +85,18 @@ def apply_fast(name: str, args: tuple[Any, ...]) -> Array | None:
             if type(a) is int and not lo <= a <= hi:
                 return None
     plan = entry.plan
+    kargs = _fill(plan, args)
+    if kargs is None:
+        return None
+    buf = device.alloc(entry.nbytes)
+    kargs[plan.slots[-1]] = buf          # the output: offset 0 (in the template)
+    plan.kernel(device.queue, plan.gsize, plan.lsize, *kargs)
+    return Array(buf, 0, entry.shape, entry.strides, entry.dtype, device)
+
+
+def _fill(plan: Any, args: tuple[Any, ...]) -> list[Any] | None:
+    """The plan's argument list with the operands' buffers, offsets and scalars; None when
+    an offset lies outside the plan's limits."""
     kargs = plan.template.copy()
     k = 0
     for a in args:
@@ -98,15 +110,49 @@ def apply_fast(name: str, args: tuple[Any, ...]) -> Array | None:
             k += 1
     for j, pos, _ in plan.scalars:
         kargs[pos] = args[j]
-    buf = device.alloc(entry.nbytes)
-    kargs[plan.slots[-1]] = buf          # the output: offset 0 (in the template)
+    return kargs
+
+
+def inplace_fast(name: str, x: Any, other: Any) -> bool:
+    """``x op= other`` by a cached plan; False when the general route must run (which it
+    also does whenever ``other`` shares ``x``'s buffer, to go through a temporary)."""
+    if _CURRENT.get() is not EVAL or type(x) is not Array:
+        return False
+    device = x._device
+    to = type(other)
+    if to is Array:
+        if other._device is not device or other._buf is x._buf:
+            return False
+        key = (name, device, x._dtype, x._shape, x._strides, other._dtype, other._shape,
+               other._strides, True)
+    elif to in _SCALARS:
+        key = (name, device, x._dtype, x._shape, x._strides, to, True)
+    else:
+        return False
+    args = (x, other)
+    entry = _ENTRIES.get(key, _MISSING)
+    if entry is _MISSING:
+        entry = _build(name, args, inplace=True)
+        remember_plan(_ENTRIES, key, entry)
+    if entry is None:
+        return False
+    if entry.bounds is not None and to is int and not entry.bounds[0] <= other <= entry.bounds[1]:
+        return False
+    plan = entry.plan
+    kargs = _fill(plan, args)
+    lo, hi = plan.limits[-1]
+    if kargs is None or not lo <= x._offset <= hi:
+        return False
+    pos = plan.slots[-1]
+    kargs[pos], kargs[pos + 1] = x._buf, x._offset
     plan.kernel(device.queue, plan.gsize, plan.lsize, *kargs)
-    return Array(buf, 0, entry.shape, entry.strides, entry.dtype, device)
+    return True
 
 
-def _build(name: str, args: tuple[Any, ...]) -> _Entry | None:
+def _build(name: str, args: tuple[Any, ...], inplace: bool = False) -> _Entry | None:
     """The entry for this signature, when the general route would run exactly one kernel
-    on the operands as given (no conversions, no scalar rewriting)."""
+    on the operands as given (no conversions, no scalar rewriting); ``inplace``: the result
+    is written into ``args[0]``, which must keep its dtype and shape."""
     from ._elementwise_functions import _resolve
     rec = _ops.OPS.get(name)
     if rec is None:
@@ -128,11 +174,18 @@ def _build(name: str, args: tuple[Any, ...]) -> _Entry | None:
         bounds = (int(info.min), int(info.max))
     in_dtypes = [a._dtype if type(a) is Array else d for a, d in zip(args, arg_dtypes)]
     body = ew_body(name, compute, out_dtype, tuple(arg_dtypes))
-    out = Array(None, 0, shape, c_strides(shape), out_dtype, device)
+    if inplace:
+        x = args[0]
+        if out_dtype != x._dtype or shape != x._shape:
+            return None
+        out = x
+    else:
+        out = Array(None, 0, shape, c_strides(shape), out_dtype, device)
     plan = plan_elementwise(device, body, args, in_dtypes, [out])
     if not plan.cacheable or any(cdt is not None for _, _, cdt in plan.scalars):
         return None
-    plan.template[plan.slots[-1] + 1] = 0      # the output is always a fresh buffer
+    if not inplace:
+        plan.template[plan.slots[-1] + 1] = 0      # the output is always a fresh buffer
     return _Entry(plan, out_dtype, shape, bounds)
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from . import _dtypes as dt
 from . import _ops
 from ._array import Array
-from ._dispatch import apply_fast
+from ._dispatch import apply_fast, inplace_fast
 from ._helpers import is_array
 from ._prims import primitive
 
@@ -223,6 +223,8 @@ def apply(name: str, *args: Any) -> Any:
 def inplace(name: str, x: Any, other: Any) -> Any:
     """``x op= other``: the result keeps x's dtype and shape; eager arrays are written in place
     (through a temporary when ``other`` overlaps ``x``), tracers are rebound functionally."""
+    if inplace_fast(name, x, other):
+        return x
     rec = _ops.OPS[name]
     norm, device = _normalize(name, (x, other))
     compute, out, arg_dtypes, overflow = _resolve(rec, norm, device)

@@ -79,3 +79,26 @@ def test_entry_table_is_bounded(device, data, monkeypatch):
     for k in range(1, 8):
         np.testing.assert_array_equal(np.asarray(x[:k] + y[:k]), a[:k] + b[:k])
     assert len(_dispatch._ENTRIES) <= 3
+
+
+def test_inplace_fast_path(device, data):
+    a, b, x, y = data
+    a, x = a.copy(), clnp.asarray(a, device=device)
+    for _ in range(2):
+        x += y
+        a += b
+        x *= 0.5
+        a *= np.float32(0.5)
+    np.testing.assert_allclose(np.asarray(x), a, rtol=1e-6)
+    v, av = x[2:10], a[2:10]          # a view: the write goes to the parent's buffer
+    v -= y[:8]
+    av -= b[:8]
+    np.testing.assert_allclose(np.asarray(x), a, rtol=1e-6)
+    x += x[::-1]                      # overlapping operand: through a temporary
+    a += a[::-1].copy()
+    np.testing.assert_allclose(np.asarray(x), a, rtol=1e-6)
+    with pytest.raises(TypeError, match="dtype"):
+        i = clnp.asarray(np.arange(24, dtype=np.int32), device=device)
+        i += x
+    with pytest.raises(ValueError, match="broadcast"):
+        x[:5] += y
