@@ -17,6 +17,8 @@ from . import _eager  # noqa: F401  (registers the eager primitive implementatio
 from . import _eager_search  # noqa: F401  (argmax/argmin, scans, nonzero, searchsorted)
 from . import _eager_sort  # noqa: F401  (sort/argsort/unique/isin)
 from . import _eager_linalg  # noqa: F401  (dot_general)
+from ._eager_linalg import get_matmul_precision, matmul_precision, set_matmul_precision
+from ._autotune import autotune
 from . import _eager_linalg_ext  # noqa: F401  (linalg: cholesky, lu, qr, eigh, svd, eig)
 from . import _eager_fft  # noqa: F401  (fft)
 from . import _eager_random  # noqa: F401  (rng_bits)
@@ -99,4 +101,5 @@ __all__ = sorted(set(_c_all + _d_all + _e_all + _i_all + _m_all + _s_all + _sear
     "synchronize", "asnumpy", "memory_info", "free_pooled_memory", "matrix_transpose",
     "__array_namespace_info__", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
     "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128", "e", "inf",
-    "nan", "pi", "newaxis", "DeviceMemoryError", "KernelBuildError", "UnsupportedDtypeError"]))
+    "nan", "pi", "newaxis", "DeviceMemoryError", "KernelBuildError", "UnsupportedDtypeError",
+    "set_matmul_precision", "get_matmul_precision", "matmul_precision", "autotune"]))

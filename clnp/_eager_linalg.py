@@ -15,34 +15,116 @@ always do for matrices), up to two batch dims are kernel arguments, and a shared
 folds the batch into M (one big GEMM instead of a batch of small ones). Only layouts that no
 stride can describe are copied first. On CPU devices a product whose B has no unit stride
 along N but whose A has one along M is computed as ``C^T = B^T A^T``.
+
+Kernel shapes come from :func:`gemm_config`: the autotuner's cached or built-in result for the
+device (``clnp._autotune``), else :func:`default_config`. On NVIDIA devices of compute
+capability >= 8.0 (:func:`tensor_cores`) float16 products and, at
+``set_matmul_precision("tf32")``, float32 products run on tensor cores
+(``clnp._codegen.mma``) with float32 sums.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
+import pyopencl as cl
 
+from . import _autotune
 from . import _dtypes as dt
 from ._array import Array, c_strides
 from ._codegen.gemm import GemmSpec, gemm_dtype, render_gemm
+from ._codegen.mma import MmaSpec, render_mma
 from ._eager import (_I32, _span_ok, collapse, contiguous_copy, convert_element_type,
                      copy_into, reduce)
 from ._prims import def_impl
 from ._runtime import Device, launch
 
-# Tests set this to "gpu" to run the local-memory kernel on a CPU device (None: by device).
+# Tests set this to "gpu" to run the local-memory kernel on a CPU device (None: by device);
+# a forced kind ignores tuned configurations.
 _FORCE_KIND: str | None = None
 # CPU blocking: up to 16 sub-tiles of 6 rows share each B panel of 64 K steps (a 4-8 KiB
 # private copy), which measured best on AVX2 PoCL (1024^2 and 2048^2 float32) among 1-16 x
 # 32-128
 _CPU_RM, _CPU_KB = 16, 64
 
+_PRECISIONS = {"highest": "highest", "float32": "highest", "tf32": "tf32",
+               "tensorfloat32": "tf32"}
+_precision: contextvars.ContextVar[str] = contextvars.ContextVar("clnp_matmul_precision",
+                                                                 default="highest")
 
-def gemm_config(device: Device, acc: np.dtype) -> dict[str, Any]:
-    """Kernel shape for ``device`` and accumulator dtype ``acc`` (per device kind, never per
-    shape, so each dtype compiles once)."""
-    kind = _FORCE_KIND or ("cpu" if device.is_cpu else "gpu")
+
+def _check_precision(precision: str) -> str:
+    p = _PRECISIONS.get(precision) if isinstance(precision, str) else None
+    if p is None:
+        raise ValueError(f"matmul precision must be one of {sorted(_PRECISIONS)}, "
+                         f"got {precision!r}")
+    return p
+
+
+def set_matmul_precision(precision: str) -> None:
+    """Set the precision of float32 matrix products (``matmul``, ``tensordot``, ``vecdot``,
+    ``dot_general``...) for the current thread/context.
+
+    ``"highest"`` (alias ``"float32"``, the default): products and sums in float32, as NumPy.
+    ``"tf32"`` (alias ``"tensorfloat32"``): the operands may be rounded to TF32 (10 mantissa
+    bits) and multiplied on tensor cores with float32 sums, where the device has them (NVIDIA,
+    compute capability >= 8.0); elsewhere float32 products stay exact. Other dtypes are not
+    affected (float16 products always use float32 sums)."""
+    _precision.set(_check_precision(precision))
+
+
+def get_matmul_precision() -> str:
+    """The current float32 matrix-product precision: ``"highest"`` or ``"tf32"``."""
+    return _precision.get()
+
+
+@contextlib.contextmanager
+def matmul_precision(precision: str) -> Iterator[None]:
+    """Context manager: float32 matrix products inside the block use ``precision`` (see
+    :func:`set_matmul_precision`); the previous setting is restored on exit."""
+    token = _precision.set(_check_precision(precision))
+    try:
+        yield
+    finally:
+        _precision.reset(token)
+
+
+_MMA_CAPABLE: dict[int, bool] = {}
+
+
+def tensor_cores(device: Device) -> bool:
+    """Whether ``device`` runs the inline-PTX ``mma.sync`` kernels: NVIDIA's OpenCL with
+    compute capability >= 8.0 (queried through cl_nv_device_attribute_query)."""
+    r = _MMA_CAPABLE.get(id(device))
+    if r is None:
+        r = False
+        if device.vendor_key == "nvidia" and \
+                "cl_nv_device_attribute_query" in device.extensions:
+            try:
+                r = int(device.cl_device.compute_capability_major_nv) >= 8
+            except (AttributeError, cl.Error):
+                r = False
+        _MMA_CAPABLE[id(device)] = r
+    return r
+
+
+def config_key(acc: np.dtype, tf32: bool = False) -> str:
+    """The name a kernel configuration is tuned and cached under: the computing dtype, or
+    ``"tf32"`` for float32 products on tensor cores (float16 runs on tensor cores only)."""
+    return "tf32" if tf32 else acc.name
+
+
+def default_config(device: Device, key: str, kind: str | None = None) -> dict[str, Any]:
+    """Untuned kernel shape for ``device`` and configuration key ``key`` (per device kind,
+    never per shape, so each dtype compiles once)."""
+    if key in ("tf32", "float16"):
+        f16 = key == "float16"
+        return dict(kind="mma", bm=128, bn=128, bk=32 if f16 else 16, wm=64, wn=32)
+    acc = np.dtype(key)
+    kind = kind or ("cpu" if device.is_cpu else "gpu")
     if kind == "cpu":
         vbytes = max(16, min(64, 4 * device.preferred_vector_width.get("float", 8)))
         if acc.kind == "c":
@@ -54,13 +136,26 @@ def gemm_config(device: Device, acc: np.dtype) -> dict[str, Any]:
         # which with 2 B vectors and a broadcast A value fills the 16 AVX registers
         v = max(1, vbytes // acc.itemsize)
         return dict(kind="cpu", tm=6, tn=2 * v, vec=v, rm=_CPU_RM, bk=_CPU_KB)
-    big = acc.itemsize > 8                       # complex128: keep local memory at 8 KiB
-    t = 2 if big else 4
+    # 16x16 items, each 8x8 (4-byte reals), 4x4 (8 bytes) or 2x2 (complex128) outputs read
+    # from local memory as 16-byte vectors; shrunk until two K steps fit in local memory
     l = 16 if device.max_work_group_size >= 256 else 8
-    bk = 16
-    while l > 4 and (l * t * (bk + 1) * 2 * acc.itemsize > device.local_mem):
-        l //= 2
-    return dict(kind="gpu", tm=t, tn=t, lx=l, ly=l, bk=bk)
+    t = {4: 8, 8: 4, 16: 2}[acc.itemsize]
+    v = 1 if acc.kind == "c" else 16 // acc.itemsize
+    bk = 8 if t == 8 else 16
+    while t > 1 and 2 * bk * (l * t + v) * 2 * acc.itemsize > device.local_mem:
+        t //= 2
+    return dict(kind="gpu", tm=t, tn=t, vec=min(v, t), lx=l, ly=l, bk=bk)
+
+
+def gemm_config(device: Device, acc: np.dtype, tf32: bool = False) -> dict[str, Any]:
+    """Kernel shape for ``device`` and computing dtype ``acc``: the autotuner's result when
+    one is cached (or built in) for this device, else :func:`default_config`."""
+    key = config_key(acc, tf32)
+    if _FORCE_KIND is None or key in ("tf32", "float16"):
+        tuned = _autotune.lookup(device, key)
+        if tuned is not None:
+            return tuned
+    return default_config(device, key, _FORCE_KIND)
 
 
 def _merge(sizes: Sequence[int], strides: Sequence[Sequence[int]]) -> tuple[int, list[int]] | None:
@@ -112,7 +207,11 @@ def dot_general(lhs: Array, rhs: Array, *, dimension_numbers: Any,
     out_dtype = preferred_element_type or dt.promote(lhs.dtype, rhs.dtype)
     # operands are converted to the kernel's dtype first: one GEMM program per computing
     # dtype instead of one per dtype pair (see clnp._codegen.gemm.GEMM_DTYPES)
-    g = gemm_dtype(dt.promote(lhs.dtype, rhs.dtype))
+    promoted = dt.promote(lhs.dtype, rhs.dtype)
+    g = gemm_dtype(promoted)
+    if promoted == dt.float16 and tensor_cores(device):
+        g = promoted                 # tensor cores multiply halves, with float32 sums
+    tf32 = g == dt.float32 and _precision.get() == "tf32" and tensor_cores(device)
     lhs, rhs = _convert(lhs, g), _convert(rhs, g)
     lf = tuple(i for i in range(lhs.ndim) if i not in lc and i not in lb)
     rf = tuple(i for i in range(rhs.ndim) if i not in rc and i not in rb)
@@ -131,7 +230,7 @@ def dot_general(lhs: Array, rhs: Array, *, dimension_numbers: Any,
         rhs, rb, rc, rf = _canonical(rhs, rb, rc, rf)
         plan = _plan(lhs, rhs, ostr, lc, rc, lb, rb, lf, rf)
         assert plan is not None
-    return _run(lhs, rhs, out_shape, out_dtype, *plan)
+    return _run(lhs, rhs, out_shape, out_dtype, tf32, *plan)
 
 
 def _plan(lhs: Array, rhs: Array, ostr: Sequence[int], lc, rc, lb, rb, lf, rf):
@@ -160,7 +259,7 @@ def _plan(lhs: Array, rhs: Array, ostr: Sequence[int], lc, rc, lb, rb, lf, rf):
     return m, n, k, cb, cstr
 
 
-def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype,
+def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype, tf32: bool,
          m, n, k, bsizes, bstr) -> Array:
     device = lhs.device
     (M, (sam, scm)), (N, (sbn, scn)), (K, (sak, sbk)) = m, n, k
@@ -172,8 +271,8 @@ def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype
         raise ValueError(f"dot_general: dimension too large for the GEMM kernel "
                          f"(M={M}, N={N}, K={K}, batch={nb})")
     acc = lhs.dtype
-    cfg = gemm_config(device, acc)
-    cpu = cfg["kind"] == "cpu"
+    cfg = gemm_config(device, acc, tf32)
+    cpu, mma = cfg["kind"] == "cpu", cfg["kind"] == "mma"
     # C^T = B^T A^T: on CPUs the unit stride belongs along N, where the kernel reads vectors
     swap = cpu and sbn != 1 and sam == 1 and not (sak == 1 and sbk == 1)
     gm, gn = (N, M) if swap else (M, N)          # the GEMM the kernel computes
@@ -185,6 +284,9 @@ def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype
             rm //= 2
         tiles_m = -(-gm // (rm * cfg["tm"]))
         kmin = 1024
+    elif mma:
+        tiles_m, tiles_n = -(-gm // cfg["bm"]), -(-gn // cfg["bn"])
+        kmin = 256
     else:
         tiles_m = -(-gm // (cfg["ly"] * cfg["tm"]))
         tiles_n = -(-gn // (cfg["lx"] * cfg["tn"]))
@@ -198,15 +300,24 @@ def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype
         step = cfg.get("bk", 1)
         kchunk = -(-(-(-K // parts)) // step) * step
         parts = -(-K // kchunk)
+    # tensor cores sum in float32: partial sums stay float32, a whole product is stored as
+    # float16 or float32 directly
+    pacc = dt.float32 if mma else acc
     if parts > 1:
         # partials [parts, batch, M, N]
-        dst = Array.empty((parts, nb, M, N), acc, device)
+        dst = Array.empty((parts, nb, M, N), pacc, device)
         scb0, scb1, scm, scn = bsizes[1] * M * N, M * N, N, 1
     else:
-        dst = Array.empty(out_shape, acc, device)
-    small = _span_ok([lhs, rhs, dst], dst.size)
-    spec = GemmSpec(acc, index="int" if small else "long", **cfg)
-    kern = device.kernel(spec, lambda: render_gemm(spec))
+        cdt = out_dtype if mma and out_dtype in (dt.float16, dt.float32) else pacc
+        dst = Array.empty(out_shape, cdt, device)
+    index = "int" if _span_ok([lhs, rhs, dst], dst.size) else "long"
+    if mma:
+        geo = {k: v for k, v in cfg.items() if k != "kind"}
+        spec = MmaSpec(acc, dst.dtype, index=index, **geo)
+        kern = device.kernel(spec, lambda: render_mma(spec))
+    else:
+        spec = GemmSpec(acc, index=index, **cfg)
+        kern = device.kernel(spec, lambda: render_gemm(spec))
     A = [lhs._buf, lhs._offset, sam, sak, sab0, sab1]
     B = [rhs._buf, rhs._offset, sbk, sbn, sbb0, sbb1]
     Cs = [dst._buf, dst._offset, scm, scn, scb0, scb1, nb * M * N]
@@ -217,13 +328,16 @@ def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype
     args = [gm, gn, K, kchunk, bsizes[1], parts, rm] + A + B + Cs
     if cpu:
         launch(device, kern, (tiles_n, tiles_m, nb * parts), (1, 1, 1), *args)
+    elif mma:
+        launch(device, kern, (tiles_n * spec.threads, tiles_m, nb * parts),
+               (spec.threads, 1, 1), *args)
     else:
         launch(device, kern, (tiles_n * spec.lx, tiles_m * spec.ly, nb * parts),
                (spec.lx, spec.ly, 1), *args)
     r = dst
     if parts > 1:
         # the sum shares the program ``clnp.sum`` uses for this dtype
-        sacc = dt.int64 if acc.kind == "i" else acc
+        sacc = dt.int64 if acc.kind == "i" else pacc
         r = reduce(dst, op="sum", axes=(0,), acc_dtype=sacc, out_dtype=sacc)
         r = Array(r._buf, r._offset, out_shape, c_strides(out_shape), sacc, device)
     return r if r.dtype == out_dtype else convert_element_type(r, dtype=out_dtype)

@@ -23,7 +23,10 @@ Two ways to map the work onto work-items (``GemmSpec.kind``):
     Local-memory tiling: a ``ly x lx`` work-group stages ``bk``-deep slices of an
     ``(ly*tm) x (lx*tn)`` output tile's A and B panels in local memory (loads coalesced along
     whichever of the operand's dims has unit stride), then each item accumulates ``tm x tn``
-    outputs spaced ``ly``/``lx`` apart (conflict-free local reads, coalesced stores).
+    outputs: groups of ``vec`` consecutive rows (columns) spaced ``ly*vec`` (``lx*vec``)
+    apart, read from local memory as vectors (real dtypes; conflict-free, coalesced stores).
+    Two local buffers, the next slice fetched into registers while the current one is
+    multiplied: one barrier per slice.
 
 The K range may be split into ``parts`` (split-K, for few outputs and long K): part ``p``
 writes its partial tile to ``C + p * scp`` and the caller reduces the partials.
@@ -69,7 +72,8 @@ class GemmSpec:
     kind: str                # "cpu" | "gpu"
     tm: int                  # outputs per work-item (sub-tile) along M
     tn: int                  # outputs per work-item along N
-    vec: int = 1             # cpu: lanes per vector along N (complex: vec / 2 values)
+    vec: int = 1             # cpu: lanes per vector along N (complex: vec / 2 values);
+                             # gpu: consecutive rows/columns per item group
     rm: int = 1              # cpu: most sub-tiles (of tm rows) per item, sharing B panels
     bk: int = 16             # depth of a K block (gpu: staged in local memory; cpu: in L1)
     lx: int = 16             # gpu: work-group size along N
@@ -108,9 +112,12 @@ def _mad(spec: GemmSpec, acc: str, a: str, b: str) -> str:
     return f"{acc} += {a} * {b};"
 
 
-def _signature(spec: GemmSpec) -> tuple[list[str], list]:
+def _signature(spec, ti: str = "", to: str = "") -> tuple[list[str], list]:
+    """Kernel parameters (see the module docstring); ``ti``/``to`` override the element types
+    of A and B / of C (default: the spec dtype's storage type)."""
     I = spec.index
-    ti = to = C.storage_ctype(spec.dtype)
+    ti = ti or C.storage_ctype(spec.dtype)
+    to = to or C.storage_ctype(spec.dtype)
     it = np.int32 if I == "int" else np.int64
     params = ["const int M", "const int N", "const int K", "const int kchunk", "const int nb1",
               "const int parts", "const int rm"]
@@ -125,19 +132,19 @@ def _signature(spec: GemmSpec) -> tuple[list[str], list]:
     return params, argtypes
 
 
-def _prologue(spec: GemmSpec, z: str) -> list[str]:
+def _prologue(spec, z: str, ti: str = "", to: str = "") -> list[str]:
     I = spec.index
+    ti = ti or C.storage_ctype(spec.dtype)
+    to = to or C.storage_ctype(spec.dtype)
     return [
         f"  const int z = {z};",
         "  const int p = z % parts, b = z / parts;",
         "  const int b0 = b / nb1, b1 = b - b0 * nb1;",
         "  const int k0 = p * kchunk;",
         "  const int k1 = min(K, k0 + kchunk);",
-        f"  __global const {C.storage_ctype(spec.dtype)} *a = A + a_off + ({I})b0 * sab0 + "
-        f"({I})b1 * sab1;",
-        f"  __global const {C.storage_ctype(spec.dtype)} *bb = B + b_off + ({I})b0 * sbb0 + "
-        f"({I})b1 * sbb1;",
-        f"  __global {C.storage_ctype(spec.dtype)} *c = C + c_off + ({I})b0 * scb0 + "
+        f"  __global const {ti} *a = A + a_off + ({I})b0 * sab0 + ({I})b1 * sab1;",
+        f"  __global const {ti} *bb = B + b_off + ({I})b0 * sbb0 + ({I})b1 * sbb1;",
+        f"  __global {to} *c = C + c_off + ({I})b0 * scb0 + "
         f"({I})b1 * scb1 + ({I})p * scp;",
     ]
 
@@ -343,14 +350,23 @@ def _render_cpu(spec: GemmSpec) -> list[str]:
 
 def _render_gpu(spec: GemmSpec) -> list[str]:
     I, tm, tn, bk, lx, ly = spec.index, spec.tm, spec.tn, spec.bk, spec.lx, spec.ly
+    V = spec.vec
     bm, bn, nt = ly * tm, lx * tn, lx * ly
     d = spec.dtype
     acc = _acc_ctype(spec)
     zero = f"({acc})(0)" if spec.dtype.kind != "c" else f"({acc})(0, 0)"
-    # +1 column: tile loads along K would otherwise hit one local-memory bank
+    if (bm * bk) % nt or (bn * bk) % nt or tm % V or tn % V:
+        raise ValueError(f"inconsistent GEMM tile shape {spec}")
+    na, nb = bm * bk // nt, bn * bk // nt        # tile elements each item loads
+    # Local reads as vectors of V values (real dtypes): an item's rows are V consecutive ones
+    # in each of tm/V groups spaced ly*V apart (likewise columns), so a warp reads a few
+    # broadcast A vectors and consecutive B vectors. V == 1 pads rows by one element (loads
+    # along K would otherwise hit one bank); V > 1 pads by V to keep the vectors aligned.
+    pad = V
+    vl = V > 1 and d.kind != "c"
     L = [
-        f"  __local {acc} As[{bk}][{bm + 1}];",
-        f"  __local {acc} Bs[{bk}][{bn + 1}];",
+        f"  __local {acc} As[2][{bk}][{bm + pad}] __attribute__((aligned(16)));",
+        f"  __local {acc} Bs[2][{bk}][{bn + pad}] __attribute__((aligned(16)));",
         "  const int tx = get_local_id(0), ty = get_local_id(1);",
         f"  const int tid = ty * {lx} + tx;",
         f"  const int bm0 = get_group_id(1) * {bm}, bn0 = get_group_id(0) * {bn};",
@@ -361,38 +377,72 @@ def _render_gpu(spec: GemmSpec) -> list[str]:
         "  // consecutive items load consecutive addresses: along K when that is A's unit",
         "  // stride (row-major A), along M otherwise; likewise along N or K for B",
         "  const int a_along_k = sak == 1, b_along_n = sbn == 1 || sbk != 1;",
-        f"  for (int kt = k0; kt < k1; kt += {bk}) {{",
-        f"    for (int e = tid; e < {bm * bk}; e += {nt}) {{",
-        f"      const int mm = a_along_k ? e / {bk} : e % {bm};",
-        f"      const int kk = a_along_k ? e % {bk} : e / {bm};",
-        "      const int gm = bm0 + mm, gk = kt + kk;",
-        f"      As[kk][mm] = (gm < M && gk < k1) ? "
-        f"{_to_acc(spec, C.load(d, 'a', f'({I})gm * sam + ({I})gk * sak'))} : {zero};",
-        "    }",
-        f"    for (int e = tid; e < {bn * bk}; e += {nt}) {{",
-        f"      const int nn = b_along_n ? e % {bn} : e / {bk};",
-        f"      const int kk = b_along_n ? e / {bn} : e % {bk};",
-        "      const int gn = bn0 + nn, gk = kt + kk;",
-        f"      Bs[kk][nn] = (gn < N && gk < k1) ? "
-        f"{_to_acc(spec, C.load(d, 'bb', f'({I})gk * sbk + ({I})gn * sbn'))} : {zero};",
-        "    }",
-        "    barrier(CLK_LOCAL_MEM_FENCE);",
-        f"    for (int kk = 0; kk < {bk}; ++kk) {{",
     ]
-    for i in range(tm):
-        L.append(f"      const {acc} av{i} = As[kk][ty + {i * ly}];")
-    for j in range(tn):
-        L.append(f"      const {acc} bv{j} = Bs[kk][tx + {j * lx}];")
+    # Each item's share of a tile is at fixed (row, k) positions: their row offsets and
+    # validity are computed once, only the K position moves.
+    for name, cnt, big, along, g0, G, sg, sk, ptr in (
+            ("a", na, bm, "a_along_k", "bm0", "M", "sam", "sak", "a"),
+            ("b", nb, bn, "!b_along_n", "bn0", "N", "sbn", "sbk", "bb")):
+        for r in range(cnt):
+            e = f"(tid + {r * nt})"
+            L.append(f"  const int {name}r{r} = {along} ? {e} / {bk} : {e} % {big};")
+            L.append(f"  const int {name}k{r} = {along} ? {e} % {bk} : {e} / {big};")
+            L.append(f"  const int {name}v{r} = {g0} + {name}r{r} < {G};")
+            L.append(f"  __global const {C.storage_ctype(d)} *{name}p{r} = {ptr} + "
+                     f"({I})({name}v{r} ? {g0} + {name}r{r} : 0) * {sg} + ({I}){name}k{r} * {sk};")
+            L.append(f"  {acc} {name}x{r};")
+
+    def fetch(kt: str) -> list[str]:
+        out = []
+        for name, cnt, sk in (("a", na, "sak"), ("b", nb, "sbk")):
+            for r in range(cnt):
+                ld = _to_acc(spec, C.load(d, f"{name}p{r}", f"({I})({kt}) * {sk}"))
+                out.append(f"{name}x{r} = ({name}v{r} && {kt} + {name}k{r} < k1) ? {ld} : "
+                           f"{zero};")
+        return out
+
+    def put() -> list[str]:
+        return ([f"As[buf][ak{r}][ar{r}] = ax{r};" for r in range(na)] +
+                [f"Bs[buf][bk{r}][br{r}] = bx{r};" for r in range(nb)])
+
+    def row(i: int, l: int) -> str:
+        return f"{(i // V) * l * V + i % V}"
+
+    L += ["  int buf = 0;"] + ["  " + x for x in fetch("k0")]
+    # one barrier per K step: two local buffers, the next step's tile is fetched into
+    # registers while this one is being multiplied
+    L += [f"  for (int kt = k0; kt < k1; kt += {bk}) {{"] + ["    " + x for x in put()]
+    L += ["    barrier(CLK_LOCAL_MEM_FENCE);",
+          f"    if (kt + {bk} < k1) {{"] + ["      " + x for x in fetch(f"kt + {bk}")] + ["    }"]
+    L += ["    #pragma unroll", f"    for (int kk = 0; kk < {bk}; ++kk) {{"]
+    if vl:
+        vt = f"{acc}{V}"
+        for g in range(tm // V):
+            L.append(f"      const {vt} avv{g} = *(__local const {vt} *)"
+                     f"(&As[buf][kk][ty * {V} + {g * ly * V}]);")
+        for g in range(tn // V):
+            L.append(f"      const {vt} bvv{g} = *(__local const {vt} *)"
+                     f"(&Bs[buf][kk][tx * {V} + {g * lx * V}]);")
+        for i in range(tm):
+            L.append(f"      const {acc} av{i} = avv{i // V}.s{i % V:x};")
+        for j in range(tn):
+            L.append(f"      const {acc} bv{j} = bvv{j // V}.s{j % V:x};")
+    else:
+        for i in range(tm):
+            L.append(f"      const {acc} av{i} = As[buf][kk][ty * {V} + {row(i, ly)}];")
+        for j in range(tn):
+            L.append(f"      const {acc} bv{j} = Bs[buf][kk][tx * {V} + {row(j, lx)}];")
     for i in range(tm):
         for j in range(tn):
             L.append("      " + _mad(spec, f"acc{i}_{j}", f"av{i}", f"bv{j}"))
-    L += ["    }", "    barrier(CLK_LOCAL_MEM_FENCE);", "  }"]
+    L += ["    }", "    buf ^= 1;", "  }"]
     for i in range(tm):
-        L.append(f"  if (bm0 + ty + {i * ly} < M) {{")
-        L.append(f"    __global {C.storage_ctype(spec.dtype)} *ci = c + "
-                 f"({I})(bm0 + ty + {i * ly}) * scm;")
+        r = f"bm0 + ty * {V} + {row(i, ly)}"
+        L.append(f"  if ({r} < M) {{")
+        L.append(f"    __global {C.storage_ctype(spec.dtype)} *ci = c + ({I})({r}) * scm;")
         for j in range(tn):
-            L.append(f"    if (bn0 + tx + {j * lx} < N) " + _store(
-                spec, "ci", f"({I})(bn0 + tx + {j * lx}) * scn", f"acc{i}_{j}"))
+            cc = f"bn0 + tx * {V} + {row(j, lx)}"
+            L.append(f"    if ({cc} < N) " + _store(spec, "ci", f"({I})({cc}) * scn",
+                                                     f"acc{i}_{j}"))
         L.append("  }")
     return L
