@@ -1,12 +1,12 @@
 """clnp_grad: JAX-style function transformations over clnp.
 
 Implemented: ``grad``, ``value_and_grad``, ``vjp``, ``jvp``, ``linearize``, ``jacfwd``,
-``jacrev``, ``hessian``, ``custom_vjp``, ``checkpoint``, ``vmap``, ``stop_gradient`` and pytrees
-(``tree_map``, ``tree_flatten``, ``tree_unflatten``, ``tree_leaves``, ``register_pytree_node``).
-Differentiation rules cover the elementwise op table, reductions, views, concatenation and
-type conversion; other primitives raise ``NotImplementedError`` naming the primitive. Not yet
-implemented: ``jit``, ``custom_jvp``, rules for indexing, sorting, linalg and fft
-(see docs/transforms.md).
+``jacrev``, ``hessian``, ``custom_vjp``, ``custom_jvp``, ``checkpoint``, ``vmap``,
+``stop_gradient`` and pytrees (``tree_map``, ``tree_flatten``, ``tree_unflatten``,
+``tree_leaves``, ``register_pytree_node``). Differentiation rules cover the elementwise op
+table, reductions, views, concatenation, type conversion, indexing, sorting, cumulative sums
+and products, fft and linalg; other primitives raise ``NotImplementedError`` naming the primitive.
+Not yet implemented: ``jit`` (see docs/transforms.md).
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from clnp._prims import def_impl, primitive
 
 from ._ad import grad, jvp, value_and_grad, vjp
 from ._core import ConcretizationError, LeakedTracerError
-from ._derived import checkpoint, custom_vjp, hessian, jacfwd, jacrev, linearize
+from ._derived import checkpoint, custom_jvp, custom_vjp, hessian, jacfwd, jacrev, linearize
 from ._vmap import vmap
 from . import _rules_linalg  # noqa: F401  (registers the linalg rules)
 from ._ir import Graph, eval_graph, make_ir
@@ -35,7 +35,7 @@ def stop_gradient(x: Any) -> Any:
 
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "stop_gradient", "jacfwd", "jacrev",
-           "hessian", "linearize", "custom_vjp", "checkpoint", "vmap", "make_ir",
+           "hessian", "linearize", "custom_vjp", "custom_jvp", "checkpoint", "vmap", "make_ir",
            "eval_graph", "Graph", "ConcretizationError",
            "LeakedTracerError", "register_pytree_node", "tree_flatten", "tree_unflatten",
            "tree_map", "tree_leaves", "tree_structure"]

@@ -69,7 +69,8 @@ class JVPInterpreter(Interpreter):
         # outputs stay traced (possibly with a zero tangent) so that bool()/float() on values
         # computed from traced inputs raise, whatever the op
         if prim.multiple_results:
-            return tuple(JVPTracer(self, o, t) for o, t in zip(out, t_out))
+            return tuple(None if o is None else JVPTracer(self, o, t)
+                         for o, t in zip(out, t_out))
         return _mark_view(JVPTracer(self, out, t_out), prim)
 
 
@@ -137,13 +138,14 @@ class VJPInterpreter(Interpreter):
         if prim.name in R.NON_DIFFERENTIABLE or _ZERO_OUTPUT_OPS(prim):
             # traced but carrying no derivative: a leaf the backward pass never reaches
             if prim.multiple_results:
-                return tuple(VJPTracer(self, o, None) for o in out)
+                return tuple(None if o is None else VJPTracer(self, o, None) for o in out)
             return VJPTracer(self, out, None)
         if not (prim.name in R.VJP or R.differentiable_op(prim.name)):
             raise _rule_missing(prim, "VJP")
         node = Node(prim, params, list(parents), primals, out)
         if prim.multiple_results:
-            return tuple(VJPTracer(self, o, node if R.is_float(o) else None, i)
+            return tuple(None if o is None else
+                         VJPTracer(self, o, node if R.is_float(o) else None, i)
                          for i, o in enumerate(out))
         return _mark_view(VJPTracer(self, out, node if R.is_float(out) else None), prim)
 
@@ -289,7 +291,13 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple:
 
 
 def _argnums(argnums: int | Sequence[int], n: int, what: str) -> tuple[int, ...]:
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    if isinstance(argnums, int):
+        nums: tuple = (argnums,)
+    elif isinstance(argnums, (tuple, list)):
+        nums = tuple(argnums)
+    else:
+        raise TypeError(f"{what}: argnums must be an int or a sequence of ints; got "
+                        f"{argnums!r}")
     for a in nums:
         if not isinstance(a, int) or isinstance(a, bool):
             raise TypeError(f"{what}: argnums must be ints; got {a!r}")
@@ -305,6 +313,7 @@ def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
     ``argnums`` positional arguments (pytrees allowed). ``fun`` must return a real scalar."""
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         nums = _argnums(argnums, len(args), "grad")
+        _check_inputs(tree_flatten([args[i] for i in nums])[0], "grad")
 
         def f_diff(*diff_args: Any) -> Any:
             full = list(args)

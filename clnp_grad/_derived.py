@@ -1,10 +1,12 @@
-"""Transformations built from jvp/vjp: Jacobians, Hessians, linearize, custom rules, checkpoint.
+"""Transformations built from jvp/vjp: Jacobians, Hessians, linearize, custom rules
+(``custom_vjp``, ``custom_jvp``), checkpoint.
 
-Jacobians loop over basis vectors (one jvp or vjp per input or output element); ``vmap`` will
-batch them once it exists.
+Jacobians push (jvp) or pull (vjp) the whole basis at once under ``vmap``, as JAX does; if a
+primitive on the way has no batching rule they fall back to one jvp/vjp per basis vector.
 """
 from __future__ import annotations
 
+import inspect
 import math
 from typing import Any, Callable, Sequence
 
@@ -12,8 +14,11 @@ import clnp as xp
 from clnp._prims import Primitive, current_interpreter, set_interpreter
 
 from . import _ad
-from ._ad import Node, VJPInterpreter, VJPTracer, jvp, vjp
+from ._ad import JVPInterpreter, JVPTracer, Node, VJPInterpreter, VJPTracer, jvp, vjp
+from ._core import Tracer
+from ._rules import is_float
 from ._tree import tree_flatten, tree_map, tree_unflatten
+from ._vmap import BatchInterpreter, BatchTracer, vmap
 
 
 def _basis(x: Any, k: int) -> Any:
@@ -27,10 +32,23 @@ def _select(args: tuple, argnums: int | Sequence[int], what: str) -> tuple[tuple
     return nums, isinstance(argnums, int)
 
 
-def _stack_rows(rows: list[Any], lead: tuple[int, ...], tail: tuple[int, ...], x: Any) -> Any:
-    if not rows:
-        return xp.zeros(lead + tail, dtype=x.dtype, device=x.device)
-    return xp.reshape(xp.stack(rows, axis=0), lead + tail)
+def _eye_basis(x: Any) -> Any:
+    """The standard basis of ``x``'s space, stacked: shape ``(x.size,) + x.shape``."""
+    return xp.reshape(xp.eye(x.size, dtype=x.dtype, device=x.device), (x.size,) + x.shape)
+
+
+def _batched_or_looped(f: Callable[[Any], Any], basis: Any, n: int,
+                       unit: Callable[[int], Any]) -> Any:
+    """``vmap(f)(basis)``; one call per basis vector (``unit(k)``), stacked, when some
+    primitive in ``f`` cannot be batched. Returns a list of stacked results (``f`` may return
+    a tuple)."""
+    try:
+        r = vmap(f)(basis)
+        return list(r) if isinstance(r, tuple) else [r]
+    except NotImplementedError:
+        outs = [f(unit(k)) for k in range(n)]
+        outs = [o if isinstance(o, tuple) else (o,) for o in outs]
+        return [xp.stack([o[j] for o in outs], axis=0) for j in range(len(outs[0]))]
 
 
 def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
@@ -40,19 +58,20 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
         res = []
         for i in nums:
             x = args[i]
-            cols = []
-            out = None
-            for k in range(x.size):
-                def f_i(v: Any, i: int = i) -> Any:
-                    full = list(args)
-                    full[i] = v
-                    return fun(*full)
-                out, t = jvp(f_i, (x,), (_basis(x, k),))
-                cols.append(t)
-            if out is None:
+
+            def f_i(v: Any, i: int = i) -> Any:
+                full = list(args)
+                full[i] = v
+                return fun(*full)
+            if x.size == 0:
                 out = fun(*args)
+                res.append(xp.zeros(out.shape + x.shape, dtype=x.dtype, device=x.device))
+                continue
+            out = f_i(x)
+            (cols,) = _batched_or_looped(lambda e, x=x, f_i=f_i: jvp(f_i, (x,), (e,))[1],
+                                         _eye_basis(x), x.size, lambda k, x=x: _basis(x, k))
             # columns are stacked on axis 0; move the x axes behind the output axes
-            j = _stack_rows(cols, x.shape, out.shape, x)
+            j = xp.reshape(cols, x.shape + out.shape)
             perm = tuple(range(x.ndim, x.ndim + out.ndim)) + tuple(range(x.ndim))
             res.append(xp.permute_dims(j, perm) if perm != tuple(range(j.ndim)) else j)
         return res[0] if single else tuple(res)
@@ -70,12 +89,13 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
                 full[i] = v
             return fun(*full)
         out, f_vjp = vjp(f_sel, *[args[i] for i in nums])
-        rows: list[list[Any]] = [[] for _ in nums]
-        for k in range(out.size):
-            cts = f_vjp(_basis(out, k))
-            for r, c in zip(rows, cts):
-                r.append(c)
-        res = [_stack_rows(r, out.shape, args[i].shape, args[i]) for r, i in zip(rows, nums)]
+        if out.size == 0:
+            res = [xp.zeros(out.shape + args[i].shape, dtype=args[i].dtype,
+                            device=args[i].device) for i in nums]
+        else:
+            rows = _batched_or_looped(lambda e: tuple(f_vjp(e)), _eye_basis(out), out.size,
+                                      lambda k: _basis(out, k))
+            res = [xp.reshape(r, out.shape + args[i].shape) for r, i in zip(rows, nums)]
         return res[0] if single else tuple(res)
     return jac
 
@@ -166,3 +186,261 @@ def checkpoint(fun: Callable[..., Any]) -> Callable[..., Any]:
         return f_vjp(ct)
     f.defvjp(fwd, bwd)
     return f
+
+
+# ------------------------------------------------------------------------------ custom_jvp
+def _zero_tangent(p: Any) -> Any:
+    if hasattr(p, "shape"):
+        return xp.zeros(p.shape, dtype=p.dtype, device=p.device)
+    return 0.0
+
+
+def _owned(interp: Any, flat: Sequence[Any]) -> bool:
+    return any(isinstance(a, Tracer) and a._interp is interp for a in flat)
+
+
+class custom_jvp:
+    """A function with a user-defined forward-mode rule (JAX's ``custom_jvp``).
+
+    ``f = custom_jvp(fun, nondiff_argnums=())`` and ``@f.defjvp`` on ``rule(*nondiff_args,
+    primals, tangents) -> (out, out_tangent)``, where ``primals`` and ``tangents`` are tuples
+    of the other positional arguments (integer arguments get zero tangents of their own
+    dtype) and ``out_tangent`` has ``out``'s structure, shapes and dtypes. The rule must be
+    linear in ``tangents``: reverse mode (``grad``, ``vjp``) transposes it by differentiating
+    it with respect to the tangents. Under ``vmap`` both ``fun`` and the rule are batched;
+    eager calls run ``fun``. Values traced by the transformations that differentiate or
+    batch the call must reach ``fun`` and the rule as arguments: a closure over one raises
+    TypeError (the rule runs below the transformation that traces them)."""
+
+    def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = ()):
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.jvp: Callable[..., Any] | None = None
+        self.__name__ = getattr(fun, "__name__", "custom_jvp")
+        self.__doc__ = fun.__doc__
+
+    def defjvp(self, jvp: Callable[..., Any]) -> Callable[..., Any]:
+        """Register ``jvp(*nondiff_args, primals, tangents) -> (out, out_tangent)``; returns
+        it (so it works as a decorator)."""
+        self.jvp = jvp
+        return jvp
+
+    def defjvps(self, *jvps: Callable[..., Any] | None) -> None:
+        """Register one rule per differentiable argument, ``jvp_i(tangent_i, out, *primals)
+        -> its contribution to the output tangent`` (None: no dependence); the contributions
+        add up. Only for array outputs."""
+        def rule(*a: Any) -> tuple[Any, Any]:
+            primals, tangents = a[-2], a[-1]
+            out = self(*_merge(a[:-2], primals, self._nondiff(len(a) - 2 + len(primals))))
+            acc = None
+            for fn, t in zip(jvps, tangents):
+                if fn is not None:
+                    c = fn(t, out, *primals)
+                    acc = c if acc is None else acc + c
+            return out, _zero_tangent(out) if acc is None else acc
+        self.jvp = rule
+
+    # -------------------------------------------------------------- calling
+    def _nondiff(self, nargs: int) -> set[int]:
+        for a in self.nondiff_argnums:
+            if not -nargs <= a < nargs:
+                raise ValueError(f"custom_jvp {self.__name__}: nondiff_argnums {a} is out of "
+                                 f"range for {nargs} positional arguments")
+        return {a % nargs for a in self.nondiff_argnums}
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs:   # keyword arguments become positional, as in JAX
+            bound = inspect.signature(self.fun).bind(*args, **kwargs)
+            if bound.kwargs:
+                raise TypeError(f"custom_jvp {self.__name__}: keyword-only parameters are not "
+                                f"supported; got {sorted(bound.kwargs)}")
+            args = tuple(bound.args)
+        nd = self._nondiff(len(args))
+        static = [a for i, a in enumerate(args) if i in nd]
+        for v in static:
+            if any(isinstance(leaf, Tracer) for leaf in tree_flatten(v)[0]):
+                raise TypeError(f"custom_jvp {self.__name__}: an argument in nondiff_argnums "
+                                f"is a traced array; pass it as a differentiable argument")
+        dyn = [a for i, a in enumerate(args) if i not in nd]
+        flat, tdef = tree_flatten(dyn)
+        name = self.__name__
+
+        def fun_flat(leaves: list[Any]) -> Any:
+            return self.fun(*_merge(static, tree_unflatten(tdef, leaves), nd))
+
+        def rule_flat(primals: list[Any], tangents: list[Any]) -> tuple[list, list, Any]:
+            if self.jvp is None:
+                raise TypeError(f"custom_jvp {name}: call defjvp(rule) before differentiating "
+                                f"it")
+            res = self.jvp(*static, tuple(tree_unflatten(tdef, primals)),
+                           tuple(tree_unflatten(tdef, tangents)))
+            return _check_jvp_output(res, name)
+        return _apply(fun_flat, rule_flat, flat, _captured(self.fun, self.jvp), name)
+
+
+def _merge(static: Sequence[Any], dyn: Sequence[Any], nd: set[int]) -> list[Any]:
+    """Positional arguments from the non-differentiable (positions ``nd``) and the others."""
+    args, s, d = [], iter(static), iter(dyn)
+    for i in range(len(static) + len(dyn)):
+        args.append(next(s) if i in nd else next(d))
+    return args
+
+
+def _check_jvp_output(res: Any, name: str) -> tuple[list, list, Any]:
+    """``(out leaves, tangent leaves, out structure)``; tangents of non-float outputs are
+    None, missing tangents of float outputs zeros."""
+    if not (isinstance(res, (tuple, list)) and len(res) == 2):
+        raise TypeError(f"custom_jvp {name}: the JVP rule must return a pair (primal_out, "
+                        f"tangent_out); got {type(res).__name__}"
+                        + (f" of length {len(res)}" if isinstance(res, (tuple, list)) else ""))
+    o_flat, o_def = tree_flatten(res[0])
+    t_flat, t_def = tree_flatten(res[1])
+    if o_def != t_def:
+        # None may stand for the tangent of an integer or boolean output
+        f_def = tree_flatten(tree_map(lambda o: o if is_float(o) else None, res[0]))[1]
+        if t_def != f_def:
+            raise ValueError(f"custom_jvp {name}: the JVP rule returned a primal output of "
+                             f"structure {o_def} but a tangent output of structure {t_def}")
+        it = iter(t_flat)
+        t_flat = [next(it) if is_float(o) else None for o in o_flat]
+    tangents = []
+    for o, t in zip(o_flat, t_flat):
+        if not is_float(o):
+            tangents.append(None)
+            continue
+        if t is None:
+            tangents.append(_zero_tangent(o))
+            continue
+        if not hasattr(t, "shape") or tuple(t.shape) != tuple(o.shape):
+            raise ValueError(f"custom_jvp {name}: the JVP rule returned a tangent of shape "
+                             f"{getattr(t, 'shape', type(t).__name__)} for a primal output of "
+                             f"shape {o.shape}")
+        if t.dtype != o.dtype:
+            raise TypeError(f"custom_jvp {name}: the JVP rule returned a tangent of dtype "
+                            f"{t.dtype} for a primal output of dtype {o.dtype}")
+        tangents.append(t)
+    return o_flat, tangents, o_def
+
+
+def _captured(*fns: Any) -> list[Tracer]:
+    """Traced values the functions hold in their closures (or partial arguments)."""
+    found = []
+    for fn in fns:
+        held = list(getattr(fn, "args", ())) + list(getattr(fn, "keywords", {}).values())
+        for cell in getattr(fn, "__closure__", None) or ():
+            try:
+                held.append(cell.cell_contents)
+            except ValueError:   # a cell not yet assigned
+                continue
+        found += [v for v in tree_flatten(held)[0] if isinstance(v, Tracer)]
+    return found
+
+
+def _apply(fun_flat: Callable[[list], Any],
+           rule_flat: Callable[[list, list], tuple[list, list, Any]], flat: list[Any],
+           captured: list[Tracer], name: str, above: tuple = ()) -> Any:
+    """Evaluate a custom_jvp function at the interpreter that owns its arguments; the
+    transformations above it never see them, the ones below see a (batched) custom call."""
+    interp = current_interpreter()
+    known = (JVPInterpreter, VJPInterpreter, BatchInterpreter)
+    closed = next((t for t in captured for i in above + (interp,) if t._interp is i), None)
+    if not isinstance(interp, known):   # eager evaluation, or staging into an IR
+        if closed is not None:
+            # only values the function closes over are traced, not its arguments: the rule
+            # has no tangent to map, and the function's body is differentiated instead
+            with set_interpreter(above[0]):
+                return fun_flat(flat)
+        return fun_flat(flat)
+    if not _owned(interp, flat):
+        with set_interpreter(interp.prev):
+            return _apply(fun_flat, rule_flat, flat, captured, name, above + (interp,))
+    if closed is not None:
+        if isinstance(interp, BatchInterpreter):
+            # a batched closure cannot reach a batched copy of the rule: batch the body
+            with set_interpreter((above + (interp,))[0]):
+                return fun_flat(flat)
+        raise TypeError(f"custom_jvp {name}: the function or its JVP rule closes over a "
+                        f"value traced by {closed._interp.name} (shape {closed.shape}, "
+                        f"dtype {closed.dtype}); pass it as an argument instead")
+    if isinstance(interp, JVPInterpreter):
+        return _apply_jvp(interp, rule_flat, flat)
+    if isinstance(interp, VJPInterpreter):
+        return _apply_vjp(interp, fun_flat, rule_flat, flat)
+    return _apply_batched(interp, fun_flat, rule_flat, flat, captured, name, above)
+
+
+def _apply_jvp(interp: JVPInterpreter, rule_flat: Callable, flat: list[Any]) -> Any:
+    lifted = [interp.lift(a) for a in flat]
+    primals = [p for p, _ in lifted]
+    tangents = [_zero_tangent(p) if t is None else t for p, t in lifted]
+    with set_interpreter(interp.prev):
+        o_flat, t_flat, o_def = rule_flat(primals, tangents)
+    return tree_unflatten(o_def, [JVPTracer(interp, o, t) if hasattr(o, "shape") else o
+                                  for o, t in zip(o_flat, t_flat)])
+
+
+def _apply_vjp(interp: VJPInterpreter, fun_flat: Callable, rule_flat: Callable,
+               flat: list[Any]) -> Any:
+    """Record one tape node whose backward rule is the transpose of the (linear) tangent
+    map ``t -> rule(primals, t)[1]``, obtained by reverse-differentiating it with respect to
+    ``t``; that pass is traced here, once, and replayed by the backward rule."""
+    lifted = [interp.lift(a) for a in flat]
+    primals = [p for p, _ in lifted]
+    diff = [i for i, (p, r) in enumerate(lifted) if r is not None and is_float(p)]
+    if not diff:
+        with set_interpreter(interp.prev):
+            return fun_flat(primals)
+    seen: dict[str, Any] = {}
+
+    def tangent_map(*ts: Any) -> tuple:
+        full = [_zero_tangent(p) for p in primals]
+        for i, t in zip(diff, ts):
+            full[i] = t
+        o_flat, t_flat, o_def = rule_flat(primals, full)
+        seen["o_def"], seen["float"] = o_def, [t is not None for t in t_flat]
+        return tuple(o_flat), tuple(t for t in t_flat if t is not None)
+
+    with set_interpreter(interp.prev):
+        (o_flat, _), pullback = vjp(tangent_map, *[_zero_tangent(primals[i]) for i in diff])
+    o_flat = list(o_flat)
+    floats = seen["float"]
+
+    def rule(ct: Any, _primals: tuple, _out: Any) -> tuple:
+        cts = ct if isinstance(ct, list) else [ct]
+        t_cts = tuple(_zero_tangent(o) if c is None else c
+                      for c, o, f in zip(cts, o_flat, floats) if f)
+        got = pullback((tuple(_zero_tangent(o) for o in o_flat), t_cts))
+        res: list[Any] = [None] * len(primals)
+        for i, g in zip(diff, got):
+            res[i] = g
+        return tuple(res)
+    prim = Primitive("custom_jvp_call", None, multiple_results=True)
+    node = Node(prim, {}, [r for _, r in lifted], tuple(primals), o_flat, rule)
+    return tree_unflatten(seen["o_def"], [VJPTracer(interp, o, node if f else None, i)
+                                          for i, (o, f) in enumerate(zip(o_flat, floats))])
+
+
+def _apply_batched(interp: BatchInterpreter, fun_flat: Callable, rule_flat: Callable,
+                   flat: list[Any], captured: list[Tracer], name: str, above: tuple) -> Any:
+    """Hand the call down as a custom function of batched values: ``vmap`` of ``fun`` and of
+    the rule, so that transformations below still use the rule."""
+    vals, batched = zip(*(interp.lift(a) for a in flat))
+    axes = tuple(0 if b else None for b in batched)
+    n, size = len(vals), interp.size
+
+    def bfun(leaves: list[Any]) -> Any:
+        return vmap(lambda *a: fun_flat(list(a)), in_axes=axes, axis_size=size)(*leaves)
+
+    def brule(primals: list[Any], tangents: list[Any]) -> tuple[list, list, Any]:
+        def per_example(*a: Any) -> tuple:
+            o_flat, t_flat, o_def = rule_flat(list(a[:n]), list(a[n:]))
+            out_def["o_def"] = o_def
+            return tuple(o_flat), tuple(t_flat)
+        out_def: dict[str, Any] = {}
+        o_flat, t_flat = vmap(per_example, in_axes=axes + axes, axis_size=size)(*primals,
+                                                                                *tangents)
+        return list(o_flat), list(t_flat), out_def["o_def"]
+    with set_interpreter(interp.prev):
+        out = _apply(bfun, brule, list(vals), captured, name, above + (interp,))
+    o_flat, o_def = tree_flatten(out)
+    return tree_unflatten(o_def, [BatchTracer(interp, o) for o in o_flat])

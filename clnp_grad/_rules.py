@@ -24,7 +24,9 @@ def _zero(*_: Any) -> float:
 
 
 PARTIALS: dict[str, Callable[..., tuple[Any, ...]]] = {
-    "abs": lambda x, z: (xp.sign(x),),
+    # |x| of a complex x is not holomorphic: d|x| = Re(conj(x)/|x| dx); ew_jvp takes the real
+    # part, and the VJP is ct * conj(x)/|x| (JAX's convention)
+    "abs": lambda x, z: (xp.conj(xp.sign(x)) if x.dtype.kind == "c" else xp.sign(x),),
     "acos": lambda x, z: (-1.0 / xp.sqrt(1.0 - x * x),),
     "acosh": lambda x, z: (1.0 / xp.sqrt(x * x - 1.0),),
     "asin": lambda x, z: (1.0 / xp.sqrt(1.0 - x * x),),
@@ -68,7 +70,8 @@ PARTIALS: dict[str, Callable[..., tuple[Any, ...]]] = {
     "logaddexp": lambda x, y, z: (xp.exp(x - z), xp.exp(y - z)),
     "maximum": lambda x, y, z: _split_ties(x > y, x == y),
     "minimum": lambda x, y, z: _split_ties(x < y, x == y),
-    "nextafter": lambda x, y, z: (0.0, 0.0),
+    # the result is x moved by one ulp: d/dx is 1 almost everywhere, d/dy 0
+    "nextafter": lambda x, y, z: (1.0, 0.0),
     "clip": lambda x, lo, hi, z: _clip_partials(x, lo, hi),
 }
 
@@ -160,6 +163,8 @@ def ew_jvp(name: str, primals: tuple, tangents: tuple, out: Any) -> Any:
         return None
     if acc.shape != out.shape:
         acc = xp.broadcast_to(acc, out.shape)
+    if acc.dtype.kind == "c" and out.dtype.kind != "c":
+        acc = xp.real(acc)           # a real function of complex inputs (abs)
     return acc if acc.dtype == out.dtype else xp.astype(acc, out.dtype)
 
 
@@ -344,14 +349,30 @@ def _jvp_reduce(primals: tuple, tangents: tuple, out: Any, *, op: str, axes: tup
 
 
 def _reduce_weights(x: Any, out: Any, op: str, axes: tuple) -> Any:
-    """d out / d x for prod (out / x, exact where x has no zeros), max and min (the extreme
+    """d out / d x for prod (the product of the other elements), max and min (the extreme
     elements share the derivative equally)."""
-    ob = _expand_reduced(out, x.shape, axes)
     if op == "prod":
-        return ob / x
+        return _product_of_others(x, axes)
+    ob = _expand_reduced(out, x.shape, axes)
     hit = xp.astype(x == ob, x.dtype)
     count = _expand_reduced(xp.sum(hit, axis=axes), x.shape, axes)
     return hit / count
+
+
+def _product_of_others(x: Any, axes: tuple) -> Any:
+    """For each element, the product of the other elements of its reduction group: exclusive
+    cumulative products from both ends, so zeros in ``x`` give exact values (``out / x``
+    would divide by them) and the result is differentiable again."""
+    rest = [i for i in range(x.ndim) if i not in axes]
+    perm = tuple(rest) + tuple(axes)
+    xt = xp.permute_dims(x, perm)
+    lead = tuple(xt.shape[:len(rest)])
+    flat = xp.reshape(xt, lead + (math.prod(xt.shape[len(rest):]),))
+    left = xp.cumulative_prod(flat, axis=-1, include_initial=True)[..., :-1]
+    right = xp.flip(xp.cumulative_prod(xp.flip(flat, axis=-1), axis=-1,
+                                       include_initial=True)[..., :-1], axis=-1)
+    w = xp.reshape(left * right, tuple(xt.shape))
+    return xp.permute_dims(w, tuple(perm.index(i) for i in range(x.ndim)))
 
 
 def _vjp_reduce(ct: Any, primals: tuple, out: Any, *, op: str, axes: tuple, acc_dtype: Any,
@@ -369,23 +390,17 @@ JVP["reduce"] = _jvp_reduce
 VJP["reduce"] = _vjp_reduce
 
 
-def _jvp_cum(name: str) -> Callable[..., Any]:
-    def rule(primals: tuple, tangents: tuple, out: Any, **params: Any) -> Any:
-        t = tangents[0]
-        if t is None:
-            return None
-        if name == "cumsum":
-            return _bind("cumsum", t, **params)
-        raise NotImplementedError("no differentiation rule for cumprod yet")
-    return rule
+def _jvp_cumsum(primals: tuple, tangents: tuple, out: Any, **params: Any) -> Any:
+    t = tangents[0]
+    return None if t is None else _bind("cumsum", t, **params)
 
 
-JVP["cumsum"] = _jvp_cum("cumsum")
-JVP["cumprod"] = _jvp_cum("cumprod")
+JVP["cumsum"] = _jvp_cumsum     # cumprod's rules (and cumsum's VJP) are in _rules_extra
 
 
 # non-differentiable primitives: integer/bool outputs or data-dependent indices
-NON_DIFFERENTIABLE = {"argmax", "argmin", "argsort", "nonzero", "searchsorted", "isin", "unique",
+# (unique's values output is differentiable: its rules are in _rules_extra)
+NON_DIFFERENTIABLE = {"argmax", "argmin", "argsort", "nonzero", "searchsorted", "isin",
                       "iota", "full", "rng_bits", "stop_gradient"}
 
 
@@ -460,12 +475,13 @@ def _jvp_fft(primals: tuple, tangents: tuple, out: Any, **params: Any) -> Any:
 
 def _vjp_fft(ct: Any, primals: tuple, out: Any, *, axis: int, n: int, kind: str,
              inverse: bool, norm: str) -> tuple:
-    """Complex-to-complex only: the DFT matrix is symmetric, so the transpose of
-    ``resize -> DFT_n`` is ``DFT_n -> resize back`` (zero padding and truncation swap)."""
+    """Complex-to-complex: the DFT matrix is symmetric, so the transpose of
+    ``resize -> DFT_n`` is ``DFT_n -> resize back`` (zero padding and truncation swap).
+    Real transforms: see ``_rules_extra.vjp_real_fft``."""
     x = primals[0]
     if kind != "c2c":
-        raise NotImplementedError("clnp_grad has no VJP rule for real-input/real-output FFTs "
-                                  "(rfft, irfft, hfft, ihfft) yet")
+        return (_rules_extra.vjp_real_fft(ct, x, axis=axis, n=n, kind=kind, inverse=inverse,
+                                          norm=norm),)
     g = _bind("fft", ct, axis=axis, n=n, kind="c2c", inverse=inverse, norm=norm)
     m = x.shape[axis]
     if m < n:
@@ -522,3 +538,6 @@ JVP["gather"] = _jvp_gather
 VJP["gather"] = _vjp_gather
 JVP["scatter_add"] = _jvp_scatter_add
 VJP["scatter_add"] = _vjp_scatter_add
+
+# sorting, cumulative products, real FFTs, unique and their batching rules
+from . import _rules_extra  # noqa: E402  (registers into JVP, VJP and _vmap.BATCH)

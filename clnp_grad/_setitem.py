@@ -37,6 +37,12 @@ def functional_setitem(x: Any, key: Any, value: Any) -> Any:
     if tuple(getattr(v, "shape", ())) != tuple(sel.shape):
         v = xp.broadcast_to(v, tuple(sel.shape))
     v = xp.reshape(v, (-1,))
+    # a position the key names twice keeps the last value written, as in NumPy: drop the
+    # earlier writes before scatter-adding (the key is concrete, so this is eager work)
+    order = xp.arange(flat_sel.shape[0], device=x.device)
+    winner = xp.full((x.size,), -1, dtype=order.dtype, device=x.device)
+    winner[flat_sel] = order
+    v = xp.where(winner[flat_sel] == order, v, xp.zeros((), dtype=v.dtype, device=x.device))
     flat = xp.reshape(x, (-1,))
     zeros = xp.zeros((x.size,), dtype=x.dtype, device=x.device)
     placed = primitive("scatter_add").bind(zeros, v, flat_sel, in_bounds=True)

@@ -59,7 +59,8 @@ class BatchInterpreter(Interpreter):
         with set_interpreter(self.prev):
             out = rule(prim, vals, batched, self.size, **params)
         if prim.multiple_results:
-            return tuple(BatchTracer(self, o) for o in out)
+            # absent results (qr(mode="r")'s Q, ...) stay None, not traced Nones
+            return tuple(None if o is None else BatchTracer(self, o) for o in out)
         from ._ad import _mark_view
         return _mark_view(BatchTracer(self, out), prim)
 

@@ -219,3 +219,32 @@ def test_tree_utilities():
             self.v = v
     cg.register_pytree_node(Box, lambda b: ([b.v], None), lambda aux, ch: Box(ch[0]))
     assert cg.tree_map(lambda v: v + 1, [Box(1)])[0].v == 2
+
+
+def test_abs_of_complex_follows_jax(device):
+    """|z| is not holomorphic: jvp gives Re(conj(z)/|z| t), grad gives conj(z)/|z|."""
+    if not device.has_fp64:
+        pytest.skip("needs float64")
+    zh = np.array([1 + 2j, -3 + 0.5j])
+    th = np.array([1j, 2 - 1j])
+    z, t = clnp.asarray(zh, device=device), clnp.asarray(th, device=device)
+    _, tan = cg.jvp(lambda v: clnp.abs(v), (z,), (t,))
+    np.testing.assert_allclose(np.asarray(tan), np.real(np.conj(zh) / np.abs(zh) * th))
+    g = cg.grad(lambda v: clnp.sum(clnp.abs(v)))(z)
+    np.testing.assert_allclose(np.asarray(g), np.conj(zh) / np.abs(zh))
+
+
+def test_absent_results_stay_none_under_transforms(device):
+    """qr(mode="r") has no Q: interpreters must pass the None through, not trace it."""
+    seen = []
+
+    def f(a):
+        q, r = clnp._prims.primitive("qr").bind(a, mode="r")
+        seen.append(q)
+        return clnp.sum(r * r)
+
+    a = clnp.asarray(np.random.default_rng(0).standard_normal((2, 4, 3)).astype(np.float32),
+                     device=device)
+    cg.vmap(f)(a)
+    cg.jvp(f, (a[0],), (a[1],))
+    assert seen == [None, None]

@@ -31,9 +31,3 @@ def test_fft_rules(n, inverse, device, rng):
     _, f_vjp = cg.vjp(f, x)
     (g,) = f_vjp(clnp.asarray(CT, dtype=cdt, device=device))
     np.testing.assert_allclose(np.sum(CT * ref), np.sum(np.asarray(g) * T), rtol=tol)
-
-
-def test_real_fft_vjp_not_yet(device):
-    x = clnp.ones(8, device=device)
-    with pytest.raises(NotImplementedError, match="rfft"):
-        cg.grad(lambda v: clnp.sum(clnp.real(clnp.fft.rfft(v))))(x)
