@@ -25,16 +25,17 @@ import time
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-_VERSION = 1
+_VERSION = 2      # 2: tensor-core kernels with ldmatrix, cp.async rings (stages)
 
 # Tuned on the developers' machines (python -m clnp.tune), keyed by device name. H200:
 # NVIDIA OpenCL 3.0 CUDA 13.0.98, driver 580.159.04, 2048^2 products (GFLOP/s in comments).
 BUILTIN: dict[str, dict[str, dict[str, Any]]] = {
     "NVIDIA H200": {
-        "float32": dict(kind="gpu", tm=8, tn=4, vec=4, lx=16, ly=16, bk=8),        # 24900
-        "float64": dict(kind="gpu", tm=8, tn=8, vec=2, lx=16, ly=8, bk=8),         # 16400
-        "float16": dict(kind="mma", bm=128, bn=128, bk=32, wm=64, wn=32),          # 49200
-        "tf32": dict(kind="mma", bm=128, bn=128, bk=16, wm=32, wn=64),             # 48600
+        "float32": dict(kind="gpu", tm=8, tn=8, vec=4, lx=16, ly=16, bk=16),       # 29900
+        "float64": dict(kind="gpu", tm=8, tn=8, vec=2, lx=16, ly=8, bk=8),         # 19600
+        "float16": dict(kind="mma", bm=128, bn=128, bk=32, wm=64, wn=64,
+                        stages=2),                                                 # 119000-125600
+        "tf32": dict(kind="mma", bm=128, bn=128, bk=16, wm=64, wn=64, stages=2),   # 77200
     },
 }
 
@@ -130,13 +131,17 @@ def candidates(device, key: str, kind: str | None = None) -> list[dict[str, Any]
     base = default_config(device, key, kind)
     out = [base]
     if base["kind"] == "mma":
-        bk = base["bk"]
-        for bm, bn, wm, wn, k in ((128, 128, 32, 64, bk), (128, 128, 64, 64, bk),
-                                  (128, 256, 64, 64, bk), (256, 128, 64, 64, bk),
-                                  (64, 64, 32, 32, 2 * bk), (64, 128, 32, 32, 2 * bk),
-                                  (128, 64, 32, 32, 2 * bk), (128, 128, 64, 32, 2 * bk)):
-            c = dict(kind="mma", bm=bm, bn=bn, bk=k, wm=wm, wn=wn)
-            spec = MmaSpec(np.dtype(np.float16 if key == "float16" else np.float32),
+        f16 = key == "float16"
+        # (bm, bn, bk, wm, wn, stages): 8 warps of 64x32 or 4 of 32x64 / 64x64 per group,
+        # deeper copy rings for shallower K tiles (local memory allows ~48 KiB)
+        shapes = ((128, 128, 32, 64, 64, 2), (128, 128, 16, 64, 64, 4),
+                  (128, 128, 32, 64, 32, 2), (128, 128, 16, 64, 32, 4),
+                  (64, 128, 32, 32, 64, 3), (128, 256, 16, 64, 64, 3)) if f16 else \
+            ((128, 128, 16, 64, 32, 2), (128, 128, 8, 64, 64, 4), (128, 128, 8, 64, 32, 4),
+             (64, 128, 16, 32, 64, 3), (128, 128, 16, 64, 64, 2))
+        for bm, bn, bk, wm, wn, st in shapes:
+            c = dict(kind="mma", bm=bm, bn=bn, bk=bk, wm=wm, wn=wn, stages=st)
+            spec = MmaSpec(np.dtype(np.float16 if f16 else np.float32),
                            np.dtype(np.float32), **{q: v for q, v in c.items() if q != "kind"})
             if spec.local_bytes() <= device.local_mem and spec.threads <= \
                     device.max_work_group_size:
@@ -154,9 +159,10 @@ def candidates(device, key: str, kind: str | None = None) -> list[dict[str, Any]
     else:
         item = np.dtype(key).itemsize
         real = np.dtype(key).kind != "c"
-        for tm, tn, vec, lx, ly, bk in ((8, 8, 4, 16, 16, 16), (8, 4, 4, 16, 16, 8),
-                                        (4, 8, 4, 16, 16, 8), (4, 4, 4, 16, 16, 16),
-                                        (8, 8, 2, 16, 16, 8), (4, 4, 1, 16, 16, 16),
+        # most take the kernel's 16-byte vector path (a tile a multiple of 16 bytes per item)
+        for tm, tn, vec, lx, ly, bk in ((8, 8, 4, 16, 16, 16), (8, 4, 4, 16, 16, 16),
+                                        (4, 8, 4, 16, 16, 16), (4, 4, 4, 16, 16, 16),
+                                        (8, 8, 2, 16, 8, 8), (4, 4, 1, 16, 16, 16),
                                         (8, 8, 4, 16, 8, 8), (2, 2, 1, 16, 16, 16)):
             if not real:
                 vec = 1

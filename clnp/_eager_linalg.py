@@ -122,7 +122,8 @@ def default_config(device: Device, key: str, kind: str | None = None) -> dict[st
     never per shape, so each dtype compiles once)."""
     if key in ("tf32", "float16"):
         f16 = key == "float16"
-        return dict(kind="mma", bm=128, bn=128, bk=32 if f16 else 16, wm=64, wn=32)
+        return dict(kind="mma", bm=128, bn=128, bk=32 if f16 else 16, wm=64, wn=64 if f16 else 32,
+                    stages=2)
     acc = np.dtype(key)
     kind = kind or ("cpu" if device.is_cpu else "gpu")
     if kind == "cpu":
@@ -291,12 +292,15 @@ def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype
         tiles_m = -(-gm // (cfg["ly"] * cfg["tm"]))
         tiles_n = -(-gn // (cfg["lx"] * cfg["tn"]))
         kmin = 256
-    # split-K: too few output tiles to occupy the device and a long K
-    target = 4 * device.compute_units
+    # split-K: too few output tiles to occupy the device and a long K. GPU work-groups are
+    # big (one or two fill a compute unit): below one per unit the partials' extra pass is
+    # cheaper than idle units, above it is not
+    cu = device.compute_units
+    target, want = (4 * cu, 4 * cu) if cpu else (cu, 2 * cu)
     tiles = nb * tiles_m * tiles_n
     parts, kchunk = 1, K
     if tiles < target and K >= 2 * kmin:
-        parts = max(1, min(-(-target // tiles), K // kmin))
+        parts = max(1, min(-(-want // tiles), K // kmin))
         step = cfg.get("bk", 1)
         kchunk = -(-(-(-K // parts)) // step) * step
         parts = -(-K // kchunk)

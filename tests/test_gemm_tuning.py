@@ -115,7 +115,8 @@ def test_cache_roundtrip(device, tmp_path, monkeypatch):
     assert linalg.gemm_config(device, F32) == res["float32"]
     path.write_text("{not json")
     monkeypatch.setattr(tuner, "_loaded", {})
-    assert tuner.lookup(device, "float32") is None
+    # an unreadable cache falls back to the built-in table (None for unlisted devices)
+    assert tuner.lookup(device, "float32") == tuner.BUILTIN.get(device.name, {}).get("float32")
 
 
 def test_cache_dir_env(monkeypatch, tmp_path):

@@ -25,8 +25,10 @@ Two ways to map the work onto work-items (``GemmSpec.kind``):
     whichever of the operand's dims has unit stride), then each item accumulates ``tm x tn``
     outputs: groups of ``vec`` consecutive rows (columns) spaced ``ly*vec`` (``lx*vec``)
     apart, read from local memory as vectors (real dtypes; conflict-free, coalesced stores).
-    Two local buffers, the next slice fetched into registers while the current one is
-    multiplied: one barrier per slice.
+    Two local buffers, one barrier per slice. Operands with an aligned unit stride (either
+    dim) take 16-byte vector loads into registers, the next slice in flight while the current
+    one is multiplied; other layouts copy element by element straight into the other buffer
+    in rolled loops (unrolled, their hoisted offsets would cost every path registers).
 
 The K range may be split into ``parts`` (split-K, for few outputs and long K): part ``p``
 writes its partial tile to ``C + p * scp`` and the caller reduces the partials.
@@ -373,69 +375,127 @@ def _render_gpu(spec: GemmSpec) -> list[str]:
     ] + _prologue(spec, "get_group_id(2)")
     for i in range(tm):
         L.append("  " + " ".join(f"{acc} acc{i}_{j} = {zero};" for j in range(tn)))
+    # 16-byte vectors along each operand's unit stride when every offset is aligned to them
+    # (a uniform branch to a second copy of the main loop): A along K (row-major, scattered
+    # to the [k][m] tile) or along M (stored whole), B along N (stored whole) or along K
+    LV = 16 // d.itemsize if d.kind != "c" else 1
+    fast = (LV > 1 and (bm * bk) % (nt * LV) == 0 and (bn * bk) % (nt * LV) == 0
+            and (bm + pad) % LV == 0 and (bn + pad) % LV == 0)
+    m = LV - 1
     L += [
         "  // consecutive items load consecutive addresses: along K when that is A's unit",
         "  // stride (row-major A), along M otherwise; likewise along N or K for B",
         "  const int a_along_k = sak == 1, b_along_n = sbn == 1 || sbk != 1;",
     ]
-    # Each item's share of a tile is at fixed (row, k) positions: their row offsets and
-    # validity are computed once, only the K position moves.
-    for name, cnt, big, along, g0, G, sg, sk, ptr in (
-            ("a", na, bm, "a_along_k", "bm0", "M", "sam", "sak", "a"),
-            ("b", nb, bn, "!b_along_n", "bn0", "N", "sbn", "sbk", "bb")):
-        for r in range(cnt):
-            e = f"(tid + {r * nt})"
-            L.append(f"  const int {name}r{r} = {along} ? {e} / {bk} : {e} % {big};")
-            L.append(f"  const int {name}k{r} = {along} ? {e} % {bk} : {e} / {big};")
-            L.append(f"  const int {name}v{r} = {g0} + {name}r{r} < {G};")
-            L.append(f"  __global const {C.storage_ctype(d)} *{name}p{r} = {ptr} + "
-                     f"({I})({name}v{r} ? {g0} + {name}r{r} : 0) * {sg} + ({I}){name}k{r} * {sk};")
-            L.append(f"  {acc} {name}x{r};")
-
-    def fetch(kt: str) -> list[str]:
-        out = []
-        for name, cnt, sk in (("a", na, "sak"), ("b", nb, "sbk")):
-            for r in range(cnt):
-                ld = _to_acc(spec, C.load(d, f"{name}p{r}", f"({I})({kt}) * {sk}"))
-                out.append(f"{name}x{r} = ({name}v{r} && {kt} + {name}k{r} < k1) ? {ld} : "
-                           f"{zero};")
-        return out
-
-    def put() -> list[str]:
-        return ([f"As[buf][ak{r}][ar{r}] = ax{r};" for r in range(na)] +
-                [f"Bs[buf][bk{r}][br{r}] = bx{r};" for r in range(nb)])
+    if fast:
+        L += [f"  const int a_k4 = sak == 1 && "
+              f"((a_off | sam | sab0 | sab1 | K | kchunk) & {m}) == 0;",
+              f"  const int a_m4 = !a_k4 && sam == 1 && "
+              f"((a_off | sak | sab0 | sab1 | M) & {m}) == 0;",
+              f"  const int b_n4 = sbn == 1 && ((b_off | sbk | sbb0 | sbb1 | N) & {m}) == 0;",
+              f"  const int b_k4 = !b_n4 && sbk == 1 && "
+              f"((b_off | sbn | sbb0 | sbb1 | K | kchunk) & {m}) == 0;"]
 
     def row(i: int, l: int) -> str:
         return f"{(i // V) * l * V + i % V}"
 
-    L += ["  int buf = 0;"] + ["  " + x for x in fetch("k0")]
-    # one barrier per K step: two local buffers, the next step's tile is fetched into
-    # registers while this one is being multiplied
-    L += [f"  for (int kt = k0; kt < k1; kt += {bk}) {{"] + ["    " + x for x in put()]
-    L += ["    barrier(CLK_LOCAL_MEM_FENCE);",
-          f"    if (kt + {bk} < k1) {{"] + ["      " + x for x in fetch(f"kt + {bk}")] + ["    }"]
-    L += ["    #pragma unroll", f"    for (int kk = 0; kk < {bk}; ++kk) {{"]
-    if vl:
-        vt = f"{acc}{V}"
-        for g in range(tm // V):
-            L.append(f"      const {vt} avv{g} = *(__local const {vt} *)"
-                     f"(&As[buf][kk][ty * {V} + {g * ly * V}]);")
-        for g in range(tn // V):
-            L.append(f"      const {vt} bvv{g} = *(__local const {vt} *)"
-                     f"(&Bs[buf][kk][tx * {V} + {g * lx * V}]);")
+    def compute() -> list[str]:
+        out = ["  #pragma unroll", f"  for (int kk = 0; kk < {bk}; ++kk) {{"]
+        if vl:
+            vt = f"{acc}{V}"
+            for g in range(tm // V):
+                out.append(f"    const {vt} avv{g} = *(__local const {vt} *)"
+                           f"(&As[buf][kk][ty * {V} + {g * ly * V}]);")
+            for g in range(tn // V):
+                out.append(f"    const {vt} bvv{g} = *(__local const {vt} *)"
+                           f"(&Bs[buf][kk][tx * {V} + {g * lx * V}]);")
+            for i in range(tm):
+                out.append(f"    const {acc} av{i} = avv{i // V}.s{i % V:x};")
+            for j in range(tn):
+                out.append(f"    const {acc} bv{j} = bvv{j // V}.s{j % V:x};")
+        else:
+            for i in range(tm):
+                out.append(f"    const {acc} av{i} = As[buf][kk][ty * {V} + {row(i, ly)}];")
+            for j in range(tn):
+                out.append(f"    const {acc} bv{j} = Bs[buf][kk][tx * {V} + {row(j, lx)}];")
         for i in range(tm):
-            L.append(f"      const {acc} av{i} = avv{i // V}.s{i % V:x};")
-        for j in range(tn):
-            L.append(f"      const {acc} bv{j} = bvv{j // V}.s{j % V:x};")
+            for j in range(tn):
+                out.append("    " + _mad(spec, f"acc{i}_{j}", f"av{i}", f"bv{j}"))
+        return out + ["  }"]
+
+    def mainloop(setup, fetch, put) -> list[str]:
+        out = setup + ["int buf = 0;"] + fetch("k0")
+        # one barrier per K step: two local buffers, the next step's tile is fetched into
+        # registers while this one is being multiplied
+        out += [f"for (int kt = k0; kt < k1; kt += {bk}) {{"] + ["  " + x for x in put()]
+        out += ["  barrier(CLK_LOCAL_MEM_FENCE);", f"  if (kt + {bk} < k1) {{"]
+        out += ["    " + x for x in fetch(f"kt + {bk}")] + ["  }"]
+        return out + compute() + ["  buf ^= 1;", "}"]
+
+    # Element path (layouts without aligned unit strides): copied straight to the other local
+    # buffer, in loops kept rolled: unrolled, their loop-invariant offsets would be hoisted
+    # into registers that the whole kernel (both paths) then pays for. Rows (columns) past
+    # the edge read the last one (never stored); only the K edge reads zeros.
+    def copy(kt: str, dst: str) -> list[str]:
+        out = []
+        for name, big, along, g0, G, sg, sk, ptr, T in (
+                ("a", bm, "a_along_k", "bm0", "M", "sam", "sak", "a", "As"),
+                ("b", bn, "!b_along_n", "bn0", "N", "sbn", "sbk", "bb", "Bs")):
+            ld = _to_acc(spec, C.load(d, ptr, f"({I})min({g0} + r, {G} - 1) * {sg} + "
+                                              f"({I})(kc + k) * {sk}"))
+            out += ["#pragma unroll 1", f"for (int e = tid; e < {big * bk}; e += {nt}) {{",
+                    f"  const int r = {along} ? e / {bk} : e % {big};",
+                    f"  const int k = {along} ? e % {bk} : e / {big};",
+                    f"  {T}[{dst}][k][r] = kc + k < k1 ? {ld} : {zero};", "}"]
+        return [f"{{ const int kc = {kt};"] + ["  " + x for x in out] + ["}"]
+
+    general = (["int buf = 0;"] + copy("k0", "0") +
+               [f"for (int kt = k0; kt < k1; kt += {bk}) {{",
+                "  barrier(CLK_LOCAL_MEM_FENCE);",
+                f"  if (kt + {bk} < k1) {{"] + ["    " + x for x in copy(f"kt + {bk}", "buf ^ 1")]
+               + ["  }"] + compute() + ["  buf ^= 1;", "}"])
+    if fast:
+        vt = f"{acc}{LV}"
+        fa, fb = na // LV, nb // LV
+        vops = (("a", fa, bm, "a_k4", "bm0", "M", "sam", "sak", "a", "As"),
+                ("b", fb, bn, "b_k4", "bn0", "N", "sbn", "sbk", "bb", "Bs"))
+        vsetup = []
+        for name, cnt, big, along, g0, G, sg, sk, ptr, _ in vops:
+            for r in range(cnt):
+                e = f"(tid + {r * nt})"
+                # along K: a row (column) per item, LV consecutive k; else LV rows at one k
+                vsetup += [f"const int {name}r{r} = {along} ? {e} / {bk // LV} : "
+                           f"({e} % {big // LV}) * {LV};",
+                           f"const int {name}k{r} = {along} ? ({e} % {bk // LV}) * {LV} : "
+                           f"{e} / {big // LV};",
+                           f"const {I} {name}o{r} = ({I})min({g0} + {name}r{r}, {G} - "
+                           f"({along} ? 1 : {LV})) * {sg} + ({I}){name}k{r} * {sk};",
+                           f"{vt} {name}x{r};"]
+
+        def vfetch(kt: str) -> list[str]:
+            out = []
+            for name, cnt, _, _, _, _, _, sk, ptr, _ in vops:
+                for r in range(cnt):
+                    ld = _to_acc(spec, f"*(__global const {C.compute_ctype(d, LV)} *)"
+                                       f"({ptr} + {name}o{r} + ({I})({kt}) * {sk})", LV)
+                    out.append(f"{name}x{r} = {kt} + {name}k{r} < k1 ? {ld} : ({vt})(0);")
+            return out
+
+        def vput() -> list[str]:
+            out = []
+            for name, cnt, _, along, _, _, _, _, _, T in vops:
+                for r in range(cnt):
+                    out.append(f"if ({along}) {{ " + " ".join(
+                        f"{T}[buf][{name}k{r} + {q}][{name}r{r}] = {name}x{r}.s{q:x};"
+                        for q in range(LV)) + f" }} else *(__local {vt} *)"
+                        f"(&{T}[buf][{name}k{r}][{name}r{r}]) = {name}x{r};")
+            return out
+
+        L += ["  if ((a_k4 || a_m4) && (b_n4 || b_k4)) {"]
+        L += ["    " + x for x in mainloop(vsetup, vfetch, vput)]
+        L += ["  } else {"] + ["    " + x for x in general] + ["  }"]
     else:
-        for i in range(tm):
-            L.append(f"      const {acc} av{i} = As[buf][kk][ty * {V} + {row(i, ly)}];")
-        for j in range(tn):
-            L.append(f"      const {acc} bv{j} = Bs[buf][kk][tx * {V} + {row(j, lx)}];")
-    for i in range(tm):
-        for j in range(tn):
-            L.append("      " + _mad(spec, f"acc{i}_{j}", f"av{i}", f"bv{j}"))
-    L += ["    }", "    buf ^= 1;", "  }"]
+        L += ["  {"] + ["    " + x for x in general] + ["  }"]
     for i in range(tm):
         r = f"bm0 + ty * {V} + {row(i, ly)}"
         L.append(f"  if ({r} < M) {{")

@@ -12,16 +12,22 @@ The kernels take exactly the arguments of ``clnp._codegen.gemm`` (sizes, element
 strides, two batch dims, split-K ``parts``), so they read transposed, sliced and broadcast
 operands in place. A work-group of ``(bm / wm) * (bn / wn)`` warps computes a ``bm x bn`` tile
 of C; each warp owns a ``wm x wn`` part of it, i.e. ``wm/16 x wn/8`` MMA tiles whose
-accumulators live in registers. K is walked in ``bk``-deep steps staged in local memory,
-A as ``[m][k]`` rows and B as ``[k][n]`` rows, the layouts of row-major operands, so that
-16-byte vectors loaded along their unit stride are stored whole (other layouts store element
-by element). An A fragment register (two halves, or one TF32 value) is one 32-bit local
-read; a float16 B register packs two 16-bit reads ((k, n) and (k + 1, n)). Rows are padded so
-that the 32 lanes of a fragment read hit 32 different banks. Two local buffers and a register
-copy of the next step's tile: one barrier per step, the next tile's global loads in flight
-during the MMAs. Global loads are 16-byte vectors along whichever dim of an operand has unit
-stride when the offsets and strides are aligned (a uniform run-time branch), single elements
-otherwise.
+accumulators live in registers, so every A fragment serves ``wn/8`` MMAs and every B fragment
+``wm/16``. K is walked in ``bk``-deep tiles staged in a ring of ``stages`` local buffers,
+A as ``[m][k]`` rows and B as ``[k][n]`` rows (the layouts of row-major operands):
+
+* global -> local: row-major, 16-byte aligned operands are copied by ``cp.async`` (16 bytes
+  per instruction, zero-filled past the edges, no registers), ``stages - 1`` tiles ahead of
+  the MMAs, one barrier per tile. Other layouts (uniform run-time branches) are loaded into
+  registers, as 16-byte vectors along a unit stride when aligned, else element by element,
+  and stored to the same local layout.
+* local -> registers: ``ldmatrix`` loads four 8x8 16-bit matrices per instruction: an A
+  fragment (for TF32, a 16x8 block of 32-bit values read as 16-bit pairs) and, with
+  ``.trans``, two float16 B fragments; TF32 B values are single 32-bit reads. Rows are padded
+  by 16 bytes (A) and 8 elements (B) so that those reads hit distinct banks.
+
+``ldmatrix`` and ``cp.async`` take 32-bit shared-window addresses: a ``__local`` pointer cast
+to an integer is one.
 
 Launch: global ``(ceil(N/bn) * nt, ceil(M/bm), batch * parts)``, local ``(nt, 1, 1)`` with
 ``nt = 32 * warps``.
@@ -45,9 +51,10 @@ class MmaSpec:
     out: np.dtype            # C: float32, or float16 rounded from the float32 sums
     bm: int = 128            # work-group tile along M
     bn: int = 128            # work-group tile along N
-    bk: int = 32             # K step staged in local memory
+    bk: int = 32             # K tile staged in local memory
     wm: int = 64             # warp tile along M (multiple of 16)
-    wn: int = 32             # warp tile along N (multiple of 8)
+    wn: int = 32             # warp tile along N (multiple of 16)
+    stages: int = 2          # local buffers in the copy ring (tiles in flight + 1)
     index: str = "int"       # "int" when every offset fits in 31 bits
 
     kind = "mma"
@@ -63,30 +70,31 @@ class MmaSpec:
 
     @property
     def lv(self) -> int:
-        """Elements per 16-byte global vector load."""
+        """Elements per 16-byte copy."""
         return 16 // self.dtype.itemsize
 
     @property
     def sa(self) -> int:
-        """Row stride of A's local ``[m][k]`` tile: +8 halves / +4 words puts the 32 lanes of
-        a fragment read on 32 different banks and keeps rows 16-byte aligned."""
-        return self.bk + (8 if self.dtype == F16 else 4)
+        """Row stride of A's local ``[m][k]`` tile: 16 bytes of padding make it an odd number
+        of 16-byte units, so the 8 rows an ``ldmatrix`` phase reads hit distinct banks."""
+        return self.bk + self.lv
 
     @property
     def sb(self) -> int:
-        """Row stride of B's local ``[k][n]`` tile (+8 elements, for the same reasons)."""
+        """Row stride of B's local ``[k][n]`` tile: +8 elements (an odd number of 16-byte
+        units for float16 rows; 8 banks apart for the TF32 reads of rows k..k+3)."""
         return self.bn + 8
 
     def local_bytes(self) -> int:
-        return 2 * (self.bm * self.sa + self.bk * self.sb) * self.dtype.itemsize
+        return self.stages * (self.bm * self.sa + self.bk * self.sb) * self.dtype.itemsize
 
     def check(self) -> None:
         """Raise ValueError unless the tile shapes fit together."""
         nt = self.threads
         ok = (self.dtype in (F16, F32) and self.out in (F16, F32)
               and self.bm % self.wm == 0 and self.bn % self.wn == 0
-              and self.wm % 16 == 0 and self.wn % 8 == 0 and self.bk % self.ks == 0
-              and self.bn % 32 == 0
+              and self.wm % 16 == 0 and self.wn % 16 == 0 and self.bk % self.ks == 0
+              and self.bn % 32 == 0 and self.stages >= 2
               and (self.bm * self.bk) % (nt * self.lv) == 0
               and (self.bn * self.bk) % (nt * self.lv) == 0 and nt <= 1024)
         if not ok:
@@ -104,9 +112,9 @@ def render_mma(spec: MmaSpec) -> tuple[str, str, list]:
     nt = spec.threads
     head = [f"// clnp mma gemm {spec}"]
     if not f16:
-        head += ["inline uint clnp_tf32(const float x)", "{",
+        head += ["inline uint clnp_tf32(const uint x)", "{",
                  "  uint r;",
-                 '  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));',
+                 '  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(as_float(x)));',
                  "  return r;", "}"]
     lines = head + [f"__kernel __attribute__((reqd_work_group_size({nt}, 1, 1))) "
                     "void clnp_gemm(" + ",\n    ".join(params) + ")\n{"]
@@ -126,133 +134,152 @@ def _mma(spec: MmaSpec, acc: str, a: str, b: str) -> str:
             f'{{%0, %1, %2, %3}};" : {outs} : {ins});')
 
 
+def _ldmatrix(regs: list[str], addr: str, trans: bool = False) -> str:
+    op = "ldmatrix.sync.aligned.m8n8.x4" + (".trans" if trans else "") + ".shared.b16"
+    outs = ", ".join(f'"=r"({r})' for r in regs)
+    return (f'asm volatile("{op} {{%0, %1, %2, %3}}, [%4];" : {outs} : "r"({addr}) '
+            f': "memory");')
+
+
 def _body(spec: MmaSpec, et: str) -> list[str]:
-    I, bm, bn, bk, wm, wn = spec.index, spec.bm, spec.bn, spec.bk, spec.wm, spec.wn
+    I, bm, bn, bk, wm, wn, S = (spec.index, spec.bm, spec.bn, spec.bk, spec.wm, spec.wn,
+                                spec.stages)
     f16 = spec.dtype == F16
     nt, SA, SB, LV, KS = spec.threads, spec.sa, spec.sb, spec.lv, spec.ks
-    lt = "ushort" if f16 else "uint"           # a local element: half bits / TF32 bits
-    rt = f"{et}{LV}"                           # registers: one 16-byte vector each
-    lv = f"{lt}{LV}"
-    na, nb = bm * bk // nt // LV, bn * bk // nt // LV    # vectors of each tile per item
+    esz = spec.dtype.itemsize
+    lt = "ushort" if f16 else "uint"           # a local element: half bits / float bits
+    na, nb = bm * bk // nt // LV, bn * bk // nt // LV    # 16-byte chunks of each tile per item
     mt, ntl = wm // 16, wn // 8                  # MMA tiles per warp along M and N
+    vt = "uint4"                                 # a 16-byte chunk in registers
 
-    def cv(x: str) -> str:                       # a register vector as local elements
-        if f16:
-            return x
-        return f"(uint4)(" + ", ".join(f"clnp_tf32({x}.s{q})" for q in range(4)) + ")"
-
-    def cv1(x: str) -> str:
-        return x if f16 else f"clnp_tf32({x})"
+    def bits(x: str) -> str:                     # a global element as local bits
+        return x if f16 else f"as_uint({x})"
 
     L = [
-        f"  __local {lt} As[2][{bm * SA}] __attribute__((aligned(16)));",
-        f"  __local {lt} Bs[2][{bk * SB}] __attribute__((aligned(16)));",
+        f"  __local {lt} As[{S}][{bm * SA}] __attribute__((aligned(16)));",
+        f"  __local {lt} Bs[{S}][{bk * SB}] __attribute__((aligned(16)));",
         "  const int tid = get_local_id(0), lane = tid & 31, warp = tid >> 5;",
         "  const int g = lane >> 2, t = lane & 3;",
         f"  const int wm0 = (warp / {bn // wn}) * {wm}, wn0 = (warp % {bn // wn}) * {wn};",
         f"  const int bm0 = get_group_id(1) * {bm}, bn0 = get_group_id(0) * {bn};",
+        "  const uint sa = (uint)(size_t)(&As[0][0]), sb = (uint)(size_t)(&Bs[0][0]);",
     ] + _prologue(spec, "get_group_id(2)", ti=et, to=C.storage_ctype(spec.out))
     m = LV - 1
     L += [
-        "  // 16-byte vector loads along a unit stride when every offset is aligned to them",
+        "  // 16-byte copies along a unit stride when every offset is aligned to them",
         f"  const int va = sak == 1 && ((a_off | sam | sab0 | sab1 | K | kchunk) & {m}) == 0;",
         f"  const int vbn = sbn == 1 && ((b_off | sbk | sbb0 | sbb1 | N) & {m}) == 0;",
         f"  const int vbk = !vbn && sbk == 1 && "
         f"((b_off | sbn | sbb0 | sbb1 | K | kchunk) & {m}) == 0;",
         "  const int a_along_k = sak == 1, b_along_n = sbn == 1 || sbk != 1;",
+        f"  const int nk = (k1 - k0 + {bk - 1}) / {bk};",
     ]
-    L += [f"  {rt} ax{r};" for r in range(na)] + [f"  {rt} bx{r};" for r in range(nb)]
     for i in range(mt):
         for j in range(ntl):
             L.append("  " + " ".join(f"float c{i}_{j}_{q} = 0.0f;" for q in range(4)))
 
-    def tile(name: str, cnt: int, outer: int, g0: str, G: str, ptr: str, sg: str, sk: str,
-             local_at, contiguous: str, vec_cases: list[tuple[str, bool]], along_k: str,
-             kt: str, fetch: bool) -> list[str]:
-        """Statements that fetch (global -> registers) or put (registers -> local) one
-        operand's tile: one branch per vector layout, then the element-wise fallback.
-        ``local_at(row, k)`` is a local index; ``contiguous`` names the local tile's
-        contiguous dim ("k" or "row"), along which a register vector is stored whole."""
-        X, local = f"{name}x", ("As" if name == "a" else "Bs")
-        out: list[str] = []
-        for n, (cond, inner_k) in enumerate(vec_cases):
-            out.append(("if" if n == 0 else "} else if") + f" ({cond}) {{")
-            for r in range(cnt):
-                e = f"(tid + {r * nt})"
-                if inner_k:
-                    rr, kk = f"{e} / {bk // LV}", f"({e} % {bk // LV}) * {LV}"
-                else:
-                    rr, kk = f"({e} % {outer // LV}) * {LV}", f"{e} / {outer // LV}"
-                out.append(f"  {{ const int rr = {rr}, kk = {kk};")
-                if fetch:
-                    out.append(f"    const int gr = {g0} + rr, gk = {kt} + kk;")
-                    vec = f"*(__global const {'uint4' if f16 else 'float4'} *)" \
-                          f"({ptr} + ({I})gr * {sg} + ({I})gk * {sk})"
-                    if f16:
-                        vec = f"as_ushort8({vec})"
-                    out.append(f"    {X}{r} = (gr < {G} && gk < k1) ? {vec} : ({rt})(0);")
-                elif (contiguous == "k") == inner_k:
-                    out.append(f"    *(__local {lv} *)(&{local}[buf][{local_at('rr', 'kk')}]) "
-                               f"= {'as_ushort8' if f16 else ''}({cv(f'{X}{r}')});")
-                else:
-                    for q in range(LV):
-                        at = local_at("rr", f"kk + {q}") if inner_k else \
-                            local_at(f"rr + {q}", "kk")
-                        out.append(f"    {local}[buf][{at}] = {cv1(f'{X}{r}.s{q:x}')};")
-                out.append("  }")
-        out.append("} else {" if vec_cases else "{")
-        for r in range(cnt * LV):
+    def copy_async(dst: str, src: str, ok: str) -> list[str]:
+        return [f'  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: '
+                f'"r"({dst}), "l"({src}), "r"({ok} ? 16 : 0) : "memory");']
+
+    def fill(stage: str, kt: str) -> list[str]:
+        """Statements that copy the K tile starting at ``kt`` into local buffer ``stage``."""
+        out = [f"const int kt = {kt};"]
+        # A: [m][k] rows; chunks of LV elements along K
+        out.append("if (va) {")
+        for r in range(na):
             e = f"(tid + {r * nt})"
-            rr = f"({along_k} ? {e} / {bk} : {e} % {outer})"
-            kk = f"({along_k} ? {e} % {bk} : {e} / {outer})"
-            reg = f"{X}{r // LV}.s{r % LV:x}"
-            out.append(f"  {{ const int rr = {rr}, kk = {kk};")
-            if fetch:
-                out.append(f"    const int gr = {g0} + rr, gk = {kt} + kk;")
-                out.append(f"    {reg} = (gr < {G} && gk < k1) ? "
-                           f"{ptr}[({I})gr * {sg} + ({I})gk * {sk}] : 0;")
-            else:
-                out.append(f"    {local}[buf][{local_at('rr', 'kk')}] = {cv1(reg)};")
+            out += [f"  {{ const int rr = {e} / {bk // LV}, kk = ({e} % {bk // LV}) * {LV};",
+                    "    const int gr = bm0 + rr, gk = kt + kk, ok = gr < M && gk < k1;",
+                    f"    __global const {et} *src = a + (ok ? ({I})gr * sam + gk : 0);"]
+            out += ["  " + x for x in copy_async(
+                f"sa + (uint)(({stage} * {bm * SA} + rr * {SA} + kk) * {esz})",
+                "(ulong)src", "ok")]
             out.append("  }")
-        return out + ["}"]
+        # the slow paths are loops kept rolled: unrolled, their loop-invariant addresses
+        # would be hoisted into registers that the whole kernel then pays for
+        out += ["} else {", "  #pragma unroll 1",
+                f"  for (int e = tid; e < {bm * bk}; e += {nt}) {{",
+                f"    const int rr = a_along_k ? e / {bk} : e % {bm};",
+                f"    const int kk = a_along_k ? e % {bk} : e / {bm};",
+                "    const int gr = bm0 + rr, gk = kt + kk;",
+                f"    As[{stage}][rr * {SA} + kk] = (gr < M && gk < k1) ? "
+                f"{bits(f'a[({I})gr * sam + ({I})gk * sak]')} : 0;",
+                "  }", "}"]
+        # B: [k][n] rows; chunks along N (row-major B) or K (scattered to the rows)
+        out.append("if (vbn) {")
+        for r in range(nb):
+            e = f"(tid + {r * nt})"
+            out += [f"  {{ const int kk = {e} / {bn // LV}, rr = ({e} % {bn // LV}) * {LV};",
+                    "    const int gk = kt + kk, gn = bn0 + rr, ok = gn < N && gk < k1;",
+                    f"    __global const {et} *src = bb + (ok ? ({I})gk * sbk + gn : 0);"]
+            out += ["  " + x for x in copy_async(
+                f"sb + (uint)(({stage} * {bk * SB} + kk * {SB} + rr) * {esz})",
+                "(ulong)src", "ok")]
+            out.append("  }")
+        out += ["} else if (vbk) {", "  #pragma unroll 1",
+                f"  for (int e = tid; e < {bn * bk // LV}; e += {nt}) {{",
+                f"    const int rr = e / {bk // LV}, kk = (e % {bk // LV}) * {LV};",
+                "    const int gn = bn0 + rr, gk = kt + kk;",
+                f"    const {vt} x = (gn < N && gk < k1) ? *(__global const {vt} *)"
+                f"(bb + ({I})gn * sbn + gk) : ({vt})(0);"]
+        xs = [f"x.s{q}" for q in range(4)]
+        if f16:        # two halves per 32-bit lane, the lower k first
+            xs = [f"(ushort)(x.s{q // 2}{' >> 16' if q % 2 else ''})" for q in range(8)]
+        for q in range(LV):
+            out.append(f"    Bs[{stage}][(kk + {q}) * {SB} + rr] = {xs[q]};")
+        out += ["  }", "} else {", "  #pragma unroll 1",
+                f"  for (int e = tid; e < {bn * bk}; e += {nt}) {{",
+                f"    const int rr = b_along_n ? e % {bn} : e / {bk};",
+                f"    const int kk = b_along_n ? e / {bn} : e % {bk};",
+                "    const int gn = bn0 + rr, gk = kt + kk;",
+                f"    Bs[{stage}][kk * {SB} + rr] = (gn < N && gk < k1) ? "
+                f"{bits(f'bb[({I})gk * sbk + ({I})gn * sbn]')} : 0;",
+                "  }", "}"]
+        return out
 
-    def both(kt: str, fetch: bool) -> list[str]:
-        return (tile("a", na, bm, "bm0", "M", "a", "sam", "sak",
-                     lambda r, k: f"({r}) * {SA} + {k}", "k", [("va", True)], "a_along_k",
-                     kt, fetch) +
-                tile("b", nb, bn, "bn0", "N", "bb", "sbn", "sbk",
-                     lambda r, k: f"({k}) * {SB} + {r}", "row",
-                     [("vbn", False), ("vbk", True)], "!b_along_n", kt, fetch))
-
-    L += ["  int buf = 0;"] + ["  " + x for x in both("k0", True)]
-    L += [f"  for (int kt = k0; kt < k1; kt += {bk}) {{"]
-    L += ["    " + x for x in both("kt", False)]
-    L += ["    barrier(CLK_LOCAL_MEM_FENCE);", f"    if (kt + {bk} < k1) {{"]
-    L += ["      " + x for x in both(f"kt + {bk}", True)] + ["    }"]
-    # A fragment registers: 32-bit words of A's [m][k] rows (two halves or one TF32 value);
-    # B's: (k, n) and (k + 1, n) halves packed, or one TF32 value, from its [k][n] rows
-    ko = 8 if f16 else 4                         # K offset of a fragment's second half
-    tk = "t * 2" if f16 else "t"
-    L.append(f"    __local const {lt} *la = As[buf], *lb = Bs[buf];")
+    commit = '  asm volatile("cp.async.commit_group;" ::: "memory");'
+    L += [f"  for (int j = 0; j < {S - 1}; ++j) {{", "    if (j < nk) {"]
+    L += ["      " + x for x in fill("j", f"k0 + j * {bk}")]
+    L += ["    }", "  " + commit, "  }"]
+    L += [f"  int rs = 0, ws = {S - 1};", "  for (int i = 0; i < nk; ++i) {",
+          f'    asm volatile("cp.async.wait_group {S - 2};" ::: "memory");',
+          "    barrier(CLK_LOCAL_MEM_FENCE);",
+          f"    if (i + {S - 1} < nk) {{"]
+    L += ["      " + x for x in fill("ws", f"k0 + (i + {S - 1}) * {bk}")]
+    L += ["    }", "  " + commit]
+    # per-lane ldmatrix row addresses: A rows wm0 + (lane & 15), K half (lane >> 4); float16
+    # B rows k = lane & 15, columns wn0 + (lane >> 4) * 8
+    L.append(f"    const uint la = sa + (uint)((rs * {bm * SA} + (wm0 + (lane & 15)) * {SA} + "
+             f"(lane >> 4) * {KS // 2}) * {esz});")
+    if f16:
+        L.append(f"    const uint lb = sb + (uint)((rs * {bk * SB} + (lane & 15) * {SB} + "
+                 f"wn0 + (lane >> 4) * 8) * {esz});")
+    else:
+        L.append(f"    __local const uint *lb = &Bs[rs][t * {SB} + wn0 + g];")
     for s in range(bk // KS):
         k = s * KS
         for i in range(mt):
-            r0 = f"(wm0 + {i * 16} + g)"
-            for q, (dr, dk) in enumerate(((0, 0), (8, 0), (0, ko), (8, ko))):
-                idx = f"({r0} + {dr}) * {SA} + {k + dk} + {tk}"
-                L.append(f"    const uint a{s}_{i}_{q} = " +
-                         (f"*(__local const uint *)(&la[{idx}]);" if f16 else f"la[{idx}];"))
-        for j in range(ntl):
-            n0 = f"(wn0 + {j * 8} + g)"
-            for q, dk in enumerate((0, ko)):
-                idx = f"({k + dk} + {tk}) * {SB} + {n0}"
-                L.append(f"    const uint b{s}_{j}_{q} = " +
-                         (f"(uint)lb[{idx}] | ((uint)lb[{idx} + {SB}] << 16);" if f16
-                          else f"lb[{idx}];"))
+            regs = [f"a{s}_{i}_{q}" for q in range(4)]
+            L.append("    uint " + ", ".join(regs) + ";")
+            L.append("    " + _ldmatrix(regs, f"la + {(i * 16 * SA + k) * esz}"))
+            if not f16:
+                L += [f"    {r} = clnp_tf32({r});" for r in regs]
+        if f16:
+            for jj in range(ntl // 2):
+                regs = [f"b{s}_{2 * jj + p}_{q}" for p in range(2) for q in range(2)]
+                L.append("    uint " + ", ".join(regs) + ";")
+                L.append("    " + _ldmatrix(regs, f"lb + {(k * SB + jj * 16) * esz}", True))
+        else:
+            for j in range(ntl):
+                for q in range(2):
+                    L.append(f"    const uint b{s}_{j}_{q} = "
+                             f"clnp_tf32(lb[{(k + 4 * q) * SB + j * 8}]);")
         for i in range(mt):
             for j in range(ntl):
                 L.append("    " + _mma(spec, f"c{i}_{j}", f"a{s}_{i}", f"b{s}_{j}"))
-    L += ["    buf ^= 1;", "  }"]
+    L += [f"    rs = rs == {S - 1} ? 0 : rs + 1;", f"    ws = ws == {S - 1} ? 0 : ws + 1;",
+          "  }"]
     for i in range(mt):
         for j in range(ntl):
             for q in range(4):
