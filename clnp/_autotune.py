@@ -25,22 +25,31 @@ import time
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-_VERSION = 2      # 2: tensor-core kernels with ldmatrix, cp.async rings (stages)
+_VERSION = 3      # 3: configurations for small products (key suffix ":small")
 
 # Tuned on the developers' machines (python -m clnp.tune), keyed by device name. H200:
-# NVIDIA OpenCL 3.0 CUDA 13.0.98, driver 580.159.04, 2048^2 products (GFLOP/s in comments).
+# NVIDIA OpenCL 3.0 CUDA 13.0.98, driver 580.159.04; 2048^2 products, ":small" 1024^2 (GFLOP/s
+# of the tuner in comments; bench/results/gemm-nvidia-h200.csv has the end-to-end figures).
 BUILTIN: dict[str, dict[str, dict[str, Any]]] = {
     "NVIDIA H200": {
-        "float32": dict(kind="gpu", tm=8, tn=8, vec=4, lx=16, ly=16, bk=16),       # 29900
-        "float64": dict(kind="gpu", tm=8, tn=8, vec=2, lx=16, ly=8, bk=8),         # 19600
-        "float16": dict(kind="mma", bm=128, bn=128, bk=32, wm=64, wn=64,
-                        stages=2),                                                 # 119000-125600
-        "tf32": dict(kind="mma", bm=128, bn=128, bk=16, wm=64, wn=64, stages=2),   # 77200
+        "float32": dict(kind="gpu", tm=8, tn=8, vec=4, lx=16, ly=16, bk=8),            # 35400
+        "float32:small": dict(kind="gpu", tm=8, tn=8, vec=4, lx=8, ly=8, bk=16),       # 19400
+        "float64": dict(kind="gpu", tm=8, tn=8, vec=2, lx=16, ly=8, bk=8),             # 20800
+        "float64:small": dict(kind="gpu", tm=8, tn=8, vec=2, lx=16, ly=8, bk=8,
+                              split=4),                                                # 14500
+        "float16": dict(kind="mma", bm=128, bn=128, bk=32, wm=64, wn=64, stages=2,
+                        swz=True),                                                     # 173000
+        "float16:small": dict(kind="mma", bm=64, bn=64, bk=32, wm=32, wn=32,
+                              stages=4),                                               # 49600
+        "tf32": dict(kind="mma", bm=128, bn=128, bk=16, wm=64, wn=64, stages=2),       # 105800
+        "tf32:small": dict(kind="mma", bm=64, bn=64, bk=16, wm=32, wn=32, stages=4),   # 37800
     },
 }
 
 _loaded: dict[str, dict[str, dict[str, Any]]] = {}     # device id -> key -> config
 _override: dict[tuple[int, str], dict[str, Any]] = {}
+# bumped whenever a lookup may answer differently: products planned before replan
+epoch = 0
 
 
 def cache_dir() -> Path:
@@ -77,7 +86,18 @@ def _read(device) -> dict[str, dict[str, Any]]:
         except (OSError, ValueError, AttributeError):
             pass      # no cache or an unreadable one: the defaults serve
         _loaded[did] = r
+        _bump()
     return r
+
+
+def _bump() -> None:
+    global epoch
+    epoch += 1
+
+
+def imposed(device, key: str) -> bool:
+    """Whether :func:`use_config` imposes a configuration of ``key`` on ``device``."""
+    return (id(device), key) in _override
 
 
 def lookup(device, key: str) -> dict[str, Any] | None:
@@ -98,6 +118,7 @@ def use_config(device, key: str, cfg: dict[str, Any]) -> Iterator[None]:
     the tuner)."""
     prev = _override.get((id(device), key))
     _override[(id(device), key)] = cfg
+    _bump()
     try:
         yield
     finally:
@@ -105,6 +126,7 @@ def use_config(device, key: str, cfg: dict[str, Any]) -> Iterator[None]:
             _override.pop((id(device), key), None)
         else:
             _override[(id(device), key)] = prev
+        _bump()
 
 
 def _save(device, configs: dict[str, dict[str, Any]]) -> Path:
@@ -117,32 +139,63 @@ def _save(device, configs: dict[str, dict[str, Any]]) -> Path:
                                "configs": merged}, indent=1, sort_keys=True))
     os.replace(tmp, path)             # atomic: concurrent readers see old or new
     _loaded[device_id(device)] = merged
+    _bump()
     return path
+
+
+# tensor-core shapes tried (bm, bn, bk, wm, wn, stages, swz): 4 warps of 64x64 or 8 of 64x32
+# per 128x128 tile, padded rows with 2-4 stages or swizzled ones with a 3-stage ring, 8 warps
+# of 64x64 per 128x256 tile; small products: 4 warps of 32x32 per 64x64 tile and the like
+_MMA_SHAPES = {
+    "float16": ((128, 128, 32, 64, 64, 2, 0), (128, 128, 16, 64, 64, 4, 0),
+                (128, 128, 32, 64, 32, 2, 0), (128, 128, 32, 64, 64, 3, 1),
+                (128, 128, 32, 64, 32, 3, 1), (128, 256, 32, 64, 64, 2, 1),
+                (128, 128, 32, 64, 64, 2, 1)),
+    "tf32": ((128, 128, 16, 64, 32, 2, 0), (128, 128, 8, 64, 64, 4, 0),
+             (128, 128, 16, 64, 64, 2, 0), (128, 128, 16, 64, 64, 3, 1),
+             (128, 128, 16, 64, 32, 3, 1), (128, 256, 16, 64, 64, 2, 1)),
+    "float16:small": ((64, 64, 32, 32, 32, 3, 1), (64, 128, 32, 32, 64, 3, 1),
+                      (128, 64, 32, 64, 32, 3, 1), (64, 64, 64, 32, 32, 2, 1),
+                      (64, 64, 32, 32, 32, 4, 0)),
+    "tf32:small": ((64, 64, 16, 32, 32, 3, 1), (64, 128, 16, 32, 64, 3, 1),
+                   (128, 64, 16, 64, 32, 3, 1), (64, 64, 32, 32, 32, 2, 1),
+                   (64, 64, 16, 32, 32, 4, 0)),
+}
+# local-memory kernel shapes tried (tm, tn, vec, lx, ly, bk); most take the kernel's 16-byte
+# vector path (a tile a multiple of 16 bytes per item)
+_GPU_SHAPES = {
+    "": ((8, 8, 4, 16, 16, 16), (8, 4, 4, 16, 16, 16), (4, 8, 4, 16, 16, 16),
+         (4, 4, 4, 16, 16, 16), (8, 8, 2, 16, 8, 8), (4, 4, 1, 16, 16, 16),
+         (8, 8, 4, 16, 8, 8), (2, 2, 1, 16, 16, 16)),
+    ":small": ((4, 4, 4, 16, 16, 16), (8, 4, 4, 16, 16, 16), (4, 8, 4, 16, 16, 16),
+               (8, 8, 4, 8, 8, 16), (4, 4, 4, 16, 8, 16), (4, 4, 2, 16, 16, 8)),
+}
 
 
 def candidates(device, key: str, kind: str | None = None) -> list[dict[str, Any]]:
     """The kernel shapes the tuner tries for ``key`` on ``device`` (default first), each a few
     register/local-memory budgets around the default: small enough that one dtype tunes in
     well under a minute on PoCL. ``kind`` ("cpu" | "gpu") overrides the device's kind and
-    lists tensor-core shapes even where the device has none (tests)."""
+    lists tensor-core shapes even where the device has none (tests). Keys of small products
+    (suffix ``":small"``, GPU kinds) also try the big products' shape with K split in 2 and 4
+    (``split``: the most parts)."""
     from ._eager_linalg import default_config, tensor_cores
     from ._codegen.mma import MmaSpec
     import numpy as np
     base = default_config(device, key, kind)
+    name, _, small = key.partition(":")
     out = [base]
     if base["kind"] == "mma":
-        f16 = key == "float16"
-        # (bm, bn, bk, wm, wn, stages): 8 warps of 64x32 or 4 of 32x64 / 64x64 per group,
-        # deeper copy rings for shallower K tiles (local memory allows ~48 KiB)
-        shapes = ((128, 128, 32, 64, 64, 2), (128, 128, 16, 64, 64, 4),
-                  (128, 128, 32, 64, 32, 2), (128, 128, 16, 64, 32, 4),
-                  (64, 128, 32, 32, 64, 3), (128, 256, 16, 64, 64, 3)) if f16 else \
-            ((128, 128, 16, 64, 32, 2), (128, 128, 8, 64, 64, 4), (128, 128, 8, 64, 32, 4),
-             (64, 128, 16, 32, 64, 3), (128, 128, 16, 64, 64, 2))
-        for bm, bn, bk, wm, wn, st in shapes:
+        f16 = name == "float16"
+        for bm, bn, bk, wm, wn, st, swz in _MMA_SHAPES[key]:
             c = dict(kind="mma", bm=bm, bn=bn, bk=bk, wm=wm, wn=wn, stages=st)
+            if swz:
+                c["swz"] = True
+            if bm * bn > 128 * 128:
+                c["split"] = 1      # few enough tiles at 2048: never split K
             spec = MmaSpec(np.dtype(np.float16 if f16 else np.float32),
-                           np.dtype(np.float32), **{q: v for q, v in c.items() if q != "kind"})
+                           np.dtype(np.float32), **{q: v for q, v in c.items()
+                                                    if q not in ("kind", "split")})
             if spec.local_bytes() <= device.local_mem and spec.threads <= \
                     device.max_work_group_size:
                 out.append(c)
@@ -150,20 +203,16 @@ def candidates(device, key: str, kind: str | None = None) -> list[dict[str, Any]
             return []
     elif base["kind"] == "cpu":
         tm, tn, v = base["tm"], base["tn"], base["vec"]
-        w = v // 2 if np.dtype(key).kind == "c" else v      # values per vector
+        w = v // 2 if np.dtype(name).kind == "c" else v     # values per vector
         shapes = [(4, tn), (8, w), (tm, tn), (tm, tn)] if tm == 6 else \
             [(2, tn), (6, w), (tm, tn), (tm, tn)]
         for (m, n), (rm, bk) in zip(shapes, ((16, 64), (16, 64), (8, 64), (16, 128))):
             out.append(dict(base, tm=m, tn=n, rm=rm, bk=bk))
         out.append(dict(base, bk=32))
     else:
-        item = np.dtype(key).itemsize
-        real = np.dtype(key).kind != "c"
-        # most take the kernel's 16-byte vector path (a tile a multiple of 16 bytes per item)
-        for tm, tn, vec, lx, ly, bk in ((8, 8, 4, 16, 16, 16), (8, 4, 4, 16, 16, 16),
-                                        (4, 8, 4, 16, 16, 16), (4, 4, 4, 16, 16, 16),
-                                        (8, 8, 2, 16, 8, 8), (4, 4, 1, 16, 16, 16),
-                                        (8, 8, 4, 16, 8, 8), (2, 2, 1, 16, 16, 16)):
+        item = np.dtype(name).itemsize
+        real = np.dtype(name).kind != "c"
+        for tm, tn, vec, lx, ly, bk in _GPU_SHAPES[":small" if small else ""]:
             if not real:
                 vec = 1
             v = min(vec, 16 // item) if real else 1
@@ -173,6 +222,10 @@ def candidates(device, key: str, kind: str | None = None) -> list[dict[str, Any]
                     and (ly * tm * bk) % (lx * ly) == 0 and (lx * tn * bk) % (lx * ly) == 0
                     and tm % v == 0 and tn % v == 0):
                 out.append(c)
+    if small and base["kind"] != "cpu":
+        big = lookup(device, name) if kind is None else None
+        big = big or default_config(device, name, kind)
+        out += [dict(big, split=2), dict(big, split=4)]
     seen, uniq = set(), []
     for c in out:
         t = tuple(sorted(c.items()))
@@ -193,7 +246,7 @@ def _time_config(device, key: str, cfg: dict[str, Any], a, reps: int):
     result)."""
     import clnp
     from ._eager_linalg import matmul_precision
-    prec = matmul_precision("tf32" if key == "tf32" else "highest")
+    prec = matmul_precision("tf32" if key.startswith("tf32") else "highest")
     with use_config(device, key, cfg), prec:
         r = clnp.matmul(a, a)
         device.synchronize()
@@ -208,17 +261,21 @@ def _time_config(device, key: str, cfg: dict[str, Any], a, reps: int):
 
 def tune(device, key: str, n: int | None = None, reps: int = 5,
          verbose: bool = False) -> tuple[dict[str, Any], float] | None:
-    """Time every candidate of ``key`` on an ``n x n`` product; return the fastest
-    configuration that computes it correctly and its GFLOP/s (None when ``key`` does not
-    apply to the device)."""
+    """Time every candidate of ``key`` on an ``n x n`` product (``n / 2`` for the keys of
+    small products); return the fastest configuration that computes it correctly and its
+    GFLOP/s (None when ``key`` does not apply to the device)."""
     import numpy as np
+    import pyopencl as cl
     import clnp
     from ._runtime import KernelBuildError
+    name, _, small = key.partition(":")
     cands = candidates(device, key)
-    if not cands or (key in ("float64", "complex128") and not device.has_fp64):
+    if not cands or (name in ("float64", "complex128") and not device.has_fp64):
         return None
     n = n or (1024 if device.is_cpu else 2048)
-    dtype = np.dtype(np.float32 if key == "tf32" else key)
+    if small:
+        n //= 2
+    dtype = np.dtype(np.float32 if name == "tf32" else name)
     rng = np.random.default_rng(0)
     if dtype.kind in "iu":
         x = rng.integers(-100, 100, (n, n)).astype(dtype)
@@ -236,7 +293,7 @@ def tune(device, key: str, n: int | None = None, reps: int = 5,
     for cfg in cands:
         try:
             t, r = _time_config(device, key, cfg, a, reps)
-        except KernelBuildError as e:       # e.g. out of registers on this device
+        except (KernelBuildError, cl.Error) as e:   # e.g. out of registers or local memory
             if verbose:
                 print(f"  {key} {cfg}: build failed ({str(e).splitlines()[0][:200]})",
                       file=sys.stderr)
@@ -245,7 +302,7 @@ def tune(device, key: str, n: int | None = None, reps: int = 5,
         gf = flops / t / 1e9
         if verbose:
             print(f"  {key} {cfg}: {gf:.1f} GFLOP/s, error {err:.2e}", file=sys.stderr)
-        if err > _TOL[key]:
+        if err > _TOL[name]:
             continue
         if best is None or gf > best[1]:
             best = (cfg, gf)
@@ -256,9 +313,9 @@ def autotune(device=None, dtypes: Sequence[str] | None = None, n: int | None = N
              verbose: bool = False) -> dict[str, dict[str, Any]]:
     """Tune the GEMM kernels of ``device`` (default: the default device) for ``dtypes``
     (configuration keys, default: every one that applies: float32, float64, complex64,
-    complex128, plus float16 and tf32 on tensor-core devices), save the results to the cache
-    and return them as ``{key: configuration}``. Runs are explicit only: the library never
-    tunes by itself."""
+    complex128, plus float16 and tf32 on tensor-core devices; on GPUs each also for small
+    products, key suffix ``":small"``), save the results to the cache and return them as
+    ``{key: configuration}``. Runs are explicit only: the library never tunes by itself."""
     from ._eager_linalg import tensor_cores
     from ._runtime import Device, default_device, select_device
     device = default_device() if device is None else \
@@ -267,11 +324,16 @@ def autotune(device=None, dtypes: Sequence[str] | None = None, n: int | None = N
         dtypes = ["float32", "float64", "complex64", "complex128"]
         if tensor_cores(device):
             dtypes += ["float16", "tf32"]
+    if not device.is_cpu:
+        dtypes = [k for key in dtypes for k in ((key,) if ":" in key else (key, key + ":small"))]
     results: dict[str, dict[str, Any]] = {}
     for key in dtypes:
         r = tune(device, key, n=n, verbose=verbose)
         if r is not None:
             results[key] = r[0]
+            # saved at once: the small products' candidates include the big products' shape,
+            # and an interrupted run keeps what it measured
+            _save(device, {key: r[0]})
             if verbose:
                 print(f"{device}: {key} -> {r[0]} ({r[1]:.1f} GFLOP/s)", file=sys.stderr)
     if results:
@@ -289,7 +351,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                             "the result (see docs/env_vars.md).")
     p.add_argument("--device", help="device spec as for CLNP_DEVICE (default: the default)")
     p.add_argument("--dtypes", help="comma-separated keys (float32,float64,complex64,"
-                                    "complex128,int32,int64,float16,tf32)")
+                                    "complex128,int32,int64,float16,tf32; on GPUs each "
+                                    "also tunes KEY:small unless given with a suffix)")
     p.add_argument("--n", type=int, help="matrix size (default 1024 on CPUs, 2048 elsewhere)")
     p.add_argument("--show", action="store_true", help="print the cached results and exit")
     args = p.parse_args(argv)

@@ -17,7 +17,10 @@ stride can describe are copied first. On CPU devices a product whose B has no un
 along N but whose A has one along M is computed as ``C^T = B^T A^T``.
 
 Kernel shapes come from :func:`gemm_config`: the autotuner's cached or built-in result for the
-device (``clnp._autotune``), else :func:`default_config`. On NVIDIA devices of compute
+device (``clnp._autotune``), else :func:`default_config`; GPU products too small to give every
+compute unit a 128x128 tile take a shape of their own (smaller tiles or split K, key suffix
+``":small"``). A product's launch is planned once per operand geometry (a kernel object with
+its arguments set, per thread), so repeated products cost little Python. On NVIDIA devices of compute
 capability >= 8.0 (:func:`tensor_cores`) float16 products and, at
 ``set_matmul_precision("tf32")``, float32 products run on tensor cores
 (``clnp._codegen.mma``) with float32 sums.
@@ -27,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
+import threading
 from typing import Any, Iterator, Sequence
 
 import numpy as np
@@ -40,7 +44,7 @@ from ._codegen.mma import MmaSpec, render_mma
 from ._eager import (_I32, _span_ok, collapse, contiguous_copy, convert_element_type,
                      copy_into, reduce)
 from ._prims import def_impl
-from ._runtime import Device, launch
+from ._runtime import Device
 
 # Tests set this to "gpu" to run the local-memory kernel on a CPU device (None: by device);
 # a forced kind ignores tuned configurations.
@@ -52,6 +56,8 @@ _CPU_RM, _CPU_KB = 16, 64
 
 _PRECISIONS = {"highest": "highest", "float32": "highest", "tf32": "tf32",
                "tensorfloat32": "tf32"}
+_local = threading.local()       # per thread: planned launches (their kernels hold arguments)
+_MAX_PLANS = 1024
 _precision: contextvars.ContextVar[str] = contextvars.ContextVar("clnp_matmul_precision",
                                                                  default="highest")
 
@@ -111,20 +117,31 @@ def tensor_cores(device: Device) -> bool:
     return r
 
 
+# GPU products with fewer _REF_TILE-square output tiles than compute units are "small": they
+# take the configuration of key suffix SMALL (see gemm_config)
+SMALL, _REF_TILE = ":small", 128
+
+
 def config_key(acc: np.dtype, tf32: bool = False) -> str:
     """The name a kernel configuration is tuned and cached under: the computing dtype, or
-    ``"tf32"`` for float32 products on tensor cores (float16 runs on tensor cores only)."""
+    ``"tf32"`` for float32 products on tensor cores (float16 runs on tensor cores only).
+    GPU configurations for small products add the suffix ``":small"``."""
     return "tf32" if tf32 else acc.name
 
 
 def default_config(device: Device, key: str, kind: str | None = None) -> dict[str, Any]:
     """Untuned kernel shape for ``device`` and configuration key ``key`` (per device kind,
-    never per shape, so each dtype compiles once)."""
-    if key in ("tf32", "float16"):
-        f16 = key == "float16"
-        return dict(kind="mma", bm=128, bn=128, bk=32 if f16 else 16, wm=64, wn=64 if f16 else 32,
-                    stages=2)
-    acc = np.dtype(key)
+    never per shape, so each dtype compiles once; ``key:small``: GPU tiles of a quarter the
+    outputs, for products whose 128-square tiles would be fewer than the compute units)."""
+    base, _, small = key.partition(":")
+    if base in ("tf32", "float16"):
+        f16 = base == "float16"
+        if small:
+            return dict(kind="mma", bm=64, bn=64, bk=32 if f16 else 16, wm=32, wn=32,
+                        stages=4)
+        return dict(kind="mma", bm=128, bn=128, bk=32 if f16 else 16, wm=64,
+                    wn=64 if f16 else 32, stages=2)
+    acc = np.dtype(base)
     kind = kind or ("cpu" if device.is_cpu else "gpu")
     if kind == "cpu":
         vbytes = max(16, min(64, 4 * device.preferred_vector_width.get("float", 8)))
@@ -145,14 +162,25 @@ def default_config(device: Device, key: str, kind: str | None = None) -> dict[st
     bk = 8 if t == 8 else 16
     while t > 1 and 2 * bk * (l * t + v) * 2 * acc.itemsize > device.local_mem:
         t //= 2
+    if small:
+        # a quarter of the items per group: tiles of a quarter the outputs (measured best
+        # on the H200 among 64x64-128x128 tiles of 64-256 items)
+        l, bk = max(1, l // 2), 16
     return dict(kind="gpu", tm=t, tn=t, vec=min(v, t), lx=l, ly=l, bk=bk)
 
 
-def gemm_config(device: Device, acc: np.dtype, tf32: bool = False) -> dict[str, Any]:
+def gemm_config(device: Device, acc: np.dtype, tf32: bool = False,
+                small: bool = False) -> dict[str, Any] | None:
     """Kernel shape for ``device`` and computing dtype ``acc``: the autotuner's result when
-    one is cached (or built in) for this device, else :func:`default_config`."""
+    one is cached (or built in) for this device, else :func:`default_config`. ``small``: the
+    shape for products whose tiles would be fewer than the compute units (None while a test
+    or the tuner imposes a shape for ``acc`` but none for small products)."""
     key = config_key(acc, tf32)
-    if _FORCE_KIND is None or key in ("tf32", "float16"):
+    if small:
+        if _autotune.imposed(device, key) and not _autotune.imposed(device, key + SMALL):
+            return None
+        key += SMALL
+    if _FORCE_KIND is None or key.startswith(("tf32", "float16")):
         tuned = _autotune.lookup(device, key)
         if tuned is not None:
             return tuned
@@ -202,6 +230,24 @@ def _convert(x: Array, dtype: np.dtype) -> Array:
 def dot_general(lhs: Array, rhs: Array, *, dimension_numbers: Any,
                 preferred_element_type: np.dtype | None = None) -> Array:
     """Batched tensor contraction (see the module docstring)."""
+    # the launch of a product depends only on the operands' geometry: repeated products of
+    # one geometry skip the planning (tens of microseconds of Python, as long as a small
+    # GPU product takes) and launch a prepared kernel object
+    key = None
+    if _FORCE_KIND is None:
+        key = (lhs._shape, lhs._strides, lhs._offset, lhs._dtype, rhs._shape, rhs._strides,
+               rhs._offset, rhs._dtype, dimension_numbers, preferred_element_type,
+               _precision.get(), _autotune.epoch, lhs._device)
+        try:
+            plans = _local.plans
+        except AttributeError:
+            plans = _local.plans = {}
+        try:
+            plan = plans.get(key)
+        except TypeError:            # unhashable dimension numbers (lists): plan each time
+            plan = key = None
+        if plan is not None:
+            return plan(lhs, rhs)
     (lc, rc), (lb, rb) = dimension_numbers
     lc, rc, lb, rb = tuple(lc), tuple(rc), tuple(lb), tuple(rb)
     device = lhs.device
@@ -213,6 +259,8 @@ def dot_general(lhs: Array, rhs: Array, *, dimension_numbers: Any,
     if promoted == dt.float16 and tensor_cores(device):
         g = promoted                 # tensor cores multiply halves, with float32 sums
     tf32 = g == dt.float32 and _precision.get() == "tf32" and tensor_cores(device)
+    if lhs.dtype != g or rhs.dtype != g:
+        key = None                   # the plan would start from the converted copies
     lhs, rhs = _convert(lhs, g), _convert(rhs, g)
     lf = tuple(i for i in range(lhs.ndim) if i not in lc and i not in lb)
     rf = tuple(i for i in range(rhs.ndim) if i not in rc and i not in rb)
@@ -227,11 +275,17 @@ def dot_general(lhs: Array, rhs: Array, *, dimension_numbers: Any,
     if plan is None:
         # no stride describes some merged group: copy both operands to (batch, free,
         # contracted) and (batch, contracted, free) order, materialising broadcast batch dims
+        key = None
         lhs, lb, lf, lc = _canonical(lhs, lb, lf, lc)
         rhs, rb, rc, rf = _canonical(rhs, rb, rc, rf)
         plan = _plan(lhs, rhs, ostr, lc, rc, lb, rb, lf, rf)
         assert plan is not None
-    return _run(lhs, rhs, out_shape, out_dtype, tf32, *plan)
+    launch_plan = _run(lhs, rhs, out_shape, out_dtype, tf32, *plan)
+    if key is not None:
+        if len(plans) >= _MAX_PLANS:
+            plans.clear()
+        plans[key] = launch_plan
+    return launch_plan(lhs, rhs)
 
 
 def _plan(lhs: Array, rhs: Array, ostr: Sequence[int], lc, rc, lb, rb, lf, rf):
@@ -260,8 +314,42 @@ def _plan(lhs: Array, rhs: Array, ostr: Sequence[int], lc, rc, lb, rb, lf, rf):
     return m, n, k, cb, cstr
 
 
+class _Launch:
+    """One product's launch for a given operand geometry: a kernel object of its own with
+    every scalar argument set (only the three buffers change between calls), the launch
+    sizes and the epilogue (the sum of split-K partials, a final conversion)."""
+    __slots__ = ("kern", "gsize", "lsize", "dst_shape", "dst_dtype", "swap", "parts",
+                 "out_shape", "out_dtype", "sacc", "rdt")
+
+    def __call__(self, lhs: Array, rhs: Array) -> Array:
+        device = lhs._device
+        dst = Array.empty(self.dst_shape, self.dst_dtype, device)
+        a, b = (rhs, lhs) if self.swap else (lhs, rhs)
+        k = self.kern
+        k.set_arg(7, a._buf)
+        k.set_arg(13, b._buf)
+        k.set_arg(19, dst._buf)
+        cl.enqueue_nd_range_kernel(device.queue, k, self.gsize, self.lsize)
+        r = dst
+        if self.parts > 1:
+            # the sum shares the program ``clnp.sum`` uses for this dtype
+            r = reduce(dst, op="sum", axes=(0,), acc_dtype=self.sacc, out_dtype=self.rdt)
+            r = Array(r._buf, r._offset, self.out_shape, c_strides(self.out_shape), self.rdt,
+                      device)
+        return r if r.dtype == self.out_dtype else convert_element_type(r,
+                                                                        dtype=self.out_dtype)
+
+
+def _tiles(cfg: dict[str, Any], gm: int, gn: int) -> tuple[int, int]:
+    """Work-group tiles along M and N of a "gpu" or "mma" configuration."""
+    if cfg["kind"] == "mma":
+        return -(-gm // cfg["bm"]), -(-gn // cfg["bn"])
+    return -(-gm // (cfg["ly"] * cfg["tm"])), -(-gn // (cfg["lx"] * cfg["tn"]))
+
+
 def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype, tf32: bool,
-         m, n, k, bsizes, bstr) -> Array:
+         m, n, k, bsizes, bstr) -> _Launch:
+    """Plan the launch of one product (see :class:`_Launch`)."""
     device = lhs.device
     (M, (sam, scm)), (N, (sbn, scn)), (K, (sak, sbk)) = m, n, k
     pad = 2 - len(bsizes)
@@ -277,6 +365,7 @@ def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype
     # C^T = B^T A^T: on CPUs the unit stride belongs along N, where the kernel reads vectors
     swap = cpu and sbn != 1 and sam == 1 and not (sak == 1 and sbk == 1)
     gm, gn = (N, M) if swap else (M, N)          # the GEMM the kernel computes
+    cu = device.compute_units
     rm = 1
     if cpu:
         # fewer rows per item when the rows would otherwise leave cores idle
@@ -285,63 +374,72 @@ def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype
             rm //= 2
         tiles_m = -(-gm // (rm * cfg["tm"]))
         kmin = 1024
-    elif mma:
-        tiles_m, tiles_n = -(-gm // cfg["bm"]), -(-gn // cfg["bn"])
-        kmin = 256
     else:
-        tiles_m = -(-gm // (cfg["ly"] * cfg["tm"]))
-        tiles_n = -(-gn // (cfg["lx"] * cfg["tn"]))
+        if nb * -(-gm // _REF_TILE) * -(-gn // _REF_TILE) < cu:
+            # a small product, where big tiles would leave compute units idle: its own
+            # configuration (smaller tiles, tuned separately), before splitting K
+            small = gemm_config(device, acc, tf32, small=True)
+            if small is not None and small["kind"] == cfg["kind"]:
+                cfg = small
+        tiles_m, tiles_n = _tiles(cfg, gm, gn)
         kmin = 256
     # split-K: too few output tiles to occupy the device and a long K. GPU work-groups are
     # big (one or two fill a compute unit): below one per unit the partials' extra pass is
-    # cheaper than idle units, above it is not
-    cu = device.compute_units
+    # cheaper than idle units, above it is not. A configuration may cap the parts ("split")
     target, want = (4 * cu, 4 * cu) if cpu else (cu, 2 * cu)
     tiles = nb * tiles_m * tiles_n
     parts, kchunk = 1, K
     if tiles < target and K >= 2 * kmin:
-        parts = max(1, min(-(-want // tiles), K // kmin))
+        parts = max(1, min(-(-want // tiles), K // kmin, cfg.get("split", K)))
         step = cfg.get("bk", 1)
         kchunk = -(-(-(-K // parts)) // step) * step
         parts = -(-K // kchunk)
     # tensor cores sum in float32: partial sums stay float32, a whole product is stored as
-    # float16 or float32 directly
+    # float16 or float32 directly (so is the sum of the partials)
     pacc = dt.float32 if mma else acc
+    direct = mma and out_dtype in (dt.float16, dt.float32)
     if parts > 1:
         # partials [parts, batch, M, N]
-        dst = Array.empty((parts, nb, M, N), pacc, device)
+        dst_shape, cdt = (parts, nb, M, N), pacc
         scb0, scb1, scm, scn = bsizes[1] * M * N, M * N, N, 1
     else:
-        cdt = out_dtype if mma and out_dtype in (dt.float16, dt.float32) else pacc
-        dst = Array.empty(out_shape, cdt, device)
+        dst_shape, cdt = out_shape, (out_dtype if direct else pacc)
+    dst = Array(None, 0, dst_shape, c_strides(dst_shape), cdt, device)
     index = "int" if _span_ok([lhs, rhs, dst], dst.size) else "long"
+    geo = {q: v for q, v in cfg.items() if q not in ("kind", "split")}
     if mma:
-        geo = {k: v for k, v in cfg.items() if k != "kind"}
-        spec = MmaSpec(acc, dst.dtype, index=index, **geo)
+        spec = MmaSpec(acc, cdt, index=index, **geo)
         kern = device.kernel(spec, lambda: render_mma(spec))
     else:
-        spec = GemmSpec(acc, index=index, **cfg)
+        spec = GemmSpec(acc, cfg["kind"], index=index, **geo)
         kern = device.kernel(spec, lambda: render_gemm(spec))
-    A = [lhs._buf, lhs._offset, sam, sak, sab0, sab1]
-    B = [rhs._buf, rhs._offset, sbk, sbn, sbb0, sbb1]
-    Cs = [dst._buf, dst._offset, scm, scn, scb0, scb1, nb * M * N]
+    A = [None, lhs._offset, sam, sak, sab0, sab1]
+    B = [None, rhs._offset, sbk, sbn, sbb0, sbb1]
+    Cs = [None, 0, scm, scn, scb0, scb1, nb * M * N]
     if swap:
-        A, B = ([rhs._buf, rhs._offset, sbn, sbk, sbb0, sbb1],
-                [lhs._buf, lhs._offset, sak, sam, sab0, sab1])
+        A, B = ([None, rhs._offset, sbn, sbk, sbb0, sbb1],
+                [None, lhs._offset, sak, sam, sab0, sab1])
         Cs[2:4] = [scn, scm]
     args = [gm, gn, K, kchunk, bsizes[1], parts, rm] + A + B + Cs
+    plan = _Launch()
+    # a kernel object of the plan's own: its arguments stay set between calls
+    plan.kern = cl.Kernel(kern.program, kern.function_name)
+    it = np.int32 if index == "int" else np.int64
+    for i, v in enumerate(args):
+        if v is not None:
+            plan.kern.set_arg(i, (np.int32 if i < 7 else it)(v))
     if cpu:
-        launch(device, kern, (tiles_n, tiles_m, nb * parts), (1, 1, 1), *args)
+        plan.gsize, plan.lsize = (tiles_n, tiles_m, nb * parts), (1, 1, 1)
     elif mma:
-        launch(device, kern, (tiles_n * spec.threads, tiles_m, nb * parts),
-               (spec.threads, 1, 1), *args)
+        plan.gsize = (tiles_n * spec.threads, tiles_m, nb * parts)
+        plan.lsize = (spec.threads, 1, 1)
     else:
-        launch(device, kern, (tiles_n * spec.lx, tiles_m * spec.ly, nb * parts),
-               (spec.lx, spec.ly, 1), *args)
-    r = dst
-    if parts > 1:
-        # the sum shares the program ``clnp.sum`` uses for this dtype
-        sacc = dt.int64 if acc.kind == "i" else pacc
-        r = reduce(dst, op="sum", axes=(0,), acc_dtype=sacc, out_dtype=sacc)
-        r = Array(r._buf, r._offset, out_shape, c_strides(out_shape), sacc, device)
-    return r if r.dtype == out_dtype else convert_element_type(r, dtype=out_dtype)
+        plan.gsize = (tiles_n * spec.lx, tiles_m * spec.ly, nb * parts)
+        plan.lsize = (spec.lx, spec.ly, 1)
+    plan.dst_shape, plan.dst_dtype, plan.swap, plan.parts = dst_shape, cdt, swap, parts
+    plan.out_shape, plan.out_dtype = out_shape, out_dtype
+    # the sum of the partials: 64-bit for integers, else in the partials' dtype, stored
+    # straight as the result's dtype when tensor cores computed them
+    plan.sacc = dt.int64 if acc.kind == "i" else pacc
+    plan.rdt = out_dtype if direct else plan.sacc
+    return plan

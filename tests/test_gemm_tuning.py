@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 
 import numpy as np
 import pytest
@@ -90,11 +91,17 @@ def test_candidate_lists_are_small(device):
     for key in ("float32", "float64", "complex64", "complex128"):
         for kind in ("cpu", "gpu"):
             assert 1 <= len(tuner.candidates(device, key, kind=kind)) <= 10
-    for key in ("float16", "tf32"):
+            assert 1 <= len(tuner.candidates(device, key + ":small", kind=kind)) <= 10
+    for key in ("float16", "tf32", "float16:small", "tf32:small"):
         cands = tuner.candidates(device, key, kind="gpu")
-        assert cands and all(c["kind"] == "mma" for c in cands)
+        assert 1 <= len(cands) <= 10 and all(c["kind"] == "mma" for c in cands)
         if not linalg.tensor_cores(device):
             assert tuner.candidates(device, key) == []
+    # small products also try the big shape with K split
+    small = tuner.candidates(device, "float32:small", kind="gpu")
+    assert {c.get("split") for c in small} >= {None, 2, 4}
+    big = linalg.default_config(device, "float32", "gpu")
+    assert all(_tile(c) <= _tile(big) for c in small if "split" not in c)
 
 
 def test_cache_roundtrip(device, tmp_path, monkeypatch):
@@ -105,7 +112,10 @@ def test_cache_roundtrip(device, tmp_path, monkeypatch):
     monkeypatch.setattr(tuner, "candidates",
                         lambda dev, key, kind=None: [linalg.default_config(dev, key)])
     res = tuner.autotune(device, ["float32"], n=48)
-    assert res == {"float32": linalg.default_config(device, "float32")}
+    want = {"float32": linalg.default_config(device, "float32")}
+    if not device.is_cpu:             # GPUs tune small products too
+        want["float32:small"] = linalg.default_config(device, "float32:small")
+    assert res == want
     path = tuner.cache_path(device)
     assert path.parent == tmp_path
     data = json.loads(path.read_text())
@@ -192,6 +202,7 @@ def test_dispatch(device, monkeypatch):
         seen.append((lhs.dtype, tf32))
         return real(lhs, rhs, out_shape, out_dtype, tf32, *plan)
     monkeypatch.setattr(linalg, "_run", spy)
+    monkeypatch.setattr(linalg, "_local", threading.local())      # nothing planned yet
     x16 = clnp.ones((4, 4), dtype=clnp.float16, device=device)
     x32 = clnp.ones((4, 4), dtype=clnp.float32, device=device)
     tc = linalg.tensor_cores(device)
@@ -211,8 +222,9 @@ def test_mma_render(device, key):
     """The tensor-core sources: the right PTX, and (with the PTX statements stubbed out, as
     no other compiler takes them) valid OpenCL C for every shape the tuner tries."""
     dtype = F16 if key == "float16" else F32
-    for cfg in tuner.candidates(device, key, kind="gpu"):
-        geo = {k: v for k, v in cfg.items() if k != "kind"}
+    for cfg in tuner.candidates(device, key, kind="gpu") + \
+            tuner.candidates(device, key + ":small", kind="gpu"):
+        geo = {k: v for k, v in cfg.items() if k not in ("kind", "split")}
         for out in ((F16, F32) if key == "float16" else (F32,)):
             spec = MmaSpec(dtype, out, **geo)
             src, name, argtypes = render_mma(spec)
@@ -240,7 +252,7 @@ def test_tensor_cores(device, rng, key):
     dtype = F16 if key == "float16" else F32
     # float16: exact products, float32 sums, a float16 result; TF32: 11-bit operands
     tol = 2e-3 if key == "float16" else 1e-3
-    for cfg in tuner.candidates(device, key):
+    for cfg in tuner.candidates(device, key) + tuner.candidates(device, key + ":small"):
         with tuner.use_config(device, key, cfg), clnp.matmul_precision("tf32"):
             _check_all(_layouts(rng, dtype, device), tol)
 
@@ -249,3 +261,125 @@ def test_gpu_tile_shape_checked():
     from clnp._codegen.gemm import GemmSpec, render_gemm
     with pytest.raises(ValueError, match="GEMM tile shape"):
         render_gemm(GemmSpec(F32, "gpu", tm=3, tn=4, vec=4, bk=8))
+
+
+def _c(expr: str, **env) -> int:
+    """Value of a C integer expression of a generated kernel (casts dropped; the operators
+    used there mean the same in Python for non-negative values)."""
+    return eval(re.sub(r"\((?:uint|int)\)", "", expr), {}, env)
+
+
+@pytest.mark.parametrize("key, geo", [
+    ("float16", dict(bm=128, bn=128, bk=32, wm=64, wn=64, stages=3)),
+    ("float16", dict(bm=64, bn=128, bk=16, wm=32, wn=64, stages=2)),
+    ("float16", dict(bm=64, bn=64, bk=64, wm=32, wn=32, stages=2)),
+    ("float16", dict(bm=128, bn=256, bk=32, wm=64, wn=32, stages=2)),
+    ("tf32", dict(bm=128, bn=128, bk=16, wm=64, wn=32, stages=3)),
+    ("tf32", dict(bm=64, bn=64, bk=32, wm=32, wn=32, stages=2)),
+    ("tf32", dict(bm=64, bn=64, bk=8, wm=32, wn=32, stages=2))])
+def test_mma_swizzle(key, geo):
+    """Swizzled local tiles, read off the generated source: the copies (cp.async) place each
+    16-byte chunk of a tile once, every fragment read (ldmatrix, TF32 B loads) finds the
+    element the MMA layout wants there, and the 8 rows (32 lanes) read together hit distinct
+    banks."""
+    f16 = key == "float16"
+    spec = MmaSpec(F16 if f16 else F32, F32, swz=True, **geo)
+    src, _, _ = render_mma(spec)
+    esz, lv, ks = spec.dtype.itemsize, spec.lv, spec.ks
+    bm, bn, bk, wm, wn = spec.bm, spec.bn, spec.bk, spec.wm, spec.wn
+    dst = re.findall(r'"r"\(s([ab]) \+ \(uint\)\(\(j \* \d+ \+ (.*?)\) \* \d+\)\), "l"', src)
+    wa = {x for t, x in dst if t == "a"}
+    wb = {x for t, x in dst if t == "b"}
+    assert len(wa) == 1 and len(wb) == 1
+    wa, wb = wa.pop(), wb.pop()
+    where_a = {_c(wa, rr=r, kk=c * lv): (r, c * lv) for r in range(bm) for c in range(bk // lv)}
+    where_b = {_c(wb, kk=k, rr=c * lv): (k, c * lv) for k in range(bk) for c in range(bn // lv)}
+    assert len(where_a) == bm * bk // lv and len(where_b) == bk * bn // lv
+    assert all(0 <= e < bm * bk and e % lv == 0 for e in where_a)
+    assert all(0 <= e < bk * bn and e % lv == 0 for e in where_b)
+    lane_consts = dict(re.findall(r"const (?:uint|int) (l[ab]\d+|bc\d+) = (.*);", src))
+    loads = re.findall(r'"=r"\(([ab])(\d+)_(\d+)_0\)[^;]*"r"\((l[ab]\d+) \+ r[ab] \+ (\d+)\)',
+                       src)
+    tf32_b = re.findall(r"b(\d+)_(\d+)_(\d+) = clnp_tf32\(lb\[(\d+) \+ (bc\d+)\]\)", src)
+    assert len(loads) == (bk // ks) * (wm // 16 + (wn // 16 if f16 else 0))
+    assert len(tf32_b) == (0 if f16 else (bk // ks) * (wn // 8) * 2)
+    for warp in range(spec.threads // 32):
+        wm0, wn0 = (warp // (bn // wn)) * wm, (warp % (bn // wn)) * wn
+        for ab, s, ij, base, off in loads:
+            s, ij, off = int(s), int(ij), int(off)
+            phases = [[], [], [], []]
+            for lane in range(32):
+                env = dict(lane=lane, wm0=wm0, wn0=wn0, sa=0, sb=0, arow=wm0 + (lane & 15))
+                e = (_c(lane_consts[base], **env) + off) // esz
+                if ab == "a":
+                    want = (wm0 + (lane & 15) + 16 * ij, s * ks + (lane >> 4) * lv)
+                    assert where_a[e] == want
+                else:
+                    want = (s * 16 + (lane & 15), wn0 + 8 * ij + (lane >> 4) * 8)
+                    assert where_b[e] == want
+                phases[lane // 8].append(e * esz // 16 % 8)
+            assert all(len(set(p)) == 8 for p in phases)
+        for s, j, q, off, bc in tf32_b:
+            s, j, q = int(s), int(j), int(q)
+            banks = []
+            for lane in range(32):
+                g, t = lane >> 2, lane & 3
+                e = int(off) + t * bn + _c(lane_consts[bc], wn0=wn0, g=g, t=t)
+                k, c = where_b[e - e % lv]
+                assert (k, c + e % lv) == (s * ks + 4 * q + t, wn0 + 8 * j + g)
+                banks.append(e % 32)
+            assert len(set(banks)) == 32
+
+
+def _tile(cfg) -> int:
+    """Outputs per work-group of a local-memory kernel configuration."""
+    return cfg["tm"] * cfg["ly"] * cfg["tn"] * cfg["lx"]
+
+
+def test_small_products(device, rng, monkeypatch):
+    """GPU products with fewer 128-square output tiles than compute units take the
+    configuration of small products, whose "split" caps split-K; others the big one."""
+    big = linalg.default_config(device, "float32", "gpu")
+    small = dict(linalg.default_config(device, "float32:small", "gpu"), split=1)
+    assert _tile(small) < _tile(big)
+    specs = []
+    real = device.kernel
+    monkeypatch.setattr(device, "kernel", lambda key, make: specs.append(key) or
+                        real(key, make))
+    monkeypatch.setattr(linalg, "_local", threading.local())
+    cu = device.compute_units
+    with tuner.use_config(device, "float32", big), \
+            tuner.use_config(device, "float32:small", small):
+        for (m, k, n), is_small in (((128 * cu, 8, 8), False), ((5, 2100, 7), cu > 1)):
+            a, b = _data(rng, (m, k), "float32"), _data(rng, (k, n), "float32")
+            _check_all([(clnp.asarray(a, device=device) @ clnp.asarray(b, device=device),
+                         a, b)], _tol("float32"))
+            want = small if is_small else big
+            assert _tile(specs[-1].__dict__) == _tile(want)
+            plan = list(linalg._local.plans.values())[-1]
+            assert plan.parts == 1 or not is_small
+    with tuner.use_config(device, "float32", big):
+        # a shape imposed for big products (tests, the tuner) serves small ones too
+        a = _data(rng, (5, 9), "float32")
+        x = clnp.asarray(a, device=device)
+        _check_all([(x @ x.T, a, a.T)], _tol("float32"))
+        assert _tile(specs[-1].__dict__) == _tile(big)
+
+
+def test_planned_products(device, rng, monkeypatch):
+    """A product's launch is planned once per operand geometry (offsets included) and
+    replanned when the configuration may have changed."""
+    monkeypatch.setattr(linalg, "_local", threading.local())
+    h = _data(rng, (40, 33), "float32")
+    x = clnp.asarray(h, device=device)
+    for _ in range(2):
+        _check_all([(x @ x.T, h, h.T), (x[1:] @ x.T, h[1:], h.T),
+                    (x[1:] @ x[:-1].T, h[1:], h[:-1].T)], _tol("float32"))
+    plans = linalg._local.plans
+    assert len(plans) == 3
+    with tuner.use_config(device, "float32", linalg.default_config(device, "float32")):
+        _check_all([(x @ x.T, h, h.T)], _tol("float32"))
+    assert len(plans) == 4
+    y = clnp.asarray(h.astype(np.float64 if device.has_fp64 else np.float16), device=device)
+    _check_all([(x @ y.T, h, h.T)], 1e-3)           # converted operands: not planned
+    assert len(plans) == 4

@@ -23,8 +23,10 @@ A as ``[m][k]`` rows and B as ``[k][n]`` rows (the layouts of row-major operands
   and stored to the same local layout.
 * local -> registers: ``ldmatrix`` loads four 8x8 16-bit matrices per instruction: an A
   fragment (for TF32, a 16x8 block of 32-bit values read as 16-bit pairs) and, with
-  ``.trans``, two float16 B fragments; TF32 B values are single 32-bit reads. Rows are padded
-  by 16 bytes (A) and 8 elements (B) so that those reads hit distinct banks.
+  ``.trans``, two float16 B fragments; TF32 B values are single 32-bit reads. Those reads hit
+  distinct banks either with rows padded by 16 bytes (A) and 8 elements (B), or (``swz``)
+  with unpadded rows whose 16-byte chunks are permuted: chunk ``c`` of row ``r`` is stored at
+  ``c ^ f(r)`` (XOR swizzle), which leaves local memory for a deeper copy ring.
 
 ``ldmatrix`` and ``cp.async`` take 32-bit shared-window addresses: a ``__local`` pointer cast
 to an integer is one.
@@ -55,6 +57,7 @@ class MmaSpec:
     wm: int = 64             # warp tile along M (multiple of 16)
     wn: int = 32             # warp tile along N (multiple of 16)
     stages: int = 2          # local buffers in the copy ring (tiles in flight + 1)
+    swz: bool = False        # XOR-swizzled local rows instead of padded ones
     index: str = "int"       # "int" when every offset fits in 31 bits
 
     kind = "mma"
@@ -77,13 +80,13 @@ class MmaSpec:
     def sa(self) -> int:
         """Row stride of A's local ``[m][k]`` tile: 16 bytes of padding make it an odd number
         of 16-byte units, so the 8 rows an ``ldmatrix`` phase reads hit distinct banks."""
-        return self.bk + self.lv
+        return self.bk if self.swz else self.bk + self.lv
 
     @property
     def sb(self) -> int:
         """Row stride of B's local ``[k][n]`` tile: +8 elements (an odd number of 16-byte
         units for float16 rows; 8 banks apart for the TF32 reads of rows k..k+3)."""
-        return self.bn + 8
+        return self.bn if self.swz else self.bn + 8
 
     def local_bytes(self) -> int:
         return self.stages * (self.bm * self.sa + self.bk * self.sb) * self.dtype.itemsize
@@ -96,7 +99,9 @@ class MmaSpec:
               and self.wm % 16 == 0 and self.wn % 16 == 0 and self.bk % self.ks == 0
               and self.bn % 32 == 0 and self.stages >= 2
               and (self.bm * self.bk) % (nt * self.lv) == 0
-              and (self.bn * self.bk) % (nt * self.lv) == 0 and nt <= 1024)
+              and (self.bn * self.bk) % (nt * self.lv) == 0 and nt <= 1024
+              # swizzled rows: a power-of-two number of 16-byte chunks
+              and (not self.swz or (self.bk // self.lv) & (self.bk // self.lv - 1) == 0))
         if not ok:
             raise ValueError(f"inconsistent MMA tile shape {self}")
 
@@ -130,7 +135,8 @@ def _mma(spec: MmaSpec, acc: str, a: str, b: str) -> str:
         op = "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"
     outs = ", ".join(f'"+f"({acc}_{q})' for q in range(4))
     ins = ", ".join([f'"r"({a}_{q})' for q in range(4)] + [f'"r"({b}_{q})' for q in range(2)])
-    return (f'asm volatile("{op} {{%0, %1, %2, %3}}, {{%4, %5, %6, %7}}, {{%8, %9}}, '
+    # not volatile: the outputs order it, and the compiler may schedule it among the loads
+    return (f'asm("{op} {{%0, %1, %2, %3}}, {{%4, %5, %6, %7}}, {{%8, %9}}, '
             f'{{%0, %1, %2, %3}};" : {outs} : {ins});')
 
 
@@ -151,6 +157,31 @@ def _body(spec: MmaSpec, et: str) -> list[str]:
     na, nb = bm * bk // nt // LV, bn * bk // nt // LV    # 16-byte chunks of each tile per item
     mt, ntl = wm // 16, wn // 8                  # MMA tiles per warp along M and N
     vt = "uint4"                                 # a 16-byte chunk in registers
+    swz, lg = spec.swz, LV.bit_length() - 1
+
+    def xor(chunks: int, row: str) -> str:
+        """The swizzle ``f(row)`` of a tile with ``chunks`` 16-byte chunks per row: the 8
+        rows read together (at one logical chunk) land in 8 distinct 16-byte bank groups."""
+        cm = min(chunks, 8)
+        return f"((({row}) >> {(8 // cm).bit_length() - 1}) & {cm - 1})"
+
+    def fb(row: str) -> str:
+        # TF32 B is read 4 rows x 2 chunks at a time: rows 2 chunks apart
+        return xor(bn // LV, row) if f16 else f"((({row}) << 1) & 7)"
+
+    def a_at(row: str, kk: str) -> str:
+        """Element index of A(row, kk) in a local stage."""
+        if not swz:
+            return f"({row}) * {SA} + ({kk})"
+        return (f"({row}) * {SA} + (((({kk}) >> {lg}) ^ {xor(bk // LV, row)}) << {lg}) + "
+                f"(({kk}) & {LV - 1})")
+
+    def b_at(kk: str, col: str) -> str:
+        """Element index of B(kk, col) in a local stage."""
+        if not swz:
+            return f"({kk}) * {SB} + ({col})"
+        return (f"({kk}) * {SB} + (((({col}) >> {lg}) ^ {fb(kk)}) << {lg}) + "
+                f"(({col}) & {LV - 1})")
 
     def bits(x: str) -> str:                     # a global element as local bits
         return x if f16 else f"as_uint({x})"
@@ -193,7 +224,7 @@ def _body(spec: MmaSpec, et: str) -> list[str]:
                     "    const int gr = bm0 + rr, gk = kt + kk, ok = gr < M && gk < k1;",
                     f"    __global const {et} *src = a + (ok ? ({I})gr * sam + gk : 0);"]
             out += ["  " + x for x in copy_async(
-                f"sa + (uint)(({stage} * {bm * SA} + rr * {SA} + kk) * {esz})",
+                f"sa + (uint)(({stage} * {bm * SA} + {a_at('rr', 'kk')}) * {esz})",
                 "(ulong)src", "ok")]
             out.append("  }")
         # the slow paths are loops kept rolled: unrolled, their loop-invariant addresses
@@ -203,7 +234,7 @@ def _body(spec: MmaSpec, et: str) -> list[str]:
                 f"    const int rr = a_along_k ? e / {bk} : e % {bm};",
                 f"    const int kk = a_along_k ? e % {bk} : e / {bm};",
                 "    const int gr = bm0 + rr, gk = kt + kk;",
-                f"    As[{stage}][rr * {SA} + kk] = (gr < M && gk < k1) ? "
+                f"    As[{stage}][{a_at('rr', 'kk')}] = (gr < M && gk < k1) ? "
                 f"{bits(f'a[({I})gr * sam + ({I})gk * sak]')} : 0;",
                 "  }", "}"]
         # B: [k][n] rows; chunks along N (row-major B) or K (scattered to the rows)
@@ -214,7 +245,7 @@ def _body(spec: MmaSpec, et: str) -> list[str]:
                     "    const int gk = kt + kk, gn = bn0 + rr, ok = gn < N && gk < k1;",
                     f"    __global const {et} *src = bb + (ok ? ({I})gk * sbk + gn : 0);"]
             out += ["  " + x for x in copy_async(
-                f"sb + (uint)(({stage} * {bk * SB} + kk * {SB} + rr) * {esz})",
+                f"sb + (uint)(({stage} * {bk * SB} + {b_at('kk', 'rr')}) * {esz})",
                 "(ulong)src", "ok")]
             out.append("  }")
         out += ["} else if (vbk) {", "  #pragma unroll 1",
@@ -227,13 +258,13 @@ def _body(spec: MmaSpec, et: str) -> list[str]:
         if f16:        # two halves per 32-bit lane, the lower k first
             xs = [f"(ushort)(x.s{q // 2}{' >> 16' if q % 2 else ''})" for q in range(8)]
         for q in range(LV):
-            out.append(f"    Bs[{stage}][(kk + {q}) * {SB} + rr] = {xs[q]};")
+            out.append(f"    Bs[{stage}][{b_at(f'kk + {q}', 'rr')}] = {xs[q]};")
         out += ["  }", "} else {", "  #pragma unroll 1",
                 f"  for (int e = tid; e < {bn * bk}; e += {nt}) {{",
                 f"    const int rr = b_along_n ? e % {bn} : e / {bk};",
                 f"    const int kk = b_along_n ? e / {bn} : e % {bk};",
                 "    const int gn = bn0 + rr, gk = kt + kk;",
-                f"    Bs[{stage}][kk * {SB} + rr] = (gn < N && gk < k1) ? "
+                f"    Bs[{stage}][{b_at('kk', 'rr')}] = (gn < N && gk < k1) ? "
                 f"{bits(f'bb[({I})gk * sbk + ({I})gn * sbn]')} : 0;",
                 "  }", "}"]
         return out
@@ -242,39 +273,69 @@ def _body(spec: MmaSpec, et: str) -> list[str]:
     L += [f"  for (int j = 0; j < {S - 1}; ++j) {{", "    if (j < nk) {"]
     L += ["      " + x for x in fill("j", f"k0 + j * {bk}")]
     L += ["    }", "  " + commit, "  }"]
+    if swz:
+        # per-lane byte offsets of the fragments' rows and (permuted) chunks in a stage: A
+        # rows wm0 + (lane & 15), chunk 2 s + (lane >> 4) of K step s (the XOR of a row
+        # repeats every 16 rows); float16 B rows lane & 15, chunks of columns
+        # wn0 + 16 jj + (lane >> 4) * 8; TF32 B columns wn0 + 8 j + g of rows t (+ 4 q)
+        L.append("  const int arow = wm0 + (lane & 15);")
+        for s in range(bk // KS):
+            L.append(f"  const uint la{s} = sa + (uint)((arow * {SA} + ((({2 * s} + (lane >> 4)) "
+                     f"^ {xor(bk // LV, 'arow')}) << {lg})) * {esz});")
+        if f16:
+            for jj in range(ntl // 2):
+                L.append(f"  const uint lb{jj} = sb + (uint)(((lane & 15) * {SB} + "
+                         f"((((wn0 >> 3) + (lane >> 4) + {2 * jj}) ^ {fb('lane & 15')}) << 3)) "
+                         f"* 2);")
+        else:
+            for j in range(ntl):
+                L.append(f"  const int bc{j} = ((((wn0 + {8 * j} + g) >> 2) ^ (t << 1)) << 2) "
+                         f"+ (g & 3);")
     L += [f"  int rs = 0, ws = {S - 1};", "  for (int i = 0; i < nk; ++i) {",
           f'    asm volatile("cp.async.wait_group {S - 2};" ::: "memory");',
           "    barrier(CLK_LOCAL_MEM_FENCE);",
           f"    if (i + {S - 1} < nk) {{"]
     L += ["      " + x for x in fill("ws", f"k0 + (i + {S - 1}) * {bk}")]
     L += ["    }", "  " + commit]
-    # per-lane ldmatrix row addresses: A rows wm0 + (lane & 15), K half (lane >> 4); float16
-    # B rows k = lane & 15, columns wn0 + (lane >> 4) * 8
-    L.append(f"    const uint la = sa + (uint)((rs * {bm * SA} + (wm0 + (lane & 15)) * {SA} + "
-             f"(lane >> 4) * {KS // 2}) * {esz});")
-    if f16:
-        L.append(f"    const uint lb = sb + (uint)((rs * {bk * SB} + (lane & 15) * {SB} + "
-                 f"wn0 + (lane >> 4) * 8) * {esz});")
+    if swz:
+        L.append(f"    const uint ra = (uint)(rs * {bm * SA * esz});")
+        if f16:
+            L.append(f"    const uint rb = (uint)(rs * {bk * SB * esz});")
+        else:
+            L.append(f"    __local const uint *lb = &Bs[rs][t * {SB}];")
     else:
-        L.append(f"    __local const uint *lb = &Bs[rs][t * {SB} + wn0 + g];")
+        # per-lane ldmatrix row addresses: A rows wm0 + (lane & 15), K half (lane >> 4);
+        # float16 B rows k = lane & 15, columns wn0 + (lane >> 4) * 8
+        L.append(f"    const uint la = sa + (uint)((rs * {bm * SA} + (wm0 + (lane & 15)) * "
+                 f"{SA} + (lane >> 4) * {KS // 2}) * {esz});")
+        if f16:
+            L.append(f"    const uint lb = sb + (uint)((rs * {bk * SB} + (lane & 15) * {SB} + "
+                     f"wn0 + (lane >> 4) * 8) * {esz});")
+        else:
+            L.append(f"    __local const uint *lb = &Bs[rs][t * {SB} + wn0 + g];")
     for s in range(bk // KS):
         k = s * KS
         for i in range(mt):
             regs = [f"a{s}_{i}_{q}" for q in range(4)]
             L.append("    uint " + ", ".join(regs) + ";")
-            L.append("    " + _ldmatrix(regs, f"la + {(i * 16 * SA + k) * esz}"))
+            addr = (f"la{s} + ra + {i * 16 * SA * esz}" if swz else
+                    f"la + {(i * 16 * SA + k) * esz}")
+            L.append("    " + _ldmatrix(regs, addr))
             if not f16:
                 L += [f"    {r} = clnp_tf32({r});" for r in regs]
         if f16:
             for jj in range(ntl // 2):
                 regs = [f"b{s}_{2 * jj + p}_{q}" for p in range(2) for q in range(2)]
                 L.append("    uint " + ", ".join(regs) + ";")
-                L.append("    " + _ldmatrix(regs, f"lb + {(k * SB + jj * 16) * esz}", True))
+                addr = (f"lb{jj} + rb + {k * SB * esz}" if swz else
+                        f"lb + {(k * SB + jj * 16) * esz}")
+                L.append("    " + _ldmatrix(regs, addr, True))
         else:
             for j in range(ntl):
                 for q in range(2):
-                    L.append(f"    const uint b{s}_{j}_{q} = "
-                             f"clnp_tf32(lb[{(k + 4 * q) * SB + j * 8}]);")
+                    idx = (f"{(k + 4 * q) * SB} + bc{j}" if swz else
+                           f"{(k + 4 * q) * SB + j * 8}")
+                    L.append(f"    const uint b{s}_{j}_{q} = clnp_tf32(lb[{idx}]);")
         for i in range(mt):
             for j in range(ntl):
                 L.append("    " + _mma(spec, f"c{i}_{j}", f"a{s}_{i}", f"b{s}_{j}"))
