@@ -13,6 +13,7 @@ from . import _dtypes
 from ._array import Array
 from ._runtime import (Device, DeviceMemoryError, KernelBuildError, UnsupportedDtypeError,
                        default_device, devices, set_default_device, synchronize)
+from ._memory import MemoryInfo, memory_info, release_memory
 from . import _eager  # noqa: F401  (registers the eager primitive implementations)
 from . import _eager_search  # noqa: F401  (argmax/argmin, scans, nonzero, searchsorted)
 from . import _eager_sort  # noqa: F401  (sort/argsort/unique/isin)
@@ -84,21 +85,17 @@ def asnumpy(x: object) -> object:
     return numpy.asarray(x)
 
 
-def memory_info(device: Device | None = None) -> dict[str, int]:
-    """Bytes in use and held in the pool of ``device`` (default device when None)."""
-    return (device or default_device()).memory_info()
-
-
 def free_pooled_memory(device: Device | None = None) -> None:
-    """Return memory held by the pool of ``device`` (all devices when None) to the driver."""
-    for d in ([device] if device else devices()):
-        d.free_pooled()
+    """Return memory held by the pool of ``device`` (all devices when None) to the driver
+    (an older spelling of :func:`release_memory`)."""
+    release_memory(device)
 
 
 __all__ = sorted(set(_c_all + _d_all + _e_all + _i_all + _m_all + _s_all + _search_all +
                      _cum_all + _util_all + _sort_all + _set_all + _la_all + _np_all + [
     "Array", "ndarray", "Device", "devices", "default_device", "set_default_device",
-    "synchronize", "asnumpy", "memory_info", "free_pooled_memory", "matrix_transpose",
+    "synchronize", "asnumpy", "memory_info", "MemoryInfo", "release_memory",
+    "free_pooled_memory", "matrix_transpose",
     "__array_namespace_info__", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
     "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128", "e", "inf",
     "nan", "pi", "newaxis", "DeviceMemoryError", "KernelBuildError", "UnsupportedDtypeError",

@@ -82,7 +82,8 @@ def _span_ok(arrays: Sequence[Array], n: int) -> bool:
 def _vector_width(device: Device, dtypes: list[np.dtype]) -> int:
     if not device.is_cpu:
         return 1
-    return max(1, min(16, 32 // max(d.itemsize for d in dtypes)))
+    # a cache line per vector: PoCL's float16 add/sin run ~10% faster than float8 ones
+    return max(1, min(16, 64 // max(d.itemsize for d in dtypes)))
 
 
 # Strided kernels exist for 1, 2, 4 and 6 collapsed dims; other counts are padded up, since
@@ -460,6 +461,7 @@ def _index_array(n: int, device: Device) -> Array:
 # ------------------------------------------------------------------------------ reductions
 REDUCE_NEUTRAL = {"sum": 0, "prod": 1, "any": False, "all": True}
 _SHORT_ROW = 128  # reduced lengths up to this go one output per work-item
+_CPU_ROW = 4096   # on CPUs, rows up to this long go one output per work-item (``rows``)
 
 
 @def_impl("reduce")
@@ -485,40 +487,87 @@ def reduce(x: Array, *, op: str, axes: tuple[int, ...], acc_dtype: np.dtype,
                             out=out) if x.dtype != dt.bool_ else ew_apply(
                 "copy", [sq], dt.bool_, dt.bool_, [dt.bool_], out=out)
         return ew_apply("copy", [sq], out_dtype, out_dtype, [out_dtype], out=out)
-    oshape, (ostr,) = collapse(out_shape, [[x._strides[i] for i in kept]])
-    rshape, (rstr,) = collapse([x.shape[i] for i in axes], [[x._strides[i] for i in axes]])
-    G = local_size(device) if not device.is_cpu else 16
+    # kept dims between reduced ones (axes (0, 2) of a C-ordered 3-d array): CPUs reduce the
+    # reduced dims inside the kept ones first, so each pass reads long runs (GPUs read such
+    # layouts coalesced in one pass; short inner runs are not worth a pass of their own)
+    kstride = min((abs(x._strides[i]) for i in kept if x.shape[i] > 1), default=0)
+    inner = [i for i in axes if x.shape[i] > 1 and abs(x._strides[i]) < kstride]
+    outer = [i for i in axes if i not in inner and x.shape[i] > 1]
+    if inner and outer and device.is_cpu and math.prod(x.shape[i] for i in inner) >= 32:
+        rest = [i for i in range(x.ndim) if i not in inner]
+        tmp = Array.empty(tuple(x.shape[i] for i in rest), acc_dtype, device)
+        _reduce_into(x, rest, inner, tmp, op, acc_dtype)
+        x, kept, axes = tmp, [rest.index(i) for i in kept], [rest.index(i) for i in outer]
+    _reduce_into(x, kept, axes, out, op, acc_dtype)
+    return out
+
+
+def column_vec(device: Device, itemsize: int) -> int:
+    """Outputs per work-item of ``column`` kernels: a cache line's worth on CPUs, so each line
+    is read once; one on GPUs (adjacent items read adjacent elements)."""
+    return max(1, min(16, 64 // itemsize)) if device.is_cpu else 1
+
+
+def reduce_plan(device: Device, n_out: int, nred: int, inner: int, so: int,
+                rstr: Sequence[int], itemsize: int) -> tuple[str, int, int, int]:
+    """The work mapping of ``n_out`` reductions of ``nred`` elements each, shared by the
+    reductions and argmax/argmin: ``(mode, work-group size, chunks per output, vec)`` (modes:
+    :mod:`clnp._codegen.reduction`). ``inner`` and ``so`` are the size and stride of the
+    innermost (collapsed) kept dim, ``rstr`` the reduced strides, ``itemsize`` that of an
+    accumulator (an ``inner`` below 64 rules the ``tile`` mode out).
+
+    More than one chunk per output (a second launch combines the partial results) when the
+    outputs alone would not give the device enough work-items."""
+    cpu = device.is_cpu
     # work-items worth launching: a few per core on a CPU, many per compute unit on a GPU
-    target = 4 * device.compute_units * (16 if device.is_cpu else 2048)
+    target = 4 * device.compute_units * (16 if cpu else 2048)
+    outer = abs(so) < min(abs(s) for s in rstr)
+    if cpu and not outer and n_out >= 64 and _SHORT_ROW < nred <= _CPU_ROW:
+        # CPUs run a group's items one after another: a row per item streams as well,
+        # without a group's overhead per row (shorter rows: ``column`` below)
+        vec = column_vec(device, itemsize)
+        return "rows", 16, max(1, min(-(-target // -(-n_out // vec)), nred // 256)), vec
     # one item per output when the reduced axes are outer (items then read rows together)
     # or too short to share among a work-group
-    column = n_out >= 64 and (nred <= _SHORT_ROW or abs(ostr[-1]) < min(abs(s) for s in rstr))
-    vec = 1
-    if column:
-        mode, G = "column", local_size(device)
-        # CPUs: a cache line of outputs per item, so each line is read once
-        vec = max(1, min(16, 64 // x.dtype.itemsize)) if device.is_cpu else 1
-        parts = max(1, min(-(-target // -(-n_out // vec)), nred // 256))
-    else:
-        mode = "blocked" if device.is_cpu else "group"
-        if not device.is_cpu and nred <= 2048:
-            G = min(G, 64)    # short rows: a big work-group would leave most items idle
+    if n_out >= 64 and (nred <= _SHORT_ROW or outer):
+        if cpu and so == 1 and inner >= 64:
+            vec = max(16, min(256, 1024 // itemsize))   # a kilobyte of accumulators
+            blocks = n_out // inner * -(-inner // vec)
+            return "tile", 16, max(1, min(nred // 32, -(-target // blocks))), vec
+        vec = column_vec(device, itemsize)
+        return "column", local_size(device), max(1, min(-(-target // -(-n_out // vec)),
+                                                        nred // 256)), vec
+    G = 16 if cpu else local_size(device)
+    if not cpu and nred <= 2048:
+        G = min(G, 64)    # short rows: a big work-group would leave most items idle
+    parts = 1
+    if n_out * G < target and nred >= 4 * G:
+        parts = max(1, min(-(-nred // (4 * G)), -(-target // (n_out * G))))
+    return "blocked" if cpu else "group", G, parts, 1
+
+
+def _reduce_into(x: Array, kept: Sequence[int], axes: Sequence[int], out: Array, op: str,
+                 acc_dtype: np.dtype, final: bool = False) -> None:
+    """Reduce ``axes`` of ``x`` into the dense ``out`` (shaped like the ``kept`` dims); a
+    two-stage plan reduces its partial results ``[n_out, parts]`` by the same route, in one
+    launch (``final``)."""
+    device = x.device
+    n_out, nred = out.size, math.prod(x.shape[i] for i in axes)
+    oshape, (ostr,) = collapse([x.shape[i] for i in kept], [[x._strides[i] for i in kept]])
+    rshape, (rstr,) = collapse([x.shape[i] for i in axes], [[x._strides[i] for i in axes]])
+    mode, G, parts, vec = reduce_plan(device, n_out, nred, oshape[-1] if oshape else 1,
+                                      ostr[-1] if ostr else 0, rstr, acc_dtype.itemsize)
+    if final:
         parts = 1
-        if n_out * G < target and nred >= 4 * G:
-            parts = max(1, min(-(-nred // (4 * G)), -(-target // (n_out * G))))
     chunk = -(-nred // parts)
     index = "int" if _span_ok([x], max(n_out * parts * G, nred)) else "long"
-    first_out = out_dtype if parts == 1 else acc_dtype
+    first_out = out.dtype if parts == 1 else acc_dtype
     spec = ReduceSpec(op, x.dtype, acc_dtype, first_out, len(oshape), len(rshape), G, index,
                       mode, vec)
     dst = out if parts == 1 else Array.empty((n_out, parts), acc_dtype, device)
     _launch_reduce(spec, x, dst, n_out, parts, chunk, nred, oshape, rshape, ostr, rstr)
     if parts > 1:
-        G2 = 16 if device.is_cpu else 64    # partial rows are short
-        spec2 = ReduceSpec(op, acc_dtype, acc_dtype, out_dtype, 1, 1, G2, index,
-                           "blocked" if device.is_cpu else "group")
-        _launch_reduce(spec2, dst, out, n_out, 1, parts, parts, [n_out], [parts], [parts], [1])
-    return out
+        _reduce_into(dst, (0,), (1,), out, op, acc_dtype, final=True)
 
 
 def _launch_reduce(spec: ReduceSpec, x: Array, y: Array, n_out: int, parts: int, chunk: int,
@@ -529,6 +578,11 @@ def _launch_reduce(spec: ReduceSpec, x: Array, y: Array, n_out: int, parts: int,
     G = spec.group
     if spec.mode == "column":
         items = -(-(-(-n_out // spec.vec) * parts) // G) * G
+    elif spec.mode == "rows":
+        items = -(-(-(-n_out // spec.vec) * parts) // G) * G
+    elif spec.mode == "tile":
+        inner = oshape[-1]
+        items = -(-(n_out // inner * -(-inner // spec.vec) * parts) // G) * G
     else:
         items = n_out * parts * G
     launch(x.device, kernel, (items,), (G,), *args)

@@ -17,8 +17,8 @@ from ._array import Array
 from ._codegen.argreduce import ArgReduceSpec, partial_dtype, render_argreduce
 from ._codegen.scan import ScanSpec, acc_dtype, render_scan
 from ._codegen.searchsorted import SearchSpec, render_searchsorted
-from ._eager import (_span_ok, collapse, contiguous_copy, convert_element_type, copy_into,
-                     local_size)
+from ._eager import (_span_ok, collapse, column_vec, contiguous_copy, convert_element_type,
+                     copy_into, local_size, reduce_plan)
 from ._prims import def_impl
 from ._runtime import Device, launch
 
@@ -69,18 +69,21 @@ def _argreduce(x: Array, op: str, axis: int | None) -> Array:
         return out
     oshape, (ostr,) = _pad(*collapse(out_shape, [[x._strides[i] for i in kept]]))
     rshape, (rstr,) = collapse([x.shape[i] for i in axes], [[x._strides[i] for i in axes]])
-    kind, mode, G, parts = _arg_plan(device, n_out, nred, ostr[-1], rstr)
+    kind, mode, G, parts = _arg_plan(device, n_out, nred, ostr[-1], rstr, x.dtype.itemsize)
     chunk = -(-nred // parts)
     index = "int" if _span_ok([x], max(n_out * parts * G, nred)) else "long"
-    spec = ArgReduceSpec(x.dtype, len(oshape), len(rshape), G, index, mode)
+    # the column width depends on the device only, so every kernel of a dtype shares one spec
+    vec = column_vec(device, x.dtype.itemsize)
+    spec = ArgReduceSpec(x.dtype, len(oshape), len(rshape), G, index, mode, vec)
     pv = Array.empty((n_out * parts,), partial_dtype(x.dtype), device) if parts > 1 else None
     pi = Array.empty((n_out * parts,), dt.int64, device) if parts > 1 else out
     args = [n_out, parts, chunk, nred, *oshape, *rshape, x._buf, x._offset, *ostr, *rstr,
             (pv if pv is not None else pi)._buf, pi._buf]
-    if kind == "column":
+    if kind in ("column", "rows"):
         L = local_size(device)
-        launch(device, _kernel(device, spec, render_argreduce, op, "column"),
-               (_rounded(n_out * parts, L),), (L,), *args)
+        per = vec if kind == "column" else 1
+        launch(device, _kernel(device, spec, render_argreduce, op, kind),
+               (_rounded(-(-n_out // per) * parts, L),), (L,), *args)
     else:
         launch(device, _kernel(device, spec, render_argreduce, op, "local"),
                (n_out * parts * G,), (G,), *args)
@@ -90,23 +93,20 @@ def _argreduce(x: Array, op: str, axis: int | None) -> Array:
     return out
 
 
-def _arg_plan(device: Device, n_out: int, nred: int, so: int,
-              rstr: list[int]) -> tuple[str, str, int, int]:
-    """(``local`` | ``column``, ``blocked`` | ``group`` layout of ``local``, work-group size,
-    chunks per output) for ``n_out`` searches of ``nred`` elements (innermost kept stride
-    ``so``, reduced strides ``rstr``)."""
-    cpu = device.is_cpu
-    mode, G = ("blocked", 16) if cpu else ("group", _gpu_group(device))
-    # work-items worth launching: a few per core on a CPU, many per compute unit on a GPU
-    target = 4 * device.compute_units * (16 if cpu else 2048)
-    # one item per output when the searched axis is outer (items then read rows together)
-    # or too short to share among a work-group
-    if n_out >= 64 and (nred <= 128 or abs(so) < min(abs(s) for s in rstr)):
-        return "column", mode, G, max(1, min(-(-target // n_out), nred // 256))
-    parts = 1
-    if n_out * G < target and nred >= 4 * G:
-        parts = max(1, min(-(-nred // (4 * G)), -(-target // (n_out * G))))
-    return "local", mode, G, parts
+def _arg_plan(device: Device, n_out: int, nred: int, so: int, rstr: list[int],
+              itemsize: int = 8) -> tuple[str, str, int, int]:
+    """(``local`` | ``column`` | ``rows``, ``blocked`` | ``group`` layout of ``local``,
+    work-group size of ``local``, chunks per output) for ``n_out`` searches of ``nred``
+    elements (innermost kept stride ``so``, reduced strides ``rstr``): the reductions' plan
+    (:func:`clnp._eager.reduce_plan`)."""
+    # inner = 1: no ``tile`` kernel here (its work goes to ``column``)
+    mode, G, parts, _ = reduce_plan(device, n_out, nred, 1, so, rstr, itemsize)
+    if mode in ("column", "rows"):
+        # both launch with the local kernel's spec, so every kernel shares one program
+        return "rows" if mode == "rows" else "column", "blocked" if device.is_cpu else "group", \
+            16 if device.is_cpu else _gpu_group(device), parts
+    # the local kernels' tree halves the group: a power of two
+    return "local", mode, G if device.is_cpu else min(G, _gpu_group(device)), parts
 
 
 @def_impl("argmax")

@@ -92,6 +92,7 @@ class Device:
         self._programs: dict[str, cl.Program] = {}
         self._kernels: dict[Any, Any] = {}
         self._pending: list[Any] = []   # in-flight uploads (see keep_until_done)
+        self.peak_in_use = 0            # largest pool active_bytes seen (see clnp._memory)
 
     # -- lazily created so that enumerating devices is cheap
     @cached_property
@@ -153,14 +154,19 @@ class Device:
         if nbytes > self.max_alloc:
             raise DeviceMemoryError(nbytes, self, "request exceeds the device's maximum "
                                                   "single allocation")
+        pool = self.pool
         try:
-            return self.pool.allocate(max(int(nbytes), 1))
+            buf = pool.allocate(max(int(nbytes), 1))
         except (cl.MemoryError, cl.LogicError, cl.RuntimeError) as e:
-            self.pool.free_held()
+            pool.free_held()
             try:
-                return self.pool.allocate(max(int(nbytes), 1))
+                buf = pool.allocate(max(int(nbytes), 1))
             except cl.Error:
                 raise DeviceMemoryError(nbytes, self, str(e)) from e
+        used = pool.active_bytes    # in use only grows here, so the peak is exact
+        if used > self.peak_in_use:
+            self.peak_in_use = used
+        return buf
 
     def memory_info(self) -> dict[str, int]:
         """Bytes handed out by the pool (``in_use``) and held by it beyond those (``pooled``,

@@ -15,14 +15,18 @@ three work mappings and the second stage (``<op>`` is ``argmax`` or ``argmin``):
     interleaved elements (``group``: coalesced on GPUs) or one contiguous run each
     (``blocked``: CPUs) and combine through local memory.
 ``clnp_<op>_column``
-    One work-item per (output, chunk), adjacent items on adjacent outputs (searches over outer
-    axes read rows together).
+    One work-item per (``vec`` adjacent outputs, chunk), adjacent items on adjacent outputs
+    (searches over outer axes read rows together; CPUs take a cache line of outputs per item,
+    GPUs one).
+``clnp_<op>_rows``
+    One work-item per (output, chunk), each a sequential run: CPUs, rows along the innermost
+    axes (no work-group overhead per row).
 ``clnp_<op>_final``
     Work-group ``o`` combines the ``parts`` partial results of output ``o`` (two-stage
     search).
 
-Arguments of ``_local``/``_column``: ``n_out, parts, chunk, nred, d_out..., d_red..., x, x_off,
-s_out..., s_red..., pv, pi``: ``pi`` (int64) receives the index of each (output, chunk) at
+Arguments of ``_local``/``_column``/``_rows``: ``n_out, parts, chunk, nred, d_out...,
+d_red..., x, x_off, s_out..., s_red..., pv, pi``: ``pi`` (int64) receives the index of each (output, chunk) at
 ``o * parts + chunk`` (the final result when ``parts == 1``) and ``pv`` its value in the
 :func:`partial_dtype` (only written when ``parts > 1``). ``_final``: ``n_out, parts, pv, pi, y``.
 """
@@ -35,7 +39,7 @@ import numpy as np
 from . import ctypes as C
 
 OPS = ("argmax", "argmin")
-KINDS = ("local", "column", "final")
+KINDS = ("local", "column", "rows", "final")
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,7 @@ class ArgReduceSpec:
     group: int               # work-group size of the ``_local`` kernels (power of two)
     index: str = "long"      # C type of offsets and counters: 'int' when they fit in 31 bits
     mode: str = "group"      # ``_local`` layout: group | blocked
+    vec: int = 1             # ``_column``: adjacent outputs per work-item
 
 
 def partial_dtype(dtype: np.dtype) -> np.dtype:
@@ -77,7 +82,8 @@ def render_argreduce(spec: ArgReduceSpec, op: str, kind: str) -> tuple[str, str,
 
 def _source(spec: ArgReduceSpec) -> str:
     acc = C.compute_ctype(spec.dtype)
-    lines = [f"// clnp argmax/argmin of {spec.dtype} ({spec.mode}, group {spec.group})"]
+    lines = [f"// clnp argmax/argmin of {spec.dtype} ({spec.mode}, group {spec.group}, "
+             f"vec {spec.vec})"]
     if C.uses_fp64([spec.dtype]):
         lines.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
     for op in OPS:
@@ -85,6 +91,7 @@ def _source(spec: ArgReduceSpec) -> str:
     for op in OPS:
         lines.append(_local_kernel(spec, acc, op))
         lines.append(_column_kernel(spec, acc, op))
+        lines.append(_column_kernel(spec, acc, op, rows=True))
         lines.append(_final_kernel(spec, acc, op))
     return "\n".join(lines)
 
@@ -156,7 +163,8 @@ def _search_loop(spec: ArgReduceSpec, acc: str, op: str, start: str, stop: str,
     unroll = 4 if step == "1" and spec.ndim_red == 1 else 1
     lines = []
     for u in range(unroll):
-        lines.append(f"  {acc} v{u} = ({acc})0; long vi{u} = -1;")
+        # indices in the offsets' type: 32-bit selects where offsets fit (twice the lanes)
+        lines.append(f"  {acc} v{u} = ({acc})0; {idx} vi{u} = -1;")
 
     def fold(u: int, r: str) -> list[str]:
         out = []
@@ -170,10 +178,13 @@ def _search_loop(spec: ArgReduceSpec, acc: str, op: str, start: str, stop: str,
         out.append(f"      const {acc} e = {C.load(spec.dtype, 'x', 'p')};")
         cond = _later_better(spec.dtype, op, f"v{u}", f"vi{u}", r)
         out.append(f"      const int t = {cond};")
-        out.append(f"      v{u} = t ? e : v{u}; vi{u} = t ? (long)({r}) : vi{u}; }}")
+        out.append(f"      v{u} = t ? e : v{u}; vi{u} = t ? ({idx})({r}) : vi{u}; }}")
         return out
 
     lines.append(f"  {idx} r = {start};")
+    if unroll > 1 and spec.dtype.kind != "c":
+        lines += _vector_block_loop(spec, acc, op, stop)
+        lines += _block_loop(spec, acc, op, stop)
     if unroll > 1:
         lines.append(f"  for (; r + {unroll - 1} < {stop}; r += {unroll}) {{")
         for u in range(unroll):
@@ -185,7 +196,75 @@ def _search_loop(spec: ArgReduceSpec, acc: str, op: str, start: str, stop: str,
     for u in range(1, unroll):
         lines.append(f"  if (clnp_{op}_better(v0, vi0, v{u}, vi{u})) {{ v0 = v{u}; "
                      f"vi0 = vi{u}; }}")
-    lines.append("  {acc} v = v0; long vi = vi0;".replace("{acc}", acc))
+    lines.append(f"  {acc} v = v0; long vi = vi0;")
+    return lines
+
+
+_BLOCK = 16
+
+
+def _block_loop(spec: ArgReduceSpec, acc: str, op: str, stop: str) -> list[str]:
+    """Blocks of a sequential run into (v0, vi0): the block's extreme value first (four
+    independent compare-and-select chains, no indices), and only when it beats (v0, vi0) a
+    scan of the block for its first occurrence. The extreme of a block can only be replaced
+    by a later block's strictly better one, so the first occurrence still wins."""
+    idx, B = spec.index, _BLOCK
+    cmp = ">" if op == "argmax" else "<"
+    nan = spec.dtype.kind == "f"
+
+    def load(k: str) -> str:
+        return C.load(spec.dtype, "x", f"q + ({k}) * sr0")
+
+    def pick(y: str, m: str) -> str:
+        return f"({y} {cmp} {m}) | ({y} != {y})" if nan else f"{y} {cmp} {m}"
+    lines = [f"  for (; r + {B - 1} < {stop}; r += {B}) {{",
+             f"    const {idx} q = base + r * sr0;"]
+    lines += [f"    {acc} m{u} = {load(str(u))};" for u in range(4)]
+    for t in range(4, B):
+        u = t % 4
+        lines.append(f"    {{ const {acc} y = {load(str(t))}; m{u} = ({pick('y', f'm{u}')}) ? "
+                     f"y : m{u}; }}")
+    lines += [f"    m0 = ({pick('m1', 'm0')}) ? m1 : m0;",
+              f"    m2 = ({pick('m3', 'm2')}) ? m3 : m2;",
+              f"    const {acc} e = ({pick('m2', 'm0')}) ? m2 : m0;",
+              f"    if ({_later_better(spec.dtype, op, 'v0', 'vi0', 'r')}) {{",
+              f"      for (int k = 0; k < {B}; k++) {{",
+              f"        const {acc} y = {load('k')};",
+              f"        if ({'(y == e) | (y != y)' if nan else 'y == e'}) {{ v0 = e; "
+              f"vi0 = r + k; break; }}",
+              "      }", "    }", "  }"]
+    return lines
+
+
+def _vector_block_loop(spec: ArgReduceSpec, acc: str, op: str, stop: str) -> list[str]:
+    """:func:`_block_loop` for unit strides (checked at run time) in explicit 32-byte vectors
+    (compilers do not vectorise a select chain themselves): four vectors per block."""
+    t = spec.dtype
+    if t.kind not in "fiu" or t == np.float16:
+        return []
+    w = min(16, 32 // t.itemsize)
+    idx, B, vt = spec.index, 4 * w, C.compute_ctype(t, w)
+    cmp = ">" if op == "argmax" else "<"
+    nan = t.kind == "f"
+
+    def pick(y: str, m: str) -> str:
+        return f"({y} {cmp} {m}) | ({y} != {y})" if nan else f"{y} {cmp} {m}"
+    lines = ["  if (sr0 == 1) {",
+             f"    for (; r + {B - 1} < {stop}; r += {B}) {{",
+             f"      __global const {C.storage_ctype(t)} *q = x + base + r;",
+             f"      {vt} m0 = vload{w}(0, q), m1 = vload{w}(1, q);",
+             f"      {{ const {vt} y = vload{w}(2, q); m0 = select(m0, y, {pick('y', 'm0')}); }}",
+             f"      {{ const {vt} y = vload{w}(3, q); m1 = select(m1, y, {pick('y', 'm1')}); }}",
+             f"      m0 = select(m0, m1, {pick('m1', 'm0')});",
+             f"      {acc} e = m0.s0;"]
+    for k in range(1, w):
+        lines.append(f"      e = ({pick(f'm0.s{k:x}', 'e')}) ? m0.s{k:x} : e;")
+    lines += [f"      if ({_later_better(t, op, 'v0', 'vi0', 'r')}) {{",
+              f"        for (int k = 0; k < {B}; k++) {{",
+              f"          const {acc} y = q[k];",
+              f"          if ({'(y == e) | (y != y)' if nan else 'y == e'}) {{ v0 = e; "
+              f"vi0 = r + k; break; }}",
+              "        }", "      }", "    }", "  }"]
     return lines
 
 
@@ -223,18 +302,56 @@ def _tree(g: int, op: str) -> list[str]:
     return lines
 
 
-def _column_kernel(spec: ArgReduceSpec, acc: str, op: str) -> str:
-    idx = spec.index
+def _column_kernel(spec: ArgReduceSpec, acc: str, op: str, rows: bool = False) -> str:
+    """Item ``gid`` searches chunk ``gid / nb`` of outputs ``(gid % nb) * vec ...`` (clamped
+    at the end; only real outputs are stored). ``rows``: the ``_rows`` kernel, one output
+    per item (a sequential run each)."""
+    idx, v = spec.index, 1 if rows else spec.vec
+    if v == 1:
+        lines = [f"__kernel void {kernel_name(op, 'rows' if rows else 'column')}(" +
+                 ",\n    ".join(_params(spec, acc)) + ")\n{",
+                 f"  const {idx} gid = get_global_id(0);",
+                 "  if (gid >= n_out * parts) return;",
+                 f"  const {idx} o = gid % n_out, part = gid / n_out;"]
+        lines += _base(spec, "o")
+        lines += [f"  const {idx} lo = part * chunk, hi = min(lo + chunk, nred);"]
+        lines += _search_loop(spec, acc, op, "lo", "hi", "1")
+        lines += ["  pi[o * parts + part] = vi;",
+                  "  if (parts > 1) pv[o * parts + part] = v;", "}"]
+        return "\n".join(lines)
     lines = [f"__kernel void {kernel_name(op, 'column')}(" +
              ",\n    ".join(_params(spec, acc)) + ")\n{",
              f"  const {idx} gid = get_global_id(0);",
-             "  if (gid >= n_out * parts) return;",
-             f"  const {idx} o = gid % n_out, part = gid / n_out;"]
-    lines += _base(spec, "o")
-    lines += [f"  const {idx} lo = part * chunk, hi = min(lo + chunk, nred);"]
-    lines += _search_loop(spec, acc, op, "lo", "hi", "1")
-    lines += ["  pi[o * parts + part] = vi;",
-              "  if (parts > 1) pv[o * parts + part] = v;", "}"]
+             f"  const {idx} nb = (n_out + {v - 1}) / {v};",
+             "  if (gid >= nb * parts) return;",
+             f"  const {idx} o0 = (gid % nb) * {v}, part = gid / nb;"]
+    for k in range(v):
+        lines += [f"  {idx} base{k} = xo;", "  {",
+                  f"    {idx} rem = min(o0 + {k}, n_out - 1);"]
+        for d in reversed(range(spec.ndim_out)):
+            lines.append(f"    base{k} += (rem % do{d}) * so{d}; rem /= do{d};" if d else
+                         f"    base{k} += rem * so0;")
+        lines += ["  }", f"  {acc} v{k} = ({acc})0; {idx} vi{k} = -1;"]
+    lines += [f"  const {idx} lo = part * chunk, hi = min(lo + chunk, nred);",
+              f"  for ({idx} r = lo; r < hi; r++) {{"]
+    if spec.ndim_red == 1:
+        lines.append(f"    const {idx} q = r * sr0;")
+    else:
+        lines.append(f"    {idx} rr = r, q = 0;")
+        for d in reversed(range(spec.ndim_red)):
+            lines.append(f"    q += (rr % dr{d}) * sr{d}; rr /= dr{d};" if d else
+                         "    q += rr * sr0;")
+    for k in range(v):
+        cond = _later_better(spec.dtype, op, f"v{k}", f"vi{k}", "r")
+        lines += [f"    {{ const {acc} e = {C.load(spec.dtype, 'x', f'base{k} + q')};",
+                  f"      const int t = {cond};",
+                  f"      v{k} = t ? e : v{k}; vi{k} = t ? r : vi{k}; }}"]
+    lines.append("  }")
+    for k in range(v):
+        guard = f"if (o0 + {k} < n_out) " if k else ""
+        lines += [f"  {guard}{{ pi[(o0 + {k}) * parts + part] = vi{k};",
+                  f"    if (parts > 1) pv[(o0 + {k}) * parts + part] = v{k}; }}"]
+    lines.append("}")
     return "\n".join(lines)
 
 

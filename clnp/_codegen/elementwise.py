@@ -189,7 +189,17 @@ def render_elementwise(spec: EwSpec) -> tuple[str, str, list]:
         lines.append(f"  const {idx} base = ({idx})get_global_id(0) * {w};")
         if w > 1:
             lines.append(f"  if (base + {w} <= n) {{")
-            lines += ["    " + s for s in _body(spec, dtypes, "base", w)]
+            # vectors of at most 32 bytes: wider OpenCL vectors change the calling convention
+            # of builtins on AVX2 CPUs (PoCL then prints ABI warnings on every build)
+            widest = max(d.itemsize for d in dtypes + [o for _, o in spec.outputs])
+            part = max(1, min(w, 32 // widest))
+            if part == w:
+                lines += ["    " + s for s in _body(spec, dtypes, "base", w)]
+            else:
+                for j in range(0, w, part):
+                    lines.append("    {")
+                    lines += ["      " + s for s in _body(spec, dtypes, f"base + {j}", part)]
+                    lines.append("    }")
             lines.append("  } else {")
             lines.append(f"    for ({idx} k = base; k < n; ++k) {{")
             lines += ["      " + s for s in _body(spec, dtypes, "k", 1)]

@@ -3,7 +3,7 @@
 The input is viewed as (kept dims..., reduced dims...) through strides, so no transpose is
 materialised. The reduced index range of each output is split into ``parts`` chunks; with
 ``parts > 1`` the partial results go to a scratch array ``[n_out, parts]`` that a second launch
-reduces (two-stage reduction). Three ways to map the work onto work-items (``ReduceSpec.mode``):
+reduces (two-stage reduction). Ways to map the work onto work-items (``ReduceSpec.mode``):
 
 ``group``
     Work-group ``g`` computes chunk ``g % parts`` of output ``g / parts``; its items read
@@ -15,6 +15,16 @@ reduces (two-stage reduction). Three ways to map the work onto work-items (``Red
     One work-item per (``vec`` adjacent outputs, chunk), adjacent items on adjacent outputs:
     reductions over outer axes (``sum(x, axis=0)`` of a C-ordered matrix) then read rows.
     GPUs use ``vec == 1`` (coalescing does the rest); CPUs a cache line's worth per item.
+``rows``
+    CPUs, for rows of up to a few thousand elements along the innermost axes: one work-item
+    per (``vec`` adjacent outputs, chunk) that reduces them one after another, each a
+    sequential run (no work-group overhead per row, and one input stream at a time where
+    ``column`` would interleave ``vec`` rows).
+``tile``
+    CPUs, when the innermost kept dim is contiguous: one work-item per (``vec`` adjacent
+    outputs along that dim, chunk), with ``vec`` accumulators in a private array, so each
+    reduced step reads ``vec`` contiguous elements (a kilobyte: whole cache lines and few
+    pages per row, where ``column``'s one line per row and item crosses a page every time).
 """
 from __future__ import annotations
 
@@ -53,8 +63,8 @@ class ReduceSpec:
     ndim_red: int            # reduced dims (collapsed)
     group: int               # work-group size (power of two; ``column``: any)
     index: str = "long"
-    mode: str = "group"      # group | blocked | column (see the module docstring)
-    vec: int = 1             # column: adjacent outputs per work-item
+    mode: str = "group"      # group | blocked | column | rows | tile (module docstring)
+    vec: int = 1             # column, rows, tile: adjacent outputs per work-item
 
 
 _BOOL = np.dtype(np.bool_)
@@ -145,55 +155,67 @@ def _render_kernel(spec: ReduceSpec) -> tuple[str, list[tuple[str, str]], list]:
     lines = [f"// {spec.op}: {spec.in_dtype} -> {spec.out_dtype} (accumulating in "
              f"{spec.acc_dtype}; {spec.mode})"]
     name = f"clnp_reduce_{spec.op}"
-    if spec.mode == "column":
-        lines += _column_body(spec, acc, neutral, combine, params, name)
+    if spec.mode in ("column", "tile"):
+        body = _column_body if spec.mode == "column" else _tile_body
+        lines += body(spec, acc, neutral, combine, params, name)
         return "\n".join(lines), helpers, argtypes
-    lines.append(f"__kernel __attribute__((reqd_work_group_size({g}, 1, 1)))\n"
-                 f"void {name}(" + ",\n    ".join(params) + ")\n{")
-    lines.append(f"  __local {acc} scratch[{g}];")
-    lines.append(f"  const {idx} grp = get_group_id(0);")
-    lines.append(f"  const {idx} lid = get_local_id(0);")
-    lines.append(f"  const {idx} o = grp / parts, part = grp % parts;")
-    lines += _base_offset(spec, "o", "base")
-    lines.append(f"  const {idx} lo = part * chunk;")
-    lines.append(f"  const {idx} hi = min(lo + chunk, nred);")
-    if spec.mode == "blocked":
-        lines.append(f"  const {idx} run = (hi - lo + {g - 1}) / {g};")
-        lines.append(f"  const {idx} b0 = min(lo + lid * run, hi), b1 = min(b0 + run, hi);")
+    rows = spec.mode == "rows"
+    if rows:
+        lines += [f"__kernel void {name}(" + ",\n    ".join(params) + ")\n{",
+                  f"  const {idx} gid = get_global_id(0);",
+                  f"  const {idx} nb = (n_out + {spec.vec - 1}) / {spec.vec};",
+                  "  if (gid >= nb * parts) return;",
+                  f"  const {idx} part = gid / nb, o0 = (gid % nb) * {spec.vec};",
+                  f"  const {idx} b0 = part * chunk, b1 = min(b0 + chunk, nred);",
+                  f"  for (int k = 0; k < {spec.vec} && o0 + k < n_out; k++) {{",
+                  f"  const {idx} o = o0 + k, grp = o * parts + part;"]
+        lines += _base_offset(spec, "o", "base")
         start, stop, step = "b0", "b1", "1"
     else:
-        start, stop, step = "lo + lid", "hi", str(g)
+        lines += [f"__kernel __attribute__((reqd_work_group_size({g}, 1, 1)))\n"
+                  f"void {name}(" + ",\n    ".join(params) + ")\n{",
+                  f"  __local {acc} scratch[{g}];",
+                  f"  const {idx} grp = get_group_id(0);",
+                  f"  const {idx} lid = get_local_id(0);",
+                  f"  const {idx} o = grp / parts, part = grp % parts;"]
+        lines += _base_offset(spec, "o", "base")
+        lines += [f"  const {idx} lo = part * chunk;",
+                  f"  const {idx} hi = min(lo + chunk, nred);"]
+        if spec.mode == "blocked":
+            lines += [f"  const {idx} run = (hi - lo + {g - 1}) / {g};",
+                      f"  const {idx} b0 = min(lo + lid * run, hi), b1 = min(b0 + run, hi);"]
+            start, stop, step = "b0", "b1", "1"
+        else:
+            start, stop, step = "lo + lid", "hi", str(g)
 
-    def element(r: str) -> str:
+    def element(r: str, out: list[str]) -> str:
+        """The value of reduced element ``r`` (statements it needs go to ``out``, opening a
+        block that the caller closes when ``ndim_red > 1``)."""
         if spec.ndim_red == 1:
             p = f"base + ({r}) * sr0"
         else:
-            lines.append(f"    {{ {idx} rr = {r}, p = base;")
+            out.append(f"    {{ {idx} rr = {r}, p = base;")
             for d in reversed(range(spec.ndim_red)):
-                lines.append(f"      p += (rr % dr{d}) * sr{d}; rr /= dr{d};" if d else
-                             "      p += rr * sr0;")
+                out.append(f"      p += (rr % dr{d}) * sr{d}; rr /= dr{d};" if d else
+                           "      p += rr * sr0;")
             p = "p"
         return C.convert(C.load(spec.in_dtype, "x", p), spec.in_dtype, spec.acc_dtype)
 
-    # independent accumulators hide the latency of the combine on sequential runs
-    unroll = 4 if step == "1" and spec.ndim_red == 1 else 1
-    for u in range(unroll):
-        lines.append(f"  {acc} a{u} = {neutral};")
-    lines.append(f"  {idx} r = {start};")
-    if unroll > 1:
-        lines.append(f"  for (; r + {unroll - 1} < {stop}; r += {unroll}) {{")
-        for u in range(unroll):
-            lines.append(f"    a{u} = {combine.format(a=f'a{u}', b=element(f'r + {u}'))};")
-        lines.append("  }")
-    lines.append(f"  for (; r < {stop}; r += {step}) {{")
-    val = element("r")
-    lines.append(f"    a0 = {combine.format(a='a0', b=val)};")
-    if spec.ndim_red > 1:
-        lines.append("    }")
-    lines.append("  }")
+    if spec.mode in ("blocked", "rows") and spec.ndim_red > 1:
+        lines += _runs_loop(spec, acc, neutral, combine, element)
+        unroll = 4
+    else:
+        # independent accumulators hide the latency of the combine on sequential runs
+        unroll = 4 if step == "1" and spec.ndim_red == 1 else 1
+        lines += _strided_loop(spec, acc, neutral, combine, element, start, stop, step,
+                               unroll)
     total = "a0"
     for u in range(1, unroll):
         total = combine.format(a=total, b=f"a{u}")
+    if rows:
+        res = C.convert(f"({total})", spec.acc_dtype, spec.out_dtype, to_storage=True)
+        lines += ["  " + C.store(spec.out_dtype, "y", "yo + grp", res), "  }", "}"]
+        return "\n".join(lines), helpers, argtypes
     lines.append(f"  scratch[lid] = {total};")
     lines.append("  barrier(CLK_LOCAL_MEM_FENCE);")
     step_ = g // 2
@@ -208,6 +230,51 @@ def _render_kernel(spec: ReduceSpec) -> tuple[str, list[tuple[str, str]], list]:
     lines.append("  }")
     lines.append("}")
     return "\n".join(lines), helpers, argtypes
+
+
+def _strided_loop(spec: ReduceSpec, acc: str, neutral: str, combine: str, element,
+                  start: str, stop: str, step: str, unroll: int) -> list[str]:
+    """Fold elements ``start, start + step, ... < stop`` into ``a0 .. a<unroll - 1>``."""
+    lines = [f"  {acc} a{u} = {neutral};" for u in range(unroll)]
+    lines.append(f"  {spec.index} r = {start};")
+    if unroll > 1:
+        lines.append(f"  for (; r + {unroll - 1} < {stop}; r += {unroll}) {{")
+        for u in range(unroll):
+            val = element(f"r + {u}", lines)
+            lines.append(f"    a{u} = {combine.format(a=f'a{u}', b=val)};")
+        lines.append("  }")
+    lines.append(f"  for (; r < {stop}; r += {step}) {{")
+    val = element("r", lines)
+    lines.append(f"    a0 = {combine.format(a='a0', b=val)};")
+    if spec.ndim_red > 1:
+        lines.append("    }")
+    lines.append("  }")
+    return lines
+
+
+def _runs_loop(spec: ReduceSpec, acc: str, neutral: str, combine: str, element) -> list[str]:
+    """Fold the run ``[b0, b1)`` of a multi-dim reduced range into ``a0 .. a3``, one
+    innermost-dim segment at a time: the index is decomposed once per segment, not per
+    element (axes (0, 2) of a C-ordered 3-d array: segments are rows)."""
+    idx, L = spec.index, spec.ndim_red - 1
+    lines = [f"  {acc} a{u} = {neutral};" for u in range(4)]
+    lines += [f"  for ({idx} r = b0; r < b1; ) {{",
+              f"    {idx} rr = r / dr{L};",
+              f"    const {idx} j = r - rr * dr{L}, n = min(dr{L} - j, b1 - r);",
+              f"    {idx} p = base + j * sr{L};"]
+    for d in reversed(range(L)):
+        lines.append(f"    p += (rr % dr{d}) * sr{d}; rr /= dr{d};" if d else
+                     "    p += rr * sr0;")
+    val = (lambda t: C.convert(C.load(spec.in_dtype, "x", f"p + ({t}) * sr{L}"),
+                               spec.in_dtype, spec.acc_dtype))
+    lines.append(f"    {idx} t = 0;")
+    lines.append("    for (; t + 3 < n; t += 4) {")
+    for u in range(4):
+        lines.append(f"      a{u} = {combine.format(a=f'a{u}', b=val(f't + {u}'))};")
+    lines.append("    }")
+    lines.append(f"    for (; t < n; t++) a0 = {combine.format(a='a0', b=val('t'))};")
+    lines += ["    r += n;", "  }"]
+    return lines
 
 
 def _base_offset(spec: ReduceSpec, o: str, base: str) -> list[str]:
@@ -254,4 +321,46 @@ def _column_body(spec: ReduceSpec, acc: str, neutral: str, combine: str, params:
         store = C.store(spec.out_dtype, "y", f"yo + (o0 + {k}) * parts + part", res)
         lines.append(f"  if (o0 + {k} < n_out) {store}" if k else f"  {store}")
     lines.append("}")
+    return lines
+
+
+def _tile_body(spec: ReduceSpec, acc: str, neutral: str, combine: str, params: list[str],
+               name: str) -> list[str]:
+    """The ``tile`` kernel: item ``gid`` reduces chunk ``gid / (n_outer * nb)`` of the ``vec``
+    outputs starting at column ``c0`` of outer output row ``ob`` (the innermost kept dim has
+    ``do<last>`` outputs, stride 1; a row's last block may be partial)."""
+    idx, v, last = spec.index, spec.vec, spec.ndim_out - 1
+    load = (lambda p: C.convert(C.load(spec.in_dtype, "x", p), spec.in_dtype,
+                                spec.acc_dtype))
+    lines = [f"__kernel void {name}(" + ",\n    ".join(params) + ")\n{",
+             f"  const {idx} gid = get_global_id(0);",
+             f"  const {idx} nb = (do{last} + {v - 1}) / {v}, nblk = (n_out / do{last}) * nb;",
+             "  if (gid >= nblk * parts) return;",
+             f"  const {idx} blk = gid % nblk, part = gid / nblk;",
+             f"  const {idx} c0 = (blk % nb) * {v}, o = (blk / nb) * do{last} + c0;",
+             f"  const {idx} valid = min(({idx}){v}, do{last} - c0);"]
+    lines += _base_offset(spec, "o", "base")
+    lines += [f"  {acc} a[{v}];",
+              f"  for (int k = 0; k < {v}; k++) a[k] = {neutral};",
+              f"  const {idx} lo = part * chunk, hi = min(lo + chunk, nred);",
+              f"  for ({idx} r = lo; r < hi; r++) {{"]
+    if spec.ndim_red == 1:
+        lines.append(f"    const {idx} q = base + r * sr0;")
+    else:
+        lines.append(f"    {idx} rr = r, q = base;")
+        for d in reversed(range(spec.ndim_red)):
+            lines.append(f"    q += (rr % dr{d}) * sr{d}; rr /= dr{d};" if d else
+                         "    q += rr * sr0;")
+    # a full block has a constant trip count: the compiler vectorises it
+    lines += [f"    if (valid == {v}) {{",
+              f"      for (int k = 0; k < {v}; k++) a[k] = "
+              f"{combine.format(a='a[k]', b=load('q + k'))};",
+              "    } else {",
+              f"      for (int k = 0; k < valid; k++) a[k] = "
+              f"{combine.format(a='a[k]', b=load('q + k'))};",
+              "    }", "  }"]
+    res = C.convert("a[k]", spec.acc_dtype, spec.out_dtype, to_storage=True)
+    lines += ["  for (int k = 0; k < valid; k++) {",
+              "    " + C.store(spec.out_dtype, "y", "yo + (o + k) * parts + part", res),
+              "  }", "}"]
     return lines

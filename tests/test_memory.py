@@ -1,0 +1,93 @@
+"""Memory accounting: memory_info / release_memory, peak tracking, pool reuse in loops."""
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+
+import clnp
+
+
+def test_memory_info_fields(device):
+    gc.collect()
+    base = clnp.memory_info(device)
+    assert isinstance(base, clnp.MemoryInfo)
+    assert dict(base) == {"in_use": base.in_use, "pooled": base.pooled,
+                          "peak_in_use": base.peak_in_use, "active_blocks": base.active_blocks,
+                          "held_blocks": base.held_blocks}
+    assert base.peak_in_use >= base.in_use >= 0 and base.pooled >= 0
+    n = 1 << 18
+    x = clnp.empty((n,), dtype=clnp.float32, device=device)
+    info = clnp.memory_info(device)
+    assert info.in_use - base.in_use >= 4 * n
+    assert info.active_blocks == base.active_blocks + 1
+    assert info.peak_in_use >= info.in_use
+    del x
+    gc.collect()
+    after = clnp.memory_info(device)
+    assert after.in_use == base.in_use
+    assert after.peak_in_use == info.peak_in_use     # the peak survives the free
+    assert after.pooled >= 4 * n
+
+
+def test_release_memory(device):
+    n = 1 << 18
+    x = clnp.empty((n,), dtype=clnp.float32, device=device)
+    y = clnp.ones((n,), dtype=clnp.float32, device=device)
+    del x
+    gc.collect()
+    assert clnp.memory_info(device).pooled >= 4 * n
+    clnp.release_memory(device)
+    info = clnp.memory_info(device)
+    assert info.held_blocks == 0 and info.in_use >= 4 * n
+    assert info.pooled <= info.in_use // 8       # only the size classes' rounding is left
+    np.testing.assert_array_equal(clnp.asnumpy(y), np.ones(n, np.float32))   # live data kept
+    del y
+    gc.collect()
+    clnp.release_memory(reset_peak=True)             # every device
+    info = clnp.memory_info(device)
+    assert info.held_blocks == 0 and info.peak_in_use == info.in_use
+
+
+def test_peak_tracks_the_largest_in_use(device):
+    gc.collect()
+    clnp.release_memory(device, reset_peak=True)
+    start = clnp.memory_info(device).in_use
+    big = [clnp.empty((1 << 16,), dtype=clnp.float32, device=device) for _ in range(4)]
+    top = clnp.memory_info(device).in_use
+    del big
+    gc.collect()
+    small = clnp.empty((16,), dtype=clnp.float32, device=device)
+    info = clnp.memory_info(device)
+    assert top - start >= 4 * 4 * (1 << 16)
+    assert info.peak_in_use == top > info.in_use
+    del small
+
+
+def test_pool_does_not_grow_in_a_loop(device):
+    """About 10^4 small ops (2000 steps of 6 ops, temporaries of several sizes) reuse pooled
+    blocks: after a warm-up the pool's total (in use + held) and the bytes in use stay flat."""
+    x = clnp.asarray(np.linspace(-1, 1, 257, dtype=np.float32), device=device)
+    acc = clnp.zeros((), dtype=clnp.float32, device=device)
+
+    def step(acc):
+        y = x * 0.5 + 1.0            # two temporaries of x's size
+        return acc + clnp.sum(y[::3]) * 1e-6
+
+    for _ in range(50):
+        acc = step(acc)
+    clnp.synchronize(device)
+    gc.collect()
+    warm = clnp.memory_info(device)
+    for i in range(2000):
+        acc = step(acc)
+        if i % 500 == 0:
+            clnp.synchronize(device)   # keep the queue short; frees are not deferred anyway
+    clnp.synchronize(device)
+    gc.collect()
+    end = clnp.memory_info(device)
+    assert end.in_use == warm.in_use
+    assert end.in_use + end.pooled <= warm.in_use + warm.pooled
+    h = np.linspace(-1, 1, 257, dtype=np.float32) * np.float32(0.5) + np.float32(1)
+    expected = 2050 * float(h[::3].sum()) * 1e-6
+    assert abs(float(acc) - expected) < 1e-3 * abs(expected)
