@@ -37,18 +37,30 @@ def functional_setitem(x: Any, key: Any, value: Any) -> Any:
     if tuple(getattr(v, "shape", ())) != tuple(sel.shape):
         v = xp.broadcast_to(v, tuple(sel.shape))
     v = xp.reshape(v, (-1,))
-    # a position the key names twice keeps the last value written, as in NumPy: drop the
-    # earlier writes before scatter-adding (the key is concrete, so this is eager work)
-    order = xp.arange(flat_sel.shape[0], device=x.device)
-    winner = xp.full((x.size,), -1, dtype=order.dtype, device=x.device)
-    winner[flat_sel] = order
-    v = xp.where(winner[flat_sel] == order, v, xp.zeros((), dtype=v.dtype, device=x.device))
+    v = xp.where(_last_writes(flat_sel), v, xp.zeros((), dtype=v.dtype, device=x.device))
     flat = xp.reshape(x, (-1,))
     zeros = xp.zeros((x.size,), dtype=x.dtype, device=x.device)
     placed = primitive("scatter_add").bind(zeros, v, flat_sel, in_bounds=True)
     hit = xp.zeros((x.size,), dtype=xp.bool, device=x.device)
     hit[flat_sel] = True
     return xp.reshape(xp.where(hit, placed, flat), x.shape)
+
+
+def _last_writes(flat_sel: Any) -> Any:
+    """Which entries of ``flat_sel`` are the last to name their position: a position the key
+    names twice keeps the last value written (NumPy's behaviour in practice), on every device.
+    A stable sort groups repeats in write order; the permutation has no repeats, so marking
+    through it is deterministic, unlike an eager scatter of repeated indices. The key is
+    concrete, so this is eager work."""
+    m = flat_sel.shape[0]
+    if m < 2:
+        return xp.ones((m,), dtype=xp.bool, device=flat_sel.device)
+    order = xp.argsort(flat_sel, stable=True)
+    srt = flat_sel[order]
+    last = xp.concat([srt[1:] != srt[:-1], xp.ones((1,), dtype=xp.bool, device=srt.device)])
+    keep = xp.zeros((m,), dtype=xp.bool, device=srt.device)
+    keep[order] = last
+    return keep
 
 
 def _as_value(value: Any, x: Any) -> Any:
