@@ -28,21 +28,8 @@ import pyopencl as cl
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import clnp  # noqa: E402
 
-HAND_SRC = """
-__kernel void copy_v(__global const float *a, __global float *c)
-{ const size_t i = get_global_id(0); vstore8(vload8(i, a), i, c); }
-__kernel void copy_s(__global const float *a, __global float *c)
-{ const size_t i = get_global_id(0); c[i] = a[i]; }
-__kernel void add_s(__global const float *a, __global const float *b, __global float *c)
-{ const size_t i = get_global_id(0); c[i] = a[i] + b[i]; }
-__kernel void add_v(__global const float *a, __global const float *b, __global float *c)
-{ const size_t i = get_global_id(0); vstore8(vload8(i, a) + vload8(i, b), i, c); }
-__kernel void add2_s(__global const float *a, __global const float *b, __global float *c)
-{ const size_t i = get_global_id(0); c[i] = a[2 * i] + b[2 * i]; }
-__kernel void sin_s(__global const float *a, __global float *c)
-{ const size_t i = get_global_id(0); c[i] = sin(a[i]); }
-__kernel void sin_v(__global const float *a, __global float *c)
-{ const size_t i = get_global_id(0); vstore8(sin(vload8(i, a)), i, c); }
+# the hand-written two-stage sum (also used by bench_kernels.py)
+SUM_STAGE_SRC = """
 __kernel void sum_stage(__global const float *a, __global float *out, const uint n,
                         __local float *scratch)
 {
@@ -57,6 +44,23 @@ __kernel void sum_stage(__global const float *a, __global float *out, const uint
   }
   if (lid == 0) out[get_group_id(0)] = scratch[0];
 }
+"""
+
+HAND_SRC = SUM_STAGE_SRC + """
+__kernel void copy_v(__global const float *a, __global float *c)
+{ const size_t i = get_global_id(0); vstore8(vload8(i, a), i, c); }
+__kernel void copy_s(__global const float *a, __global float *c)
+{ const size_t i = get_global_id(0); c[i] = a[i]; }
+__kernel void add_s(__global const float *a, __global const float *b, __global float *c)
+{ const size_t i = get_global_id(0); c[i] = a[i] + b[i]; }
+__kernel void add_v(__global const float *a, __global const float *b, __global float *c)
+{ const size_t i = get_global_id(0); vstore8(vload8(i, a) + vload8(i, b), i, c); }
+__kernel void add2_s(__global const float *a, __global const float *b, __global float *c)
+{ const size_t i = get_global_id(0); c[i] = a[2 * i] + b[2 * i]; }
+__kernel void sin_s(__global const float *a, __global float *c)
+{ const size_t i = get_global_id(0); c[i] = sin(a[i]); }
+__kernel void sin_v(__global const float *a, __global float *c)
+{ const size_t i = get_global_id(0); vstore8(sin(vload8(i, a)), i, c); }
 """
 
 PEERS = ("numpy", "hand", "torch_cpu", "jax", "cupy", "torch_cuda")

@@ -28,7 +28,7 @@ import pyopencl as cl
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import clnp  # noqa: E402
-from bench.bench_core import write_csv  # noqa: E402
+from bench.bench_core import SUM_STAGE_SRC, write_csv  # noqa: E402
 
 HAND_SRC = """
 __kernel void copy_s(__global const float *a, __global float *c)
@@ -43,20 +43,6 @@ __kernel void sin_s(__global const float *a, __global float *c)
 { const size_t i = get_global_id(0); c[i] = sin(a[i]); }
 __kernel void sin_v(__global const float *a, __global float *c)
 { const size_t i = get_global_id(0); vstoreW(sin(vloadW(i, a)), i, c); }
-__kernel void sum_stage(__global const float *a, __global float *out, const uint n,
-                        __local float *scratch)
-{
-  const uint lid = get_local_id(0), gsz = get_global_size(0);
-  float acc = 0.0f;
-  for (uint i = get_global_id(0); i < n; i += gsz) acc += a[i];
-  scratch[lid] = acc;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) {
-    if (lid < s) scratch[lid] += scratch[lid + s];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  if (lid == 0) out[get_group_id(0)] = scratch[0];
-}
 """
 
 _EVENTS: list = []
@@ -109,7 +95,8 @@ class Hand:
     def __init__(self, dev: clnp.Device, n: int):
         self.dev, self.q, self.n = dev, dev.queue, n
         self.w = 8 if dev.is_cpu else 4
-        src = HAND_SRC.replace("vloadW", f"vload{self.w}").replace("vstoreW", f"vstore{self.w}")
+        src = SUM_STAGE_SRC + HAND_SRC.replace("vloadW", f"vload{self.w}").replace(
+            "vstoreW", f"vstore{self.w}")
         self.prg = cl.Program(dev.context, src).build()
         self.variant: dict[str, str] = {}
 

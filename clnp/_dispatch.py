@@ -86,19 +86,9 @@ def apply_fast(name: str, args: tuple[Any, ...]) -> Array | None:
             if type(a) is int and not lo <= a <= hi:
                 return None
     plan = entry.plan
-    kargs = plan.template.copy()
-    k = 0
-    for a in args:                     # _fill, inlined: this loop runs for every eager op
-        if type(a) is Array:
-            lo, hi = plan.limits[k]
-            if not lo <= a._offset <= hi:
-                return None
-            pos = plan.slots[k]
-            kargs[pos] = a._buf
-            kargs[pos + 1] = a._offset
-            k += 1
-    for j, pos, _ in plan.scalars:
-        kargs[pos] = args[j]
+    kargs = _fill(plan, args)
+    if kargs is None:
+        return None
     try:
         buf = device.pool.allocate(entry.nbytes)
     except Exception:                  # out of memory: alloc() frees the pool, retries, raises
