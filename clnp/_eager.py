@@ -15,7 +15,7 @@ from . import _ops
 from ._array import Array, c_strides
 from ._codegen import ctypes as C
 from ._codegen.elementwise import EwSpec, Instr, Operand, can_vectorize, render_elementwise
-from ._codegen.reduction import ReduceSpec, render_reduction
+from ._codegen.reduction import ReduceSpec, render_reduction, vector_ok
 from ._prims import def_impl, primitive
 from ._runtime import Device, launch
 
@@ -509,7 +509,8 @@ def column_vec(device: Device, itemsize: int) -> int:
 
 
 def reduce_plan(device: Device, n_out: int, nred: int, inner: int, so: int,
-                rstr: Sequence[int], itemsize: int) -> tuple[str, int, int, int]:
+                rstr: Sequence[int], itemsize: int,
+                gcolumn: bool = False) -> tuple[str, int, int, int]:
     """The work mapping of ``n_out`` reductions of ``nred`` elements each, shared by the
     reductions and argmax/argmin: ``(mode, work-group size, chunks per output, vec)`` (modes:
     :mod:`clnp._codegen.reduction`). ``inner`` and ``so`` are the size and stride of the
@@ -517,7 +518,8 @@ def reduce_plan(device: Device, n_out: int, nred: int, inner: int, so: int,
     accumulator (an ``inner`` below 64 rules the ``tile`` mode out).
 
     More than one chunk per output (a second launch combines the partial results) when the
-    outputs alone would not give the device enough work-items."""
+    outputs alone would not give the device enough work-items. ``gcolumn``: GPUs may answer
+    ``gcolumn`` for outer axes (``vec`` is then its ``lanes``; :func:`_gcolumn_plan`)."""
     cpu = device.is_cpu
     # work-items worth launching: a few per core on a CPU, many per compute unit on a GPU
     target = 4 * device.compute_units * (16 if cpu else 2048)
@@ -534,6 +536,8 @@ def reduce_plan(device: Device, n_out: int, nred: int, inner: int, so: int,
             vec = max(16, min(256, 1024 // itemsize))   # a kilobyte of accumulators
             blocks = n_out // inner * -(-inner // vec)
             return "tile", 16, max(1, min(nred // 32, -(-target // blocks))), vec
+        if gcolumn and not cpu and outer:
+            return _gcolumn_plan(device, n_out, nred)
         vec = column_vec(device, itemsize)
         return "column", local_size(device), max(1, min(-(-target // -(-n_out // vec)),
                                                         nred // 256)), vec
@@ -541,9 +545,33 @@ def reduce_plan(device: Device, n_out: int, nred: int, inner: int, so: int,
     if not cpu and nred <= 2048:
         G = min(G, 64)    # short rows: a big work-group would leave most items idle
     parts = 1
-    if n_out * G < target and nred >= 4 * G:
+    if cpu and n_out * G < target and nred >= 4 * G:
         parts = max(1, min(-(-nred // (4 * G)), -(-target // (n_out * G))))
+    if not cpu:
+        # one wave of resident groups, each streaming at least 16 elements per item: more
+        # groups only add tree steps, partial results and a longer second stage
+        resident = device.compute_units * max(1, 2048 // G)
+        if n_out < resident:
+            parts = max(1, min(-(-resident // n_out), nred // (16 * G)))
     return "blocked" if cpu else "group", G, parts, 1
+
+
+_GCOL_GROUP = 512   # gcolumn work-group size (rows of items share a group's outputs)
+
+
+def _gcolumn_plan(device: Device, n_out: int, nred: int) -> tuple[str, int, int, int]:
+    """``("gcolumn", group, parts, outputs per group)``: the most outputs per group (up to
+    32: whole sectors per row) that still give every compute unit a group or two; more chunks
+    (a second launch) only when one output per group would leave compute units idle."""
+    G = min(_GCOL_GROUP, device.max_work_group_size)
+    cu, width = device.compute_units, 32
+    while width > 1 and 2 * -(-n_out // width) < 3 * cu:
+        width //= 2
+    groups = -(-n_out // width)
+    parts = 1
+    if groups < cu:
+        parts = max(1, min(-(-2 * cu // groups), nred // (16 * G)))
+    return "gcolumn", G, parts, width
 
 
 def _reduce_into(x: Array, kept: Sequence[int], axes: Sequence[int], out: Array, op: str,
@@ -556,18 +584,36 @@ def _reduce_into(x: Array, kept: Sequence[int], axes: Sequence[int], out: Array,
     oshape, (ostr,) = collapse([x.shape[i] for i in kept], [[x._strides[i] for i in kept]])
     rshape, (rstr,) = collapse([x.shape[i] for i in axes], [[x._strides[i] for i in axes]])
     mode, G, parts, vec = reduce_plan(device, n_out, nred, oshape[-1] if oshape else 1,
-                                      ostr[-1] if ostr else 0, rstr, acc_dtype.itemsize)
+                                      ostr[-1] if ostr else 0, rstr, acc_dtype.itemsize, True)
     if final:
         parts = 1
+    lanes = 1
+    if mode == "group":
+        vec = 16 // x.dtype.itemsize if vector_ok(x.dtype) else 1
+    elif mode == "gcolumn":
+        lanes, vec = vec, _gcolumn_vec(x, oshape, ostr, rstr)
+        lanes = max(1, lanes // vec)
     chunk = -(-nred // parts)
     index = "int" if _span_ok([x], max(n_out * parts * G, nred)) else "long"
     first_out = out.dtype if parts == 1 else acc_dtype
     spec = ReduceSpec(op, x.dtype, acc_dtype, first_out, len(oshape), len(rshape), G, index,
-                      mode, vec)
+                      mode, vec, lanes)
     dst = out if parts == 1 else Array.empty((n_out, parts), acc_dtype, device)
     _launch_reduce(spec, x, dst, n_out, parts, chunk, nred, oshape, rshape, ostr, rstr)
     if parts > 1:
         _reduce_into(dst, (0,), (1,), out, op, acc_dtype, final=True)
+
+
+def _gcolumn_vec(x: Array, oshape, ostr, rstr) -> int:
+    """Vector width of a ``gcolumn`` reduction: 16 bytes of adjacent outputs when every
+    vector is contiguous and aligned (innermost kept dim of unit stride, its size, the offset
+    and every other stride multiples of the width), else 1."""
+    w = 16 // x.dtype.itemsize
+    if not vector_ok(x.dtype) or w < 2 or not oshape or ostr[-1] != 1 or oshape[-1] % w:
+        return 1
+    if x._offset % w or any(s % w for s in list(ostr[:-1]) + list(rstr)):
+        return 1
+    return w
 
 
 def _launch_reduce(spec: ReduceSpec, x: Array, y: Array, n_out: int, parts: int, chunk: int,
@@ -576,7 +622,9 @@ def _launch_reduce(spec: ReduceSpec, x: Array, y: Array, n_out: int, parts: int,
     args = [n_out, parts, chunk, nred, *oshape, *rshape, x._buf, x._offset, *ostr, *rstr,
             y._buf, y._offset]
     G = spec.group
-    if spec.mode == "column":
+    if spec.mode == "gcolumn":
+        items = -(-n_out // (spec.lanes * spec.vec)) * parts * G
+    elif spec.mode == "column":
         items = -(-(-(-n_out // spec.vec) * parts) // G) * G
     elif spec.mode == "rows":
         items = -(-(-(-n_out // spec.vec) * parts) // G) * G

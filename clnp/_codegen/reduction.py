@@ -7,7 +7,9 @@ reduces (two-stage reduction). Ways to map the work onto work-items (``ReduceSpe
 
 ``group``
     Work-group ``g`` computes chunk ``g % parts`` of output ``g / parts``; its items read
-    interleaved elements (coalesced on GPUs) and combine through local memory.
+    interleaved elements (coalesced on GPUs) and combine through local memory. With
+    ``vec > 1``, runs of unit stride (checked at run time) are read as aligned ``vec``-wide
+    vectors, four per item in flight (GPUs need many bytes in flight per item).
 ``blocked``
     The same, but each item reads one contiguous run: CPU drivers run a work-group's items one
     after another, so interleaved reads would stream every cache line once per item.
@@ -15,6 +17,11 @@ reduces (two-stage reduction). Ways to map the work onto work-items (``ReduceSpe
     One work-item per (``vec`` adjacent outputs, chunk), adjacent items on adjacent outputs:
     reductions over outer axes (``sum(x, axis=0)`` of a C-ordered matrix) then read rows.
     GPUs use ``vec == 1`` (coalescing does the rest); CPUs a cache line's worth per item.
+``gcolumn``
+    GPUs, reductions over outer axes: work-group ``g`` owns ``lanes * vec`` adjacent outputs
+    (``vec``-wide vector loads where the planner found them aligned) and splits the reduced
+    range among its ``group / lanes`` rows of items, which combine through local memory: one
+    launch reads long columns with enough rows in flight.
 ``rows``
     CPUs, for rows of up to a few thousand elements along the innermost axes: one work-item
     per (``vec`` adjacent outputs, chunk) that reduces them one after another, each a
@@ -64,7 +71,9 @@ class ReduceSpec:
     group: int               # work-group size (power of two; ``column``: any)
     index: str = "long"
     mode: str = "group"      # group | blocked | column | rows | tile (module docstring)
-    vec: int = 1             # column, rows, tile: adjacent outputs per work-item
+    vec: int = 1             # column, rows, tile, gcolumn: adjacent outputs per work-item;
+    #                          group: vector width of unit-stride runs
+    lanes: int = 1           # gcolumn: items across outputs in a work-group
 
 
 _BOOL = np.dtype(np.bool_)
@@ -87,7 +96,7 @@ def family(spec: ReduceSpec) -> tuple[ReduceSpec, ...]:
     if t.kind != "c":
         variants += [("max", mm, t), ("min", mm, t)]
     specs = tuple(ReduceSpec(op, t, a, o, spec.ndim_out, spec.ndim_red, spec.group, spec.index,
-                             spec.mode, spec.vec) for op, a, o in variants)
+                             spec.mode, spec.vec, spec.lanes) for op, a, o in variants)
     return specs if spec in specs else (spec,)
 
 
@@ -155,8 +164,8 @@ def _render_kernel(spec: ReduceSpec) -> tuple[str, list[tuple[str, str]], list]:
     lines = [f"// {spec.op}: {spec.in_dtype} -> {spec.out_dtype} (accumulating in "
              f"{spec.acc_dtype}; {spec.mode})"]
     name = f"clnp_reduce_{spec.op}"
-    if spec.mode in ("column", "tile"):
-        body = _column_body if spec.mode == "column" else _tile_body
+    if spec.mode in ("column", "tile", "gcolumn"):
+        body = {"column": _column_body, "tile": _tile_body, "gcolumn": _gcolumn_body}[spec.mode]
         lines += body(spec, acc, neutral, combine, params, name)
         return "\n".join(lines), helpers, argtypes
     rows = spec.mode == "rows"
@@ -204,6 +213,14 @@ def _render_kernel(spec: ReduceSpec) -> tuple[str, list[tuple[str, str]], list]:
     if spec.mode in ("blocked", "rows") and spec.ndim_red > 1:
         lines += _runs_loop(spec, acc, neutral, combine, element)
         unroll = 4
+    elif spec.mode == "group" and spec.vec > 1:
+        unroll = 4
+        lines += [f"  {acc} a{u} = {neutral};" for u in range(4)]
+        lines += _vector_group_loop(spec, combine, element)
+        lines.append("  else {")
+        lines += _strided_loop(spec, acc, neutral, combine, element, start, stop, step, 1,
+                               declare=False)
+        lines.append("  }")
     else:
         # independent accumulators hide the latency of the combine on sequential runs
         unroll = 4 if step == "1" and spec.ndim_red == 1 else 1
@@ -233,9 +250,10 @@ def _render_kernel(spec: ReduceSpec) -> tuple[str, list[tuple[str, str]], list]:
 
 
 def _strided_loop(spec: ReduceSpec, acc: str, neutral: str, combine: str, element,
-                  start: str, stop: str, step: str, unroll: int) -> list[str]:
+                  start: str, stop: str, step: str, unroll: int,
+                  declare: bool = True) -> list[str]:
     """Fold elements ``start, start + step, ... < stop`` into ``a0 .. a<unroll - 1>``."""
-    lines = [f"  {acc} a{u} = {neutral};" for u in range(unroll)]
+    lines = [f"  {acc} a{u} = {neutral};" for u in range(unroll)] if declare else []
     lines.append(f"  {spec.index} r = {start};")
     if unroll > 1:
         lines.append(f"  for (; r + {unroll - 1} < {stop}; r += {unroll}) {{")
@@ -363,4 +381,132 @@ def _tile_body(spec: ReduceSpec, acc: str, neutral: str, combine: str, params: l
     lines += ["  for (int k = 0; k < valid; k++) {",
               "    " + C.store(spec.out_dtype, "y", "yo + (o + k) * parts + part", res),
               "  }", "}"]
+    return lines
+
+
+def vector_ok(dtype: np.dtype) -> bool:
+    """Whether reductions of ``dtype`` may load whole vectors (plain numeric storage)."""
+    return dtype.kind in "fiu" and dtype != _F16
+
+
+def _red_offset(spec: ReduceSpec, e: str, p: str, init: str) -> list[str]:
+    """Statements declaring ``p``, the offset of reduced element ``e`` plus ``init``."""
+    idx = spec.index
+    if spec.ndim_red == 1:
+        return [f"    const {idx} {p} = {init} + ({e}) * sr0;"]
+    lines = [f"    {idx} {p} = {init}, {p}_r = {e};"]
+    for d in reversed(range(spec.ndim_red)):
+        lines.append(f"    {p} += ({p}_r % dr{d}) * sr{d}; {p}_r /= dr{d};" if d else
+                     f"    {p} += {p}_r * sr0;")
+    return lines
+
+
+def _vector_group_loop(spec: ReduceSpec, combine: str, element) -> list[str]:
+    """The ``group`` items' fold of ``[lo, hi)`` into ``a0 .. a3`` by aligned vectors, when the
+    innermost reduced dim has unit stride (and, with more reduced dims, whole vectors per
+    run): a scalar head up to the first aligned element, vectors interleaved over the items
+    (four loads in flight each), a scalar tail. Followed by the caller's ``else`` branch."""
+    idx, g, w, L = spec.index, spec.group, spec.vec, spec.ndim_red - 1
+    vt = f"{C.storage_ctype(spec.in_dtype)}{w}"
+    one = spec.ndim_red == 1
+    if one:
+        cond, head = "sr0 == 1", f"({w} - (base + lo) % {w}) % {w}"
+    else:
+        conds = [f"sr{L} == 1", f"dr{L} % {w} == 0", f"base % {w} == 0"]
+        conds += [f"sr{d} % {w} == 0" for d in range(L)]
+        cond, head = " && ".join(conds), f"({w} - lo % {w}) % {w}"
+    lines = [f"  if ({cond}) {{",
+             f"    const {idx} h = min(({idx})({head}), hi - lo), n = hi - lo - h;",
+             f"    const {idx} nv = n / {w}, t0 = lo + h + nv * {w};"]
+    for guard, r, a in ((f"lid < h", "lo + lid", "a0"), ("lid < hi - t0", "t0 + lid", "a1")):
+        body: list[str] = []
+        val = element(r, body)
+        lines += [f"    if ({guard}) {{"] + body + [f"    {a} = {combine.format(a=a, b=val)};"]
+        lines += ["    }"] * (2 if spec.ndim_red > 1 else 1)
+
+    def load(k: str, u: int) -> list[str]:
+        if one:
+            return [f"    const {vt} v{u} = xv[{k}];"]
+        out = _red_offset(spec, f"lo + h + ({k}) * {w}", f"p{u}", "base")
+        return out + [f"    const {vt} v{u} = *(__global const {vt} *)(x + p{u});"]
+
+    def fold(u: int) -> list[str]:
+        out = []
+        for c in range(w):
+            val = C.convert(f"v{u}.s{c:x}", spec.in_dtype, spec.acc_dtype)
+            a = f"a{(u * w + c) % 4}"
+            out.append(f"    {a} = {combine.format(a=a, b=val)};")
+        return out
+    if one:
+        lines.append(f"    __global const {vt} *xv = (__global const {vt} *)(x + base + lo + h);")
+    lines += [f"    {idx} k = lid;", f"    for (; k + {3 * g} < nv; k += {4 * g}) {{"]
+    for u in range(4):
+        lines += load(f"k + {u * g}" if u else "k", u)
+    for u in range(4):
+        lines += fold(u)
+    lines += ["    }", f"    for (; k < nv; k += {g}) {{"]
+    lines += load("k", 0) + fold(0) + ["    }", "  }"]
+    return lines
+
+
+def _gcolumn_body(spec: ReduceSpec, acc: str, neutral: str, combine: str, params: list[str],
+                  name: str) -> list[str]:
+    """The ``gcolumn`` kernel: group ``gid`` reduces chunk ``gid / nblk`` of outputs
+    ``(gid % nblk) * lanes * vec ...``; item ``lid`` takes outputs ``(lid % lanes) * vec ...``
+    of them and every ``group / lanes``-th reduced element from ``lid / lanes`` on, four in
+    flight. ``vec > 1``: the planner checked that a vector of outputs is contiguous and
+    aligned (``n_out`` a multiple of ``vec``)."""
+    idx, g, w, lanes = spec.index, spec.group, spec.vec, spec.lanes
+    rows = g // lanes
+    vt = f"{C.storage_ctype(spec.in_dtype)}{w}"
+    lines = [f"__kernel __attribute__((reqd_work_group_size({g}, 1, 1)))\n"
+             f"void {name}(" + ",\n    ".join(params) + ")\n{",
+             f"  __local {acc} scratch[{g * w}];",
+             f"  const {idx} gid = get_group_id(0), lid = get_local_id(0);",
+             f"  const {idx} nblk = (n_out + {lanes * w - 1}) / {lanes * w};",
+             f"  const {idx} part = gid / nblk, rl = lid / {lanes};",
+             f"  const {idx} o0 = ((gid % nblk) * {lanes} + lid % {lanes}) * {w};"]
+    # items past the end read the last vector (``n_out`` is a multiple of ``vec``)
+    lines += _base_offset(spec, f"min(o0, n_out - {w})", "base")
+    lines += [f"  {acc} a{u}_{c} = {neutral};" for u in range(4) for c in range(w)]
+    lines += [f"  const {idx} lo = part * chunk, hi = min(lo + chunk, nred);",
+              f"  {idx} r = lo + rl;"]
+
+    def step(u: int, r: str) -> list[str]:
+        out = _red_offset(spec, r, f"q{u}", "base")
+        if w == 1:
+            vals = [C.load(spec.in_dtype, "x", f"q{u}")]
+        else:
+            out.append(f"    const {vt} v{u} = *(__global const {vt} *)(x + q{u});")
+            vals = [f"v{u}.s{c:x}" for c in range(w)]
+        for c, v in enumerate(vals):
+            a = f"a{u}_{c}"
+            val = C.convert(v, spec.in_dtype, spec.acc_dtype)
+            out.append(f"    {a} = {combine.format(a=a, b=val)};")
+        return out
+    lines.append(f"  for (; r + {3 * rows} < hi; r += {4 * rows}) {{")
+    for u in range(4):
+        lines += step(u, f"r + {u * rows}" if u else "r")
+    lines += ["  }", f"  for (; r < hi; r += {rows}) {{"] + step(0, "r") + ["  }"]
+    for c in range(w):
+        total = f"a0_{c}"
+        for u in range(1, 4):
+            total = combine.format(a=total, b=f"a{u}_{c}")
+        lines.append(f"  scratch[lid * {w} + {c}] = {total};")
+    lines.append("  barrier(CLK_LOCAL_MEM_FENCE);")
+    s = rows // 2
+    while s >= 1:
+        lines.append(f"  if (rl < {s}) {{")
+        for c in range(w):
+            here, there = f"scratch[lid * {w} + {c}]", f"scratch[(lid + {s * lanes}) * {w} + {c}]"
+            lines.append(f"    {here} = {combine.format(a=here, b=there)};")
+        lines += ["  }", "  barrier(CLK_LOCAL_MEM_FENCE);"]
+        s //= 2
+    lines.append("  if (rl == 0) {")
+    for c in range(w):
+        res = C.convert(f"scratch[lid * {w} + {c}]", spec.acc_dtype, spec.out_dtype,
+                        to_storage=True)
+        store = C.store(spec.out_dtype, "y", f"yo + (o0 + {c}) * parts + part", res)
+        lines.append(f"    if (o0 + {c} < n_out) {store}")
+    lines += ["  }", "}"]
     return lines
