@@ -15,7 +15,7 @@ from . import _ops
 from ._array import Array, c_strides
 from ._codegen import ctypes as C
 from ._codegen.elementwise import EwSpec, Instr, Operand, can_vectorize, render_elementwise
-from ._codegen.reduction import ReduceSpec, render_reduction, vector_ok
+from ._codegen.reduction import ReduceSpec, fusable, render_reduction, vector_ok
 from ._prims import def_impl, primitive
 from ._runtime import Device, launch
 
@@ -593,15 +593,38 @@ def _reduce_into(x: Array, kept: Sequence[int], axes: Sequence[int], out: Array,
     elif mode == "gcolumn":
         lanes, vec = vec, _gcolumn_vec(x, oshape, ostr, rstr)
         lanes = max(1, lanes // vec)
+    fused = mode == "group" and parts > 1 and not device.is_cpu and n_out <= _FUSED_MAX \
+        and fusable(op, acc_dtype)
+    if fused:
+        # no second launch to amortise: smaller chunks keep more bytes in flight (measured
+        # on an H200: 21 us instead of 27 for the first stage of a 2^24 float32 sum)
+        parts = max(1, min(4 * parts, nred // (16 * G)))
     chunk = -(-nred // parts)
     index = "int" if _span_ok([x], max(n_out * parts * G, nred)) else "long"
-    first_out = out.dtype if parts == 1 else acc_dtype
+    first_out = out.dtype if parts == 1 or fused else acc_dtype
     spec = ReduceSpec(op, x.dtype, acc_dtype, first_out, len(oshape), len(rshape), G, index,
-                      mode, vec, lanes)
-    dst = out if parts == 1 else Array.empty((n_out, parts), acc_dtype, device)
-    _launch_reduce(spec, x, dst, n_out, parts, chunk, nred, oshape, rshape, ostr, rstr)
-    if parts > 1:
+                      mode, vec, lanes, fused)
+    dst = out if parts == 1 or fused else Array.empty((n_out, parts), acc_dtype, device)
+    extra = (Array.empty((n_out * parts,), acc_dtype, device), _counters(device)) if fused \
+        else ()
+    _launch_reduce(spec, x, dst, n_out, parts, chunk, nred, oshape, rshape, ostr, rstr,
+                   *extra)
+    if parts > 1 and not fused:
         _reduce_into(dst, (0,), (1,), out, op, acc_dtype, final=True)
+
+
+_FUSED_MAX = 4096                     # outputs a fused reduction may have (counters kept)
+_COUNTERS: dict[Device, Array] = {}
+
+
+def _counters(device: Device) -> Array:
+    """The device's zeroed completion counters of fused reductions (each kernel leaves them
+    zero again; the in-order queue never runs two reductions at once)."""
+    c = _COUNTERS.get(device)
+    if c is None:
+        c = _COUNTERS[device] = full(shape=(_FUSED_MAX,), value=0, dtype=np.dtype(np.uint32),
+                                     device=device)
+    return c
 
 
 def _gcolumn_vec(x: Array, oshape, ostr, rstr) -> int:
@@ -617,10 +640,10 @@ def _gcolumn_vec(x: Array, oshape, ostr, rstr) -> int:
 
 
 def _launch_reduce(spec: ReduceSpec, x: Array, y: Array, n_out: int, parts: int, chunk: int,
-                   nred: int, oshape, rshape, ostr, rstr) -> None:
+                   nred: int, oshape, rshape, ostr, rstr, *fused: Array) -> None:
     kernel = x.device.kernel(spec, lambda: render_reduction(spec))
     args = [n_out, parts, chunk, nred, *oshape, *rshape, x._buf, x._offset, *ostr, *rstr,
-            y._buf, y._offset]
+            y._buf, y._offset] + [f._buf for f in fused]
     G = spec.group
     if spec.mode == "gcolumn":
         items = -(-n_out // (spec.lanes * spec.vec)) * parts * G

@@ -231,3 +231,25 @@ def test_vector_trig_with_huge_arguments(device, rng):
             np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
             ok = np.isfinite(want)
             np.testing.assert_allclose(got[ok], want[ok], rtol=1e-6, atol=1e-6)
+
+
+def test_fused_single_launch(device, rng, monkeypatch):
+    """GPU plans reduce in one launch: each work-group stores its partial and the last one
+    to finish combines them. Forced on any device (the GPU plans run on CPU drivers too).
+    Repeated calls check that the counters are left at zero; equal results, that the combine
+    order does not depend on which group finishes last."""
+    from clnp._codegen.reduction import ReduceSpec
+    monkeypatch.setattr(device, "is_cpu", False)
+    a = rng.standard_normal(300_001).astype(np.float32)
+    x = clnp.asarray(a, device=device)
+    sums = [float(clnp.sum(x)) for _ in range(3)]
+    assert sums[0] == sums[1] == sums[2]
+    np.testing.assert_allclose(sums[0], a.sum(dtype=np.float64), rtol=1e-4)
+    _check(clnp.max(x), a.max(), a.dtype)
+    _check(clnp.min(x[1:]), a[1:].min(), a.dtype)
+    b = rng.standard_normal((3, 100_000)).astype(np.float32)
+    _check(clnp.sum(clnp.asarray(b, device=device), axis=1), b.sum(axis=1, dtype=np.float64),
+           b.dtype)
+    i = rng.integers(-5, 5, 200_000).astype(np.int32)
+    assert int(clnp.sum(clnp.asarray(i, device=device))) == int(i.sum())
+    assert any(isinstance(k, ReduceSpec) and k.fused for k in device._kernels)

@@ -17,6 +17,12 @@ reduces (two-stage reduction). Ways to map the work onto work-items (``ReduceSpe
     One work-item per (``vec`` adjacent outputs, chunk), adjacent items on adjacent outputs:
     reductions over outer axes (``sum(x, axis=0)`` of a C-ordered matrix) then read rows.
     GPUs use ``vec == 1`` (coalescing does the rest); CPUs a cache line's worth per item.
+``group`` with ``fused``
+    GPUs, two-stage reductions in one launch: every work-group stores its partial result to
+    ``pbuf`` and counts itself done on ``cnt[o]``; the last group of output ``o`` combines
+    the ``parts`` partials in a fixed order (so results do not depend on arrival order),
+    writes the output and resets the counter. Saves the second kernel, whose launch alone
+    costs several microseconds on GPU drivers. Extra arguments: ``pbuf, cnt``.
 ``gcolumn``
     GPUs, reductions over outer axes: work-group ``g`` owns ``lanes * vec`` adjacent outputs
     (``vec``-wide vector loads where the planner found them aligned) and splits the reduced
@@ -74,6 +80,16 @@ class ReduceSpec:
     vec: int = 1             # column, rows, tile, gcolumn: adjacent outputs per work-item;
     #                          group: vector width of unit-stride runs
     lanes: int = 1           # gcolumn: items across outputs in a work-group
+    fused: bool = False      # group: the last work-group of an output combines the partials
+
+
+FUSED_OPS = ("sum", "prod", "max", "min")
+
+
+def fusable(op: str, acc_dtype: np.dtype) -> bool:
+    """Whether ``op`` accumulating in ``acc_dtype`` has a ``fused`` kernel (partials are
+    stored in a plain buffer: real and integer accumulators)."""
+    return op in FUSED_OPS and acc_dtype.kind in "fiu"
 
 
 _BOOL = np.dtype(np.bool_)
@@ -95,8 +111,11 @@ def family(spec: ReduceSpec) -> tuple[ReduceSpec, ...]:
                 ("any", _BOOL, _BOOL), ("all", _BOOL, _BOOL)]
     if t.kind != "c":
         variants += [("max", mm, t), ("min", mm, t)]
+    if spec.fused:
+        variants = [v for v in variants if fusable(v[0], v[1])]
     specs = tuple(ReduceSpec(op, t, a, o, spec.ndim_out, spec.ndim_red, spec.group, spec.index,
-                             spec.mode, spec.vec, spec.lanes) for op, a, o in variants)
+                             spec.mode, spec.vec, spec.lanes, spec.fused)
+                  for op, a, o in variants)
     return specs if spec in specs else (spec,)
 
 
@@ -157,6 +176,9 @@ def _render_kernel(spec: ReduceSpec) -> tuple[str, list[tuple[str, str]], list]:
     params += [f"__global {C.storage_ctype(spec.out_dtype)} *y", f"const {idx} yo"]
     argtypes: list = [it] * (4 + spec.ndim_out + spec.ndim_red) + [None, it]
     argtypes += [it] * (spec.ndim_out + spec.ndim_red) + [None, it]
+    if spec.fused:
+        params += [f"__global {acc} *pbuf", "__global volatile uint *cnt"]
+        argtypes += [None, None]
 
     helpers = []
     if "clnp_" in combine:
@@ -184,6 +206,7 @@ def _render_kernel(spec: ReduceSpec) -> tuple[str, list[tuple[str, str]], list]:
         lines += [f"__kernel __attribute__((reqd_work_group_size({g}, 1, 1)))\n"
                   f"void {name}(" + ",\n    ".join(params) + ")\n{",
                   f"  __local {acc} scratch[{g}];",
+                  *(["  __local int last;"] if spec.fused else []),
                   f"  const {idx} grp = get_group_id(0);",
                   f"  const {idx} lid = get_local_id(0);",
                   f"  const {idx} o = grp / parts, part = grp % parts;"]
@@ -234,19 +257,48 @@ def _render_kernel(spec: ReduceSpec) -> tuple[str, list[tuple[str, str]], list]:
         lines += ["  " + C.store(spec.out_dtype, "y", "yo + grp", res), "  }", "}"]
         return "\n".join(lines), helpers, argtypes
     lines.append(f"  scratch[lid] = {total};")
-    lines.append("  barrier(CLK_LOCAL_MEM_FENCE);")
-    step_ = g // 2
-    while step_ >= 1:
-        lines.append(f"  if (lid < {step_}) {{ {acc} b = scratch[lid + {step_}]; "
-                     f"scratch[lid] = {combine.format(a='scratch[lid]', b='b')}; }}")
-        lines.append("  barrier(CLK_LOCAL_MEM_FENCE);")
-        step_ //= 2
+    lines += _tree(g, acc, combine)
     res = C.convert("scratch[0]", spec.acc_dtype, spec.out_dtype, to_storage=True)
+    if spec.fused:
+        # release: the partial is stored and fenced before the count; the group that counts
+        # last reads every partial of its output (volatile: not from a stale cache)
+        lines += ["  if (lid == 0) {",
+                  "    pbuf[grp] = scratch[0];",
+                  "    mem_fence(CLK_GLOBAL_MEM_FENCE);",
+                  "    last = atomic_inc(&cnt[o]) == (uint)(parts - 1);",
+                  "  }",
+                  "  barrier(CLK_LOCAL_MEM_FENCE);",
+                  "  if (!last) return;",
+                  "  mem_fence(CLK_GLOBAL_MEM_FENCE);",
+                  f"  {{ const volatile __global {acc} *pv = pbuf + o * parts;",
+                  f"    {acc} a = {neutral};",
+                  f"    for ({idx} i = lid; i < parts; i += {g}) "
+                  f"a = {combine.format(a='a', b='pv[i]')};",
+                  "    scratch[lid] = a; }"]
+        lines += _tree(g, acc, combine)
+        lines += ["  if (lid == 0) {",
+                  "    " + C.store(spec.out_dtype, "y", "yo + o", res),
+                  "    cnt[o] = 0;",
+                  "  }", "}"]
+        return "\n".join(lines), helpers, argtypes
     lines.append("  if (lid == 0) {")
     lines.append("    " + C.store(spec.out_dtype, "y", "yo + grp", res))
     lines.append("  }")
     lines.append("}")
     return "\n".join(lines), helpers, argtypes
+
+
+def _tree(g: int, acc: str, combine: str) -> list[str]:
+    """Combine ``scratch[0 .. g)`` into ``scratch[0]`` (a barrier first: the values were just
+    stored by every item)."""
+    lines = ["  barrier(CLK_LOCAL_MEM_FENCE);"]
+    step = g // 2
+    while step >= 1:
+        lines.append(f"  if (lid < {step}) {{ {acc} b = scratch[lid + {step}]; "
+                     f"scratch[lid] = {combine.format(a='scratch[lid]', b='b')}; }}")
+        lines.append("  barrier(CLK_LOCAL_MEM_FENCE);")
+        step //= 2
+    return lines
 
 
 def _strided_loop(spec: ReduceSpec, acc: str, neutral: str, combine: str, element,
