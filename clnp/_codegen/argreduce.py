@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import ctypes as C
+from .reduction import red_offset
 
 OPS = ("argmax", "argmin")
 KINDS = ("local", "column", "rows", "final")
@@ -334,13 +335,7 @@ def _column_kernel(spec: ArgReduceSpec, acc: str, op: str, rows: bool = False) -
         lines += ["  }", f"  {acc} v{k} = ({acc})0; {idx} vi{k} = -1;"]
     lines += [f"  const {idx} lo = part * chunk, hi = min(lo + chunk, nred);",
               f"  for ({idx} r = lo; r < hi; r++) {{"]
-    if spec.ndim_red == 1:
-        lines.append(f"    const {idx} q = r * sr0;")
-    else:
-        lines.append(f"    {idx} rr = r, q = 0;")
-        for d in reversed(range(spec.ndim_red)):
-            lines.append(f"    q += (rr % dr{d}) * sr{d}; rr /= dr{d};" if d else
-                         "    q += rr * sr0;")
+    lines += red_offset(spec, "r", "q", "0")
     for k in range(v):
         cond = _later_better(spec.dtype, op, f"v{k}", f"vi{k}", "r")
         lines += [f"    {{ const {acc} e = {C.load(spec.dtype, 'x', f'base{k} + q')};",

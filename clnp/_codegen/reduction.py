@@ -42,6 +42,7 @@ reduces (two-stage reduction). Ways to map the work onto work-items (``ReduceSpe
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -374,13 +375,7 @@ def _column_body(spec: ReduceSpec, acc: str, neutral: str, combine: str, params:
     lines.append(f"  const {idx} lo = part * chunk;")
     lines.append(f"  const {idx} hi = min(lo + chunk, nred);")
     lines.append(f"  for ({idx} r = lo; r < hi; r++) {{")
-    if spec.ndim_red == 1:
-        lines.append(f"    const {idx} q = r * sr0;")
-    else:
-        lines.append(f"    {idx} rr = r, q = 0;")
-        for d in reversed(range(spec.ndim_red)):
-            lines.append(f"    q += (rr % dr{d}) * sr{d}; rr /= dr{d};" if d else
-                         "    q += rr * sr0;")
+    lines += red_offset(spec, "r", "q", "0")
     for k in range(v):
         val = C.convert(C.load(spec.in_dtype, "x", f"base{k} + q"), spec.in_dtype,
                         spec.acc_dtype)
@@ -414,13 +409,7 @@ def _tile_body(spec: ReduceSpec, acc: str, neutral: str, combine: str, params: l
               f"  for (int k = 0; k < {v}; k++) a[k] = {neutral};",
               f"  const {idx} lo = part * chunk, hi = min(lo + chunk, nred);",
               f"  for ({idx} r = lo; r < hi; r++) {{"]
-    if spec.ndim_red == 1:
-        lines.append(f"    const {idx} q = base + r * sr0;")
-    else:
-        lines.append(f"    {idx} rr = r, q = base;")
-        for d in reversed(range(spec.ndim_red)):
-            lines.append(f"    q += (rr % dr{d}) * sr{d}; rr /= dr{d};" if d else
-                         "    q += rr * sr0;")
+    lines += red_offset(spec, "r", "q", "base")
     # a full block has a constant trip count: the compiler vectorises it
     lines += [f"    if (valid == {v}) {{",
               f"      for (int k = 0; k < {v}; k++) a[k] = "
@@ -441,8 +430,9 @@ def vector_ok(dtype: np.dtype) -> bool:
     return dtype.kind in "fiu" and dtype != _F16
 
 
-def _red_offset(spec: ReduceSpec, e: str, p: str, init: str) -> list[str]:
-    """Statements declaring ``p``, the offset of reduced element ``e`` plus ``init``."""
+def red_offset(spec: Any, e: str, p: str, init: str) -> list[str]:
+    """Statements declaring ``p``, the offset of reduced element ``e`` plus ``init`` (any
+    spec with ``index`` and ``ndim_red``: the argreduce kernels use it too)."""
     idx = spec.index
     if spec.ndim_red == 1:
         return [f"    const {idx} {p} = {init} + ({e}) * sr0;"]
@@ -479,7 +469,7 @@ def _vector_group_loop(spec: ReduceSpec, combine: str, element) -> list[str]:
     def load(k: str, u: int) -> list[str]:
         if one:
             return [f"    const {vt} v{u} = xv[{k}];"]
-        out = _red_offset(spec, f"lo + h + ({k}) * {w}", f"p{u}", "base")
+        out = red_offset(spec, f"lo + h + ({k}) * {w}", f"p{u}", "base")
         return out + [f"    const {vt} v{u} = *(__global const {vt} *)(x + p{u});"]
 
     def fold(u: int) -> list[str]:
@@ -525,7 +515,7 @@ def _gcolumn_body(spec: ReduceSpec, acc: str, neutral: str, combine: str, params
               f"  {idx} r = lo + rl;"]
 
     def step(u: int, r: str) -> list[str]:
-        out = _red_offset(spec, r, f"q{u}", "base")
+        out = red_offset(spec, r, f"q{u}", "base")
         if w == 1:
             vals = [C.load(spec.in_dtype, "x", f"q{u}")]
         else:
