@@ -18,7 +18,7 @@ from ._ad import JVPInterpreter, JVPTracer, Node, VJPInterpreter, VJPTracer, jvp
 from ._core import Tracer
 from ._rules import is_float
 from ._tree import tree_flatten, tree_map, tree_unflatten
-from ._vmap import BatchInterpreter, BatchTracer, vmap
+from ._vmap import BatchInterpreter, BatchTracer, _materialize, vmap
 
 
 def _basis(x: Any, k: int) -> Any:
@@ -121,7 +121,8 @@ class custom_vjp:
 
     ``f = custom_vjp(fun); f.defvjp(fwd, bwd)`` with ``fwd(*args) -> (out, residuals)`` and
     ``bwd(residuals, ct) -> tuple of cotangents, one per argument``. Under forward mode and
-    eager evaluation ``fun`` itself runs."""
+    eager evaluation ``fun`` itself runs; under ``vmap`` the rule is batched too (``fun``,
+    ``fwd`` and ``bwd`` are vmapped), so ``grad(vmap(f))`` still uses it."""
 
     def __init__(self, fun: Callable[..., Any]):
         self.fun = fun
@@ -136,6 +137,9 @@ class custom_vjp:
 
     def __call__(self, *args: Any) -> Any:
         interp = current_interpreter()
+        if isinstance(interp, BatchInterpreter) and self.fwd is not None and \
+                _owned(interp, tree_flatten(list(args))[0]):
+            return self._batched(interp, args)
         if not isinstance(interp, VJPInterpreter) or not any(
                 isinstance(a, VJPTracer) and a._interp is interp for a in tree_flatten(args)[0]):
             return self.fun(*args)
@@ -171,6 +175,35 @@ class custom_vjp:
         node = Node(prim, {}, [t for _, t in lifted], tuple(primals), list(o_flat), rule)
         wrapped = [VJPTracer(interp, o, node, i) for i, o in enumerate(o_flat)]
         return tree_unflatten(o_def, wrapped)
+
+
+    def _batched(self, interp: BatchInterpreter, args: tuple) -> Any:
+        """This call under ``vmap``: a custom_vjp of the vmapped function whose rule is the
+        vmapped rule, applied to the batched values one interpreter down (so a transform
+        below ``vmap`` sees the custom rule). Unbatched array arguments are broadcast along
+        the batch axis first (their cotangents sum back over it); other leaves stay as
+        they are."""
+        flat, tdef = tree_flatten(list(args))
+        lifted = [interp.lift(a) for a in flat]
+        axes = tuple(0 if hasattr(v, "shape") else None for v, _ in lifted)
+        fun, fwd, bwd = self.fun, self.fwd, self.bwd
+        assert fwd is not None and bwd is not None
+
+        def unflat(leaves: tuple) -> list:
+            return tree_unflatten(tdef, list(leaves))
+        inner = custom_vjp(vmap(lambda *ls: fun(*unflat(ls)), in_axes=axes))
+        inner.__name__ = f"vmap({self.__name__})"
+
+        def bwd_flat(res: Any, ct: Any) -> tuple:
+            got = bwd(res, ct)
+            leaves = tree_flatten(list(got) if isinstance(got, tuple) else [got])[0]
+            return tuple(leaves)
+        inner.defvjp(vmap(lambda *ls: fwd(*unflat(ls)), in_axes=axes), vmap(bwd_flat))
+        with set_interpreter(interp.prev):
+            vals = [_materialize(v, b, interp.size) if ax == 0 else v
+                    for (v, b), ax in zip(lifted, axes)]
+            out = inner(*vals)
+        return tree_map(lambda o: BatchTracer(interp, o), out)
 
 
 def checkpoint(fun: Callable[..., Any]) -> Callable[..., Any]:

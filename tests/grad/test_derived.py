@@ -72,3 +72,31 @@ def test_custom_vjp_and_checkpoint(f64, rng):
     g2 = cg.grad(lambda x: clnp.sum(block(x)))(x)
     np.testing.assert_allclose(np.asarray(g1), np.asarray(g2), rtol=1e-12)
     np.testing.assert_allclose(np.asarray(g1), (np.cos(a) + np.sin(a)) * np.exp(a), rtol=1e-12)
+
+
+def test_custom_vjp_rule_is_batched_under_vmap(device):
+    """grad(vmap(f)) uses f's custom rule (vmapped), not the derivative of f's body."""
+    calls = []
+
+    @cg.custom_vjp
+    def f(x, w):
+        return clnp.sin(x) * w
+
+    def fwd(x, w):
+        return f(x, w), (x, w)
+
+    def bwd(res, ct):
+        x, w = res
+        calls.append(x.shape)
+        return ct * clnp.cos(x) * w * 2.0, ct * clnp.sin(x)   # x's rule doubled on purpose
+    f.defvjp(fwd, bwd)
+    xh, wh = np.linspace(0.0, 1.0, 6).reshape(3, 2), np.array([1.5, -2.0])
+    x = clnp.asarray(xh, dtype=clnp.float32, device=device)
+    w = clnp.asarray(wh, dtype=clnp.float32, device=device)
+    gx, gw = cg.grad(lambda x, w: clnp.sum(cg.vmap(f, in_axes=(0, None))(x, w)),
+                     argnums=(0, 1))(x, w)
+    np.testing.assert_allclose(np.asarray(gx), 2 * np.cos(xh) * wh, rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(gw), np.sin(xh).sum(axis=0), rtol=1e-5)
+    assert calls == [(2,)]            # one call of bwd, under vmap (per-example shapes)
+    np.testing.assert_allclose(np.asarray(cg.vmap(f, in_axes=(0, None))(x, w)),
+                               np.sin(xh) * wh, rtol=1e-5)
