@@ -190,11 +190,15 @@ def plan_elementwise(device: Device, body: tuple[Instr, ...], args: Sequence[Any
     scalar_flags = tuple(not isinstance(a, Array) for a in args)
     out_dtypes = tuple(o._dtype for o in outs)
     index = "int" if small else "long"
-    kkey = (body, tuple(in_dtypes), scalar_flags, out_dtypes, len(cshape), contiguous, index)
+    tile = _EW_TILE if device.is_cpu and n >= _EW_TILE * _EW_TILE and _transposed(cshape, cstr) \
+        else 0
+    kkey = (body, tuple(in_dtypes), scalar_flags, out_dtypes, len(cshape), contiguous, index,
+            tile)
     kw = device._kernels.get(kkey)
     if kw is None:
         kw = device._kernels[kkey] = _elementwise_kernel(
-            device, body, in_dtypes, scalar_flags, out_dtypes, len(cshape), contiguous, index)
+            device, body, in_dtypes, scalar_flags, out_dtypes, len(cshape), contiguous, index,
+            tile)
     kernel, width = kw
     template: list[Any] = [n] + cshape
     slots: list[int] = []
@@ -212,7 +216,7 @@ def plan_elementwise(device: Device, body: tuple[Instr, ...], args: Sequence[Any
         slots.append(len(template))
         template += [None, None] + cstr[len(arrays) + j]
     L = local_size(device)
-    items = -(-n // width)
+    items = -(-n // width) if not tile else -(-cshape[0] // tile) * -(-cshape[1] // tile)
     limits = tuple((-lo, _I32 - hi) for lo, hi in spans) if small else \
         (_ANY_OFFSET,) * len(views)
     return LaunchPlan(kernel, (-(-items // L) * L,), (L,), template, tuple(slots),
@@ -244,9 +248,22 @@ def run_elementwise(body: tuple[Instr, ...], args: Sequence[Any], in_dtypes: Seq
     plan.launch(device.queue, views, args)
 
 
+# CPU devices walk 2-D operations with a transposed operand in blocks of this side
+_EW_TILE = 32
+
+
+def _transposed(cshape: Sequence[int], cstr: Sequence[Sequence[int]]) -> bool:
+    """Two collapsed dims, and some operand runs fastest along the first while the others
+    (the output at least) run along the second: per-element order would stride it."""
+    if len(cshape) != 2:
+        return False
+    return any(st[0] and st[1] and abs(st[0]) < abs(st[1]) for st in cstr) and \
+        any(st[1] and abs(st[1]) < abs(st[0]) for st in cstr)
+
+
 def _elementwise_kernel(device: Device, body: tuple[Instr, ...], in_dtypes: Sequence[np.dtype],
                         scalars: tuple[bool, ...], out_dtypes: tuple[np.dtype, ...], ndim: int,
-                        contiguous: bool, index: str) -> tuple[Any, int]:
+                        contiguous: bool, index: str, tile: int = 0) -> tuple[Any, int]:
     operands = tuple(Operand(d, s) for d, s in zip(in_dtypes, scalars))
     all_dtypes = [o.dtype for o in operands] + [i.out_dtype for i in body] + list(out_dtypes)
     width = 1
@@ -257,7 +274,8 @@ def _elementwise_kernel(device: Device, body: tuple[Instr, ...], in_dtypes: Sequ
     spec = EwSpec(operands, body, tuple((nargs + len(body) - len(out_dtypes) + j, d)
                                         for j, d in enumerate(out_dtypes)),
                   0 if contiguous else ndim, contiguous, width, index,
-                  splat=4 if device.is_cpu else 1)   # CPU: scalar code matches vector code
+                  splat=4 if device.is_cpu else 1,   # CPU: scalar code matches vector code
+                  tile=tile)
     return device.kernel(spec, lambda: render_elementwise(spec)), width
 
 

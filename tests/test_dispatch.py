@@ -102,3 +102,19 @@ def test_inplace_fast_path(device, data):
         i += x
     with pytest.raises(ValueError, match="broadcast"):
         x[:5] += y
+
+
+def test_transposed_operands_tiled(device, rng=np.random.default_rng(3)):
+    """2-D operations with a transposed operand (walked in blocks on CPU devices), with
+    ragged edges, negative strides, broadcasting and in-place writes."""
+    for m, n in ((70, 45), (33, 100)):
+        a = rng.standard_normal((m, n)).astype(np.float32)
+        b = rng.standard_normal((n, m)).astype(np.float32)
+        x, y = clnp.asarray(a, device=device), clnp.asarray(b, device=device)
+        np.testing.assert_array_equal(np.asarray(x.T + y), a.T + b)
+        np.testing.assert_array_equal(np.asarray(x.T[::-1] * y[::-1]), a.T[::-1] * b[::-1])
+        np.testing.assert_array_equal(np.asarray(x.T - y[0]), a.T - b[0])
+        np.testing.assert_allclose(np.asarray(clnp.exp(x.T)), np.exp(a.T), rtol=1e-6)
+        y += x.T
+        b += a.T
+        np.testing.assert_array_equal(np.asarray(y), b)

@@ -42,6 +42,7 @@ class EwSpec:
     width: int = 1                # vector width of the contiguous path
     index: str = "long"           # 'int' when every offset fits in 31 bits
     splat: int = 1                # > 1 on devices with a vector path: see _vm_helper
+    tile: int = 0                 # 2-D strided, > 0: each work-item walks a tile x tile block
 
     @property
     def name(self) -> str:
@@ -207,6 +208,19 @@ def render_elementwise(spec: EwSpec) -> tuple[str, str, list]:
         else:
             lines.append("  if (base >= n) return;")
             lines += ["  " + s for s in _body(spec, dtypes, "base", 1)]
+    elif spec.tile:
+        # a block per work-item: a transposed operand's reads stay within ``tile`` rows (a
+        # few cache lines and pages) instead of striding across the whole array per element
+        t = spec.tile
+        lines += [f"  const {idx} gid = ({idx})get_global_id(0);",
+                  f"  const {idx} tc = (d1 + {t - 1}) / {t};",
+                  f"  if (gid >= ((d0 + {t - 1}) / {t}) * tc) return;",
+                  f"  const {idx} b0 = (gid / tc) * {t}, b1 = (gid % tc) * {t};",
+                  f"  const {idx} e0 = min(b0 + {t}, d0), e1 = min(b1 + {t}, d1);",
+                  f"  for ({idx} i0 = b0; i0 < e0; ++i0)",
+                  f"  for ({idx} i1 = b1; i1 < e1; ++i1) {{"]
+        lines += ["    " + s for s in _body(spec, dtypes, None, 1)]
+        lines.append("  }")
     else:
         lines.append(f"  const {idx} gid = ({idx})get_global_id(0);")
         lines.append("  if (gid >= n) return;")
