@@ -589,6 +589,20 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fals
     return avg
 
 
+def _sorted_slices(x: Any, axis: Any, fname: str, what: str) -> tuple[Any, tuple[int, ...],
+                                                                        tuple]:
+    """The values of each reduction slice of ``x`` over ``axis``, sorted along the last dim
+    (with :func:`_reduce_axes`' kept and keepdims shapes); ValueError for empty slices."""
+    xp = _xp()
+    if x.ndim == 0:
+        x = xp.reshape(x, (1,))
+        axis = None if axis is None else 0
+    flat, kshape, keep = _reduce_axes(x, axis, fname)
+    if flat.shape[-1] == 0:
+        raise ValueError(f"{fname}: cannot compute {what} of an empty array")
+    return xp.sort(flat, axis=-1), kshape, keep
+
+
 def _reduce_axes(x: Any, axis: Any, fname: str) -> tuple[Any, tuple[int, ...], tuple]:
     """``x`` with the reduced axes moved last and merged: (array of shape kept + (N,),
     kept shape, keepdims shape)."""
@@ -633,15 +647,9 @@ def _quantile(a: Any, q: Any, axis: Any, method: str, keepdims: bool, fname: str
     if not valid:
         raise ValueError("Percentiles must be in the range [0, 100]" if percent else
                          "Quantiles must be in the range [0, 1]")
-    if x.ndim == 0:
-        x = xp.reshape(x, (1,))
-        axis = None if axis is None else 0
-    flat, kshape, keep = _reduce_axes(x, axis, fname)
-    n = flat.shape[-1]
-    if n == 0:
-        raise ValueError(f"{fname}: cannot compute a quantile of an empty array")
+    srt, kshape, keep = _sorted_slices(x, axis, fname, "a quantile")   # NaNs sort last
+    n = srt.shape[-1]
     dev = x.device
-    srt = xp.sort(flat, axis=-1)                   # NaNs sort last
     floating = x.dtype.kind == "f"
     nq = qh.size
     bshape = kshape + (nq,)
@@ -741,14 +749,8 @@ def _median(a: Any, axis: Any, keepdims: bool, fname: str, nan: bool) -> Any:
     xp = _xp()
     x = _arr(a)
     _check_real(x, fname)
-    if x.ndim == 0:
-        x = xp.reshape(x, (1,))
-        axis = None if axis is None else 0
-    flat, kshape, keep = _reduce_axes(x, axis, fname)
-    n = flat.shape[-1]
-    if n == 0:
-        raise ValueError(f"{fname}: cannot compute the median of an empty array")
-    srt = xp.sort(flat, axis=-1)
+    srt, kshape, keep = _sorted_slices(x, axis, fname, "the median")
+    n = srt.shape[-1]
     floating = x.dtype.kind == "f"
     rd = x.dtype if floating else x.device.default_float
     if nan and floating:
