@@ -350,21 +350,30 @@ def qr(x: Array, *, mode: str = "reduced") -> tuple[Array | None, Array]:
 def eigh(x: Array, *, compute_v: bool = True) -> tuple[Array, Array | None]:
     """Eigenvalues (ascending, real dtype) and eigenvectors (columns) of each Hermitian
     matrix, read from its lower triangle."""
+    n = x.shape[-1]
+    return _eigen("eigh", x, _real(x.dtype), compute_v, 2 * n * n + 3 * n, 4 * n)
+
+
+def _eigen(kind: str, x: Array, w_dtype: np.dtype, compute_v: bool, ws: int,
+           rws: int = 0) -> tuple[Array, Array | None]:
+    """Run the ``kind`` eigensolver kernel on each matrix of ``x``: eigenvalues of
+    ``w_dtype`` and, with ``compute_v``, eigenvectors; ``ws`` elements of scratch per matrix
+    (plus ``rws`` real ones when given)."""
     device, n, bshape = x.device, x.shape[-1], x.shape[:-2]
     _check_size(n)
-    w = Array.empty(bshape + (n,), _real(x.dtype), device)
+    w = Array.empty(bshape + (n,), w_dtype, device)
     v = Array.empty(x.shape, x.dtype, device) if compute_v else None
     if w.size == 0:
         return w, v
     outs = [w] + ([v] if compute_v else [])
     (x,), nb0, nb1, bs = _batch(bshape, [x], outs)
     B = nb0 * nb1
-    ws, rws = 2 * n * n + 3 * n, 4 * n
-    work = _scratch(B * ws, x.dtype, device)
-    rwork = _scratch(B * rws, _real(x.dtype), device)
+    scratch = [_scratch(B * ws, x.dtype, device)]
+    if rws:
+        scratch.append(_scratch(B * rws, _real(x.dtype), device))
     va = _mat(v, bs[2]) if compute_v else _mat(x, bs[0])
-    _run("eigh", x.dtype, device, B, n, nb1, int(compute_v), ws, rws, *_mat(x, bs[0]),
-         *_vec(w, bs[1]), *va, work._buf, rwork._buf)
+    _run(kind, x.dtype, device, B, n, nb1, int(compute_v), ws, *([rws] if rws else []),
+         *_mat(x, bs[0]), *_vec(w, bs[1]), *va, *(t._buf for t in scratch))
     return w, v
 
 
@@ -404,18 +413,5 @@ def svd(x: Array, *, full_matrices: bool = True, compute_uv: bool = True
 def eig(x: Array, *, compute_v: bool = True) -> tuple[Array, Array | None]:
     """Eigenvalues and unit-norm eigenvectors (columns, largest component real) of each
     general square matrix; ``x`` is complex (the namespace converts real input)."""
-    device, n, bshape = x.device, x.shape[-1], x.shape[:-2]
-    _check_size(n)
-    w = Array.empty(bshape + (n,), x.dtype, device)
-    v = Array.empty(x.shape, x.dtype, device) if compute_v else None
-    if w.size == 0:
-        return w, v
-    outs = [w] + ([v] if compute_v else [])
-    (x,), nb0, nb1, bs = _batch(bshape, [x], outs)
-    B = nb0 * nb1
-    ws = 4 * n * n + 2 * n
-    work = _scratch(B * ws, x.dtype, device)
-    va = _mat(v, bs[2]) if compute_v else _mat(x, bs[0])
-    _run("eig", x.dtype, device, B, n, nb1, int(compute_v), ws, *_mat(x, bs[0]),
-         *_vec(w, bs[1]), *va, work._buf)
-    return w, v
+    n = x.shape[-1]
+    return _eigen("eig", x, x.dtype, compute_v, 4 * n * n + 2 * n)
