@@ -5,21 +5,7 @@ import numpy as np
 import pytest
 
 import clnp
-
-
-def check(got, expected, rtol=1e-12, dtype=True):
-    if isinstance(expected, (tuple, list)):
-        assert isinstance(got, (tuple, list)) and len(got) == len(expected)
-        for g, e in zip(got, expected):
-            check(g, e, rtol, dtype)
-        return
-    assert isinstance(got, clnp.ndarray), type(got)
-    e = np.asarray(expected)
-    g = got.to_numpy()
-    assert g.shape == e.shape, (g.shape, e.shape)
-    if dtype:
-        assert g.dtype == e.dtype, (g.dtype, e.dtype)
-    np.testing.assert_allclose(g, e, rtol=rtol, atol=1e-14, equal_nan=True)
+from npcheck import check
 
 
 @pytest.fixture
