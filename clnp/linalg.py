@@ -104,6 +104,17 @@ def _same_device(x1: Any, x2: Any, fname: str) -> None:
                          f"{x2.device}; move one with to_device()")
 
 
+def _check_numeric_pair(x1: Any, x2: Any, fname: str) -> None:
+    """TypeError unless both operands are clnp arrays of numeric dtypes."""
+    for name, v in (("x1", x1), ("x2", x2)):
+        if not is_array(v):
+            raise TypeError(f"linalg.{fname}: {name} must be a clnp array; got "
+                            f"{type(v).__name__}")
+        if v.dtype not in dt.NUMERIC:
+            raise TypeError(f"linalg.{fname} requires numeric arrays; got {x1.dtype} and "
+                            f"{x2.dtype}")
+
+
 def _eps(dtype: np.dtype) -> float:
     return float(np.finfo(_real_dtype(dtype)).eps)
 
@@ -482,13 +493,7 @@ def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
     the last axis) of ``x1`` and ``x2``; the other axes broadcast. The result has the
     promoted dtype."""
     xp = _xp()
-    for name, v in (("x1", x1), ("x2", x2)):
-        if not is_array(v):
-            raise TypeError(f"linalg.cross: {name} must be a clnp array; got "
-                            f"{type(v).__name__}")
-        if v.dtype not in dt.NUMERIC:
-            raise TypeError(f"linalg.cross requires numeric arrays; got {x1.dtype} and "
-                            f"{x2.dtype}")
+    _check_numeric_pair(x1, x2, "cross")
     _same_device(x1, x2, "cross")
     try:
         ax = operator.index(axis)
@@ -525,13 +530,7 @@ def outer(x1: Any, x2: Any, /) -> Any:
     """Returns the outer product of two vectors ``x1`` (size ``N``) and ``x2`` (size ``M``):
     an ``(N, M)`` array of the promoted dtype."""
     xp = _xp()
-    for name, v in (("x1", x1), ("x2", x2)):
-        if not is_array(v):
-            raise TypeError(f"linalg.outer: {name} must be a clnp array; got "
-                            f"{type(v).__name__}")
-        if v.dtype not in dt.NUMERIC:
-            raise TypeError(f"linalg.outer requires numeric arrays; got {x1.dtype} and "
-                            f"{x2.dtype}")
+    _check_numeric_pair(x1, x2, "outer")
     if x1.ndim != 1 or x2.ndim != 1:
         raise ValueError(f"linalg.outer: both operands must be one-dimensional; got shapes "
                          f"{x1.shape} and {x2.shape}")
