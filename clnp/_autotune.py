@@ -309,6 +309,10 @@ def tune(device, key: str, n: int | None = None, reps: int = 5,
     return best
 
 
+# the configuration keys autotune() accepts (each also with the suffix ":small")
+TUNABLE = ("float32", "float64", "complex64", "complex128", "float16", "tf32")
+
+
 def autotune(device=None, dtypes: Sequence[str] | None = None, n: int | None = None,
              verbose: bool = False) -> dict[str, dict[str, Any]]:
     """Tune the GEMM kernels of ``device`` (default: the default device) for ``dtypes``
@@ -317,9 +321,16 @@ def autotune(device=None, dtypes: Sequence[str] | None = None, n: int | None = N
     products, key suffix ``":small"``), save the results to the cache and return them as
     ``{key: configuration}``. Runs are explicit only: the library never tunes by itself."""
     from ._eager_linalg import tensor_cores
-    from ._runtime import Device, default_device, select_device
-    device = default_device() if device is None else \
-        (device if isinstance(device, Device) else select_device(device))
+    from ._runtime import default_device, select_device
+    device = default_device() if device is None else select_device(device)
+    if isinstance(dtypes, str):
+        raise TypeError(f"autotune: dtypes must be a sequence of names, e.g. "
+                        f"{list(TUNABLE)}; got the string {dtypes!r}")
+    for key in dtypes or ():
+        name, _, suffix = str(key).partition(":")
+        if name not in TUNABLE or suffix not in ("", "small"):
+            raise ValueError(f"autotune: cannot tune {key!r}; keys are {list(TUNABLE)}, "
+                             f"optionally with the suffix ':small'")
     if dtypes is None:
         dtypes = ["float32", "float64", "complex64", "complex128"]
         if tensor_cores(device):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, fields
 
-from ._runtime import Device, default_device, devices
+from ._runtime import Device, default_device, devices, select_device
 
 __all__ = ["MemoryInfo", "memory_info", "release_memory"]
 
@@ -49,9 +49,9 @@ _KEYS = tuple(f.name for f in fields(MemoryInfo))
 
 
 def memory_info(device: Device | None = None) -> MemoryInfo:
-    """Bytes in use, pooled (held free for reuse) and the peak in use on ``device`` (the
-    default device when None)."""
-    d = device or default_device()
+    """Bytes in use, pooled (held free for reuse) and the peak in use on ``device`` (a
+    device or a spec as for ``CLNP_DEVICE``; the default device when None)."""
+    d = default_device() if device is None else select_device(device)
     if "pool" not in d.__dict__:     # nothing allocated yet: do not create the pool
         return MemoryInfo(0, 0, d.peak_in_use, 0, 0)
     p = d.pool
@@ -64,7 +64,7 @@ def release_memory(device: Device | None = None, *, reset_peak: bool = False) ->
     """Return the blocks the pool holds free to the driver, on ``device`` (every device when
     None); arrays in use are untouched. With ``reset_peak`` the peak restarts from the bytes
     in use now."""
-    for d in ([device] if device is not None else devices()):
+    for d in ([select_device(device)] if device is not None else devices()):
         if "pool" not in d.__dict__:
             continue
         d.pool.free_held()

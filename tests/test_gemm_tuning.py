@@ -383,3 +383,12 @@ def test_planned_products(device, rng, monkeypatch):
     y = clnp.asarray(h.astype(np.float64 if device.has_fp64 else np.float16), device=device)
     _check_all([(x @ y.T, h, h.T)], 1e-3)           # converted operands: not planned
     assert len(plans) == 4
+
+
+def test_autotune_rejects_bad_keys_before_tuning(device):
+    with pytest.raises(ValueError, match="cannot tune 'int8'"):
+        clnp.autotune(device, ["float32", "int8"])
+    with pytest.raises(ValueError, match="suffix"):
+        clnp.autotune(device, ["float32:big"])
+    with pytest.raises(TypeError, match="sequence of names"):
+        clnp.autotune(device, "float32")

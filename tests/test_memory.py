@@ -4,6 +4,7 @@ from __future__ import annotations
 import gc
 
 import numpy as np
+import pytest
 
 import clnp
 
@@ -91,3 +92,13 @@ def test_pool_does_not_grow_in_a_loop(device):
     h = np.linspace(-1, 1, 257, dtype=np.float32) * np.float32(0.5) + np.float32(1)
     expected = 2050 * float(h[::3].sum()) * 1e-6
     assert abs(float(acc) - expected) < 1e-3 * abs(expected)
+
+
+def test_memory_functions_take_device_specs(device):
+    info = clnp.memory_info(device.key)
+    assert info.in_use == clnp.memory_info(device).in_use
+    clnp.release_memory(device.key)
+    with pytest.raises(ValueError, match="no OpenCL device"):
+        clnp.memory_info("no-such-device")
+    with pytest.raises(ValueError, match="no OpenCL device"):
+        clnp.release_memory("no-such-device")
