@@ -102,3 +102,17 @@ def test_memory_functions_take_device_specs(device):
         clnp.memory_info("no-such-device")
     with pytest.raises(ValueError, match="no OpenCL device"):
         clnp.release_memory("no-such-device")
+
+
+def test_peak_counts_fast_path_allocations(device):
+    """One-op calls (the eager fast path) allocate through the same path as the rest, so
+    the peak sees them."""
+    x = clnp.ones((1 << 16,), dtype=clnp.float32, device=device)
+    x + x                                  # builds the fast-path entry
+    clnp.synchronize()
+    clnp.release_memory(device, reset_peak=True)
+    base = clnp.memory_info(device).peak_in_use
+    y = x + x                              # fresh buffer: nothing pooled is left to reuse
+    nbytes = y.nbytes
+    del y                                  # back to the pool: only the peak remembers it
+    assert clnp.memory_info(device).peak_in_use >= base + nbytes
