@@ -86,7 +86,7 @@ def apply_fast(name: str, args: tuple[Any, ...]) -> Array | None:
             if type(a) is int and not lo <= a <= hi:
                 return None
     plan = entry.plan
-    kargs = _fill(plan, args)
+    kargs = plan.fill([a for a in args if type(a) is Array], args)
     if kargs is None:
         return None
     buf = device.alloc(entry.nbytes)     # the one allocation path: it keeps the peak exact
@@ -96,25 +96,6 @@ def apply_fast(name: str, args: tuple[Any, ...]) -> Array | None:
     out._buf, out._offset, out._shape = buf, 0, entry.shape
     out._strides, out._dtype, out._device = entry.strides, entry.dtype, device
     return out
-
-
-def _fill(plan: Any, args: tuple[Any, ...]) -> list[Any] | None:
-    """The plan's argument list with the operands' buffers, offsets and scalars; None when
-    an offset lies outside the plan's limits."""
-    kargs = plan.template.copy()
-    k = 0
-    for a in args:
-        if type(a) is Array:
-            lo, hi = plan.limits[k]
-            if not lo <= a._offset <= hi:
-                return None
-            pos = plan.slots[k]
-            kargs[pos] = a._buf
-            kargs[pos + 1] = a._offset
-            k += 1
-    for j, pos, _ in plan.scalars:
-        kargs[pos] = args[j]
-    return kargs
 
 
 def inplace_fast(name: str, x: Any, other: Any) -> bool:
@@ -143,12 +124,9 @@ def inplace_fast(name: str, x: Any, other: Any) -> bool:
     if entry.bounds is not None and to is int and not entry.bounds[0] <= other <= entry.bounds[1]:
         return False
     plan = entry.plan
-    kargs = _fill(plan, args)
-    lo, hi = plan.limits[-1]
-    if kargs is None or not lo <= x._offset <= hi:
+    kargs = plan.fill((x, other, x) if to is Array else (x, x), args)   # x is the output too
+    if kargs is None:
         return False
-    pos = plan.slots[-1]
-    kargs[pos], kargs[pos + 1] = x._buf, x._offset
     plan.kernel(device.queue, plan.gsize, plan.lsize, *kargs)
     return True
 

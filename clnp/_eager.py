@@ -133,22 +133,20 @@ class LaunchPlan:
         self.template, self.slots, self.scalars = template, slots, scalars
         self.limits, self.cacheable = limits, cacheable
 
-    def fits(self, views: Sequence[Array]) -> bool:
-        for v, (lo, hi) in zip(views, self.limits):
-            if not lo <= v._offset <= hi:
-                return False
-        return True
-
-    def launch(self, queue: Any, views: Sequence[Array], args: Sequence[Any]) -> None:
-        """Enqueue with the buffers and offsets of ``views`` (the array operands, then the
-        outputs) and the scalar operands of ``args``."""
+    def fill(self, views: Sequence[Array], args: Sequence[Any]) -> list[Any] | None:
+        """The kernel's argument list with the buffers and offsets of ``views`` (the array
+        operands, then the outputs; a prefix of them is fine, the caller fills the rest) and
+        the scalar operands of ``args``; None when an offset lies outside ``limits``."""
         kargs = self.template.copy()
-        for pos, v in zip(self.slots, views):
+        for pos, (lo, hi), v in zip(self.slots, self.limits, views):
+            off = v._offset
+            if not lo <= off <= hi:
+                return None
             kargs[pos] = v._buf
-            kargs[pos + 1] = v._offset
+            kargs[pos + 1] = off
         for i, pos, cdt in self.scalars:
             kargs[pos] = args[i] if cdt is None else np.asarray(args[i], cdt)[()]
-        self.kernel(queue, self.gsize, self.lsize, *kargs)
+        return kargs
 
 
 _PLANS: dict[tuple, LaunchPlan] = {}
@@ -241,11 +239,13 @@ def run_elementwise(body: tuple[Instr, ...], args: Sequence[Any], in_dtypes: Seq
                   for a in args]),
            tuple([(o._strides, o._dtype) for o in outs]))
     plan = _PLANS.get(key)
-    if plan is None or not plan.fits(views):
+    kargs = None if plan is None else plan.fill(views, args)
+    if kargs is None:
         plan = plan_elementwise(device, body, args, in_dtypes, outs)
         if plan.cacheable:
             remember_plan(_PLANS, key, plan)
-    plan.launch(device.queue, views, args)
+        kargs = plan.fill(views, args)
+    plan.kernel(device.queue, plan.gsize, plan.lsize, *kargs)
 
 
 # CPU devices walk 2-D operations with a transposed operand in blocks of this side
