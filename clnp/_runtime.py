@@ -18,6 +18,7 @@ import pyopencl as cl
 import pyopencl.tools as cl_tools
 
 from . import _dtypes as dt
+from . import _program_cache
 
 __all__ = ["Device", "devices", "default_device", "set_default_device", "synchronize",
            "DeviceMemoryError", "KernelBuildError", "UnsupportedDtypeError"]
@@ -194,7 +195,8 @@ class Device:
         return ("-cl-fp32-correctly-rounded-divide-sqrt",) if cfg & flag else ()
 
     def build(self, source: str, options: Sequence[str] = ()) -> cl.Program:
-        """Build (or fetch from the in-process cache) a program from OpenCL C source."""
+        """Build a program from OpenCL C source, or fetch it from the in-process cache, else
+        from the disk cache of binaries (``clnp._program_cache``)."""
         key = source + "\0" + " ".join(options)
         prg = self._programs.get(key)
         if prg is not None:
@@ -203,16 +205,28 @@ class Device:
             prg = self._programs.get(key)
             if prg is not None:
                 return prg
-            if _debug_level() >= 1:
-                print(f"--- clnp kernel for {self} ---\n{source}", file=sys.stderr)
-            prg = cl.Program(self.context, source)
-            try:
-                with warnings.catch_warnings():
-                    if _debug_level() < 1:  # remarks on successful builds are noise to users
-                        warnings.simplefilter("ignore", cl.CompilerWarning)
-                    prg = prg.build(options=list(self.default_build_options) + list(options))
-            except cl.Error as e:
-                raise KernelBuildError(self, source, self._build_log(prg, e)) from None
+            opts = list(self.default_build_options) + list(options)
+            debug = _debug_level()
+            path = _program_cache.path_for(self, source, opts)  # None: disk cache off
+            with warnings.catch_warnings():
+                if debug < 1:  # remarks on successful builds are noise to users
+                    warnings.simplefilter("ignore", cl.CompilerWarning)
+                prg = (_program_cache.load(self.context, self.cl_device, path, opts)
+                       if path is not None else None)
+                if prg is not None:
+                    if debug >= 1:
+                        print(f"--- clnp kernel for {self} (loaded from disk cache {path}) ---"
+                              f"\n{source}", file=sys.stderr)
+                else:
+                    if debug >= 1:
+                        print(f"--- clnp kernel for {self} ---\n{source}", file=sys.stderr)
+                    prg = cl.Program(self.context, source)
+                    try:
+                        prg = prg.build(options=opts)
+                    except cl.Error as e:
+                        raise KernelBuildError(self, source, self._build_log(prg, e)) from None
+                    if path is not None:
+                        _program_cache.store(path, prg)
             self._programs[key] = prg
             return prg
 
@@ -278,6 +292,7 @@ def devices() -> tuple[Device, ...]:
     global _DEVICES
     if _DEVICES is None:
         found: list[Device] = []
+        skipped: list[str] = []
         counts: dict[str, int] = {}
         try:
             platforms = cl.get_platforms()
@@ -289,15 +304,41 @@ def devices() -> tuple[Device, ...]:
             except cl.Error:
                 continue
             for d in devs:
+                if _cannot_compile(d):
+                    skipped.append(f"{d.name} ({p.name} {d.driver_version})")
+                    continue
                 dev = Device(d, len(found), 0)
                 dev.kind_index = counts.get(dev.vendor_key, 0)
                 counts[dev.vendor_key] = dev.kind_index + 1
                 found.append(dev)
+        if skipped and (not found or _debug_level() >= 1):
+            warnings.warn(_GENERIC_CPU_HELP.format(", ".join(skipped)), RuntimeWarning,
+                          stacklevel=2)
         if not found:
-            raise RuntimeError("clnp found no OpenCL device. Install an OpenCL driver, or the "
-                               "embedded CPU runtime: pip install pocl-binary-distribution")
+            raise RuntimeError("clnp found no usable OpenCL device. Install an OpenCL driver, "
+                               "or a CPU runtime: pip install pocl-binary-distribution (or, "
+                               "where its compiler does not know the CPU, Debian's "
+                               "pocl-opencl-icd: tools/ensure_opencl.sh)")
         _DEVICES = found
     return tuple(_DEVICES)
+
+
+_GENERIC_CPU_HELP = (
+    "clnp skips {}: this PoCL's LLVM does not recognise the host CPU and its compiler rejects "
+    "every kernel ('unknown target CPU generic'). Another OpenCL CPU runtime works here: "
+    "tools/ensure_opencl.sh installs Debian's pocl-opencl-icd")
+
+
+def _cannot_compile(d: cl.Device) -> bool:
+    """A PoCL CPU device built for the 'generic' CPU: LLVM did not recognise the host (a CPU
+    newer than PoCL's LLVM, e.g. AMD family 1Ah with PoCL 3.0's LLVM 14), and clang then
+    refuses ``-target-cpu generic``, so no program builds. PoCL names its target in the
+    device version's HSTR field, so this costs no compile."""
+    try:
+        version = d.version
+    except cl.Error:
+        return False
+    return "HSTR:" in version and version.rstrip().endswith("-generic")
 
 
 def _device_by_index(i: int) -> Device:

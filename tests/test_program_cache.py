@@ -1,0 +1,191 @@
+"""Disk cache of compiled programs (clnp._program_cache): store, load, repair, keys, off
+switches, eviction. Every test has its own CLNP_CACHE_DIR (tmp_path) and unique sources."""
+from __future__ import annotations
+
+import hashlib
+import os
+import uuid
+from types import SimpleNamespace
+
+import pytest
+
+import clnp
+from clnp import _program_cache as pc
+from clnp import _runtime
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLNP_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("CLNP_DISK_CACHE", raising=False)
+    pc.reset_stats()
+    yield tmp_path / "programs"
+    pc.reset_stats()
+
+
+def _source(value: int = 7):
+    tag = uuid.uuid4().hex
+    name = f"fill_{tag}"
+    return (f"// {tag}\n__kernel void {name}(__global int *y) "
+            f"{{ y[get_global_id(0)] = {value}; }}\n"), name
+
+
+def _forget(device, source, options=()):
+    """Drop ``source`` from the in-process cache so that the next build goes to disk."""
+    del device._programs[source + "\0" + " ".join(options)]
+
+
+def _run(device, prg, name):
+    import pyopencl as cl
+    y = clnp.zeros(4, dtype=clnp.int32, device=device)
+    _runtime.launch(device, cl.Kernel(prg, name), (4,), None, y._buf)
+    return y.tolist()
+
+
+def _entries(d):
+    return sorted(p.name for p in d.glob("*.bin")) if d.exists() else []
+
+
+def test_store_then_load_from_disk(device, cache):
+    src, name = _source()
+    p1 = device.build(src)
+    assert pc.stats["stores"] == 1 and pc.stats["hits"] == 0
+    opts = list(device.default_build_options)
+    path = pc.path_for(device, src, opts)
+    assert path.parent == cache and _entries(cache) == [path.name]
+    assert path.read_bytes().startswith(pc.MAGIC)
+    _forget(device, src)
+    p2 = device.build(src)
+    assert p2 is not p1
+    assert pc.stats["hits"] == 1 and pc.stats["stores"] == 1 and pc.stats["bad"] == 0
+    assert _run(device, p2, name) == [7] * 4
+    assert device.build(src) is p2          # and it is in the in-process cache again
+
+
+def test_debug_says_loaded_from_disk(device, cache, monkeypatch, capfd):
+    src, _ = _source()
+    device.build(src)
+    _forget(device, src)
+    monkeypatch.setenv("CLNP_DEBUG", "1")
+    capfd.readouterr()
+    device.build(src)
+    err = capfd.readouterr().err
+    assert "loaded from disk cache" in err and src.strip() in err
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "bad-binary", "empty"])
+def test_damaged_entry_is_rebuilt_and_repaired(device, cache, damage):
+    src, name = _source(5)
+    device.build(src)
+    path = pc.path_for(device, src, list(device.default_build_options))
+    good = path.read_bytes()
+    if damage == "garbage":
+        path.write_bytes(b"not a program" * 10)
+    elif damage == "truncated":         # PoCL would abort on this binary: the digest stops it
+        path.write_bytes(good[:len(good) // 2])
+    elif damage == "bad-binary":        # intact file, but a binary the driver refuses
+        payload = b"\x00junk" * 64
+        path.write_bytes(pc.MAGIC + hashlib.sha256(payload).digest() + payload)
+    else:
+        path.write_bytes(b"")
+    _forget(device, src)
+    prg = device.build(src)             # no error: a source build
+    assert _run(device, prg, name) == [5] * 4
+    assert pc.stats["hits"] == 0 and pc.stats["stores"] == 2
+    assert pc.stats["bad"] == 1
+    assert path.read_bytes().startswith(pc.MAGIC) and pc.read(path) is not None
+    _forget(device, src)
+    device.build(src)                   # repaired: now a hit
+    assert pc.stats["hits"] == 1
+
+
+def test_key_covers_options_source_and_device(device, cache):
+    src, _ = _source()
+    base = list(device.default_build_options)
+    k0 = pc.key(device, src, base)
+    assert k0 == pc.key(device, src, base)
+    assert pc.key(device, src, base + ["-cl-mad-enable"]) != k0
+    assert pc.key(device, src + " ", base) != k0
+    device.build(src)
+    device.build(src, ("-cl-mad-enable",))
+    assert pc.stats["stores"] == 2 and len(_entries(cache)) == 2
+    # another driver version (or device) of the same name: another key
+    cld = device.cl_device
+    fake = SimpleNamespace(cl_device=SimpleNamespace(
+        platform=cld.platform, name=cld.name, version=cld.version,
+        driver_version=str(cld.driver_version) + ".1"))
+    assert pc.key(fake, src, base) != k0
+
+
+@pytest.mark.parametrize("how", ["CLNP_DISK_CACHE=0", "CLNP_CACHE_DIR="])
+def test_disabled_writes_nothing(device, cache, tmp_path, monkeypatch, how):
+    var, _, value = how.partition("=")
+    monkeypatch.setenv(var, value)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))   # the fallbacks, if used
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert not pc.enabled()
+    src, name = _source(3)
+    prg = device.build(src)
+    assert _run(device, prg, name) == [3] * 4
+    assert pc.stats == {"hits": 0, "misses": 0, "stores": 0, "bad": 0, "evicted": 0}
+    assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
+
+
+def test_default_dir_follows_autotune(monkeypatch, tmp_path):
+    monkeypatch.delenv("CLNP_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert pc.programs_dir() == tmp_path / "clnp" / "programs"
+    monkeypatch.setenv("CLNP_CACHE_DIR", str(tmp_path / "c"))
+    assert pc.programs_dir() == tmp_path / "c" / "programs"
+
+
+def test_eviction_removes_oldest(cache):
+    cache.mkdir(parents=True)
+    for i in range(10):
+        p = cache / f"{i:064x}.bin"
+        p.write_bytes(b"x" * 100)
+        os.utime(p, (1_000_000 + i, 1_000_000 + i))       # entry 0 is the oldest
+    old_tmp = cache / ".orphan.1.2.tmp"
+    old_tmp.write_bytes(b"half")
+    os.utime(old_tmp, (1_000, 1_000))
+    assert pc.evict(cache, max_entries=20, max_bytes=10_000) == 0   # under both limits
+    assert len(_entries(cache)) == 10 and not old_tmp.exists()
+    # over the count limit (8): down to 3/4 of it, oldest first
+    assert pc.evict(cache, max_entries=8, max_bytes=10_000) == 4
+    assert _entries(cache) == [f"{i:064x}.bin" for i in range(4, 10)]
+    # over the size limit (500 bytes): down to 375
+    assert pc.evict(cache, max_entries=100, max_bytes=500) == 3
+    assert _entries(cache) == [f"{i:064x}.bin" for i in range(7, 10)]
+    assert pc.stats["evicted"] == 7
+
+
+def test_hit_refreshes_age_so_used_entries_survive(device, cache):
+    srcs = [_source()[0] for _ in range(5)]
+    opts = list(device.default_build_options)
+    paths = []
+    for i, src in enumerate(srcs):
+        device.build(src)
+        paths.append(pc.path_for(device, src, opts))
+        os.utime(paths[-1], (1_000 * (i + 1), 1_000 * (i + 1)))    # srcs[0] the oldest
+    _forget(device, srcs[0])
+    device.build(srcs[0])               # a hit: now the most recently used
+    assert pc.stats["hits"] == 1
+    assert pc.evict(cache, max_entries=4) == 2                      # down to 3
+    assert [p.exists() for p in paths] == [True, False, False, True, True]
+
+
+def test_eviction_runs_rarely(device, cache, monkeypatch):
+    calls = []
+    monkeypatch.setattr(pc, "evict", lambda d=None, *a, **k: calls.append(d) or 0)
+    monkeypatch.setattr(pc, "EVICT_EVERY", 3)
+    for _ in range(5):
+        device.build(_source()[0])
+    assert calls == [cache, cache]      # the first store of the process, then every 3rd after
+
+
+def test_build_errors_unchanged(device, cache):
+    bad = f"// {uuid.uuid4().hex}\n__kernel void f(__global int *y) {{ y[0] = undefined; }}\n"
+    with pytest.raises(clnp.KernelBuildError) as e:
+        device.build(bad)
+    assert "undefined" in str(e.value) and e.value.source == bad
+    assert _entries(cache) == []
