@@ -18,6 +18,7 @@ import pyopencl as cl
 import pyopencl.tools as cl_tools
 
 from . import _dtypes as dt
+from . import _capture_hooks as _capture
 from . import _program_cache
 
 __all__ = ["Device", "devices", "default_device", "set_default_device", "synchronize",
@@ -164,6 +165,8 @@ class Device:
                 buf = pool.allocate(max(int(nbytes), 1))
             except cl.Error:
                 raise DeviceMemoryError(nbytes, self, str(e)) from e
+        if _capture.current() is not None:
+            _capture.note_alloc(buf)
         used = pool.active_bytes    # in use only grows here, so the peak is exact
         if used > self.peak_in_use:
             self.peak_in_use = used
@@ -279,6 +282,8 @@ class Device:
 def launch(device: Device, kernel, gsize: tuple[int, ...], lsize: tuple[int, ...] | None,
            *args) -> None:
     """Enqueue ``kernel`` asynchronously on the device's in-order queue."""
+    if _capture.current() is not None:
+        _capture.note_launch(kernel, gsize, lsize, args)
     kernel(device.queue, gsize, lsize, *args)
 
 
