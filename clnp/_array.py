@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pyopencl as cl
 
+from . import _capture_hooks as _hooks
 from . import _dtypes as dt
 from ._mixin import ArrayOperators
 from ._runtime import Device, default_device
@@ -57,6 +58,8 @@ class Array(ArrayOperators):
             # always a private copy: the upload is asynchronous, and the caller may modify
             # its array right after asarray() returns
             host = np.array(a, dtype=dtype, order="C", copy=True)
+            if _hooks.current() is not None:
+                _hooks.note_upload(out._buf, host)
             device.keep_until_done(
                 cl.enqueue_copy(device.queue, out._buf, host, is_blocking=False))
         return out
@@ -122,6 +125,8 @@ class Array(ArrayOperators):
             return np.empty(self._shape, self._dtype)
         lo, hi = self._span()
         host = np.empty(hi - lo, self._dtype)
+        if _hooks.current() is not None:
+            _hooks.note_readback()
         cl.enqueue_copy(self._device.queue, host, self._buf,
                         src_offset=lo * self._dtype.itemsize, is_blocking=True)
         if self.is_contiguous and lo == self._offset and hi - lo == self.size:

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _capture_hooks as _hooks
 from . import _dtypes as dt
 from . import _ops
 from ._array import Array, c_strides
@@ -91,6 +92,8 @@ def apply_fast(name: str, args: tuple[Any, ...]) -> Array | None:
         return None
     buf = device.alloc(entry.nbytes)     # the one allocation path: it keeps the peak exact
     kargs[plan.slots[-1]] = buf          # the output: offset 0 (in the template)
+    if _hooks.current() is not None:
+        _hooks.note_launch(plan.kernel, plan.gsize, plan.lsize, kargs)
     plan.kernel(device.queue, plan.gsize, plan.lsize, *kargs)
     out = _new(Array)                  # skips __init__'s call: a third of a microsecond
     out._buf, out._offset, out._shape = buf, 0, entry.shape
@@ -127,6 +130,8 @@ def inplace_fast(name: str, x: Any, other: Any) -> bool:
     kargs = plan.fill((x, other, x) if to is Array else (x, x), args)   # x is the output too
     if kargs is None:
         return False
+    if _hooks.current() is not None:
+        _hooks.note_launch(plan.kernel, plan.gsize, plan.lsize, kargs)
     plan.kernel(device.queue, plan.gsize, plan.lsize, *kargs)
     return True
 

@@ -16,6 +16,7 @@ from ._array import Array, c_strides
 from ._codegen import ctypes as C
 from ._codegen.elementwise import EwSpec, Instr, Operand, can_vectorize, render_elementwise
 from ._codegen.reduction import ReduceSpec, fusable, render_reduction, vector_ok
+from . import _capture_hooks as _hooks
 from ._prims import def_impl, primitive
 from ._runtime import Device, launch
 
@@ -245,6 +246,8 @@ def run_elementwise(body: tuple[Instr, ...], args: Sequence[Any], in_dtypes: Seq
         if plan.cacheable:
             remember_plan(_PLANS, key, plan)
         kargs = plan.fill(views, args)
+    if _hooks.current() is not None:
+        _hooks.note_launch(plan.kernel, plan.gsize, plan.lsize, kargs)
     plan.kernel(device.queue, plan.gsize, plan.lsize, *kargs)
 
 

@@ -36,6 +36,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 import pyopencl as cl
 
+from . import _capture_hooks as _hooks
 from . import _autotune
 from . import _dtypes as dt
 from ._array import Array, c_strides
@@ -329,6 +330,9 @@ class _Launch:
         k.set_arg(7, a._buf)
         k.set_arg(13, b._buf)
         k.set_arg(19, dst._buf)
+        if _hooks.current() is not None:
+            _hooks.note_preset_launch(k, self.gsize, self.lsize,
+                                      {7: a._buf, 13: b._buf, 19: dst._buf})
         cl.enqueue_nd_range_kernel(device.queue, k, self.gsize, self.lsize)
         r = dst
         if self.parts > 1:

@@ -89,14 +89,28 @@ def _promote(name: str, args: list[Any]) -> np.dtype:
     """NEP 50 promotion: arrays and strong scalars first, then weak Python scalars."""
     res = None
     for a in args:
-        if is_array(a) or isinstance(a, _Strong):
+        if (is_array(a) and not _weak(a)) or isinstance(a, _Strong):
             res = a.dtype if res is None else dt.promote(res, a.dtype)
     if res is None:
-        raise TypeError(f"{name}: at least one argument must be an array")
+        weak = [a for a in args if _weak(a)]
+        if not weak:
+            raise TypeError(f"{name}: at least one argument must be an array")
+        res = weak[0].dtype   # weak values only: they keep their own (default) dtype
     for a in args:
         if isinstance(a, _PY_SCALARS):
             res = dt.promote(res, dt.weak_scalar_dtype(a, res))
+        elif _weak(a):
+            res = dt.promote(res, dt.weak_scalar_dtype(_WEAK_SAMPLE[a.dtype.kind], res))
     return res
+
+
+# A weakly typed traced value (a Python scalar argument of a jitted function) promotes like a
+# Python scalar of its kind (NEP 50), so ``x * s`` keeps x's float32 when s is a traced float.
+_WEAK_SAMPLE = {"b": True, "i": 0, "u": 0, "f": 0.0, "c": 0j}
+
+
+def _weak(a: Any) -> bool:
+    return getattr(a, "weak_type", False) is True
 
 
 def _check_accepts(rec: _ops.EwOp, args: list[Any], res: np.dtype) -> None:
@@ -131,7 +145,8 @@ def _resolve(rec: _ops.EwOp, args: list[Any], device: Any) -> tuple[np.dtype, np
     """``resolve`` plus whether a Python int overflows the integer compute dtype; dtype
     decisions depend only on the operands' dtypes and scalar kinds, so they are memoised."""
     sig = tuple([a._dtype if type(a) is Array else
-                 (type(a) if isinstance(a, _PY_SCALARS) else a.dtype) for a in args])
+                 (type(a) if isinstance(a, _PY_SCALARS) else
+                  (("weak", a.dtype) if _weak(a) else a.dtype)) for a in args])
     key = (rec.name, device.has_fp64, sig)
     r = _RESOLVED.get(key)
     if r is None:

@@ -12,7 +12,7 @@ import clnp as xp
 from clnp._prims import Primitive, current_interpreter, set_interpreter
 
 from . import _rules as R
-from ._core import Interpreter, Tracer
+from ._core import HIGHER_ORDER, Interpreter, Tracer
 from ._tree import tree_flatten, tree_map, tree_unflatten
 
 
@@ -43,6 +43,7 @@ class JVPTracer(Tracer):
 
 class JVPInterpreter(Interpreter):
     name = "jvp"
+    kind = "jvp"
 
     def lift(self, x: Any) -> tuple[Any, Any]:
         if isinstance(x, JVPTracer) and x._interp is self:
@@ -51,6 +52,9 @@ class JVPInterpreter(Interpreter):
         return x, None
 
     def process(self, prim: Primitive, args: tuple, params: dict) -> Any:
+        hrule = HIGHER_ORDER.get(("jvp", prim.name))
+        if hrule is not None:
+            return hrule(self, args, params)
         primals, tangents = zip(*(self.lift(a) for a in args)) if args else ((), ())
         with set_interpreter(self.prev):
             out = prim.bind(*primals, **params)
@@ -121,6 +125,7 @@ class VJPTracer(Tracer):
 
 class VJPInterpreter(Interpreter):
     name = "grad/vjp"
+    kind = "vjp"
 
     def lift(self, x: Any) -> tuple[Any, Any]:
         if isinstance(x, VJPTracer) and x._interp is self:
@@ -130,6 +135,9 @@ class VJPInterpreter(Interpreter):
         return x, None
 
     def process(self, prim: Primitive, args: tuple, params: dict) -> Any:
+        hrule = HIGHER_ORDER.get(("vjp", prim.name))
+        if hrule is not None:
+            return hrule(self, args, params)
         primals, parents = zip(*(self.lift(a) for a in args)) if args else ((), ())
         with set_interpreter(self.prev):
             out = prim.bind(*primals, **params)

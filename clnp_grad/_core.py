@@ -7,7 +7,7 @@ that belongs to an outer transformation is just a constant here (autodidax2's de
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -22,10 +22,25 @@ class LeakedTracerError(RuntimeError):
     """A tracer escaped the transformation that created it and was used afterwards."""
 
 
+# Higher-order primitives (``jit``, ``cond``, ``while``, ``scan``) carry sub-programs; an
+# interpreter cannot apply them through its generic per-primitive path (evaluate below, then a
+# rule for the result), because their rules transform the sub-program itself: JVP of ``jit`` is
+# ``jit`` of the JVP of its body. Each interpreter asks this table first.
+# Key: (interpreter kind, primitive name); value: ``rule(interp, args, params) -> result``.
+# Kinds: "jvp", "vjp", "vmap", "stage".
+HIGHER_ORDER: dict[tuple[str, str], Callable[..., Any]] = {}
+
+
+def higher_order_rule(kind: str, name: str) -> Callable[..., Any] | None:
+    """The rule registered for primitive ``name`` under interpreters of ``kind``, if any."""
+    return HIGHER_ORDER.get((kind, name))
+
+
 class Interpreter:
     """Base: ``prev`` is the interpreter below; ``active`` is False once the transform ends."""
 
     name = "transform"
+    kind = "transform"     # key into HIGHER_ORDER
 
     def __init__(self, prev: Any):
         self.prev = prev

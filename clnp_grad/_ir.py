@@ -17,7 +17,7 @@ import numpy as np
 
 from clnp._prims import Primitive, current_interpreter, set_interpreter
 
-from ._core import Interpreter, Tracer
+from ._core import HIGHER_ORDER, Interpreter, Tracer
 from ._tree import tree_flatten, tree_unflatten
 
 
@@ -141,6 +141,7 @@ class StagingTracer(Tracer):
 
 class StagingInterpreter(Interpreter):
     name = "make_ir"
+    kind = "stage"
 
     def __init__(self, prev: Any):
         super().__init__(prev)
@@ -162,6 +163,9 @@ class StagingInterpreter(Interpreter):
         return Lit(x), x
 
     def process(self, prim: Primitive, args: tuple, params: dict) -> Any:
+        hrule = HIGHER_ORDER.get(("stage", prim.name))
+        if hrule is not None:
+            return hrule(self, args, params)
         ins, vals = zip(*(self.operand(a) for a in args)) if args else ((), ())
         with set_interpreter(self.prev):
             out = prim.bind(*vals, **params)

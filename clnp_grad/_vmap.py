@@ -13,7 +13,7 @@ import clnp as xp
 from clnp import _ops
 from clnp._prims import Primitive, current_interpreter, primitive, set_interpreter
 
-from ._core import Interpreter, Tracer
+from ._core import HIGHER_ORDER, Interpreter, Tracer
 from ._tree import tree_flatten, tree_unflatten
 
 
@@ -34,6 +34,7 @@ class BatchTracer(Tracer):
 
 class BatchInterpreter(Interpreter):
     name = "vmap"
+    kind = "vmap"
 
     def __init__(self, prev: Any, size: int):
         super().__init__(prev)
@@ -46,6 +47,9 @@ class BatchInterpreter(Interpreter):
         return x, False
 
     def process(self, prim: Primitive, args: tuple, params: dict) -> Any:
+        hrule = HIGHER_ORDER.get(("vmap", prim.name))
+        if hrule is not None:
+            return hrule(self, args, params)
         vals, batched = zip(*(self.lift(a) for a in args)) if args else ((), ())
         if not any(batched):
             with set_interpreter(self.prev):

@@ -178,12 +178,6 @@ def render_elementwise(spec: EwSpec) -> tuple[str, str, list]:
                                             if not spec.contiguous else [])
         argtypes += [itype] * (1 + (0 if spec.contiguous else spec.ndim))
 
-    helpers: list[tuple[str, str]] = []
-    for ins in spec.body:
-        for h in _HELPER_RE.findall(template(ins.op, ins.dtype)):
-            key = (h, C.compute_ctype(ins.dtype))
-            if key not in _LOCAL_HELPERS and not h.startswith("vm_"):
-                helpers.append(key)
     lines: list[str] = []
     lines.append(f"__kernel void {spec.name}(" + ",\n    ".join(params) + ")\n{")
     if spec.contiguous:
@@ -232,19 +226,34 @@ def render_elementwise(spec: EwSpec) -> tuple[str, str, list]:
                 lines.append(f"  const {idx} i{d} = rem % d{d}; rem /= d{d};")
         lines += ["  " + s for s in _body(spec, dtypes, None, 1)]
     lines.append("}")
-    head = ["// clnp elementwise: " + ", ".join(i.op for i in spec.body)]
-    if C.uses_fp64(dtypes) or C.uses_fp64(d for i in spec.body for d in i.arg_dtypes):
+    head = prelude("// clnp elementwise: " + ", ".join(i.op for i in spec.body), spec.body,
+                   dtypes, "\n".join(lines), spec.splat)
+    return "\n".join(head + lines), spec.name, argtypes
+
+
+def prelude(title: str, body: tuple[Instr, ...], dtypes: list[np.dtype], text: str,
+            splat: int) -> list[str]:
+    """The lines before a kernel whose code is ``text`` and whose ops are ``body``: a title,
+    the fp64 pragma, and the helper functions the templates call (shared with the fused
+    kernels of ``clnp_grad.jit``, so every op's C comes from the table the same way)."""
+    head = [title]
+    if C.uses_fp64(dtypes) or C.uses_fp64(d for i in body for d in i.arg_dtypes):
         head.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
+    helpers: list[tuple[str, str]] = []
+    for ins in body:
+        for h in _HELPER_RE.findall(template(ins.op, ins.dtype)):
+            key = (h, C.compute_ctype(ins.dtype))
+            if key not in _LOCAL_HELPERS and not h.startswith("vm_"):
+                helpers.append(key)
     if helpers:
         from .helpers import render_helpers
         head.append(render_helpers(helpers))
-    text = "\n".join(lines)
     head += [_LOCAL_HELPERS[k] for k in sorted(set(_LOCAL_RE.findall(text)))]
     vms = set(_VM_RE.findall(text))
     vms |= {(fn, base, "") for fn, base, w in vms if w and (fn, base) in _VM_LANEWISE}
-    head += [_vm_helper(fn, base, int(w or 0), spec.splat)
+    head += [_vm_helper(fn, base, int(w or 0), splat)
              for fn, base, w in sorted(vms, key=lambda v: (v[0], v[1], int(v[2] or 0)))]
-    return "\n".join(head + lines), spec.name, argtypes
+    return head
 
 
 def _offset(prefix: str, k: int | str, ndim: int) -> str:
@@ -263,8 +272,21 @@ def _body(spec: EwSpec, dtypes: list[np.dtype], lin: str | None, w: int) -> list
             pos = f"o{k} + {lin}" if lin is not None else _offset("", k, spec.ndim)
             expr = C.load(op.dtype, f"a{k}", pos if w == 1 else f"o{k} + {lin}", w)
         out.append(f"const {ct} v{k} = {expr};")
-    n_in = len(spec.inputs)
-    for j, ins in enumerate(spec.body):
+    out += instructions(spec.body, dtypes, len(spec.inputs), w)
+    for j, (vid, odt) in enumerate(spec.outputs):
+        val = C.convert(f"v{vid}", dtypes[vid], odt, w, to_storage=True)
+        pos = f"ro{j} + {lin}" if lin is not None else _offset("r", j, spec.ndim)
+        out.append(C.store(odt, f"r{j}", pos, val, w))
+    return out
+
+
+def instructions(body: tuple[Instr, ...], dtypes: list[np.dtype], n_in: int,
+                 w: int) -> list[str]:
+    """SSA lines ``const T v<k> = <template>;`` for ``body``, whose arguments ``v0 ...``
+    (the ``n_in`` inputs, then earlier results) are already defined; ``w`` is the vector
+    width (1: scalars)."""
+    out: list[str] = []
+    for j, ins in enumerate(body):
         args = [C.convert(f"v{a}", dtypes[a], ad, w) for a, ad in zip(ins.args, ins.arg_dtypes)]
         t = template(ins.op, ins.dtype)
         expr = t.format(*args, T=C.compute_ctype(ins.dtype, w), R=C.real_ctype(ins.dtype),
@@ -275,13 +297,9 @@ def _body(spec: EwSpec, dtypes: list[np.dtype], lin: str | None, w: int) -> list
         expr = C.convert(expr, natural, ins.out_dtype, w)
         vid = n_in + j
         if ins.out_dtype.name == "float16" and any(vid in later.args
-                                                   for later in spec.body[j + 1:]):
+                                                   for later in body[j + 1:]):
             # a float16 value computed in float is rounded before the next op uses it, as
             # NumPy rounds every float16 result (the final store rounds by itself)
             expr = f"clnp_round16_float({expr})"
         out.append(f"const {C.compute_ctype(ins.out_dtype, w)} v{vid} = {expr};")
-    for j, (vid, odt) in enumerate(spec.outputs):
-        val = C.convert(f"v{vid}", dtypes[vid], odt, w, to_storage=True)
-        pos = f"ro{j} + {lin}" if lin is not None else _offset("r", j, spec.ndim)
-        out.append(C.store(odt, f"r{j}", pos, val, w))
     return out

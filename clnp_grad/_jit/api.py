@@ -1,0 +1,481 @@
+"""``jit``: the user-facing transformation, its cache, and the ``jit`` primitive's rules.
+
+``jit(f)(*args)`` looks its arguments' abstract signature up in a bounded cache (pytree
+structure; shape, dtype and device of every array leaf; the type of every Python scalar leaf,
+which is traced as a weakly typed 0-d value; the values of static arguments). A miss stages
+``f`` (``staging``) and compiles the Graph (``executable``) on the first call's arguments.
+
+Under another transformation, ``jit(f)`` binds the ``jit`` primitive, which carries the staged
+Graph (JAX's ``pjit``). Its rules transform the body and jit the result again, so
+``grad(jit(f))`` runs compiled code in both passes:
+
+- JVP: ``jit`` of the JVP of the body, on (primals, tangents);
+- VJP: the body's forward-and-backward graph is staged once and split by dependency on the
+  cotangents (partial evaluation): a compiled forward that also returns the residuals, and a
+  compiled backward put on the tape as the node's rule;
+- vmap: ``jit`` of the vmapped body;
+- staging (``jit`` inside ``jit``, ``make_ir``): the body is inlined, so it fuses with its
+  surroundings.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import sys
+from collections import OrderedDict
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from clnp._array import Array
+from clnp._prims import EVAL, current_interpreter, def_impl, primitive, set_interpreter
+from clnp._runtime import default_device
+
+from .._core import HIGHER_ORDER, Tracer
+from .._ir import Eqn, Graph, Lit, Var, eval_graph
+from .._tree import tree_flatten, tree_unflatten
+from .executable import Executable, weak_dtype
+from .staging import stage
+
+jit_p = primitive("jit", multiple_results=True)
+_CACHE_SIZE = 256
+_ALL: "list[Any]" = []       # every jitted function's cache, for clear_caches()
+
+
+def _log(msg: str) -> None:
+    if os.environ.get("CLNP_LOG_COMPILES", "") not in ("", "0"):
+        print(f"clnp jit: {msg}", file=sys.stderr)
+
+
+def _leaf_sig(x: Any) -> Any:
+    if isinstance(x, (Array, Tracer)) or (hasattr(x, "shape") and hasattr(x, "dtype")):
+        return (tuple(x.shape), x.dtype, getattr(x, "device", None),
+                getattr(x, "weak_type", False))
+    if isinstance(x, (bool, int, float, complex)):
+        return type(x)
+    if isinstance(x, np.generic):
+        return (x.dtype,)
+    raise TypeError(f"jit: argument leaves must be arrays or scalars; got {type(x).__name__} "
+                    f"(mark it static with static_argnums/static_argnames)")
+
+
+def _bottom(x: Any) -> Any:
+    """A concrete value of ``x``'s shape and dtype under any tracers (staging runs the eager
+    implementations on it): the value below, with batch axes of ``vmap`` levels indexed
+    away (an example of the batch), or zeros where that does not give the shape."""
+    if not isinstance(x, Tracer):
+        return x
+    shape, dtype = tuple(x.shape), x.dtype
+    while isinstance(x, Tracer):
+        x = x._value
+    with set_interpreter(EVAL):
+        while isinstance(x, Array) and x.ndim > len(shape):
+            x = x[0]
+        if not isinstance(x, Array) or tuple(x.shape) != shape:
+            import clnp
+            x = clnp.zeros(shape, dtype=dtype)
+    return x
+
+
+class Jitted:
+    """A function compiled by ``clnp_grad.jit``: call it like the original."""
+
+    def __init__(self, fun: Callable[..., Any], static_argnums: Sequence[int],
+                 static_argnames: Sequence[str], donate_argnums: Sequence[int]):
+        self.fun = fun
+        self.static_argnums = tuple(static_argnums)
+        self.static_argnames = tuple(static_argnames)
+        self.donate_argnums = tuple(donate_argnums)
+        self._cache: OrderedDict[Any, tuple[Graph, Any, Any]] = OrderedDict()
+        self._last: Any = None
+        functools.update_wrapper(self, fun)
+        _ALL.append(self)
+
+    def __repr__(self) -> str:
+        return f"<jit {getattr(self.fun, '__name__', 'function')}>"
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:   # jit on methods
+        return self if obj is None else functools.partial(self, obj)
+
+    def clear_cache(self) -> None:
+        """Forget every traced and compiled version of this function."""
+        self._cache.clear()
+        self._last = None
+
+    # -- signature
+    def _split(self, args: tuple, kwargs: dict) -> tuple[list, Any, tuple, Callable]:
+        n = len(args)
+        snums = set()
+        for i in self.static_argnums:
+            if not -n <= i < n:
+                raise ValueError(f"jit({self.__name__}): static_argnums {i} is out of range "
+                                 f"for {n} positional arguments")
+            snums.add(i % n)
+        static = []
+        for i in sorted(snums):
+            static.append(("pos", i, _hashable(args[i], f"positional argument {i}", self)))
+        for k in self.static_argnames:
+            if k in kwargs:
+                static.append(("kw", k, _hashable(kwargs[k], f"argument '{k}'", self)))
+        dyn_args = [a for i, a in enumerate(args) if i not in snums]
+        dyn_kw = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
+        flat, tdef = tree_flatten((dyn_args, dyn_kw))
+
+        def rebuild(leaves: list) -> tuple[tuple, dict]:
+            da, dk = tree_unflatten(tdef, leaves)
+            it = iter(da)
+            full = [args[i] if i in snums else next(it) for i in range(n)]
+            kw = dict(dk)
+            for k in self.static_argnames:
+                if k in kwargs:
+                    kw[k] = kwargs[k]
+            return tuple(full), kw
+        return flat, tdef, tuple(static), rebuild
+
+    # -- calls
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        flat, tdef, static, rebuild = self._split(args, kwargs)
+        sig = (tdef, static, tuple(_leaf_sig(x) for x in flat))
+        entry = self._cache.get(sig)
+        if entry is None:
+            entry = self._trace(sig, flat, rebuild)
+        else:
+            self._cache.move_to_end(sig)
+        graph, out_def, exe = entry
+        dyn = [x for x in flat]
+        if current_interpreter() is EVAL and not any(isinstance(x, Tracer) for x in flat):
+            outs = exe.run(dyn)
+        else:
+            outs = jit_p.bind(*dyn, graph=graph, name=self.__name__)
+        return tree_unflatten(out_def, list(outs))
+
+    def _trace(self, sig: Any, flat: list, rebuild: Callable) -> tuple:
+        why = _why(self._last, sig)
+        _log(f"tracing {self.__name__} for {_describe(sig)}{why}")
+        values = [_bottom(x) for x in flat]
+        weak = [isinstance(x, (bool, int, float, complex)) for x in values]
+        traced = [_weak_array(v) if w else v for v, w in zip(values, weak)]
+        with set_interpreter(EVAL):
+            graph, out_def = stage(self.fun, traced, weak, rebuild)
+        graph.weak = tuple(weak)      # type: ignore[attr-defined]
+        exe = _executable(graph)
+        entry = (graph, out_def, exe)
+        if len(self._cache) >= _CACHE_SIZE:
+            self._cache.popitem(last=False)
+        self._cache[sig] = entry
+        self._last = sig
+        return entry
+
+    def lower(self, *args: Any, **kwargs: Any) -> "Lowered":
+        """The staged and compiled form of this function for ``args``: ``.as_text()`` gives
+        the typed IR, ``.kernel_sources()`` the OpenCL C sources one call launches, in order
+        (compiling, and running the function once, if that has not happened yet)."""
+        flat, tdef, static, rebuild = self._split(args, kwargs)
+        sig = (tdef, static, tuple(_leaf_sig(x) for x in flat))
+        entry = self._cache.get(sig) or self._trace(sig, flat, rebuild)
+        graph, _, exe = entry
+        if not exe.built:
+            exe.run([_bottom(x) for x in flat])
+        return Lowered(graph, exe)
+
+
+class Lowered:
+    """What ``Jitted.lower`` returns."""
+
+    def __init__(self, graph: Graph, exe: Executable):
+        self.graph, self.executable = graph, exe
+
+    def as_text(self) -> str:
+        """The staged, typed IR (after common-subexpression and dead-code elimination)."""
+        return str(self.graph)
+
+    def kernel_sources(self) -> list[str]:
+        """OpenCL C source of every kernel one call launches, in launch order."""
+        return self.executable.kernel_sources()
+
+
+def _weak_array(v: Any) -> Any:
+    import clnp
+    return clnp.asarray(v, dtype=weak_dtype(v))
+
+
+def _hashable(v: Any, what: str, f: Jitted) -> Any:
+    try:
+        hash(v)
+    except TypeError:
+        raise TypeError(f"jit({f.__name__}): static {what} must be hashable; got "
+                        f"{type(v).__name__} {v!r:.80} (use a tuple instead of a list, or pass "
+                        f"arrays as non-static arguments)") from None
+    return v
+
+
+def _describe(sig: Any) -> str:
+    leaves = sig[2]
+    parts = []
+    for s in leaves:
+        if isinstance(s, tuple) and len(s) == 4:
+            parts.append(f"{s[1]}{list(s[0])}" + ("(weak)" if s[3] else ""))
+        elif isinstance(s, type):
+            parts.append(f"{s.__name__}(weak)")
+        else:
+            parts.append(str(s))
+    st = ", ".join(f"{k}={v!r}" for _, k, v in sig[1])
+    return "(" + ", ".join(parts) + (f"; static {st}" if st else "") + ")"
+
+
+def _why(prev: Any, sig: Any) -> str:
+    """Why a new trace was needed, compared with the previous signature."""
+    if prev is None:
+        return " (first call)"
+    if prev[0] != sig[0]:
+        return " (new argument structure)"
+    if prev[1] != sig[1]:
+        return " (new static value)"
+    for a, b in zip(prev[2], sig[2]):
+        if a != b:
+            if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b) == 4:
+                if a[0] != b[0]:
+                    return f" (new shape: {list(a[0])} -> {list(b[0])})"
+                if a[1] != b[1]:
+                    return f" (new dtype: {a[1]} -> {b[1]})"
+                if a[2] != b[2]:
+                    return " (new device)"
+            return " (new argument type)"
+    return ""
+
+
+def _executable(graph: Graph) -> Executable:
+    exe = getattr(graph, "_exe", None)
+    if exe is None:
+        device = _graph_device(graph)
+        exe = graph._exe = Executable(graph, device)   # type: ignore[attr-defined]
+        _log(f"compiling a graph of {len(graph.eqns)} equations on {device}")
+    return exe
+
+
+def _graph_device(graph: Graph) -> Any:
+    for c in graph.consts.values():
+        if isinstance(c, Array):
+            return c.device
+    dev = getattr(graph, "device", None)
+    return dev if dev is not None else default_device()
+
+
+# ------------------------------------------------------------------ the jit primitive
+@def_impl("jit")
+def _jit_impl(*args: Any, graph: Graph, name: str) -> list[Any]:
+    exe = _executable(graph)
+    return exe.run(list(args))
+
+
+def _stage_rule(interp: Any, args: tuple, params: dict) -> Any:
+    """jit inside a staging interpreter (jit of jit, make_ir): inline the body."""
+    with set_interpreter(interp):
+        return tuple(eval_graph(params["graph"], *args))
+
+
+def _stage_fn(fn: Callable[..., Any], values: list, name: str) -> Graph:
+    """Stage ``fn(*values)`` on concrete values (a rule's transformed body)."""
+    weak = [False] * len(values)
+    with set_interpreter(EVAL):
+        g, _ = stage(fn, values, weak, lambda leaves: (tuple(leaves), {}))
+    return g
+
+
+def _derived(graph: Graph, key: Any, make: Callable[[], Any]) -> Any:
+    cache = graph.__dict__.setdefault("_derived", {})
+    r = cache.get(key)
+    if r is None:
+        r = cache[key] = make()
+    return r
+
+
+def _jvp_rule(interp: Any, args: tuple, params: dict) -> Any:
+    from .._ad import JVPTracer, jvp
+    from .._rules import zeros_like
+    graph = params["graph"]
+    lifted = [interp.lift(a) for a in args]
+    primals = [p for p, _ in lifted]
+    tangents = [t for _, t in lifted]
+    diff = tuple(t is not None and hasattr(p, "dtype") and p.dtype.kind in "fc"
+                 for p, t in lifted)
+    n = len(primals)
+
+    def body(*pt: Any) -> Any:
+        ps, ts = list(pt[:n]), pt[n:]
+        it = iter(ts)
+        tans = [next(it) if d else None for d in diff]
+
+        def f(*dps: Any) -> Any:
+            it2 = iter(dps)
+            full = [next(it2) if d else p for d, p in zip(diff, ps)]
+            return list(eval_graph(graph, *full))
+        dp = [p for d, p in zip(diff, ps) if d]
+        dt_ = [t for t in tans if t is not None]
+        outs, touts = jvp(f, dp, dt_)
+        return list(outs) + [t if t is not None else zeros_like(o)
+                             for o, t in zip(outs, touts)]
+
+    with set_interpreter(interp.prev):
+        concrete = [_bottom(p) for p in primals] + \
+            [_bottom(t) for t, d in zip(tangents, diff) if d]
+        g = _derived(graph, ("jvp", diff), lambda: _stage_fn(body, concrete, params["name"]))
+        res = jit_p.bind(*primals, *[t for t, d in zip(tangents, diff) if d], graph=g,
+                         name=f"jvp({params['name']})")
+    m = len(res) // 2
+    outs = []
+    for o, t in zip(res[:m], res[m:]):
+        outs.append(JVPTracer(interp, o, t if o.dtype.kind in "fc" else None))
+    return tuple(outs)
+
+
+def _vmap_rule(interp: Any, args: tuple, params: dict) -> Any:
+    from .._vmap import BatchTracer, vmap
+    graph = params["graph"]
+    lifted = [interp.lift(a) for a in args]
+    axes = tuple(0 if b else None for _, b in lifted)
+
+    def body(*vals: Any) -> Any:
+        return list(vmap(lambda *xs: list(eval_graph(graph, *xs)), in_axes=axes)(*vals))
+    vals = [v for v, _ in lifted]
+    with set_interpreter(interp.prev):
+        g = _derived(graph, ("vmap", axes, interp.size),
+                     lambda: _stage_fn(body, [_bottom(v) for v in vals], params["name"]))
+        res = jit_p.bind(*vals, graph=g, name=f"vmap({params['name']})")
+    return tuple(BatchTracer(interp, o) for o in res)
+
+
+def _vjp_rule(interp: Any, args: tuple, params: dict) -> Any:
+    from .._ad import Node, VJPTracer
+    from .._rules import is_float
+    graph = params["graph"]
+    lifted = [interp.lift(a) for a in args]
+    primals = [p for p, _ in lifted]
+    parents = [r for _, r in lifted]
+    diff = tuple(r is not None and hasattr(p, "dtype") and p.dtype.kind in "fc"
+                 for p, r in lifted)
+    with set_interpreter(interp.prev):
+        split = _derived(graph, ("vjp", diff), lambda: _split_vjp(graph, diff, primals))
+        fwd, bwd, n_out, out_float = split
+        res = jit_p.bind(*primals, graph=fwd, name=f"fwd({params['name']})")
+    outs, residuals = list(res[:n_out]), list(res[n_out:])
+
+    def rule(ct: Any, _primals: tuple, _out: Any) -> tuple:
+        import clnp as xp
+        cts = ct if isinstance(ct, list) else [ct]
+        cts = [c for c, fl in zip(cts, out_float) if fl]
+        cts = [xp.zeros(o.shape, dtype=o.dtype, device=o.device) if c is None else c
+               for c, o in zip(cts, [o for o, fl in zip(outs, out_float) if fl])]
+        got = list(jit_p.bind(*residuals, *cts, graph=bwd, name=f"bwd({params['name']})"))
+        it = iter(got)
+        return tuple(next(it) if d else None for d in diff)
+    prim = jit_p
+    node = Node(prim, {}, parents, tuple(primals), outs, rule)
+    return tuple(VJPTracer(interp, o, node if is_float(o) else None, i)
+                 for i, o in enumerate(outs))
+
+
+def _split_vjp(graph: Graph, diff: tuple, primals: list) -> tuple:
+    """Stage forward+backward of ``graph`` once and split it at the cotangents: a forward
+    graph (primals -> outputs + residuals) and a backward graph (residuals + cotangents ->
+    cotangents of the differentiated inputs)."""
+    from .._ad import vjp
+    from .._rules import zeros_like
+    concrete = [_bottom(p) for p in primals]
+    with set_interpreter(EVAL):
+        outs0 = eval_graph(graph, *concrete)
+    out_float = tuple(o.dtype.kind in "fc" for o in outs0)
+    n = len(concrete)
+
+    def joint(*vals: Any) -> Any:
+        ps, cts = vals[:n], list(vals[n:])
+
+        def f(*dps: Any) -> Any:
+            it = iter(dps)
+            full = [next(it) if d else p for d, p in zip(diff, ps)]
+            return list(eval_graph(graph, *full))
+        dp = [p for d, p in zip(diff, ps) if d]
+        outs, f_vjp = vjp(f, *dp)
+        it = iter(cts)
+        full_ct = [next(it) if fl else zeros_like(o) for o, fl in zip(outs, out_float)]
+        in_cts = f_vjp(full_ct)
+        return list(outs) + list(in_cts)
+    ct_vals = [zeros_like(o) for o, fl in zip(outs0, out_float) if fl]
+    g = _stage_fn(joint, concrete + ct_vals, "vjp")
+    n_ct = len(ct_vals)
+    ct_ids = {v.n for v in g.in_binders[n:n + n_ct]}
+    unknown: set[int] = set(ct_ids)
+    for e in g.eqns:
+        if any(isinstance(x, Var) and x.n in unknown for x in e.inputs):
+            unknown.update(b.n for b in e.out_binders)
+    known_eqns = [e for e in g.eqns if not any(b.n in unknown for b in e.out_binders)]
+    bwd_eqns = [e for e in g.eqns if any(b.n in unknown for b in e.out_binders)]
+    n_out = len(outs0)
+    fwd_outs = g.outs[:n_out]
+    bwd_outs = g.outs[n_out:]
+    defined_known = {v.n for v in g.in_binders[:n]} | set(g.consts) | \
+        {b.n for e in known_eqns for b in e.out_binders}
+    res_vars: list[Var] = []
+    seen: set[int] = set()
+    for e in bwd_eqns:
+        for x in e.inputs:
+            if isinstance(x, Var) and x.n in defined_known and x.n not in seen and \
+                    x.n not in g.consts:
+                seen.add(x.n)
+                res_vars.append(x)
+    for x in bwd_outs:
+        if isinstance(x, Var) and x.n in defined_known and x.n not in seen and \
+                x.n not in g.consts:
+            seen.add(x.n)
+            res_vars.append(x)
+    from .staging import simplify
+    fwd = simplify(Graph(list(g.in_binders[:n]), known_eqns, list(fwd_outs) + res_vars,
+                         dict(g.consts)))
+    bwd = simplify(Graph(res_vars + list(g.in_binders[n:n + n_ct]), bwd_eqns, list(bwd_outs),
+                         dict(g.consts)))
+    return fwd, bwd, n_out, out_float
+
+
+HIGHER_ORDER[("stage", "jit")] = _stage_rule
+HIGHER_ORDER[("jvp", "jit")] = _jvp_rule
+HIGHER_ORDER[("vmap", "jit")] = _vmap_rule
+HIGHER_ORDER[("vjp", "jit")] = _vjp_rule
+
+
+def jit(fun: Callable[..., Any] | None = None, *, static_argnums: int | Sequence[int] = (),
+        static_argnames: str | Sequence[str] = (),
+        donate_argnums: int | Sequence[int] = ()) -> Any:
+    """Compile ``fun`` into fused OpenCL kernels (JAX's ``jax.jit``).
+
+    The function is traced once per abstract signature of its arguments and compiled; later
+    calls with the same signature replay the prepared launches. ``static_argnums`` /
+    ``static_argnames`` name arguments whose (hashable) values are baked into the trace;
+    ``donate_argnums`` names arguments whose buffers the caller gives up (accepted; their
+    memory returns to the pool when the caller drops them). Usable as a decorator, with or
+    without arguments."""
+    def norm(v: Any) -> tuple:
+        return (v,) if isinstance(v, (int, str)) else tuple(v)
+    if fun is None:
+        return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames,
+                             donate_argnums=donate_argnums)
+    if not callable(fun):
+        raise TypeError(f"jit: expected a function; got {type(fun).__name__}")
+    snames = norm(static_argnames)
+    snums = norm(static_argnums)
+    try:
+        sig = inspect.signature(fun)
+        params = list(sig.parameters)
+        for name in snames:
+            if name in params and params.index(name) not in snums and \
+                    sig.parameters[name].kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,):
+                snums = snums + (params.index(name),)
+    except (TypeError, ValueError):
+        pass
+    return Jitted(fun, snums, snames, norm(donate_argnums))
+
+
+def clear_caches() -> None:
+    """Forget every jitted function's traces and executables."""
+    for j in _ALL:
+        j.clear_cache()

@@ -1,0 +1,235 @@
+"""Fused reduction kernels: an elementwise program evaluated inside the reduction loop.
+
+A reduction group (see ``fusion``) computes its elementwise body at every element of the input
+index space, writes the body values that other steps need (*side outputs*) on the way, and folds
+one or more body values into accumulators (softmax's ``sum(exp(x - m))``, layernorm's
+``sum((x - mu) ** 2)``, ``max`` and ``sum`` of one input together). The op templates, dtype
+conversions, loads and stores all come from ``clnp._codegen`` (``instructions``, ``prelude``,
+``ctypes``) and the combine templates from ``clnp._codegen.reduction``: one source of C per op.
+
+The index space is (kept dims..., reduced dims...), collapsed; every array operand and side
+output has its own strides over both, so broadcasting (``x - m`` with ``m`` kept per row) and
+transposed operands cost nothing. Sizes and strides are kernel arguments. Layouts:
+
+``serial``  one work-item per (output, part) walks its chunk of the reduced range in order; with
+            ``vec > 1`` (CPU devices; one reduced dim, operands unit-stride or constant along it)
+            the walk reads ``vec`` elements at a time into vector accumulators, since PoCL
+            vectorises neither transcendental functions nor loops across work-items.
+``group``   GPUs: a work-group per (output, part), its items interleaved over the chunk
+            (coalesced when the reduced dim is unit-stride), combined in local memory.
+
+With ``partial`` the kernel stores each (output, part)'s accumulator to a scratch array of the
+accumulator dtype, ``[n_out, parts]``; the executable reduces it with the eager reduction.
+
+Sample (sum of ``exp(a0 - a1)`` over rows, float32, serial, vec 8)::
+
+    __kernel void clnp_jr_sub_exp(const long n_out, const long parts, const long R, ...)
+    {  ... for (; r + 8 <= r1; r += 8) { const float8 v0 = vload8(0, a0 + b0 + r);
+           const float8 v1 = (float8)(a1[b1]); const float8 v2 = v0 - v1;
+           const float8 v3 = clnp_vm_exp_float8(v2); va0 = (va0) + (v3); } ... }
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from clnp._codegen import ctypes as C
+from clnp._codegen.elementwise import Instr, Operand, instructions, prelude
+from clnp._codegen.reduction import _LIMITS, _REDUCE
+
+
+@dataclass(frozen=True)
+class FusedReduceSpec:
+    inputs: tuple[Operand, ...]
+    body: tuple[Instr, ...]
+    reds: tuple[tuple[str, int, np.dtype, np.dtype], ...]   # (op, value id, acc, out dtype)
+    sides: tuple[tuple[int, np.dtype], ...]                 # (value id, storage dtype)
+    nk: int                  # collapsed kept dims (>= 1)
+    nr: int                  # collapsed reduced dims (>= 1)
+    mode: str = "serial"     # serial | group
+    group: int = 1           # work-group size (group mode)
+    vec: int = 1             # serial: elements per vector step (nr == 1)
+    rmodes: tuple[str, ...] = ()   # per array operand then side output: unit | bcast | any
+    partial: bool = False    # store accumulators to [n_out, parts] scratch (acc dtype)
+
+    @property
+    def name(self) -> str:
+        ops = [i.op for i in self.body] + [r[0] for r in self.reds]
+        return "clnp_jr_" + "_".join(ops)[:60]
+
+
+def neutral(op: str, acc: np.dtype) -> str:
+    n = _REDUCE[op][1]
+    ct = C.compute_ctype(acc)
+    if n in ("MIN", "MAX"):
+        return _LIMITS[ct][0 if n == "MIN" else 1]
+    return f"(({ct}){n})"
+
+
+def _combine(op: str, acc: np.dtype, a: str, b: str, w: int = 1) -> str:
+    return _REDUCE[op][0].format(a=a, b=b, T=C.compute_ctype(acc, w))
+
+
+def _kept_index(nk: int, var: str) -> list[str]:
+    """Decompose flat index ``var`` into i0..i{nk-1} over dims k0..k{nk-1} (C order)."""
+    lines = [f"long rem_k = {var};"]
+    for d in reversed(range(nk)):
+        lines.append(f"const long i{d} = " + ("rem_k;" if d == 0 else
+                                               f"rem_k % k{d}; rem_k /= k{d};"))
+    return lines
+
+
+def _red_offset(prefix: str, nr: int) -> str:
+    if nr == 1:
+        return f"r * {prefix}_0"
+    return " + ".join(f"j{d} * {prefix}_{d}" for d in range(nr))
+
+
+def render_fused_reduce(spec: FusedReduceSpec) -> tuple[str, str, list]:
+    """``(source, kernel name, scalar argument dtypes)`` of ``spec`` (module docstring)."""
+    nk, nr = spec.nk, spec.nr
+    L = np.dtype(np.int64)
+    params = ["const long n_out", "const long parts", "const long R", "const long chunk"]
+    argtypes: list = [L, L, L, L]
+    params += [f"const long k{d}" for d in range(nk)] + [f"const long q{d}" for d in range(nr)]
+    argtypes += [L] * (nk + nr)
+    arrays = [k for k, op in enumerate(spec.inputs) if not op.scalar]
+    for k, op in enumerate(spec.inputs):
+        if op.scalar:
+            params.append(f"const {C.compute_ctype(op.dtype)} a{k}")
+            argtypes.append(C.scalar_arg_dtype(op.dtype))
+            continue
+        params.append(f"__global const {C.storage_ctype(op.dtype)} *restrict a{k}")
+        params += [f"const long o{k}"] + [f"const long ak{k}_{d}" for d in range(nk)] + \
+            [f"const long ar{k}_{d}" for d in range(nr)]
+        argtypes += [None] + [L] * (1 + nk + nr)
+    for j, (_, dt) in enumerate(spec.sides):
+        params.append(f"__global {C.storage_ctype(dt)} *s{j}")
+        params += [f"const long so{j}"] + [f"const long sk{j}_{d}" for d in range(nk)] + \
+            [f"const long sr{j}_{d}" for d in range(nr)]
+        argtypes += [None] + [L] * (1 + nk + nr)
+    for m, (_, _, acc, out) in enumerate(spec.reds):
+        dt = acc if spec.partial else out
+        params.append(f"__global {C.storage_ctype(dt)} *r{m}")
+        params += [f"const long ro{m}"] + [f"const long rk{m}_{d}" for d in range(nk)]
+        argtypes += [None] + [L] * (1 + nk)
+
+    dtypes = [o.dtype for o in spec.inputs] + [i.out_dtype for i in spec.body]
+    group = spec.mode == "group"
+    lines = [f"__kernel void {spec.name}(" + ",\n    ".join(params) + ")\n{"]
+    if group:
+        lines += ["  const long gid = get_group_id(0);", "  const int lid = get_local_id(0);"]
+    else:
+        lines += ["  const long gid = get_global_id(0);",
+                  "  if (gid >= n_out * parts) return;"]
+    lines += ["  const long o = gid / parts, part = gid - o * parts;"]
+    lines += ["  " + s for s in _kept_index(nk, "o")]
+    for k in arrays:
+        lines.append(f"  const long b{k} = o{k} + " +
+                     " + ".join(f"i{d} * ak{k}_{d}" for d in range(nk)) + ";")
+    for j in range(len(spec.sides)):
+        lines.append(f"  const long sb{j} = so{j} + " +
+                     " + ".join(f"i{d} * sk{j}_{d}" for d in range(nk)) + ";")
+    for m, (op, _, acc, _) in enumerate(spec.reds):
+        lines.append(f"  {C.compute_ctype(acc)} acc{m} = {neutral(op, acc)};")
+    lines.append("  const long rlo = part * chunk, rhi = min(R, rlo + chunk);")
+    lines.append("  long r = rlo" + (" + lid;" if group else ";"))
+    if spec.vec > 1:
+        lines += ["  " + s for s in _vector_loop(spec, dtypes, arrays)]
+    step = f"r += {spec.group}" if group else "++r"
+    lines.append(f"  for (; r < rhi; {step}) {{")
+    lines += ["    " + s for s in _element(spec, dtypes, arrays, 1)]
+    lines.append("  }")
+    if group:
+        lines += ["  " + s for s in _group_combine(spec)]
+    lines += ["  " + s for s in _stores(spec)]
+    if group:
+        lines.append("  }")
+    lines.append("}")
+    text = "\n".join(lines)
+    head = prelude("// clnp jit fused reduction: " + ", ".join(
+        [i.op for i in spec.body] + [r[0] for r in spec.reds]), spec.body,
+        dtypes + [r[2] for r in spec.reds] + [r[3] for r in spec.reds], text,
+        4 if spec.vec > 1 else 1)
+    return "\n".join(head + lines), spec.name, argtypes
+
+
+def _element(spec: FusedReduceSpec, dtypes: list[np.dtype], arrays: list[int],
+             w: int) -> list[str]:
+    """One step of the walk at reduced index ``r`` (``w`` elements when vectorised)."""
+    out: list[str] = []
+    if spec.nr > 1 and w == 1:
+        out.append("long rem_r = r;")
+        for d in reversed(range(spec.nr)):
+            out.append(f"const long j{d} = " + ("rem_r;" if d == 0 else
+                                                 f"rem_r % q{d}; rem_r /= q{d};"))
+    for k, op in enumerate(spec.inputs):
+        ct = C.compute_ctype(op.dtype, w)
+        if op.scalar:
+            expr = f"a{k}" if w == 1 else f"(({ct})(a{k}))"
+        elif w > 1 and spec.rmodes[arrays.index(k)] == "bcast":
+            expr = f"(({ct})({C.load(op.dtype, f'a{k}', f'b{k}')}))"
+        elif w > 1:
+            expr = C.load(op.dtype, f"a{k}", f"b{k} + r", w)
+        else:
+            expr = C.load(op.dtype, f"a{k}", f"b{k} + {_red_offset(f'ar{k}', spec.nr)}")
+        out.append(f"const {ct} v{k} = {expr};")
+    out += instructions(spec.body, dtypes, len(spec.inputs), w)
+    for j, (vid, dt) in enumerate(spec.sides):
+        val = C.convert(f"v{vid}", dtypes[vid], dt, w, to_storage=True)
+        pos = f"sb{j} + r" if w > 1 else f"sb{j} + {_red_offset(f'sr{j}', spec.nr)}"
+        out.append(C.store(dt, f"s{j}", pos, val, w))
+    for m, (op, vid, acc, _) in enumerate(spec.reds):
+        v = C.convert(f"v{vid}", dtypes[vid], acc, w)
+        a = f"va{m}" if w > 1 else f"acc{m}"
+        out.append(f"{a} = {_combine(op, acc, a, v, w)};")
+    return out
+
+
+def _vector_loop(spec: FusedReduceSpec, dtypes: list[np.dtype], arrays: list[int]) -> list[str]:
+    w = spec.vec
+    out = []
+    for m, (op, _, acc, _) in enumerate(spec.reds):
+        out.append(f"{C.compute_ctype(acc, w)} va{m} = ({C.compute_ctype(acc, w)})"
+                   f"({neutral(op, acc)});")
+    out.append(f"for (; r + {w} <= rhi; r += {w}) {{")
+    out += ["  " + s for s in _element(spec, dtypes, arrays, w)]
+    out.append("}")
+    lanes = "0123456789abcdef"
+    for m, (op, _, acc, _) in enumerate(spec.reds):
+        for i in range(w):
+            out.append(f"acc{m} = {_combine(op, acc, f'acc{m}', f'va{m}.s{lanes[i]}')};")
+    return out
+
+
+def _group_combine(spec: FusedReduceSpec) -> list[str]:
+    """Tree reduction of the work-group's accumulators in local memory; item 0 goes on."""
+    G = spec.group
+    out = []
+    for m, (_, _, acc, _) in enumerate(spec.reds):
+        out.append(f"__local {C.compute_ctype(acc)} loc{m}[{G}];")
+        out.append(f"loc{m}[lid] = acc{m};")
+    out.append("barrier(CLK_LOCAL_MEM_FENCE);")
+    out.append(f"for (int h = {G // 2}; h > 0; h >>= 1) {{")
+    out.append("  if (lid < h) {")
+    for m, (op, _, acc, _) in enumerate(spec.reds):
+        out.append(f"    loc{m}[lid] = {_combine(op, acc, f'loc{m}[lid]', f'loc{m}[lid + h]')};")
+    out.append("  }")
+    out.append("  barrier(CLK_LOCAL_MEM_FENCE);")
+    out.append("}")
+    out.append("if (lid == 0) {")
+    for m in range(len(spec.reds)):
+        out.append(f"  acc{m} = loc{m}[0];")
+    return out
+
+
+def _stores(spec: FusedReduceSpec) -> list[str]:
+    out = []
+    for m, (_, _, acc, dt) in enumerate(spec.reds):
+        if spec.partial:
+            out.append(C.store(acc, f"r{m}", f"ro{m} + gid", f"acc{m}"))
+            continue
+        pos = f"ro{m} + " + " + ".join(f"i{d} * rk{m}_{d}" for d in range(spec.nk))
+        out.append(C.store(dt, f"r{m}", pos, C.convert(f"acc{m}", acc, dt, to_storage=True)))
+    return out

@@ -1,0 +1,612 @@
+"""Executables: a staged Graph compiled into a list of prepared launches.
+
+``compile_graph`` partitions the graph (``fusion``) and builds one step per group while running
+it on the first call's arguments, so the first call both compiles and computes. A step is:
+
+- ``_EwStep``: a fused elementwise kernel (``clnp._codegen.elementwise``, the eager renderer,
+  given the whole group as one SSA program), with its ``LaunchPlan`` prepared;
+- ``_RedStep``: a fused reduction (``codegen.render_fused_reduce``), its argument list prepared,
+  plus a replay of the eager reduction of partial results when the reduced range is split;
+- ``_ViewStep``: a view's geometry, fixed for the executable;
+- ``_ReplayStep``: an opaque primitive's eager launches, captured once (``clnp._capture``);
+- ``_CallStep``: an opaque primitive that reads data back to the host (control flow), called.
+
+A call binds the inputs, walks the steps (allocation from the pool, argument binding, enqueue),
+drops each intermediate after its last use so the pool hands its memory to the next step, and
+returns the outputs. Inputs are made C-contiguous with offset 0 first (a copy, for the rare
+strided argument), so every layout inside the executable is fixed when it is built.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from clnp import _capture
+from clnp import _dtypes as dt
+from clnp._array import Array, c_strides
+from clnp._codegen.elementwise import Instr, Operand, can_vectorize
+from clnp._eager import broadcast_strides, collapse, contiguous_copy, ew_apply, \
+    plan_elementwise
+from clnp._prims import PRIMITIVES
+from clnp._runtime import Device
+
+from .._ir import Graph, Lit, Var
+from .codegen import FusedReduceSpec, render_fused_reduce
+from .fusion import Group, external_inputs, partition
+
+
+class _Weak:
+    """A weakly typed scalar argument's slot value: passed to kernels by value."""
+
+
+def _kernel_source(device: Device, kernel: Any) -> str:
+    import pyopencl as cl
+    prg = kernel.get_info(cl.kernel_info.PROGRAM)
+    for key, p in device._programs.items():
+        if p == prg:
+            return key.split("\0")[0]
+    return prg.get_info(cl.program_info.SOURCE)
+
+
+# ---------------------------------------------------------------------------------- steps
+class _EwStep:
+    __slots__ = ("plan", "device", "arrays", "operands", "outs", "kernel_src")
+
+    def __init__(self, plan: Any, device: Device, arrays: list[int], operands: list[tuple],
+                 outs: list[tuple[int, tuple, np.dtype]], src: str):
+        self.plan, self.device, self.arrays, self.operands = plan, device, arrays, operands
+        self.outs, self.kernel_src = outs, src
+
+    def run(self, env: list) -> None:
+        device = self.device
+        args = [env[v] if kind else v for kind, v in self.operands]
+        outs = [Array.empty(shape, d, device) for _, shape, d in self.outs]
+        views = [env[s] for s in self.arrays] + outs
+        plan = self.plan
+        kargs = plan.fill(views, args)
+        if kargs is None:    # cannot happen with fixed layouts; keep the eager path's safety
+            raise RuntimeError("jit: a view's offset left its prepared index range")
+        plan.kernel(device.queue, plan.gsize, plan.lsize, *kargs)
+        for (slot, _, _), o in zip(self.outs, outs):
+            env[slot] = o
+
+    def sources(self) -> list[str]:
+        return [self.kernel_src]
+
+
+class _RedStep:
+    __slots__ = ("kernel", "device", "gsize", "lsize", "template", "bufs", "scalars", "outs",
+                 "finish", "kernel_src")
+
+    def run(self, env: list) -> None:
+        device = self.device
+        kargs = self.template.copy()
+        outs = [Array.empty(shape, d, device) for _, shape, d in self.outs]
+        for pos, src in self.bufs:
+            kargs[pos] = (env[src] if src >= 0 else outs[-1 - src])._buf
+        for pos, src, cdt in self.scalars:
+            kargs[pos] = np.asarray(env[src], cdt)[()]
+        self.kernel(device.queue, self.gsize, self.lsize, *kargs)
+        for (slot, _, _), o, fin in zip(self.outs, outs, self.finish):
+            env[slot] = o if fin is None else fin([o])[0]
+
+    def sources(self) -> list[str]:
+        out = [self.kernel_src]
+        for fin in self.finish:
+            if fin is not None:
+                out += [_kernel_source(self.device, k) for k in fin.kernels()]
+        return out
+
+
+class _ViewStep:
+    __slots__ = ("src", "out", "offset", "shape", "strides", "dtype")
+
+    def run(self, env: list) -> None:
+        a = env[self.src]
+        env[self.out] = Array(a._buf, self.offset, self.shape, self.strides, self.dtype,
+                              a._device)
+
+    def sources(self) -> list[str]:
+        return []
+
+
+class _ReplayStep:
+    __slots__ = ("replay", "ins", "outs")
+
+    def __init__(self, replay: Any, ins: list[int], outs: list[int]):
+        self.replay, self.ins, self.outs = replay, ins, outs
+
+    def run(self, env: list) -> None:
+        res = self.replay([env[i] for i in self.ins])
+        for slot, o in zip(self.outs, res):
+            env[slot] = o
+
+    def sources(self) -> list[str]:
+        return [_kernel_source(self.replay.device, k) for k in self.replay.kernels()]
+
+
+class _CallStep:
+    __slots__ = ("impl", "operands", "params", "outs", "multi", "device")
+
+    def run(self, env: list) -> None:
+        args = [_as_array(env[v], self.device) if kind else v for kind, v in self.operands]
+        res = self.impl(*args, **self.params)
+        res = list(res) if self.multi else [res]
+        for slot, o in zip(self.outs, res):
+            env[slot] = o
+
+    def sources(self) -> list[str]:
+        return ["<host-driven: " + self.impl.__name__ + ">"]
+
+
+def _as_array(v: Any, device: Device) -> Any:
+    if isinstance(v, Array):
+        return v
+    import clnp
+    return clnp.asarray(v, device=device)
+
+
+# ------------------------------------------------------------------------------ executable
+class Executable:
+    """A compiled Graph: ``run(flat_args) -> flat outputs``."""
+
+    def __init__(self, graph: Graph, device: Device):
+        self.graph, self.device = graph, device
+        self.steps: list[Any] = []
+        self.free_after: list[list[int]] = []
+        self.slot: dict[int, int] = {}
+        self.in_slots: list[int] = []
+        self.weak: list[bool] = []
+        self.out_refs: list[tuple[int, Any]] = []
+        self.consts: list[tuple[int, Any]] = []
+        self.n_slots = 0
+        self.built = False
+
+    def _slot(self, v: Var) -> int:
+        s = self.slot.get(v.n)
+        if s is None:
+            s = self.slot[v.n] = self.n_slots
+            self.n_slots += 1
+        return s
+
+    def kernel_sources(self) -> list[str]:
+        return [s for step in self.steps for s in step.sources()]
+
+    def n_kernels(self) -> int:
+        return len(self.kernel_sources())
+
+    # -- calls
+    def run(self, flat: Sequence[Any]) -> list[Any]:
+        if not self.built:
+            return self._build(flat)
+        env: list[Any] = [None] * self.n_slots
+        for s, a, w in zip(self.in_slots, flat, self.weak):
+            env[s] = a if w else _normal_input(a)
+        for s, c in self.consts:
+            env[s] = c
+        for step, free in zip(self.steps, self.free_after):
+            step.run(env)
+            for s in free:
+                env[s] = None
+        return [env[r] if kind else _as_array(r, self.device) for kind, r in self.out_refs]
+
+    # -- building (the first call)
+    def _build(self, flat: Sequence[Any]) -> list[Any]:
+        g = self.graph
+        device = self.device
+        env: dict[int, Any] = {}
+        seen_bufs: set[int] = set()
+        for v, a in zip(g.in_binders, flat):
+            s = self._slot(v)
+            self.in_slots.append(s)
+            weak = not isinstance(a, Array)
+            self.weak.append(weak)
+            if not weak:
+                a = _normal_input(a)
+                if id(a._buf) in seen_bufs:      # captures rebind buffers by identity
+                    a = contiguous_copy(a)
+                seen_bufs.add(id(a._buf))
+            env[v.n] = a
+        for n, c in g.consts.items():
+            if isinstance(c, Array):
+                c = _normal_input(c)
+            v = Var.__new__(Var)
+            v.n = n
+            s = self._slot(v)
+            self.consts.append((s, c))
+            env[n] = c
+        for grp in partition(g):
+            self.steps.append(self._build_group(grp, env))
+        # last uses, so that intermediates return to the pool as soon as possible
+        keep = {self.slot[x.n] for x in g.outs if isinstance(x, Var)}
+        last: dict[int, int] = {}
+        for i, step in enumerate(self.steps):
+            for s in _step_inputs(step):
+                last[s] = i
+        self.free_after = [[] for _ in self.steps]
+        for s, i in last.items():
+            if s not in keep:
+                self.free_after[i].append(s)
+        self.out_refs = [(True, self.slot[x.n]) if isinstance(x, Var) else (False, x.value)
+                         for x in g.outs]
+        self.built = True
+        return [env[x.n] if isinstance(x, Var) else _as_array(x.value, device)
+                for x in g.outs]
+
+    def _build_group(self, grp: Group, env: dict[int, Any]) -> Any:
+        if grp.kind == "ew":
+            return self._build_ew(grp, env)
+        if grp.kind == "reduce":
+            if not grp.eqns and len(grp.reds) == 1:
+                return self._build_opaque(grp.reds[0], env)
+            return self._build_reduce(grp, env)
+        if grp.kind == "view":
+            return self._build_opaque(grp.eqns[0], env, view=True)
+        return self._build_opaque(grp.eqns[0], env)
+
+    # elementwise groups --------------------------------------------------------------
+    def _program(self, grp: Group, env: dict[int, Any]) -> tuple[list, list, list[Instr],
+                                                                   dict[int, int]]:
+        """Operands (Arrays, scalars) of a group, their runtime references, the SSA body
+        and value ids of the group's members."""
+        ins = external_inputs(grp)
+        operands: list[Any] = []          # values for this (first) call
+        refs: list[tuple] = []            # (True, slot) | (False, constant)
+        dtypes: list[np.dtype] = []
+        vid: dict[Any, int] = {}
+        for x in ins:
+            if isinstance(x, Lit):
+                continue
+            val = env[x.n]
+            vid[x.n] = len(operands)
+            operands.append(val)
+            refs.append((True, self.slot[x.n]))
+            dtypes.append(x.aval.dtype)
+        body: list[Instr] = []
+        lit_ids: dict[tuple, int] = {}
+        pending: list[tuple] = []
+        for e in grp.eqns:
+            name = e.prim.name
+            if name == "full":
+                d = e.params["dtype"]
+                key = ("full", e.params["value"], d)
+                args_ids = (self._lit(key, e.params["value"], d, operands, refs, dtypes,
+                                      lit_ids),)
+                pending.append(("copy", args_ids, (d,), d, d, e.out_binders[0]))
+                continue
+            if name in ("convert_element_type", "copy"):
+                src = e.inputs[0]
+                d = e.params.get("dtype", src.aval.dtype)
+                pending.append(("copy", (src,), (d,), d, d, e.out_binders[0]))
+                continue
+            p = e.params
+            arg_dtypes = tuple(p["arg_dtypes"])
+            args = []
+            for x, ad in zip(e.inputs, arg_dtypes):
+                if isinstance(x, Lit):
+                    args.append(self._lit(("lit", x.value, ad), x.value, ad, operands, refs,
+                                          dtypes, lit_ids))
+                else:
+                    args.append(x)
+            pending.append((name, tuple(args), arg_dtypes, p["dtype"], p["out_dtype"],
+                            e.out_binders[0]))
+        n_in = len(operands)
+        for j, (op, args, ads, d, od, out) in enumerate(pending):
+            ids = tuple(a if isinstance(a, int) else vid[a.n] for a in args)
+            body.append(Instr(op, ids, ads, d, od))
+            vid[out.n] = n_in + j
+        return operands, refs, body, vid
+
+    def _lit(self, key: tuple, value: Any, d: np.dtype, operands: list, refs: list,
+             dtypes: list, lit_ids: dict) -> int:
+        i = lit_ids.get(key)
+        if i is None:
+            if d.kind == "c":
+                value = complex(value)
+            i = lit_ids[key] = len(operands)
+            operands.append(_ScalarOperand(value, d))
+            refs.append((False, value))
+            dtypes.append(d)
+        return i
+
+    def _build_ew(self, grp: Group, env: dict[int, Any]) -> _EwStep:
+        device = self.device
+        operands, refs, body, vid = self._program(grp, env)
+        members = [e.out_binders[0] for e in grp.eqns]
+        escaping = [v for v in members if v.n in grp.escapes]
+        n_in = len(operands)
+        # outputs must be the last values of the body: append copies for the others
+        out_ids = [vid[v.n] for v in escaping]
+        body_t = tuple(body)
+        extra = []
+        last = n_in + len(body_t) - len(out_ids)
+        if out_ids != list(range(last, n_in + len(body_t))):
+            for k, v in enumerate(escaping):
+                d = v.aval.dtype
+                extra.append(Instr("copy", (out_ids[k],), (d,), d, d))
+            body_t = body_t + tuple(extra)
+        args, in_dtypes, arrays = [], [], []
+        for val, (is_slot, ref) in zip(operands, refs):
+            if isinstance(val, _ScalarOperand):
+                args.append(val.value)
+                in_dtypes.append(val.dtype)
+            elif not isinstance(val, Array):   # a weak Python scalar argument
+                args.append(val)
+                in_dtypes.append(weak_dtype(val))
+            else:
+                args.append(val)
+                in_dtypes.append(val.dtype)
+                arrays.append(ref)
+        outs = [Array.empty(v.aval.shape, v.aval.dtype, device) for v in escaping]
+        if math.prod(grp.shape) == 0:
+            for v, o in zip(escaping, outs):
+                env[v.n] = o
+            plan = None
+        else:
+            plan = plan_elementwise(device, body_t, args, in_dtypes, outs)
+            kargs = plan.fill([a for a in args if isinstance(a, Array)] + outs, args)
+            plan.kernel(device.queue, plan.gsize, plan.lsize, *kargs)
+        for v, o in zip(escaping, outs):
+            env[v.n] = o
+        step = _EwStep(plan, device, arrays, list(refs),
+                       [(self._slot(v), v.aval.shape, v.aval.dtype) for v in escaping],
+                       _kernel_source(device, plan.kernel) if plan is not None else "")
+        if plan is None:
+            step.run = _empty_outputs(step)   # type: ignore[method-assign]
+        return step
+
+    # reductions ------------------------------------------------------------------------
+    def _build_reduce(self, grp: Group, env: dict[int, Any]) -> _RedStep:
+        device = self.device
+        operands, refs, body, vid = self._program(grp, env)
+        shape, axes = grp.shape, grp.axes
+        kept = [i for i in range(len(shape)) if i not in axes]
+        kshape = [shape[i] for i in kept]
+        rshape = [shape[i] for i in axes]
+        n_out, R = math.prod(kshape), math.prod(rshape)
+        sides = [v for e in grp.eqns for v in e.out_binders if v.n in grp.escapes]
+        # strides of every array operand and side output over (kept, reduced)
+        views: list[tuple[list[int], list[int]]] = []
+        for val in operands:
+            if isinstance(val, Array):
+                st = broadcast_strides(val, shape)
+                views.append(([st[i] for i in kept], [st[i] for i in axes]))
+        side_arrays = [Array.empty(v.aval.shape, v.aval.dtype, device) for v in sides]
+        for a in side_arrays:
+            st = a._strides
+            views.append(([st[i] for i in kept], [st[i] for i in axes]))
+        kc, kst = collapse(kshape, [v[0] for v in views] + [[s for s in c_strides(tuple(kshape))]])
+        rc, rst = collapse(rshape, [v[1] for v in views])
+        kc, rc = kc or [1], rc or [1]
+        kst = [s or [0] for s in kst]
+        rst = [s or [0] for s in rst]
+        nk, nr = len(kc), len(rc)
+        parts = 1
+        # enough (output, part) items to fill the device; chunks of at least 2048 elements
+        target = 4 * device.compute_units * (1 if device.is_cpu else 8)
+        if n_out < target and R >= 8192:
+            parts = max(1, min(target // max(n_out, 1), R // 2048))
+        chunk = -(-R // parts)
+        group = not device.is_cpu and R >= 64
+        G = 256 if group else 1
+        # vector walk on CPUs: one reduced dim, operands unit-stride or constant along it
+        rmodes = tuple("unit" if s[0] == 1 else "bcast" if s[0] == 0 else "any"
+                       for s in rst) if nr == 1 else ()
+        dtypes = [o.dtype if isinstance(o, (Array, _ScalarOperand)) else np.dtype(type(o))
+                  for o in operands]
+        reds = []
+        for r in grp.reds:
+            p = r.params
+            reds.append((p["op"], vid[r.inputs[0].n], p["acc_dtype"],
+                         r.out_binders[0].aval.dtype))
+        vec = 1
+        all_dtypes = [_dtype_of(o) for o in operands] + [i.out_dtype for i in body]
+        if device.is_cpu and nr == 1 and all(m in ("unit", "bcast") for m in rmodes) and \
+                all(m == "unit" for m in rmodes[len(views) - len(sides):]) and \
+                can_vectorize(tuple(body), all_dtypes) and \
+                all(r[0] in ("sum", "prod") and r[2].kind in "fiu" for r in reds) and \
+                all(d.kind in "fiu" and d != dt.float16 for d in all_dtypes):
+            vec = max(1, min(16, 64 // max(d.itemsize for d in all_dtypes)))
+        partial = parts > 1
+        spec = FusedReduceSpec(
+            tuple(Operand(_dtype_of(o), not isinstance(o, Array)) for o in operands),
+            tuple(body), tuple(reds), tuple((vid[v.n], v.aval.dtype) for v in sides), nk, nr,
+            "group" if group else "serial", G, vec, rmodes, partial)
+        kernel = device.kernel(("jit-reduce", spec), lambda: render_fused_reduce(spec))
+        template: list[Any] = [n_out, parts, R, chunk] + kc + rc
+        bufs: list[tuple[int, int]] = []
+        scalars: list[tuple[int, int, np.dtype]] = []
+        k = 0
+        for val, (is_slot, ref) in zip(operands, refs):
+            if isinstance(val, Array):
+                bufs.append((len(template), ref))
+                template += [None, val._offset] + kst[k] + rst[k]
+                k += 1
+            elif isinstance(val, _ScalarOperand):
+                template.append(np.asarray(val.value, _carg(val.dtype))[()])
+            else:    # weak scalar argument
+                scalars.append((len(template), ref, _carg(_dtype_of(val))))
+                template.append(np.asarray(val, _carg(_dtype_of(val)))[()])
+        out_specs: list[tuple[int, tuple, np.dtype]] = []
+        for j, (a, v) in enumerate(zip(side_arrays, sides)):
+            bufs.append((len(template), -1 - j))
+            template += [None, 0] + kst[k] + rst[k]
+            k += 1
+            out_specs.append((self._slot(v), v.aval.shape, v.aval.dtype))
+        ocontig = kst[-1]
+        finish: list[Any] = [None] * len(sides)
+        for m, r in enumerate(grp.reds):
+            v = r.out_binders[0]
+            bufs.append((len(template), -1 - len(out_specs)))
+            template += [None, 0] + (ocontig if not partial else [0] * nk)
+            if partial:
+                out_specs.append((self._slot(v), (n_out * parts,), r.params["acc_dtype"]))
+                finish.append(self._partials_finisher(r, n_out, parts, kshape, env, device))
+            else:
+                out_specs.append((self._slot(v), v.aval.shape, v.aval.dtype))
+                finish.append(None)
+        step = _RedStep()
+        step.kernel, step.device = kernel, device
+        items = n_out * parts
+        if group:
+            step.gsize, step.lsize = (items * G,), (G,)
+        else:
+            L = 64 if device.is_cpu else 128
+            step.gsize, step.lsize = (-(-items // L) * L,), (L,)
+        step.template, step.bufs, step.scalars = template, bufs, scalars
+        step.outs, step.finish = out_specs, finish
+        step.kernel_src = _kernel_source(device, kernel)
+        # first call: run it, and record the partial finishers' replays
+        kargs = template.copy()
+        outs = [Array.empty(shape_, d, device) for _, shape_, d in out_specs]
+        for j, a in enumerate(side_arrays):
+            outs[j] = a
+        by_slot = {self.slot[n]: n for n in env if n in self.slot}
+        for pos, src in bufs:
+            kargs[pos] = (env[by_slot[src]] if src >= 0 else outs[-1 - src])._buf
+        kernel(device.queue, step.gsize, step.lsize, *kargs)
+        for (slot, _, _), o, fin, var in zip(out_specs, outs, finish,
+                                             sides + [r.out_binders[0] for r in grp.reds]):
+            if fin is not None:
+                res, rep = _capture.capture(fin.fn, [o], device)
+                fin.replay = rep
+                o = res
+            env[var.n] = o
+        step.finish = [None if f is None else f.replay for f in finish]
+        return step
+
+    def _partials_finisher(self, r: Any, n_out: int, parts: int, kshape: list[int],
+                           env: dict, device: Device) -> Any:
+        p = r.params
+        out_shape = r.out_binders[0].aval.shape
+
+        def fn(part: Array) -> Array:
+            x = Array(part._buf, 0, (n_out, parts), (parts, 1), p["acc_dtype"], device)
+            y = PRIMITIVES["reduce"].impl(x, op=p["op"], axes=(1,), acc_dtype=p["acc_dtype"],
+                                          out_dtype=r.out_binders[0].aval.dtype)
+            return Array(y._buf, 0, out_shape, c_strides(out_shape), y.dtype, device)
+        return _Finisher(fn)
+
+    # opaque primitives and views -------------------------------------------------------
+    def _build_opaque(self, e: Any, env: dict[int, Any], view: bool = False) -> Any:
+        device = self.device
+        prim = e.prim
+        operands: list[tuple[bool, Any]] = []
+        arrays: list[Array] = []
+        aslots: list[int] = []
+        for x in e.inputs:
+            if isinstance(x, Lit):
+                operands.append((False, x.value))
+                continue
+            val = env[x.n]
+            if not isinstance(val, Array):    # a weak scalar argument: uploaded per call
+                return self._call_step(e, env)
+            operands.append((True, len(arrays)))
+            arrays.append(val)
+            aslots.append(self.slot[x.n])
+        impl = prim.impl
+        params = e.params
+
+        def fn(*arrs: Array) -> Any:
+            it = iter(arrs)
+            args = [next(it) if is_arr else v for is_arr, v in operands]
+            return impl(*args, **params)
+        # inputs sharing a buffer (two views of one value) share it at every call too, so
+        # rebinding buffers by identity stays right
+        res, rep = _capture.capture(fn, arrays, device)
+        outs = list(res) if prim.multiple_results else [res]
+        for b, o in zip(e.out_binders, outs):
+            env[b.n] = o
+        out_slots = [self._slot(b) for b in e.out_binders]
+        if rep is None:
+            return self._call_step(e, env, done=True)
+        if view and len(outs) == 1 and rep.n_launches == 0 and rep.outs[0].src >= 0:
+            st = _ViewStep()
+            st.src, st.out = aslots[rep.outs[0].src], out_slots[0]
+            o = outs[0]
+            st.offset, st.shape, st.strides, st.dtype = o._offset, o._shape, o._strides, \
+                o._dtype
+            return st
+        return _ReplayStep(rep, aslots, out_slots)
+
+    def _call_step(self, e: Any, env: dict[int, Any], done: bool = False) -> _CallStep:
+        st = _CallStep()
+        st.impl, st.params, st.device = e.prim.impl, e.params, self.device
+        st.multi = e.prim.multiple_results
+        st.operands = [(False, x.value) if isinstance(x, Lit) else (True, self.slot[x.n])
+                       for x in e.inputs]
+        st.outs = [self._slot(b) for b in e.out_binders]
+        if not done:
+            args = [x.value if isinstance(x, Lit) else _as_array(env[x.n], self.device)
+                    for x in e.inputs]
+            res = e.prim.impl(*args, **e.params)
+            for b, o in zip(e.out_binders, list(res) if st.multi else [res]):
+                env[b.n] = o
+        return st
+
+
+class _Finisher:
+    __slots__ = ("fn", "replay")
+
+    def __init__(self, fn: Callable[[Array], Array]):
+        self.fn, self.replay = fn, None
+
+
+class _ScalarOperand:
+    __slots__ = ("value", "dtype")
+
+    def __init__(self, value: Any, dtype: np.dtype):
+        self.value, self.dtype = value, dtype
+
+
+def _dtype_of(o: Any) -> np.dtype:
+    if isinstance(o, (Array, _ScalarOperand)):
+        return o.dtype
+    return weak_dtype(o)
+
+
+def weak_dtype(v: Any) -> np.dtype:
+    """The dtype a weakly typed Python scalar argument is traced with."""
+    from clnp._runtime import default_device
+    dev = default_device()
+    if isinstance(v, bool):
+        return dt.bool_
+    if isinstance(v, int):
+        return dt.int64
+    if isinstance(v, float):
+        return dev.default_float
+    return dev.default_complex
+
+
+def _carg(d: np.dtype) -> np.dtype:
+    from clnp._codegen import ctypes as C
+    return C.scalar_arg_dtype(d)
+
+
+def _normal_input(a: Any) -> Any:
+    if isinstance(a, Array) and (a._offset != 0 or not a.is_contiguous):
+        return contiguous_copy(a)
+    return a
+
+
+def _step_inputs(step: Any) -> list[int]:
+    if isinstance(step, _EwStep):
+        return [v for kind, v in step.operands if kind]
+    if isinstance(step, _RedStep):
+        return [src for _, src in step.bufs if src >= 0] + [s for _, s, _ in step.scalars]
+    if isinstance(step, _ViewStep):
+        return [step.src]
+    if isinstance(step, _ReplayStep):
+        return list(step.ins)
+    if isinstance(step, _CallStep):
+        return [v for kind, v in step.operands if kind]
+    return []
+
+
+def _empty_outputs(step: _EwStep) -> Callable[[list], None]:
+    def run(env: list) -> None:
+        for slot, shape, d in step.outs:
+            env[slot] = Array.empty(shape, d, step.device)
+    return run

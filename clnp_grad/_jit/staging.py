@@ -1,0 +1,131 @@
+"""Staging for ``jit``: trace a function on its arguments into a typed Graph, then simplify it.
+
+Tracing reuses the staging interpreter of ``clnp_grad._ir`` (each primitive is recorded and also
+evaluated one level down, so shapes come from the eager implementations). On top of it:
+
+- Python scalars among the arguments become *weakly typed* 0-d traced values: a new value does
+  not retrace, and ``x * s`` keeps ``x``'s dtype as with a Python scalar (NEP 50).
+- Primitives whose result shape depends on the data (``nonzero``, ``unique``: boolean-mask
+  indexing, ``unique_values``) are refused with a ``ConcretizationError`` naming the user's line.
+- ``simplify`` removes dead equations and shares common subexpressions before fusion.
+"""
+from __future__ import annotations
+
+import traceback
+from typing import Any, Callable, Sequence
+
+from clnp._prims import Primitive, current_interpreter, set_interpreter
+
+from .._core import ConcretizationError
+from .._ir import Aval, Eqn, Graph, Lit, StagingInterpreter, StagingTracer, Var
+from .._tree import tree_flatten, tree_unflatten
+
+# result shapes that depend on values: not expressible in a compiled program
+DATA_DEPENDENT = {"nonzero": "clnp.where(mask, x, 0) (or pass the mask's count as a static "
+                             "argument)",
+                  "unique": "a fixed-size formulation, or compute it outside jit"}
+
+
+class JitTracer(StagingTracer):
+    __slots__ = ("weak_type",)
+
+    def __init__(self, interp: "JitStaging", var: Var, value: Any, weak_type: bool = False):
+        super().__init__(interp, var, value)
+        self.weak_type = weak_type
+
+
+class JitStaging(StagingInterpreter):
+    name = "jit"
+
+    def process(self, prim: Primitive, args: tuple, params: dict) -> Any:
+        hint = DATA_DEPENDENT.get(prim.name)
+        if hint is not None:
+            raise ConcretizationError(
+                f"jit: '{prim.name}' gives a result whose shape depends on the values of a "
+                f"traced array{user_line()}; compiled functions need static shapes. Use {hint}")
+        out = super().process(prim, args, params)
+        return out
+
+
+def user_line() -> str:
+    """`` (at file:line: code)`` for the innermost frame outside clnp's own packages."""
+    for fr in reversed(traceback.extract_stack()[:-1]):
+        f = fr.filename.replace("\\", "/")
+        if "/clnp/" in f or "/clnp_grad/" in f or "/clnp_nn/" in f or f.startswith("<frozen"):
+            continue
+        return f" (at {fr.filename}:{fr.lineno}: {(fr.line or '').strip()})"
+    return ""
+
+
+def stage(fun: Callable[..., Any], flat: Sequence[Any], weak: Sequence[bool],
+          rebuild: Callable[[list], tuple[tuple, dict]]) -> tuple[Graph, Any]:
+    """Trace ``fun`` on the flat argument values ``flat`` (arrays, outer tracers); ``rebuild``
+    turns the list of traced leaves back into ``(args, kwargs)``. Returns the Graph and the
+    output tree definition."""
+    interp = JitStaging(current_interpreter())
+    try:
+        binders = [Var(Aval(tuple(a.shape), a.dtype)) for a in flat]
+        tracers = [JitTracer(interp, b, a, w) for b, a, w in zip(binders, flat, weak)]
+        args, kwargs = rebuild(tracers)
+        with set_interpreter(interp):
+            out = fun(*args, **kwargs)
+    finally:
+        interp.active = False
+    o_flat, o_def = tree_flatten(out)
+    for o in o_flat:
+        if not (hasattr(o, "shape") and hasattr(o, "dtype")) and \
+                not isinstance(o, (bool, int, float, complex)):
+            raise TypeError(f"jit: the function returned a {type(o).__name__} leaf; results "
+                            f"must be arrays, Python scalars or pytrees of them")
+    outs = [interp.operand(o)[0] for o in o_flat]
+    g = Graph(binders, interp.eqns, outs, interp.consts)
+    g.typecheck()
+    return simplify(g), o_def
+
+
+def _param_key(v: Any) -> Any:
+    hash(v)
+    return v
+
+
+def simplify(g: Graph) -> Graph:
+    """Common subexpressions shared, then dead equations removed (every primitive is pure)."""
+    rename: dict[int, Any] = {}
+    seen: dict[tuple, list[Var]] = {}
+    eqns: list[Eqn] = []
+
+    def read(x: Any) -> Any:
+        return rename.get(x.n, x) if isinstance(x, Var) else x
+    for e in g.eqns:
+        ins = [read(x) for x in e.inputs]
+        try:
+            key = (e.prim.name,
+                   tuple(("v", x.n) if isinstance(x, Var) else ("l", type(x.value), x.value)
+                         for x in ins),
+                   tuple(sorted((k, _param_key(v)) for k, v in e.params.items())))
+        except TypeError:
+            key = None
+        prev = seen.get(key) if key is not None else None
+        if prev is not None and len(prev) == len(e.out_binders):
+            for b, p in zip(e.out_binders, prev):
+                rename[b.n] = p
+            continue
+        if key is not None:
+            seen[key] = e.out_binders
+        eqns.append(Eqn(e.prim, ins, e.params, e.out_binders))
+    outs = [read(x) for x in g.outs]
+    live = {x.n for x in outs if isinstance(x, Var)}
+    kept: list[Eqn] = []
+    for e in reversed(eqns):
+        if any(b.n in live for b in e.out_binders):
+            kept.append(e)
+            live.update(x.n for x in e.inputs if isinstance(x, Var))
+    kept.reverse()
+    consts = {n: c for n, c in g.consts.items() if n in live}
+    out = Graph(g.in_binders, kept, outs, consts)
+    out.typecheck()
+    return out
+
+
+def lit_value(x: Any) -> Any:
+    return x.value if isinstance(x, Lit) else None
