@@ -401,7 +401,7 @@ JVP["cumsum"] = _jvp_cumsum     # cumprod's rules (and cumsum's VJP) are in _rul
 # non-differentiable primitives: integer/bool outputs or data-dependent indices
 # (unique's values output is differentiable: its rules are in _rules_extra)
 NON_DIFFERENTIABLE = {"argmax", "argmin", "argsort", "nonzero", "searchsorted", "isin",
-                      "iota", "full", "rng_bits", "stop_gradient"}
+                      "iota", "full", "rng_bits", "random_bits", "stop_gradient"}
 
 
 # ------------------------------------------------------------------------------ dot_general

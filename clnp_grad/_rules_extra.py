@@ -270,6 +270,8 @@ def _batch_argsearch(prim: Primitive, vals: tuple, b: tuple, size: int, *,
 
 BATCH["argmax"] = _batch_argsearch
 BATCH["argmin"] = _batch_argsearch
+# random_bits draws one row per leading key dim: a batch of keys is already its batched form
+BATCH["random_bits"] = lambda prim, vals, b, size, **p: prim.bind(vals[0], **p)
 
 
 def _batch_scatter_add(prim: Primitive, vals: tuple, b: tuple, size: int, **p: Any) -> Any:

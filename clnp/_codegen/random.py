@@ -37,6 +37,13 @@ Arguments: ``k0, k1, c_lo, c_hi, loc, scale, out``; ``loc``/``scale`` are the ou
 type for floats and ``ulong`` for integers (``loc`` as two's complement). There is no bounds
 test: the launcher runs whole work-groups and gives ``out`` room for every value they write
 (see ``padded_len``). One program per output dtype holds every distribution's kernel.
+
+Keyed kernels (``RngSpec(dtype, keyed=True)``, the ``random_bits`` primitive of
+``clnp_grad.random``) read the key from a device array instead, so that it can be a traced
+value: arguments ``keys, kstride, c_lo, c_hi, row, loc, scale, out``. Work-item ``(g, b)``
+uses row ``b`` of ``keys`` (``kstride`` uint words: the key, then for ``kstride == 4`` a
+64-bit counter offset, low word first, added to ``c``) and writes from ``out + row * b``.
+The values of a row are the unkeyed kernel's for the same key and counter.
 """
 from __future__ import annotations
 
@@ -58,6 +65,7 @@ FLOAT_DISTS = ("uniform", "normal", "exponential")
 @dataclass(frozen=True)
 class RngSpec:
     dtype: np.dtype          # output dtype
+    keyed: bool = False      # key (and counter offset) read from a device array, per row
 
 
 def dists_for(dtype: np.dtype) -> tuple[str, ...]:
@@ -252,14 +260,28 @@ def render_rng(spec: RngSpec, dist: str) -> tuple[str, str, list]:
         raise ValueError(f"rng_bits: no {dist!r} kernel for {d}")
     st = C.storage_ctype(d)
     u64, u32 = np.dtype(np.uint64), np.dtype(np.uint32)
-    lines = [f"// clnp rng_bits (Philox4x32-10) of {d}"]
+    lines = [f"// clnp {'random_bits' if spec.keyed else 'rng_bits'} (Philox4x32-10) of {d}"]
     if C.uses_fp64([d]):
         lines.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
     lines.append(philox_source())
     head = "const uint k0, const uint k1, const ulong c_lo, const ulong c_hi, "
     pre = """  const ulong g = get_global_id(0);
   /* block counter: counter + g, wrapping at 2**128 */
-  const ulong ctr_lo = c_lo + g, ctr_hi = c_hi + (ctr_lo < g);
+  const ulong ctr_lo = c_lo + g, ctr_hi = c_hi + (ctr_lo < g);"""
+    if spec.keyed:
+        head = ("__global const uint *keys, const uint kstride, const ulong c_lo, "
+                "const ulong c_hi, const ulong row, ")
+        # the offset words are masked rather than read under a branch, so that every load
+        # stays in bounds for kstride == 2 and the kernel stays branch-free (vectorisable)
+        pre = """  const ulong g = get_global_id(0), b = get_global_id(1);
+  __global const uint *kb = keys + kstride * b;
+  const uint k0 = kb[0], k1 = kb[1], m = kstride > 2 ? 0xFFFFFFFFu : 0u;
+  const ulong off = ((ulong)(kb[kstride - 1] & m) << 32) | (kb[kstride - 2] & m);
+  out += row * b;
+  /* block counter: counter + off + g, wrapping at 2**128 */
+  const ulong c1 = c_lo + off, ctr_lo = c1 + g;
+  const ulong ctr_hi = c_hi + (c1 < off) + (ctr_lo < g);"""
+    pre += """
   uint w0 = (uint)ctr_lo, w1 = (uint)(ctr_lo >> 32), w2 = (uint)ctr_hi, w3 = (uint)(ctr_hi >> 32);
   CLNP_PHILOX10(w0, w1, w2, w3, k0, k1);"""
     if d.kind == "f":
@@ -322,4 +344,6 @@ def render_rng(spec: RngSpec, dist: str) -> tuple[str, str, list]:
 {body}
 {_write(per)}
 }}""")
+    if spec.keyed:   # (keys, kstride, c_lo, c_hi, row) for (k0, k1, c_lo, c_hi)
+        argtypes = [None, u32, u64, u64, u64] + argtypes[4:]
     return "\n\n".join(lines), f"clnp_rng_{dist}", argtypes
