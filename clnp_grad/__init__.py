@@ -20,6 +20,7 @@ from ._derived import checkpoint, custom_jvp, custom_vjp, hessian, jacfwd, jacre
 from ._vmap import vmap
 from . import _rules_linalg  # noqa: F401  (registers the linalg rules)
 from ._ir import Graph, eval_graph, make_ir
+from . import lax
 from . import random
 from ._tree import (register_pytree_node, tree_flatten, tree_leaves, tree_map, tree_structure,
                     tree_unflatten)
@@ -39,4 +40,4 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "stop_gradient", "jacfwd", "j
            "hessian", "linearize", "custom_vjp", "custom_jvp", "checkpoint", "vmap", "make_ir",
            "eval_graph", "Graph", "ConcretizationError",
            "LeakedTracerError", "register_pytree_node", "tree_flatten", "tree_unflatten",
-           "tree_map", "tree_leaves", "tree_structure", "random"]
+           "tree_map", "tree_leaves", "tree_structure", "random", "lax"]
