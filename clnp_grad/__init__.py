@@ -19,6 +19,7 @@ from ._core import ConcretizationError, LeakedTracerError
 from ._derived import checkpoint, custom_jvp, custom_vjp, hessian, jacfwd, jacrev, linearize
 from ._vmap import vmap
 from . import _rules_linalg  # noqa: F401  (registers the linalg rules)
+from . import _rules_kernels  # noqa: F401  (ElementwiseKernel/RawKernel: vmap, no derivative)
 from ._ir import Graph, eval_graph, make_ir
 from . import lax
 from . import random
