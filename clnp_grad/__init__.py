@@ -6,7 +6,7 @@ Implemented: ``grad``, ``value_and_grad``, ``vjp``, ``jvp``, ``linearize``, ``ja
 ``tree_leaves``, ``register_pytree_node``). Differentiation rules cover the elementwise op
 table, reductions, views, concatenation, type conversion, indexing, sorting, cumulative sums
 and products, fft and linalg; other primitives raise ``NotImplementedError`` naming the primitive.
-Not yet implemented: ``jit`` (see docs/transforms.md).
+``jit`` stages a function and fuses it into OpenCL kernels (docs/jit.md).
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from . import _rules_kernels  # noqa: F401  (ElementwiseKernel/RawKernel: vmap, 
 from ._ir import Graph, eval_graph, make_ir
 from . import lax
 from . import random
+from ._jit import clear_caches, jit
 from ._tree import (register_pytree_node, tree_flatten, tree_leaves, tree_map, tree_structure,
                     tree_unflatten)
 
@@ -37,7 +38,7 @@ def stop_gradient(x: Any) -> Any:
     return tree_map(lambda v: primitive("stop_gradient").bind(v) if hasattr(v, "shape") else v, x)
 
 
-__all__ = ["grad", "value_and_grad", "vjp", "jvp", "stop_gradient", "jacfwd", "jacrev",
+__all__ = ["jit", "clear_caches", "grad", "value_and_grad", "vjp", "jvp", "stop_gradient", "jacfwd", "jacrev",
            "hessian", "linearize", "custom_vjp", "custom_jvp", "checkpoint", "vmap", "make_ir",
            "eval_graph", "Graph", "ConcretizationError",
            "LeakedTracerError", "register_pytree_node", "tree_flatten", "tree_unflatten",

@@ -55,6 +55,26 @@ class Interpreter:
                 f"must be returned from it, not stored in globals or closures")
 
 
+def user_line() -> str:
+    """`` at file:line (code)`` for the innermost frame outside clnp's own packages."""
+    import traceback
+    for fr in reversed(traceback.extract_stack()[:-1]):
+        f = fr.filename.replace("\\", "/")
+        if "/clnp/" in f or "/clnp_grad/" in f or "/clnp_nn/" in f or f.startswith("<frozen"):
+            continue
+        return f" at {fr.filename}:{fr.lineno} ({(fr.line or '').strip()})"
+    return ""
+
+
+def _under_staging(interp: Any) -> bool:
+    """Whether a staging interpreter (jit, make_ir) is at or below ``interp``."""
+    while interp is not None:
+        if getattr(interp, "kind", None) == "stage":
+            return True
+        interp = getattr(interp, "prev", None)
+    return False
+
+
 class Tracer(ArrayOperators):
     """A traced array: behaves like ``clnp.Array`` for shape/dtype/operators, but has no
     concrete value while the transformation runs."""
@@ -102,13 +122,23 @@ class Tracer(ArrayOperators):
         return (self[i] for i in range(self.shape[0]))
 
     def _concrete_check(self, what: str) -> None:
+        staged = _under_staging(self._interp)
+        if staged:
+            how = ("inside jit the values are not known while the function is traced. Use "
+                   "clnp_grad.lax.cond(pred, true_fun, false_fun, *operands) (or lax.switch, "
+                   "lax.while_loop, lax.fori_loop) for control flow, clnp.where(cond, x, y) for "
+                   "elementwise choices, or mark the argument static with "
+                   "jit(..., static_argnums=...) if the decision depends only on it")
+        else:
+            how = ("Python control flow on traced values is not differentiable: use "
+                   "clnp.where(...) for elementwise choices, clnp_grad.lax.cond for branches, "
+                   "compute the decision outside the transformed function, or wrap the value "
+                   "in clnp_grad.stop_gradient(...) and call float() on the result of the "
+                   "transformation instead")
         raise ConcretizationError(
             f"{what} needs a concrete value, but this array is traced by a "
-            f"{self._interp.name} transformation (shape {self.shape}, dtype {self.dtype}). "
-            f"Python control flow on traced values is not differentiable: use clnp.where(...) "
-            f"for elementwise choices, compute the decision outside the transformed function, "
-            f"or wrap the value in clnp_grad.stop_gradient(...) and call float() on the result "
-            f"of the transformation instead")
+            f"{self._interp.name} transformation (shape {self.shape}, dtype {self.dtype})"
+            f"{user_line()}; {how}")
 
     def __bool__(self) -> bool:
         self._concrete_check("bool()/if/while")

@@ -45,8 +45,16 @@ class Branches(tuple):
 
 
 def _run_graph(graph: Graph, *args: Any) -> list[Any]:
-    """Execute one sub-graph. Every eager execution of a control-flow body goes through here
-    (jit swaps in compiled executables)."""
+    """Execute one sub-graph. Every eager execution of a control-flow body goes through here.
+
+    On concrete arrays the body runs as a compiled executable (``clnp_grad.jit``'s fused
+    kernels, replayed on each iteration); under a transformation it is interpreted with
+    ``eval_graph`` so that the transformation sees every primitive."""
+    from clnp._array import Array
+    from clnp._prims import EVAL, current_interpreter
+    if current_interpreter() is EVAL and all(isinstance(a, Array) for a in args):
+        from ._jit.api import run_graph
+        return run_graph(graph, list(args))
     return eval_graph(graph, *args)
 
 

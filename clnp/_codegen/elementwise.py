@@ -232,14 +232,14 @@ def render_elementwise(spec: EwSpec) -> tuple[str, str, list]:
 
 
 def prelude(title: str, body: tuple[Instr, ...], dtypes: list[np.dtype], text: str,
-            splat: int) -> list[str]:
+            splat: int, extra_helpers: tuple[tuple[str, str], ...] = ()) -> list[str]:
     """The lines before a kernel whose code is ``text`` and whose ops are ``body``: a title,
     the fp64 pragma, and the helper functions the templates call (shared with the fused
     kernels of ``clnp_grad.jit``, so every op's C comes from the table the same way)."""
     head = [title]
     if C.uses_fp64(dtypes) or C.uses_fp64(d for i in body for d in i.arg_dtypes):
         head.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
-    helpers: list[tuple[str, str]] = []
+    helpers: list[tuple[str, str]] = list(extra_helpers)
     for ins in body:
         for h in _HELPER_RE.findall(template(ins.op, ins.dtype)):
             key = (h, C.compute_ctype(ins.dtype))

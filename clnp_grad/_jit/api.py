@@ -249,7 +249,8 @@ def _executable(graph: Graph) -> Executable:
     exe = getattr(graph, "_exe", None)
     if exe is None:
         device = _graph_device(graph)
-        exe = graph._exe = Executable(graph, device)   # type: ignore[attr-defined]
+        from .staging import simplify
+        exe = graph._exe = Executable(simplify(graph), device)   # type: ignore[attr-defined]
         _log(f"compiling a graph of {len(graph.eqns)} equations on {device}")
     return exe
 
@@ -260,6 +261,12 @@ def _graph_device(graph: Graph) -> Any:
             return c.device
     dev = getattr(graph, "device", None)
     return dev if dev is not None else default_device()
+
+
+def run_graph(graph: Graph, args: list) -> list:
+    """Run ``graph`` on concrete arrays through its (cached) compiled executable: how control
+    flow bodies run, once per iteration, without per-primitive Python."""
+    return _executable(graph).run(args)
 
 
 # ------------------------------------------------------------------ the jit primitive

@@ -30,6 +30,7 @@ Sample (sum of ``exp(a0 - a1)`` over rows, float32, serial, vec 8)::
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,6 +38,9 @@ import numpy as np
 from clnp._codegen import ctypes as C
 from clnp._codegen.elementwise import Instr, Operand, instructions, prelude
 from clnp._codegen.reduction import _LIMITS, _REDUCE
+
+
+_HELPER = re.compile(r"clnp_(\w+?)_\{T\}")
 
 
 @dataclass(frozen=True)
@@ -151,7 +155,9 @@ def render_fused_reduce(spec: FusedReduceSpec) -> tuple[str, str, list]:
     head = prelude("// clnp jit fused reduction: " + ", ".join(
         [i.op for i in spec.body] + [r[0] for r in spec.reds]), spec.body,
         dtypes + [r[2] for r in spec.reds] + [r[3] for r in spec.reds], text,
-        4 if spec.vec > 1 else 1)
+        4 if spec.vec > 1 else 1,
+        tuple((h, C.compute_ctype(acc)) for op, _, acc, _ in spec.reds
+              for h in _HELPER.findall(_REDUCE[op][0])))
     return "\n".join(head + lines), spec.name, argtypes
 
 

@@ -61,6 +61,10 @@ class _EwStep:
 
     def run(self, env: list) -> None:
         device = self.device
+        if self.plan is None:     # an empty group: outputs without a launch
+            for slot, shape, d in self.outs:
+                env[slot] = Array.empty(shape, d, device)
+            return
         args = [env[v] if kind else v for kind, v in self.operands]
         outs = [Array.empty(shape, d, device) for _, shape, d in self.outs]
         views = [env[s] for s in self.arrays] + outs
@@ -340,7 +344,7 @@ class Executable:
                 in_dtypes.append(val.dtype)
                 arrays.append(ref)
         outs = [Array.empty(v.aval.shape, v.aval.dtype, device) for v in escaping]
-        if math.prod(grp.shape) == 0:
+        if math.prod(grp.shape) == 0 or not escaping:
             for v, o in zip(escaping, outs):
                 env[v.n] = o
             plan = None
@@ -353,8 +357,6 @@ class Executable:
         step = _EwStep(plan, device, arrays, list(refs),
                        [(self._slot(v), v.aval.shape, v.aval.dtype) for v in escaping],
                        _kernel_source(device, plan.kernel) if plan is not None else "")
-        if plan is None:
-            step.run = _empty_outputs(step)   # type: ignore[method-assign]
         return step
 
     # reductions ------------------------------------------------------------------------
@@ -603,10 +605,3 @@ def _step_inputs(step: Any) -> list[int]:
     if isinstance(step, _CallStep):
         return [v for kind, v in step.operands if kind]
     return []
-
-
-def _empty_outputs(step: _EwStep) -> Callable[[list], None]:
-    def run(env: list) -> None:
-        for slot, shape, d in step.outs:
-            env[slot] = Array.empty(shape, d, step.device)
-    return run

@@ -11,12 +11,11 @@ evaluated one level down, so shapes come from the eager implementations). On top
 """
 from __future__ import annotations
 
-import traceback
 from typing import Any, Callable, Sequence
 
 from clnp._prims import Primitive, current_interpreter, set_interpreter
 
-from .._core import ConcretizationError
+from .._core import ConcretizationError, user_line
 from .._ir import Aval, Eqn, Graph, Lit, StagingInterpreter, StagingTracer, Var
 from .._tree import tree_flatten, tree_unflatten
 
@@ -45,16 +44,6 @@ class JitStaging(StagingInterpreter):
                 f"traced array{user_line()}; compiled functions need static shapes. Use {hint}")
         out = super().process(prim, args, params)
         return out
-
-
-def user_line() -> str:
-    """`` (at file:line: code)`` for the innermost frame outside clnp's own packages."""
-    for fr in reversed(traceback.extract_stack()[:-1]):
-        f = fr.filename.replace("\\", "/")
-        if "/clnp/" in f or "/clnp_grad/" in f or "/clnp_nn/" in f or f.startswith("<frozen"):
-            continue
-        return f" (at {fr.filename}:{fr.lineno}: {(fr.line or '').strip()})"
-    return ""
 
 
 def stage(fun: Callable[..., Any], flat: Sequence[Any], weak: Sequence[bool],

@@ -1,0 +1,284 @@
+"""clnp_grad.jit: results against eager clnp and NumPy, fused kernel counts, caching,
+composition with the other transformations, and errors."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import clnp
+import clnp_grad as cg
+
+
+def _np(x):
+    return clnp.asnumpy(x)
+
+
+def _chain(x):
+    return clnp.exp(clnp.sin(x) * 2 + clnp.cos(x)) / (1 + x * x) - 0.5 * clnp.tanh(x)
+
+
+def _softmax(x):
+    m = clnp.max(x, axis=-1, keepdims=True)
+    e = clnp.exp(x - m)
+    return e / clnp.sum(e, axis=-1, keepdims=True)
+
+
+def _layernorm(x, w, b):
+    mu = clnp.mean(x, axis=-1, keepdims=True)
+    d = x - mu
+    var = clnp.mean(d * d, axis=-1, keepdims=True)
+    return d / clnp.sqrt(var + 1e-5) * w + b
+
+
+def _logsumexp(x):
+    m = clnp.max(x, axis=-1, keepdims=True)
+    return clnp.log(clnp.sum(clnp.exp(x - m), axis=-1)) + m[..., 0]
+
+
+def _data(device, shape, seed=0, dtype=np.float32):
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+
+
+def test_elementwise_chain_is_one_kernel(device):
+    xs = np.linspace(-3, 3, 10_001, dtype=np.float32)
+    x = clnp.asarray(xs, device=device)
+    jf = cg.jit(_chain)
+    got = jf(x)
+    ref = np.exp(np.sin(xs) * 2 + np.cos(xs)) / (1 + xs * xs) - 0.5 * np.tanh(xs)
+    np.testing.assert_allclose(_np(got), ref, rtol=2e-6, atol=2e-6)
+    np.testing.assert_allclose(_np(jf(x)), _np(_chain(x)), rtol=1e-6, atol=1e-6)
+    src = jf.lower(x).kernel_sources()
+    assert len(src) == 1 and "__kernel" in src[0] and "exp" in src[0]
+
+
+def test_new_size_reuses_the_program(device):
+    jf = cg.jit(_chain)
+    jf(clnp.asarray(np.ones(1000, np.float32), device=device))
+    n_programs = len(device._programs)
+    out = jf(clnp.asarray(np.full(777, 0.5, np.float32), device=device))
+    assert len(device._programs) == n_programs      # only the trace is new
+    assert len(jf._cache) == 2
+    np.testing.assert_allclose(_np(out), _np(_chain(clnp.full(777, 0.5, device=device,
+                                                              dtype=clnp.float32))), rtol=1e-6)
+
+
+def test_broadcasts_casts_and_scalars_fuse(device):
+    a = clnp.asarray(_data(device, (64, 33)), device=device)
+    b = clnp.asarray(_data(device, (33,), 1), device=device)
+    i = clnp.asarray(np.arange(64, dtype=np.int32).reshape(64, 1), device=device)
+
+    def f(a, b, i):
+        return clnp.astype(a * b + i, clnp.float32) * 0.5 + clnp.full((64, 33), 2.0,
+                                                                      device=device)
+    jf = cg.jit(f)
+    np.testing.assert_allclose(_np(jf(a, b, i)), _np(f(a, b, i)), rtol=1e-6)
+    assert len(jf.lower(a, b, i).kernel_sources()) == 1
+
+
+@pytest.mark.parametrize("name", ["softmax", "layernorm", "logsumexp"])
+def test_normalisations_in_three_kernels(device, name):
+    xs = _data(device, (48, 130))
+    x = clnp.asarray(xs, device=device)
+    w = clnp.asarray(_data(device, (130,), 2), device=device)
+    b = clnp.asarray(_data(device, (130,), 3), device=device)
+    f, args = {"softmax": (_softmax, (x,)), "layernorm": (_layernorm, (x, w, b)),
+               "logsumexp": (_logsumexp, (x,))}[name]
+    jf = cg.jit(f)
+    np.testing.assert_allclose(_np(jf(*args)), _np(f(*args)), rtol=2e-5, atol=2e-6)
+    np.testing.assert_allclose(_np(jf(*args)), _np(f(*args)), rtol=2e-5, atol=2e-6)
+    assert len(jf.lower(*args).kernel_sources()) <= 3
+
+
+def test_full_reduction_splits_and_matches(device):
+    xs, ys = _data(device, (300_001,)), _data(device, (300_001,), 1)
+    x, y = clnp.asarray(xs, device=device), clnp.asarray(ys, device=device)
+    jf = cg.jit(lambda x, y: clnp.sum((x - y) ** 2))
+    ref = np.sum((xs.astype(np.float64) - ys) ** 2)
+    assert abs(float(jf(x, y)) - ref) / ref < 1e-4
+    assert abs(float(jf(x, y)) - ref) / ref < 1e-4
+
+
+def test_reduction_over_outer_axis_and_float64(device):
+    dtypes = [np.float32] + ([np.float64] if device.has_fp64 else [])
+    for d in dtypes:
+        xs = _data(device, (37, 5, 11), dtype=d)
+        x = clnp.asarray(xs, device=device)
+        jf = cg.jit(lambda x: clnp.sum(x * x, axis=(0, 2)) + clnp.max(x, axis=(0, 2)))
+        ref = np.sum(xs * xs, axis=(0, 2)) + np.max(xs, axis=(0, 2))
+        np.testing.assert_allclose(_np(jf(x)), ref, rtol=1e-5 if d == np.float32 else 1e-12)
+
+
+def test_weak_scalars_keep_dtype_and_do_not_retrace(device):
+    x = clnp.asarray(_data(device, (10,)), device=device)
+    jf = cg.jit(lambda x, s: x * s + s)
+    assert jf(x, 2.0).dtype == clnp.float32
+    np.testing.assert_allclose(_np(jf(x, 3.5)), _np(x) * 3.5 + 3.5, rtol=1e-6)
+    assert len(jf._cache) == 1
+    jf(x, 2)    # an int is another signature
+    assert len(jf._cache) == 2
+
+
+def test_static_arguments_and_pytrees(device):
+    x = clnp.asarray(_data(device, (4, 6)), device=device)
+    params = {"w": clnp.asarray(_data(device, (6, 3), 1), device=device),
+              "b": clnp.asarray(_data(device, (3,), 2), device=device)}
+
+    @cg.jit
+    def layer(p, x):
+        return {"y": clnp.tanh(x @ p["w"] + p["b"]), "n": x.shape[0]}
+    out = layer(params, x)
+    np.testing.assert_allclose(_np(out["y"]), np.tanh(_np(x) @ _np(params["w"]) +
+                                                      _np(params["b"])), rtol=1e-5, atol=1e-6)
+    assert int(out["n"]) == 4
+
+    jp = cg.jit(lambda x, n: x ** n, static_argnums=1)
+    np.testing.assert_allclose(_np(jp(x, 3)), _np(x) ** 3, rtol=1e-5)
+    assert len(jp._cache) == 1 and jp(x, 2) is not None and len(jp._cache) == 2
+    jk = cg.jit(lambda x, *, axis: clnp.sum(x, axis=axis), static_argnames="axis")
+    np.testing.assert_allclose(_np(jk(x, axis=1)), _np(x).sum(1), rtol=1e-5)
+    with pytest.raises(TypeError, match="static positional argument 1 must be hashable"):
+        cg.jit(lambda x, n: x, static_argnums=1)(x, [1, 2])
+
+
+def test_closed_over_constants(device):
+    c = clnp.asarray(_data(device, (5,)), device=device)
+    x = clnp.asarray(_data(device, (5,), 1), device=device)
+    jf = cg.jit(lambda x: x * c + clnp.sum(c))
+    np.testing.assert_allclose(_np(jf(x)), _np(x) * _np(c) + _np(c).sum(), rtol=1e-5)
+
+
+def test_opaque_primitives_replay(device):
+    xs = _data(device, (16, 12))
+    x = clnp.asarray(xs, device=device)
+    idx = clnp.asarray(np.array([3, 0, 7], np.int64), device=device)
+
+    def f(x, idx):
+        y = clnp.sort(x, axis=-1)
+        z = clnp.cumulative_sum(x, axis=0)
+        return y[idx] + z[:3] @ clnp.ones((12, 12), device=device, dtype=clnp.float32)
+    jf = cg.jit(f)
+    ref = _np(f(x, idx))
+    np.testing.assert_allclose(_np(jf(x, idx)), ref, rtol=1e-5, atol=1e-5)
+    x2 = clnp.asarray(xs[::-1].copy(), device=device)
+    np.testing.assert_allclose(_np(jf(x2, idx)), _np(f(x2, idx)), rtol=1e-5, atol=1e-5)
+
+
+def test_strided_arguments(device):
+    xs = _data(device, (20, 30))
+    x = clnp.asarray(xs, device=device)
+    jf = cg.jit(lambda a: clnp.sum(clnp.exp(a), axis=0))
+    np.testing.assert_allclose(_np(jf(x)), np.exp(xs).sum(0), rtol=1e-5)
+    np.testing.assert_allclose(_np(jf(x.T[:, :20])), np.exp(xs.T[:, :20]).sum(0), rtol=1e-5)
+
+
+def _mlp_loss(p, x, y):
+    h = clnp.maximum(x @ p["w1"] + p["b1"], 0.0)
+    logits = h @ p["w2"] + p["b2"]
+    return clnp.mean(_logsumexp(logits) - clnp.sum(logits * y, axis=-1))
+
+
+def _mlp(device):
+    rng = np.random.default_rng(5)
+    p = {"w1": rng.standard_normal((20, 16)) * 0.3, "b1": rng.standard_normal(16) * 0.1,
+         "w2": rng.standard_normal((16, 4)) * 0.3, "b2": rng.standard_normal(4) * 0.1}
+    p = {k: clnp.asarray(v.astype(np.float32), device=device) for k, v in p.items()}
+    x = clnp.asarray(rng.standard_normal((32, 20)).astype(np.float32), device=device)
+    y = clnp.asarray(np.eye(4, dtype=np.float32)[rng.integers(0, 4, 32)], device=device)
+    return p, x, y
+
+
+def _close_tree(a, b, tol=2e-5):
+    for k in a:
+        np.testing.assert_allclose(_np(a[k]), _np(b[k]), rtol=tol, atol=tol)
+
+
+def test_grad_of_jit_and_jit_of_grad(device):
+    p, x, y = _mlp(device)
+    v_ref, g_ref = cg.value_and_grad(_mlp_loss)(p, x, y)
+    for f in (cg.grad(cg.jit(_mlp_loss)), cg.jit(cg.grad(_mlp_loss))):
+        f(p, x, y)
+        _close_tree(f(p, x, y), g_ref)
+    jvg = cg.jit(cg.value_and_grad(_mlp_loss))
+    v, g = jvg(p, x, y)
+    v, g = jvg(p, x, y)
+    assert abs(float(v) - float(v_ref)) < 1e-5
+    _close_tree(g, g_ref)
+    # the whole train step: far fewer kernels than equations
+    lowered = jvg.lower(p, x, y)
+    n_eqns = lowered.as_text().count("\n")
+    assert len(lowered.kernel_sources()) < n_eqns / 2
+
+
+def test_jvp_vmap_and_nesting(device):
+    xs = _data(device, (8, 5))
+    x = clnp.asarray(xs, device=device)
+    t = clnp.asarray(_data(device, (8, 5), 1), device=device)
+    f = lambda x: clnp.sum(clnp.sin(x) * x, axis=-1)
+    o, dt = cg.jvp(cg.jit(f), (x,), (t,))
+    o2, dt2 = cg.jvp(f, (x,), (t,))
+    np.testing.assert_allclose(_np(dt), _np(dt2), rtol=1e-5, atol=1e-6)
+    for g in (cg.vmap(cg.jit(f)), cg.jit(cg.vmap(f)), cg.jit(cg.jit(f))):
+        np.testing.assert_allclose(_np(g(x)), _np(f(x)), rtol=1e-5, atol=1e-6)
+    h = cg.grad(cg.grad(cg.jit(lambda x: clnp.sum(clnp.sin(x)))))
+    one = clnp.asarray(np.float32(1.0), device=device)
+    assert abs(float(h(one)) + np.sin(1.0)) < 1e-5
+
+
+def test_ir_text_and_clear_cache(device):
+    x = clnp.asarray(_data(device, (6,)), device=device)
+    jf = cg.jit(lambda x: clnp.exp(x) + 1)
+    text = jf.lower(x).as_text()
+    assert "exp" in text and "float32[6]" in text
+    jf.clear_cache()
+    assert len(jf._cache) == 0
+    jf(x)
+    cg.clear_caches()
+    assert len(jf._cache) == 0
+
+
+def test_log_compiles_says_why(device, capfd, monkeypatch):
+    monkeypatch.setenv("CLNP_LOG_COMPILES", "1")
+    jf = cg.jit(lambda x: x * 2)
+    jf(clnp.ones(3, device=device, dtype=clnp.float32))
+    jf(clnp.ones(4, device=device, dtype=clnp.float32))
+    jf(clnp.ones(4, device=device, dtype=clnp.int32))
+    err = capfd.readouterr().err
+    assert "first call" in err and "new shape: [3] -> [4]" in err and \
+        "new dtype: float32 -> int32" in err
+
+
+def test_concretization_errors_name_the_line_and_the_fix(device):
+    x = clnp.ones(3, device=device, dtype=clnp.float32)
+
+    def f(x):
+        if clnp.sum(x) > 0:        # the line the error names
+            return x
+        return -x
+    with pytest.raises(cg.ConcretizationError) as e:
+        cg.jit(f)(x)
+    msg = str(e.value)
+    assert isinstance(e.value, TypeError)
+    assert "test_jit.py" in msg and "if clnp.sum(x) > 0" in msg
+    assert "lax.cond" in msg and "clnp.where" in msg and "static_argnums" in msg
+    with pytest.raises(cg.ConcretizationError, match="shape depends on the values"):
+        cg.jit(lambda x: x[x > 0])(x)
+    with pytest.raises(cg.ConcretizationError, match="float"):
+        cg.jit(lambda x: float(x[0]))(x)
+
+
+def test_bad_arguments(device):
+    with pytest.raises(TypeError, match="expected a function"):
+        cg.jit(3)
+    jf = cg.jit(lambda x: x)
+    with pytest.raises(TypeError, match="argument leaves must be arrays"):
+        jf("text")
+    with pytest.raises(ValueError, match="static_argnums 4 is out of range"):
+        cg.jit(lambda x: x, static_argnums=4)(clnp.ones(2, device=device))
+
+
+def test_empty_and_zero_d(device):
+    e = clnp.zeros((0, 3), device=device, dtype=clnp.float32)
+    jf = cg.jit(lambda x: clnp.exp(x) * 2)
+    assert jf(e).shape == (0, 3)
+    z = clnp.asarray(np.float32(0.5), device=device)
+    np.testing.assert_allclose(_np(jf(z)), np.exp(0.5) * 2, rtol=1e-6)
