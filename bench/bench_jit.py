@@ -1,0 +1,477 @@
+"""clnp_grad.jit vs clnp eager vs peers: fused elementwise chain, softmax/layernorm, an MLP SGD
+step, per-call overhead and cold compile time.
+
+    python bench/bench_jit.py [--reps 5] [--quick] [--csv bench/results/jit-pocl-cpu.csv]
+
+Runs on clnp's default device (``CLNP_DEVICE`` picks it). Every peer runs in this process,
+side by side, on the same data; times are medians of ``--reps`` runs after warm-up calls, with
+``clnp.synchronize()`` (or a read of the result / ``block_until_ready``) inside each timed
+region. Results are checked against NumPy before anything is timed.
+
+1. ew_chain ``exp(sin(x)*2 + cos(x)) / (1 + x*x) - 0.5*tanh(x)``, 2^24 float32: clnp eager,
+   clnp jit, NumPy, a hand-written float8 PyOpenCL kernel (same context and queue as clnp),
+   JAX jit when ``import jax`` works.
+2. softmax and layernorm over (8192, 1024) (4096x1024 with --quick), forward and
+   forward+backward (``value_and_grad(lambda x: sum(f(x) * w))``): eager vs jit, with kernel
+   counts: jit from ``len(jf.lower(x).kernel_sources())``; eager as the number of non-view
+   equations in ``clnp_grad.make_ir`` (each launches at least one kernel eagerly).
+3. MLP 784-1024-1024-10, batch 256, one SGD step ``step(params, x, y) -> (loss, new_params)``:
+   jit of the whole step vs eager value_and_grad + update vs NumPy hand backprop vs PyTorch
+   CPU (when installed) vs JAX jit (when installed).
+4. Per-call overhead on 1000 float32 elements: ``jit(lambda x: x + 1.0)`` vs a raw PyOpenCL
+   launch with preallocated buffers vs eager ``x + 1.0``: 2000 calls, ``finish`` every 100,
+   median of the 20 per-call throughputs, in microseconds.
+5. Cold compile of the MLP step: a fresh child process with empty ``CLNP_CACHE_DIR`` and
+   ``POCL_CACHE_DIR``, timed inside the child from before ``import clnp`` to after the first
+   call's result is read; then a second child with the same (now warm) cache directories.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any, Callable
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import numpy as np  # noqa: E402
+import pyopencl as cl  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import clnp  # noqa: E402
+import clnp_grad  # noqa: E402
+
+from bench_core import timeit, write_csv  # noqa: E402
+
+try:  # optional peers; never installed by this script
+    import torch  # type: ignore
+except Exception:  # pragma: no cover
+    torch = None
+try:
+    import jax  # type: ignore
+    import jax.numpy as jnp  # type: ignore
+except Exception:  # pragma: no cover
+    jax = jnp = None
+
+ROWS: list[dict] = []
+VIEWS = {"reshape", "transpose", "broadcast_to", "slice", "stop_gradient"}
+
+
+def row(bench: str, impl: str, value: float, unit: str = "ms", note: str = "") -> None:
+    ROWS.append({"benchmark": bench, "impl": impl, "ms_or_us": round(value, 4), "unit": unit,
+                 "ratio_note": note})
+    print(f"  {bench:<34} {impl:<34} {value:10.3f} {unit:<3} {note}", flush=True)
+
+
+def sync() -> None:
+    clnp.synchronize()
+
+
+def ms(fn: Callable[[], object], reps: int, s: Callable[[], None] = sync, warm: int = 2) -> float:
+    return 1e3 * timeit(fn, s, reps, warm)
+
+
+def nosync() -> None:
+    pass
+
+
+def jsync(out: list) -> Callable[[], None]:
+    return lambda: jax.block_until_ready(out[0])
+
+
+# ------------------------------------------------------------------------- 1. ew_chain
+HAND_CHAIN = """
+__kernel void chain8(__global const float8 *x, __global float8 *y) {
+    size_t i = get_global_id(0);
+    float8 v = x[i];
+    y[i] = exp(sin(v) * 2.0f + cos(v)) / (1.0f + v * v) - 0.5f * tanh(v);
+}
+__kernel void add1(__global const float *x, __global float *y, const int n) {
+    int i = get_global_id(0);
+    if (i < n) y[i] = x[i] + 1.0f;
+}
+"""
+
+
+def chain(ns: Any, x: Any) -> Any:
+    return ns.exp(ns.sin(x) * 2 + ns.cos(x)) / (1 + x * x) - 0.5 * ns.tanh(x)
+
+
+def bench_chain(dev: Any, prg: Any, reps: int) -> None:
+    n = 1 << 24
+    bench = "ew_chain 2^24 f32"
+    print(f"\n== {bench}: exp(sin(x)*2+cos(x))/(1+x*x)-0.5*tanh(x)")
+    xh = np.random.default_rng(0).uniform(-3, 3, n).astype(np.float32)
+    ref = chain(np, xh)
+    x = clnp.asarray(xh)
+    eager = lambda: chain(clnp, x)                           # noqa: E731
+    jf = clnp_grad.jit(lambda x: chain(clnp, x))
+    np.testing.assert_allclose(np.asarray(jf(x)), ref, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(eager()), ref, rtol=1e-4, atol=1e-5)
+    nk = len(jf.lower(x).kernel_sources())
+
+    mf = cl.mem_flags
+    bx = cl.Buffer(dev.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=xh)
+    by = cl.Buffer(dev.context, mf.READ_WRITE, 4 * n)
+    k = cl.Kernel(prg, "chain8")
+    k.set_args(bx, by)
+    q = dev.queue
+    hand = lambda: cl.enqueue_nd_range_kernel(q, k, (n // 8,), None)  # noqa: E731
+    hand()
+    yh = np.empty_like(xh)
+    cl.enqueue_copy(q, yh, by)
+    q.finish()
+    np.testing.assert_allclose(yh, ref, rtol=1e-4, atol=1e-5)
+
+    t_eager = ms(eager, reps)
+    t_jit = ms(lambda: jf(x), reps)
+    t_np = ms(lambda: chain(np, xh), reps, nosync)
+    t_hand = ms(hand, reps, q.finish)
+    row(bench, "clnp eager", t_eager, note=f"eager/jit={t_eager / t_jit:.2f}")
+    row(bench, f"clnp jit ({nk} kernel{'s' if nk != 1 else ''})", t_jit)
+    row(bench, "numpy", t_np, note=f"numpy/jit={t_np / t_jit:.2f}")
+    row(bench, "hand PyOpenCL float8", t_hand, note=f"hand/jit={t_hand / t_jit:.2f}")
+    if jax is not None:
+        jj = jax.jit(lambda x: chain(jnp, x))
+        xj = jnp.asarray(xh)
+        out = [None]
+
+        def run() -> None:
+            out[0] = jj(xj)
+        t_jax = ms(run, reps, jsync(out))
+        row(bench, "jax jit (cpu)", t_jax, note=f"jax/jit={t_jax / t_jit:.2f}")
+    else:
+        row(bench, "jax jit (cpu)", float("nan"), note="skipped: jax not installed")
+
+
+# --------------------------------------------------------------- 2. softmax / layernorm
+def softmax(x: Any) -> Any:
+    m = clnp.max(x, axis=1, keepdims=True)
+    e = clnp.exp(x - m)
+    return e / clnp.sum(e, axis=1, keepdims=True)
+
+
+def layernorm(x: Any) -> Any:
+    mu = clnp.mean(x, axis=1, keepdims=True)
+    d = x - mu
+    var = clnp.mean(d * d, axis=1, keepdims=True)
+    return d / clnp.sqrt(var + 1e-5)
+
+
+def np_softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def np_layernorm(x: np.ndarray) -> np.ndarray:
+    d = x - x.mean(axis=1, keepdims=True)
+    return d / np.sqrt((d * d).mean(axis=1, keepdims=True) + 1e-5)
+
+
+def eager_kernels(f: Callable, *args: Any) -> int:
+    g = clnp_grad.make_ir(f)(*args)
+    return sum(1 for e in g.eqns if e.prim.name not in VIEWS)
+
+
+def bench_rowwise(reps: int, quick: bool) -> None:
+    shape = (4096, 1024) if quick else (8192, 1024)
+    rng = np.random.default_rng(1)
+    xh = rng.standard_normal(shape).astype(np.float32)
+    wh = rng.standard_normal(shape).astype(np.float32)
+    x, w = clnp.asarray(xh), clnp.asarray(wh)
+    for name, f, nf in (("softmax", softmax, np_softmax), ("layernorm", layernorm, np_layernorm)):
+        bench = f"{name} {shape[0]}x{shape[1]}"
+        print(f"\n== {bench}")
+        # forward
+        jf = clnp_grad.jit(f)
+        ref = nf(xh)
+        np.testing.assert_allclose(np.asarray(jf(x)), ref, rtol=2e-4, atol=2e-5)
+        np.testing.assert_allclose(np.asarray(f(x)), ref, rtol=2e-4, atol=2e-5)
+        k_e, k_j = eager_kernels(f, x), len(jf.lower(x).kernel_sources())
+        t_e = ms(lambda: f(x), reps)
+        t_j = ms(lambda: jf(x), reps)
+        row(bench + " fwd", f"clnp eager ({k_e} kernels)", t_e, note=f"eager/jit={t_e / t_j:.2f}")
+        row(bench + " fwd", f"clnp jit ({k_j} kernels)", t_j)
+        # forward + backward
+        loss = (lambda f: lambda x: clnp.sum(f(x) * w))(f)
+        vg = clnp_grad.value_and_grad(loss)
+        jvg = clnp_grad.jit(vg)
+        lv_e, g_e = vg(x)
+        lv_j, g_j = jvg(x)
+        g_e, g_j = np.asarray(g_e), np.asarray(g_j)
+        scale = float(np.abs(g_e).max())
+        np.testing.assert_allclose(float(lv_j), float(lv_e), rtol=1e-3, atol=1e-2)
+        np.testing.assert_allclose(g_j, g_e, rtol=1e-3, atol=1e-4 * scale)
+        k_e, k_j = eager_kernels(vg, x), len(jvg.lower(x).kernel_sources())
+        t_e = ms(lambda: vg(x), reps)
+        t_j = ms(lambda: jvg(x), reps)
+        row(bench + " fwd+bwd", f"clnp eager ({k_e} kernels)", t_e,
+            note=f"eager/jit={t_e / t_j:.2f}")
+        row(bench + " fwd+bwd", f"clnp jit ({k_j} kernels)", t_j)
+
+
+# ------------------------------------------------------------------------------ 3. MLP
+LAYERS = (784, 1024, 1024, 10)
+NAMES = ("w1", "b1", "w2", "b2", "w3", "b3")
+LR = 0.01
+
+
+def make_problem(batch: int, seed: int = 0) -> tuple[dict, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    params = {}
+    for i, (m, n) in enumerate(zip(LAYERS[:-1], LAYERS[1:]), start=1):
+        params[f"w{i}"] = (rng.standard_normal((m, n)) * np.sqrt(2.0 / m)).astype(np.float32)
+        params[f"b{i}"] = (rng.standard_normal(n) * 0.01).astype(np.float32)
+    x = rng.standard_normal((batch, LAYERS[0])).astype(np.float32)
+    y = np.eye(LAYERS[-1], dtype=np.float32)[rng.integers(0, LAYERS[-1], batch)]
+    return params, x, y
+
+
+def mlp_loss(ns: Any, p: dict, x: Any, y: Any) -> Any:
+    h = ns.maximum(x @ p["w1"] + p["b1"], 0.0)
+    h = ns.maximum(h @ p["w2"] + p["b2"], 0.0)
+    z = h @ p["w3"] + p["b3"]
+    m = ns.max(z, axis=1, keepdims=True)
+    lse = m[:, 0] + ns.log(ns.sum(ns.exp(z - m), axis=1))
+    return ns.mean(lse - ns.sum(z * y, axis=1))
+
+
+def clnp_step(p: dict, x: Any, y: Any) -> tuple:
+    loss, g = clnp_grad.value_and_grad(lambda p: mlp_loss(clnp, p, x, y))(p)
+    return loss, {k: p[k] - LR * g[k] for k in p}
+
+
+def np_step(p: dict, x: np.ndarray, y: np.ndarray) -> tuple:
+    a1 = x @ p["w1"] + p["b1"]
+    h1 = np.maximum(a1, 0.0)
+    a2 = h1 @ p["w2"] + p["b2"]
+    h2 = np.maximum(a2, 0.0)
+    z = h2 @ p["w3"] + p["b3"]
+    m = z.max(axis=1, keepdims=True)
+    e = np.exp(z - m)
+    s = e.sum(axis=1, keepdims=True)
+    b = x.shape[0]
+    loss = np.mean(m[:, 0] + np.log(s[:, 0]) - (z * y).sum(axis=1))
+    dz = (e / s - y) / b
+    g = {"w3": h2.T @ dz, "b3": dz.sum(0)}
+    dh = (dz @ p["w3"].T) * (a2 > 0)
+    g["w2"], g["b2"] = h1.T @ dh, dh.sum(0)
+    dh = (dh @ p["w2"].T) * (a1 > 0)
+    g["w1"], g["b1"] = x.T @ dh, dh.sum(0)
+    return loss, {k: p[k] - np.float32(LR) * g[k] for k in p}
+
+
+def bench_mlp(reps: int) -> None:
+    batch = 256
+    bench = "MLP 784-1024-1024-10 b256 SGD step"
+    print(f"\n== {bench}")
+    ph, xh, yh = make_problem(batch)
+    p = {k: clnp.asarray(v) for k, v in ph.items()}
+    x, y = clnp.asarray(xh), clnp.asarray(yh)
+    jstep = clnp_grad.jit(clnp_step)
+    ref_loss, ref_p = np_step(ph, xh, yh)
+    for name, (l, q) in (("jit", jstep(p, x, y)), ("eager", clnp_step(p, x, y))):
+        np.testing.assert_allclose(float(l), ref_loss, rtol=1e-4, err_msg=f"{name}: loss")
+        for k in NAMES:
+            np.testing.assert_allclose(np.asarray(q[k]), ref_p[k], rtol=1e-3, atol=1e-5,
+                                       err_msg=f"{name}: {k}")
+    nk = len(jstep.lower(p, x, y).kernel_sources())
+    k_e = eager_kernels(clnp_step, p, x, y)
+    t_j = ms(lambda: jstep(p, x, y), reps)
+    t_e = ms(lambda: clnp_step(p, x, y), reps)
+    t_np = ms(lambda: np_step(ph, xh, yh), reps, nosync)
+    row(bench, f"clnp jit ({nk} kernels)", t_j)
+    row(bench, f"clnp eager vg+update ({k_e} prims)", t_e, note=f"eager/jit={t_e / t_j:.2f}")
+    row(bench, "numpy hand backprop", t_np, note=f"numpy/jit={t_np / t_j:.2f}")
+    if torch is not None:
+        tp = {k: torch.tensor(v, requires_grad=True) for k, v in ph.items()}
+        tx, ty = torch.tensor(xh), torch.tensor(yh)
+
+        def tstep() -> Any:
+            for v in tp.values():
+                v.grad = None
+            loss = _torch_loss(tp, tx, ty)
+            loss.backward()
+            with torch.no_grad():
+                new = {k: v - LR * v.grad for k, v in tp.items()}
+            return loss.item(), new
+        l_t, q_t = tstep()
+        np.testing.assert_allclose(l_t, ref_loss, rtol=1e-4, err_msg="torch: loss")
+        np.testing.assert_allclose(q_t["w1"].numpy(), ref_p["w1"], rtol=1e-3, atol=1e-5)
+        t_t = ms(tstep, reps, nosync, warm=3)
+        row(bench, f"torch {torch.__version__} cpu eager", t_t, note=f"torch/jit={t_t / t_j:.2f}")
+    else:
+        row(bench, "torch cpu", float("nan"), note="skipped: torch not installed")
+    if jax is not None:
+        def jstep_jax(p: dict, x: Any, y: Any) -> tuple:
+            l, g = jax.value_and_grad(lambda p: mlp_loss(jnp, p, x, y))(p)
+            return l, {k: p[k] - LR * g[k] for k in p}
+        jj = jax.jit(jstep_jax)
+        jp = {k: jnp.asarray(v) for k, v in ph.items()}
+        jx, jy = jnp.asarray(xh), jnp.asarray(yh)
+        out = [None]
+
+        def run() -> None:
+            out[0] = jj(jp, jx, jy)
+        t_x = ms(run, reps, jsync(out))
+        row(bench, "jax jit (cpu)", t_x, note=f"jax/jit={t_x / t_j:.2f}")
+    else:
+        row(bench, "jax jit (cpu)", float("nan"), note="skipped: jax not installed")
+
+
+def _torch_loss(p: dict, x: Any, y: Any) -> Any:
+    h = torch.relu(x @ p["w1"] + p["b1"])
+    h = torch.relu(h @ p["w2"] + p["b2"])
+    z = h @ p["w3"] + p["b3"]
+    m = torch.amax(z, dim=1, keepdim=True)
+    lse = m[:, 0] + torch.log(torch.sum(torch.exp(z - m), dim=1))
+    return torch.mean(lse - torch.sum(z * y, dim=1))
+
+
+# -------------------------------------------------------------------- 4. per-call overhead
+def per_call_us(fn: Callable[[], object], finish: Callable[[], None], calls: int = 2000,
+                every: int = 100) -> float:
+    """Median over calls//every batches of (time of ``every`` calls + one finish) / every."""
+    for _ in range(every):          # warm-up, untimed
+        fn()
+    finish()
+    times = []
+    for _ in range(calls // every):
+        t = time.perf_counter()
+        for _ in range(every):
+            fn()
+        finish()
+        times.append((time.perf_counter() - t) / every)
+    return 1e6 * statistics.median(times)
+
+
+def bench_overhead(dev: Any, prg: Any) -> None:
+    bench = "per-call x+1.0, 1000 f32"
+    print(f"\n== {bench} (2000 calls, finish every 100)")
+    n = 1000
+    xh = np.arange(n, dtype=np.float32)
+    x = clnp.asarray(xh)
+    jf = clnp_grad.jit(lambda x: x + 1.0)
+    np.testing.assert_array_equal(np.asarray(jf(x)), xh + 1)
+    mf = cl.mem_flags
+    bin_ = cl.Buffer(dev.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=xh)
+    bout = cl.Buffer(dev.context, mf.READ_WRITE, 4 * n)
+    knl = cl.Kernel(prg, "add1")
+    q = dev.queue
+
+    def raw() -> None:
+        knl(q, (1024,), None, bin_, bout, np.int32(n))
+    raw()
+    out = np.empty_like(xh)
+    cl.enqueue_copy(q, out, bout)
+    q.finish()
+    np.testing.assert_array_equal(out, xh + 1)
+    t_j = per_call_us(lambda: jf(x), sync)
+    t_r = per_call_us(raw, q.finish)
+    t_e = per_call_us(lambda: x + 1.0, sync)
+    row(bench, "clnp jit", t_j, "us", note=f"jit/raw={t_j / t_r:.2f}")
+    row(bench, "raw PyOpenCL launch", t_r, "us")
+    row(bench, "clnp eager", t_e, "us", note=f"eager/raw={t_e / t_r:.2f}")
+
+
+# ---------------------------------------------------------------------- 5. cold compile
+CHILD = r"""
+import time
+t0 = time.perf_counter()
+import sys, json
+sys.path.insert(0, {root!r})
+import clnp, clnp_grad
+import numpy as np
+t_imp = time.perf_counter()
+LAYERS = (784, 1024, 1024, 10)
+rng = np.random.default_rng(0)
+ph = {{}}
+for i, (m, n) in enumerate(zip(LAYERS[:-1], LAYERS[1:]), start=1):
+    ph[f"w{{i}}"] = (rng.standard_normal((m, n)) * np.sqrt(2.0 / m)).astype(np.float32)
+    ph[f"b{{i}}"] = (rng.standard_normal(n) * 0.01).astype(np.float32)
+xh = rng.standard_normal((256, 784)).astype(np.float32)
+yh = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 256)]
+
+def mlp_loss(p, x, y):
+    h = clnp.maximum(x @ p["w1"] + p["b1"], 0.0)
+    h = clnp.maximum(h @ p["w2"] + p["b2"], 0.0)
+    z = h @ p["w3"] + p["b3"]
+    m = clnp.max(z, axis=1, keepdims=True)
+    lse = m[:, 0] + clnp.log(clnp.sum(clnp.exp(z - m), axis=1))
+    return clnp.mean(lse - clnp.sum(z * y, axis=1))
+
+def clnp_step(p, x, y):
+    loss, g = clnp_grad.value_and_grad(lambda p: mlp_loss(p, x, y))(p)
+    return loss, {{k: p[k] - 0.01 * g[k] for k in p}}
+
+p = {{k: clnp.asarray(v) for k, v in ph.items()}}
+x, y = clnp.asarray(xh), clnp.asarray(yh)
+clnp.synchronize()
+t_data = time.perf_counter()
+jstep = clnp_grad.jit(clnp_step)
+loss, newp = jstep(p, x, y)
+lv = float(loss)
+w = np.asarray(newp["w1"])
+t1 = time.perf_counter()
+loss, newp = jstep(p, x, y)
+float(loss)
+t2 = time.perf_counter()
+print(json.dumps({{"total": t1 - t0, "import": t_imp - t0, "first_call": t1 - t_data,
+                   "second_call": t2 - t1, "loss": lv}}))
+"""
+
+
+def run_child(env: dict) -> dict:
+    here = os.path.dirname(os.path.abspath(__file__))
+    code = CHILD.format(root=os.path.dirname(here))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=600)
+    if r.returncode != 0:
+        raise RuntimeError(f"child failed:\n{r.stderr[-3000:]}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def bench_cold() -> None:
+    bench = "MLP step first call (cold compile)"
+    print(f"\n== {bench}")
+    with tempfile.TemporaryDirectory() as cc, tempfile.TemporaryDirectory() as pc:
+        env = dict(os.environ, CLNP_CACHE_DIR=cc, POCL_CACHE_DIR=pc)
+        cold = run_child(env)
+        warm = run_child(env)
+    row(bench, "fresh process, empty caches", 1e3 * cold["total"],
+        note=f"import {1e3 * cold['import']:.0f} ms, first call {1e3 * cold['first_call']:.0f} "
+             f"ms, 2nd call {1e3 * cold['second_call']:.1f} ms")
+    row(bench, "fresh process, warm disk caches", 1e3 * warm["total"],
+        note=f"cold/warm={cold['total'] / warm['total']:.2f}; import "
+             f"{1e3 * warm['import']:.0f} ms, first call {1e3 * warm['first_call']:.0f} ms")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=None, help="timed runs per figure (median)")
+    ap.add_argument("--quick", action="store_true", help="smaller softmax/layernorm, fewer reps")
+    ap.add_argument("--csv", default=None, help="output CSV (default bench/results/jit-<dev>.csv)")
+    args = ap.parse_args()
+    reps = args.reps or (3 if args.quick else 7)
+    dev = clnp.default_device()
+    tag = "pocl-cpu" if dev.is_cpu else "gpu"
+    path = args.csv or os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",
+                                    f"jit-{tag}.csv")
+    print(f"device: {dev}; reps={reps}; torch={getattr(torch, '__version__', None)}; "
+          f"jax={getattr(jax, '__version__', None)}")
+    prg = cl.Program(dev.context, HAND_CHAIN).build()
+    bench_chain(dev, prg, reps)
+    bench_rowwise(reps, args.quick)
+    bench_mlp(reps)
+    bench_overhead(dev, prg)
+    bench_cold()
+    write_csv(path, ROWS)
+
+
+if __name__ == "__main__":
+    main()
