@@ -73,7 +73,10 @@ ESTIMATORS = [
     RidgeCV(),
     RidgeClassifierCV(),
     LogisticRegression(max_iter=5),
-    PoissonRegressor(max_iter=5),
+    # scikit-learn >= 1.8 computes the Poisson deviance with scipy.special.xlogy, a NumPy
+    # ufunc clnp does not provide (ufunc objects are issue #12): NumPy then refuses clnp arrays
+    pytest.param(PoissonRegressor(max_iter=5), marks=pytest.mark.xfail(
+        raises=TypeError, strict=False, reason="scipy.special.xlogy is not a clnp ufunc yet")),
     GaussianNB(),
     Nystroem(n_components=10),
     StandardScaler(),
