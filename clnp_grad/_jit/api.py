@@ -33,7 +33,7 @@ from clnp._prims import EVAL, current_interpreter, def_impl, primitive, set_inte
 from clnp._runtime import default_device
 
 from .._core import HIGHER_ORDER, Tracer
-from .._ir import Eqn, Graph, Lit, Var, eval_graph
+from .._ir import Graph, Var, eval_graph
 from .._tree import tree_flatten, tree_unflatten
 from .executable import Executable, weak_dtype
 from .staging import stage
@@ -143,11 +143,13 @@ class Jitted:
         else:
             self._cache.move_to_end(sig)
         graph, out_def, exe = entry
-        dyn = [x for x in flat]
         if current_interpreter() is EVAL and not any(isinstance(x, Tracer) for x in flat):
-            outs = exe.run(dyn)
-        else:
-            outs = jit_p.bind(*dyn, graph=graph, name=self.__name__)
+            outs = exe.run(flat)
+        else:   # Python scalars enter the primitive as the 0-d arrays they were traced as
+            device = exe.device
+            outs = jit_p.bind(*[_weak_array(x, device) if isinstance(
+                x, (bool, int, float, complex)) else x for x in flat], graph=graph,
+                name=self.__name__)
         return tree_unflatten(out_def, list(outs))
 
     def _trace(self, sig: Any, flat: list, rebuild: Callable) -> tuple:
@@ -155,11 +157,12 @@ class Jitted:
         _log(f"tracing {self.__name__} for {_describe(sig)}{why}")
         values = [_bottom(x) for x in flat]
         weak = [isinstance(x, (bool, int, float, complex)) for x in values]
-        traced = [_weak_array(v) if w else v for v, w in zip(values, weak)]
+        device = next((v.device for v, w in zip(values, weak) if not w and
+                       hasattr(v, "device")), None)
+        traced = [_weak_array(v, device) if w else v for v, w in zip(values, weak)]
         with set_interpreter(EVAL):
             graph, out_def = stage(self.fun, traced, weak, rebuild)
-        graph.weak = tuple(weak)      # type: ignore[attr-defined]
-        exe = _executable(graph)
+        exe = _executable(graph, traced)
         entry = (graph, out_def, exe)
         if len(self._cache) >= _CACHE_SIZE:
             self._cache.popitem(last=False)
@@ -195,9 +198,10 @@ class Lowered:
         return self.executable.kernel_sources()
 
 
-def _weak_array(v: Any) -> Any:
+def _weak_array(v: Any, device: Any) -> Any:
+    """A Python scalar argument as the 0-d array it is traced with (next to the arrays)."""
     import clnp
-    return clnp.asarray(v, dtype=weak_dtype(v))
+    return clnp.asarray(v, dtype=weak_dtype(v), device=device)
 
 
 def _hashable(v: Any, what: str, f: Jitted) -> Any:
@@ -245,35 +249,32 @@ def _why(prev: Any, sig: Any) -> str:
     return ""
 
 
-def _executable(graph: Graph) -> Executable:
-    exe = getattr(graph, "_exe", None)
+def _executable(graph: Graph, args: Sequence[Any]) -> Executable:
+    """The executable of ``graph`` for arguments like ``args``: one per device, the device
+    of the first array argument (else of the constants, else the default device)."""
+    device = next((a.device for a in args if isinstance(a, Array)), None)
+    if device is None:
+        device = next((c.device for c in graph.consts.values() if isinstance(c, Array)),
+                      None) or default_device()
+    exes = graph.__dict__.setdefault("_executables", {})
+    exe = exes.get(device)
     if exe is None:
-        device = _graph_device(graph)
         from .staging import simplify
-        exe = graph._exe = Executable(simplify(graph), device)   # type: ignore[attr-defined]
+        exe = exes[device] = Executable(simplify(graph), device)
         _log(f"compiling a graph of {len(graph.eqns)} equations on {device}")
     return exe
-
-
-def _graph_device(graph: Graph) -> Any:
-    for c in graph.consts.values():
-        if isinstance(c, Array):
-            return c.device
-    dev = getattr(graph, "device", None)
-    return dev if dev is not None else default_device()
 
 
 def run_graph(graph: Graph, args: list) -> list:
     """Run ``graph`` on concrete arrays through its (cached) compiled executable: how control
     flow bodies run, once per iteration, without per-primitive Python."""
-    return _executable(graph).run(args)
+    return _executable(graph, args).run(args)
 
 
 # ------------------------------------------------------------------ the jit primitive
 @def_impl("jit")
 def _jit_impl(*args: Any, graph: Graph, name: str) -> list[Any]:
-    exe = _executable(graph)
-    return exe.run(list(args))
+    return run_graph(graph, list(args))
 
 
 def _stage_rule(interp: Any, args: tuple, params: dict) -> Any:
@@ -298,29 +299,38 @@ def _derived(graph: Graph, key: Any, make: Callable[[], Any]) -> Any:
     return r
 
 
+def _lift_diff(interp: Any, args: tuple) -> tuple[list, list, tuple[bool, ...]]:
+    """Primals, per-argument derivative data (tangent or tape reference, None for
+    constants) and which arguments are differentiated (floating and traced here)."""
+    lifted = [interp.lift(a) for a in args]
+    diff = tuple(d is not None and hasattr(p, "dtype") and p.dtype.kind in "fc"
+                 for p, d in lifted)
+    return [p for p, _ in lifted], [d for _, d in lifted], diff
+
+
+def _body_of_diff(graph: Graph, diff: tuple[bool, ...], ps: Sequence[Any]
+                  ) -> Callable[..., list]:
+    """``graph`` as a function of its differentiated arguments only, the others fixed."""
+    def f(*dps: Any) -> list:
+        it = iter(dps)
+        return list(eval_graph(graph, *[next(it) if d else p for d, p in zip(diff, ps)]))
+    return f
+
+
 def _jvp_rule(interp: Any, args: tuple, params: dict) -> Any:
     from .._ad import JVPTracer, jvp
     from .._rules import zeros_like
     graph = params["graph"]
-    lifted = [interp.lift(a) for a in args]
-    primals = [p for p, _ in lifted]
-    tangents = [t for _, t in lifted]
-    diff = tuple(t is not None and hasattr(p, "dtype") and p.dtype.kind in "fc"
-                 for p, t in lifted)
+    primals, tangents, diff = _lift_diff(interp, args)
     n = len(primals)
 
     def body(*pt: Any) -> Any:
         ps, ts = list(pt[:n]), pt[n:]
         it = iter(ts)
         tans = [next(it) if d else None for d in diff]
-
-        def f(*dps: Any) -> Any:
-            it2 = iter(dps)
-            full = [next(it2) if d else p for d, p in zip(diff, ps)]
-            return list(eval_graph(graph, *full))
         dp = [p for d, p in zip(diff, ps) if d]
         dt_ = [t for t in tans if t is not None]
-        outs, touts = jvp(f, dp, dt_)
+        outs, touts = jvp(_body_of_diff(graph, diff, ps), dp, dt_)
         return list(outs) + [t if t is not None else zeros_like(o)
                              for o, t in zip(outs, touts)]
 
@@ -357,11 +367,7 @@ def _vjp_rule(interp: Any, args: tuple, params: dict) -> Any:
     from .._ad import Node, VJPTracer
     from .._rules import is_float
     graph = params["graph"]
-    lifted = [interp.lift(a) for a in args]
-    primals = [p for p, _ in lifted]
-    parents = [r for _, r in lifted]
-    diff = tuple(r is not None and hasattr(p, "dtype") and p.dtype.kind in "fc"
-                 for p, r in lifted)
+    primals, parents, diff = _lift_diff(interp, args)
     with set_interpreter(interp.prev):
         split = _derived(graph, ("vjp", diff), lambda: _split_vjp(graph, diff, primals))
         fwd, bwd, n_out, out_float = split
@@ -397,13 +403,8 @@ def _split_vjp(graph: Graph, diff: tuple, primals: list) -> tuple:
 
     def joint(*vals: Any) -> Any:
         ps, cts = vals[:n], list(vals[n:])
-
-        def f(*dps: Any) -> Any:
-            it = iter(dps)
-            full = [next(it) if d else p for d, p in zip(diff, ps)]
-            return list(eval_graph(graph, *full))
         dp = [p for d, p in zip(diff, ps) if d]
-        outs, f_vjp = vjp(f, *dp)
+        outs, f_vjp = vjp(_body_of_diff(graph, diff, ps), *dp)
         it = iter(cts)
         full_ct = [next(it) if fl else zeros_like(o) for o, fl in zip(outs, out_float)]
         in_cts = f_vjp(full_ct)

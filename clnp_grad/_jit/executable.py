@@ -27,18 +27,14 @@ from clnp import _capture
 from clnp import _dtypes as dt
 from clnp._array import Array, c_strides
 from clnp._codegen.elementwise import Instr, Operand, can_vectorize
-from clnp._eager import broadcast_strides, collapse, contiguous_copy, ew_apply, \
-    plan_elementwise
+from clnp._eager import broadcast_strides, collapse, contiguous_copy, plan_elementwise
 from clnp._prims import PRIMITIVES
-from clnp._runtime import Device
+from clnp._creation_functions import _scalar_dtype
+from clnp._runtime import Device, default_device
 
 from .._ir import Graph, Lit, Var
 from .codegen import FusedReduceSpec, render_fused_reduce
 from .fusion import Group, external_inputs, partition
-
-
-class _Weak:
-    """A weakly typed scalar argument's slot value: passed to kernels by value."""
 
 
 def _kernel_source(device: Device, kernel: Any) -> str:
@@ -52,12 +48,12 @@ def _kernel_source(device: Device, kernel: Any) -> str:
 
 # ---------------------------------------------------------------------------------- steps
 class _EwStep:
-    __slots__ = ("plan", "device", "arrays", "operands", "outs", "kernel_src")
+    __slots__ = ("plan", "device", "arrays", "operands", "outs")
 
     def __init__(self, plan: Any, device: Device, arrays: list[int], operands: list[tuple],
-                 outs: list[tuple[int, tuple, np.dtype]], src: str):
+                 outs: list[tuple[int, tuple, np.dtype]]):
         self.plan, self.device, self.arrays, self.operands = plan, device, arrays, operands
-        self.outs, self.kernel_src = outs, src
+        self.outs = outs
 
     def run(self, env: list) -> None:
         device = self.device
@@ -77,12 +73,12 @@ class _EwStep:
             env[slot] = o
 
     def sources(self) -> list[str]:
-        return [self.kernel_src]
+        return [_kernel_source(self.device, self.plan.kernel)] if self.plan is not None else []
 
 
 class _RedStep:
     __slots__ = ("kernel", "device", "gsize", "lsize", "template", "bufs", "scalars", "outs",
-                 "finish", "kernel_src")
+                 "finish")
 
     def run(self, env: list) -> None:
         device = self.device
@@ -97,7 +93,7 @@ class _RedStep:
             env[slot] = o if fin is None else fin([o])[0]
 
     def sources(self) -> list[str]:
-        out = [self.kernel_src]
+        out = [_kernel_source(self.device, self.kernel)]
         for fin in self.finish:
             if fin is not None:
                 out += [_kernel_source(self.device, k) for k in fin.kernels()]
@@ -168,10 +164,11 @@ class Executable:
         self.n_slots = 0
         self.built = False
 
-    def _slot(self, v: Var) -> int:
-        s = self.slot.get(v.n)
+    def _slot(self, n: int) -> int:
+        """The slot of the value with Var id ``n`` (assigned on first use)."""
+        s = self.slot.get(n)
         if s is None:
-            s = self.slot[v.n] = self.n_slots
+            s = self.slot[n] = self.n_slots
             self.n_slots += 1
         return s
 
@@ -200,10 +197,10 @@ class Executable:
     def _build(self, flat: Sequence[Any]) -> list[Any]:
         g = self.graph
         device = self.device
-        env: dict[int, Any] = {}
+        env: dict[int, Any] = {}      # slot -> value, as the steps' ``run`` expects
         seen_bufs: set[int] = set()
         for v, a in zip(g.in_binders, flat):
-            s = self._slot(v)
+            s = self._slot(v.n)
             self.in_slots.append(s)
             weak = not isinstance(a, Array)
             self.weak.append(weak)
@@ -212,15 +209,13 @@ class Executable:
                 if id(a._buf) in seen_bufs:      # captures rebind buffers by identity
                     a = contiguous_copy(a)
                 seen_bufs.add(id(a._buf))
-            env[v.n] = a
+            env[s] = a
         for n, c in g.consts.items():
             if isinstance(c, Array):
                 c = _normal_input(c)
-            v = Var.__new__(Var)
-            v.n = n
-            s = self._slot(v)
+            s = self._slot(n)
             self.consts.append((s, c))
-            env[n] = c
+            env[s] = c
         for grp in partition(g):
             self.steps.append(self._build_group(grp, env))
         # last uses, so that intermediates return to the pool as soon as possible
@@ -236,7 +231,7 @@ class Executable:
         self.out_refs = [(True, self.slot[x.n]) if isinstance(x, Var) else (False, x.value)
                          for x in g.outs]
         self.built = True
-        return [env[x.n] if isinstance(x, Var) else _as_array(x.value, device)
+        return [env[self.slot[x.n]] if isinstance(x, Var) else _as_array(x.value, device)
                 for x in g.outs]
 
     def _build_group(self, grp: Group, env: dict[int, Any]) -> Any:
@@ -263,7 +258,7 @@ class Executable:
         for x in ins:
             if isinstance(x, Lit):
                 continue
-            val = env[x.n]
+            val = env[self.slot[x.n]]
             vid[x.n] = len(operands)
             operands.append(val)
             refs.append((True, self.slot[x.n]))
@@ -343,20 +338,13 @@ class Executable:
                 args.append(val)
                 in_dtypes.append(val.dtype)
                 arrays.append(ref)
-        outs = [Array.empty(v.aval.shape, v.aval.dtype, device) for v in escaping]
-        if math.prod(grp.shape) == 0 or not escaping:
-            for v, o in zip(escaping, outs):
-                env[v.n] = o
-            plan = None
-        else:
+        plan = None
+        if math.prod(grp.shape) and escaping:   # planned on the layouts of fresh outputs
+            outs = [Array.empty(v.aval.shape, v.aval.dtype, device) for v in escaping]
             plan = plan_elementwise(device, body_t, args, in_dtypes, outs)
-            kargs = plan.fill([a for a in args if isinstance(a, Array)] + outs, args)
-            plan.kernel(device.queue, plan.gsize, plan.lsize, *kargs)
-        for v, o in zip(escaping, outs):
-            env[v.n] = o
         step = _EwStep(plan, device, arrays, list(refs),
-                       [(self._slot(v), v.aval.shape, v.aval.dtype) for v in escaping],
-                       _kernel_source(device, plan.kernel) if plan is not None else "")
+                       [(self._slot(v.n), v.aval.shape, v.aval.dtype) for v in escaping])
+        step.run(env)
         return step
 
     # reductions ------------------------------------------------------------------------
@@ -375,9 +363,8 @@ class Executable:
             if isinstance(val, Array):
                 st = broadcast_strides(val, shape)
                 views.append(([st[i] for i in kept], [st[i] for i in axes]))
-        side_arrays = [Array.empty(v.aval.shape, v.aval.dtype, device) for v in sides]
-        for a in side_arrays:
-            st = a._strides
+        for v in sides:     # side outputs are fresh C-ordered arrays
+            st = c_strides(v.aval.shape)
             views.append(([st[i] for i in kept], [st[i] for i in axes]))
         kc, kst = collapse(kshape, [v[0] for v in views] + [[s for s in c_strides(tuple(kshape))]])
         rc, rst = collapse(rshape, [v[1] for v in views])
@@ -396,8 +383,6 @@ class Executable:
         # vector walk on CPUs: one reduced dim, operands unit-stride or constant along it
         rmodes = tuple("unit" if s[0] == 1 else "bcast" if s[0] == 0 else "any"
                        for s in rst) if nr == 1 else ()
-        dtypes = [o.dtype if isinstance(o, (Array, _ScalarOperand)) else np.dtype(type(o))
-                  for o in operands]
         reds = []
         for r in grp.reds:
             p = r.params
@@ -432,11 +417,11 @@ class Executable:
                 scalars.append((len(template), ref, _carg(_dtype_of(val))))
                 template.append(np.asarray(val, _carg(_dtype_of(val)))[()])
         out_specs: list[tuple[int, tuple, np.dtype]] = []
-        for j, (a, v) in enumerate(zip(side_arrays, sides)):
+        for j, v in enumerate(sides):
             bufs.append((len(template), -1 - j))
             template += [None, 0] + kst[k] + rst[k]
             k += 1
-            out_specs.append((self._slot(v), v.aval.shape, v.aval.dtype))
+            out_specs.append((self._slot(v.n), v.aval.shape, v.aval.dtype))
         ocontig = kst[-1]
         finish: list[Any] = [None] * len(sides)
         for m, r in enumerate(grp.reds):
@@ -444,10 +429,10 @@ class Executable:
             bufs.append((len(template), -1 - len(out_specs)))
             template += [None, 0] + (ocontig if not partial else [0] * nk)
             if partial:
-                out_specs.append((self._slot(v), (n_out * parts,), r.params["acc_dtype"]))
-                finish.append(self._partials_finisher(r, n_out, parts, kshape, env, device))
+                out_specs.append((self._slot(v.n), (n_out * parts,), r.params["acc_dtype"]))
+                finish.append(self._partials_finisher(r, n_out, parts, device))
             else:
-                out_specs.append((self._slot(v), v.aval.shape, v.aval.dtype))
+                out_specs.append((self._slot(v.n), v.aval.shape, v.aval.dtype))
                 finish.append(None)
         step = _RedStep()
         step.kernel, step.device = kernel, device
@@ -458,29 +443,18 @@ class Executable:
             L = 64 if device.is_cpu else 128
             step.gsize, step.lsize = (-(-items // L) * L,), (L,)
         step.template, step.bufs, step.scalars = template, bufs, scalars
-        step.outs, step.finish = out_specs, finish
-        step.kernel_src = _kernel_source(device, kernel)
-        # first call: run it, and record the partial finishers' replays
-        kargs = template.copy()
-        outs = [Array.empty(shape_, d, device) for _, shape_, d in out_specs]
-        for j, a in enumerate(side_arrays):
-            outs[j] = a
-        by_slot = {self.slot[n]: n for n in env if n in self.slot}
-        for pos, src in bufs:
-            kargs[pos] = (env[by_slot[src]] if src >= 0 else outs[-1 - src])._buf
-        kernel(device.queue, step.gsize, step.lsize, *kargs)
-        for (slot, _, _), o, fin, var in zip(out_specs, outs, finish,
-                                             sides + [r.out_binders[0] for r in grp.reds]):
+        # first call: the kernel, then each partial result's finishing reduction, captured
+        step.outs, step.finish = out_specs, [None] * len(out_specs)
+        step.run(env)
+        for j, ((slot, _, _), fin) in enumerate(zip(out_specs, finish)):
             if fin is not None:
-                res, rep = _capture.capture(fin.fn, [o], device)
-                fin.replay = rep
-                o = res
-            env[var.n] = o
-        step.finish = [None if f is None else f.replay for f in finish]
+                env[slot], step.finish[j] = _capture.capture(fin, [env[slot]], device)
         return step
 
-    def _partials_finisher(self, r: Any, n_out: int, parts: int, kshape: list[int],
-                           env: dict, device: Device) -> Any:
+    def _partials_finisher(self, r: Any, n_out: int, parts: int,
+                           device: Device) -> Callable[[Array], Array]:
+        """The eager reduction of ``r``'s partial results, ``[n_out, parts]``, to its
+        output."""
         p = r.params
         out_shape = r.out_binders[0].aval.shape
 
@@ -489,7 +463,7 @@ class Executable:
             y = PRIMITIVES["reduce"].impl(x, op=p["op"], axes=(1,), acc_dtype=p["acc_dtype"],
                                           out_dtype=r.out_binders[0].aval.dtype)
             return Array(y._buf, 0, out_shape, c_strides(out_shape), y.dtype, device)
-        return _Finisher(fn)
+        return fn
 
     # opaque primitives and views -------------------------------------------------------
     def _build_opaque(self, e: Any, env: dict[int, Any], view: bool = False) -> Any:
@@ -502,7 +476,7 @@ class Executable:
             if isinstance(x, Lit):
                 operands.append((False, x.value))
                 continue
-            val = env[x.n]
+            val = env[self.slot[x.n]]
             if not isinstance(val, Array):    # a weak scalar argument: uploaded per call
                 return self._call_step(e, env)
             operands.append((True, len(arrays)))
@@ -519,9 +493,9 @@ class Executable:
         # rebinding buffers by identity stays right
         res, rep = _capture.capture(fn, arrays, device)
         outs = list(res) if prim.multiple_results else [res]
-        for b, o in zip(e.out_binders, outs):
-            env[b.n] = o
-        out_slots = [self._slot(b) for b in e.out_binders]
+        out_slots = [self._slot(b.n) for b in e.out_binders]
+        for slot, o in zip(out_slots, outs):
+            env[slot] = o
         if rep is None:
             return self._call_step(e, env, done=True)
         if view and len(outs) == 1 and rep.n_launches == 0 and rep.outs[0].src >= 0:
@@ -539,21 +513,10 @@ class Executable:
         st.multi = e.prim.multiple_results
         st.operands = [(False, x.value) if isinstance(x, Lit) else (True, self.slot[x.n])
                        for x in e.inputs]
-        st.outs = [self._slot(b) for b in e.out_binders]
+        st.outs = [self._slot(b.n) for b in e.out_binders]
         if not done:
-            args = [x.value if isinstance(x, Lit) else _as_array(env[x.n], self.device)
-                    for x in e.inputs]
-            res = e.prim.impl(*args, **e.params)
-            for b, o in zip(e.out_binders, list(res) if st.multi else [res]):
-                env[b.n] = o
+            st.run(env)
         return st
-
-
-class _Finisher:
-    __slots__ = ("fn", "replay")
-
-    def __init__(self, fn: Callable[[Array], Array]):
-        self.fn, self.replay = fn, None
 
 
 class _ScalarOperand:
@@ -570,16 +533,8 @@ def _dtype_of(o: Any) -> np.dtype:
 
 
 def weak_dtype(v: Any) -> np.dtype:
-    """The dtype a weakly typed Python scalar argument is traced with."""
-    from clnp._runtime import default_device
-    dev = default_device()
-    if isinstance(v, bool):
-        return dt.bool_
-    if isinstance(v, int):
-        return dt.int64
-    if isinstance(v, float):
-        return dev.default_float
-    return dev.default_complex
+    """The dtype a weakly typed Python scalar argument is traced with: ``asarray``'s."""
+    return _scalar_dtype(v, default_device())
 
 
 def _carg(d: np.dtype) -> np.dtype:

@@ -26,10 +26,9 @@ from typing import Any
 
 from clnp import _ops
 
-from .._ir import Eqn, Graph, Lit, Var
+from .._ir import Eqn, Graph, Var
 
 VIEWS = frozenset({"reshape", "transpose", "broadcast_to", "slice", "stop_gradient"})
-ELEMENTWISE_EXTRA = frozenset({"convert_element_type", "copy", "full"})
 
 
 def is_elementwise(e: Eqn) -> bool:
@@ -54,9 +53,6 @@ class Group:
     members: set[int] = field(default_factory=set)     # Var ids computed here
     escapes: set[int] = field(default_factory=set)     # members others read (materialised)
     index: int = 0
-
-    def produced(self) -> list[Var]:
-        return [b for e in self.eqns + self.reds for b in e.out_binders]
 
 
 def partition(g: Graph) -> list[Group]:
@@ -212,7 +208,3 @@ def external_inputs(grp: Group) -> list[Any]:
                 seen.add(x.n)
             out.append(x)
     return out
-
-
-def is_lit(x: Any) -> bool:
-    return isinstance(x, Lit)

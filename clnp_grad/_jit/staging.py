@@ -16,8 +16,8 @@ from typing import Any, Callable, Sequence
 from clnp._prims import Primitive, current_interpreter, set_interpreter
 
 from .._core import ConcretizationError, user_line
-from .._ir import Aval, Eqn, Graph, Lit, StagingInterpreter, StagingTracer, Var
-from .._tree import tree_flatten, tree_unflatten
+from .._ir import Aval, Eqn, Graph, StagingInterpreter, StagingTracer, Var
+from .._tree import tree_flatten
 
 # result shapes that depend on values: not expressible in a compiled program
 DATA_DEPENDENT = {"nonzero": "clnp.where(mask, x, 0) (or pass the mask's count as a static "
@@ -42,8 +42,7 @@ class JitStaging(StagingInterpreter):
             raise ConcretizationError(
                 f"jit: '{prim.name}' gives a result whose shape depends on the values of a "
                 f"traced array{user_line()}; compiled functions need static shapes. Use {hint}")
-        out = super().process(prim, args, params)
-        return out
+        return super().process(prim, args, params)
 
 
 def stage(fun: Callable[..., Any], flat: Sequence[Any], weak: Sequence[bool],
@@ -114,7 +113,3 @@ def simplify(g: Graph) -> Graph:
     out = Graph(g.in_binders, kept, outs, consts)
     out.typecheck()
     return out
-
-
-def lit_value(x: Any) -> Any:
-    return x.value if isinstance(x, Lit) else None

@@ -282,3 +282,20 @@ def test_empty_and_zero_d(device):
     assert jf(e).shape == (0, 3)
     z = clnp.asarray(np.float32(0.5), device=device)
     np.testing.assert_allclose(_np(jf(z)), np.exp(0.5) * 2, rtol=1e-6)
+
+
+def test_runs_on_the_arguments_device():
+    """Each device gets its own executable; the backward graph of grad(jit) runs there too
+    (it used to fall back to the default device, mixing buffers of two contexts)."""
+    devs = clnp.devices()
+    if len(devs) < 2:
+        pytest.skip("needs two OpenCL devices (e.g. POCL_DEVICES='pthread pthread')")
+    jf = cg.jit(lambda x, s: clnp.sum(clnp.sin(x) * s))
+    for d in devs[:2]:
+        x = clnp.asarray(np.arange(5, dtype=np.float32), device=d)
+        y = jf(x, 2.0)
+        assert y.device == d
+        np.testing.assert_allclose(float(y), 2 * np.sin(np.arange(5)).sum(), rtol=1e-5)
+        g = cg.grad(jf)(x, 2.0)
+        assert g.device == d
+        np.testing.assert_allclose(_np(g), 2 * np.cos(np.arange(5)), rtol=1e-5)
