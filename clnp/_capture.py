@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-import numpy as np
 import pyopencl as cl
 
 from ._array import Array
