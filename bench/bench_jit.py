@@ -47,6 +47,8 @@ import clnp  # noqa: E402
 import clnp_grad  # noqa: E402
 
 from bench_core import timeit, write_csv  # noqa: E402
+# the MLP problem, its loss and the PyTorch loss are bench_grad's: one definition
+from bench_grad import NAMES, make_problem, mlp_loss, torch_loss  # noqa: E402
 
 try:  # optional peers; never installed by this script
     import torch  # type: ignore
@@ -216,29 +218,7 @@ def bench_rowwise(reps: int, quick: bool) -> None:
 
 
 # ------------------------------------------------------------------------------ 3. MLP
-LAYERS = (784, 1024, 1024, 10)
-NAMES = ("w1", "b1", "w2", "b2", "w3", "b3")
 LR = 0.01
-
-
-def make_problem(batch: int, seed: int = 0) -> tuple[dict, np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    params = {}
-    for i, (m, n) in enumerate(zip(LAYERS[:-1], LAYERS[1:]), start=1):
-        params[f"w{i}"] = (rng.standard_normal((m, n)) * np.sqrt(2.0 / m)).astype(np.float32)
-        params[f"b{i}"] = (rng.standard_normal(n) * 0.01).astype(np.float32)
-    x = rng.standard_normal((batch, LAYERS[0])).astype(np.float32)
-    y = np.eye(LAYERS[-1], dtype=np.float32)[rng.integers(0, LAYERS[-1], batch)]
-    return params, x, y
-
-
-def mlp_loss(ns: Any, p: dict, x: Any, y: Any) -> Any:
-    h = ns.maximum(x @ p["w1"] + p["b1"], 0.0)
-    h = ns.maximum(h @ p["w2"] + p["b2"], 0.0)
-    z = h @ p["w3"] + p["b3"]
-    m = ns.max(z, axis=1, keepdims=True)
-    lse = m[:, 0] + ns.log(ns.sum(ns.exp(z - m), axis=1))
-    return ns.mean(lse - ns.sum(z * y, axis=1))
 
 
 def clnp_step(p: dict, x: Any, y: Any) -> tuple:
@@ -295,7 +275,7 @@ def bench_mlp(reps: int) -> None:
         def tstep() -> Any:
             for v in tp.values():
                 v.grad = None
-            loss = _torch_loss(tp, tx, ty)
+            loss = torch_loss(tp, tx, ty)
             loss.backward()
             with torch.no_grad():
                 new = {k: v - LR * v.grad for k, v in tp.items()}
@@ -322,15 +302,6 @@ def bench_mlp(reps: int) -> None:
         row(bench, "jax jit (cpu)", t_x, note=f"jax/jit={t_x / t_j:.2f}")
     else:
         row(bench, "jax jit (cpu)", float("nan"), note="skipped: jax not installed")
-
-
-def _torch_loss(p: dict, x: Any, y: Any) -> Any:
-    h = torch.relu(x @ p["w1"] + p["b1"])
-    h = torch.relu(h @ p["w2"] + p["b2"])
-    z = h @ p["w3"] + p["b3"]
-    m = torch.amax(z, dim=1, keepdim=True)
-    lse = m[:, 0] + torch.log(torch.sum(torch.exp(z - m), dim=1))
-    return torch.mean(lse - torch.sum(z * y, dim=1))
 
 
 # -------------------------------------------------------------------- 4. per-call overhead
