@@ -34,7 +34,7 @@ from clnp._runtime import default_device
 
 from .._core import HIGHER_ORDER, Tracer
 from .._ir import Graph, Var, eval_graph
-from .._tree import tree_flatten, tree_unflatten
+from .._tree import _LEAF, tree_flatten, tree_unflatten
 from .executable import Executable, weak_dtype
 from .staging import stage
 
@@ -58,6 +58,17 @@ def _leaf_sig(x: Any) -> Any:
         return (x.dtype,)
     raise TypeError(f"jit: argument leaves must be arrays or scalars; got {type(x).__name__} "
                     f"(mark it static with static_argnums/static_argnames)")
+
+
+def _fast_key(args: tuple) -> tuple | None:
+    """The signature of a call whose arguments are all concrete Arrays (a tree of leaves
+    only, none weakly typed), or None: the per-call path of ``jit(f)(x, y)``."""
+    key = []
+    for a in args:
+        if type(a) is not Array:
+            return None
+        key.append((a._shape, a._dtype, a._device))
+    return tuple(key)
 
 
 def _bottom(x: Any) -> Any:
@@ -88,6 +99,9 @@ class Jitted:
         self.static_argnames = tuple(static_argnames)
         self.donate_argnums = tuple(donate_argnums)
         self._cache: OrderedDict[Any, tuple[Graph, Any, Any]] = OrderedDict()
+        # calls whose arguments are all positional Arrays skip flattening and the full
+        # signature: (shape, dtype, device) per argument -> (executable, output structure)
+        self._fast: dict[tuple, tuple[Executable, Any]] = {}
         self._last: Any = None
         functools.update_wrapper(self, fun)
         _ALL.append(self)
@@ -101,6 +115,7 @@ class Jitted:
     def clear_cache(self) -> None:
         """Forget every traced and compiled version of this function."""
         self._cache.clear()
+        self._fast.clear()
         self._last = None
 
     # -- signature
@@ -135,6 +150,13 @@ class Jitted:
 
     # -- calls
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not kwargs and current_interpreter() is EVAL:
+            key = _fast_key(args)
+            hit = self._fast.get(key) if key is not None else None
+            if hit is not None:
+                exe, out_def = hit
+                outs = exe.run(args)
+                return outs[0] if out_def is _LEAF else tree_unflatten(out_def, outs)
         flat, tdef, static, rebuild = self._split(args, kwargs)
         sig = (tdef, static, tuple(_leaf_sig(x) for x in flat))
         entry = self._cache.get(sig)
@@ -144,6 +166,12 @@ class Jitted:
             self._cache.move_to_end(sig)
         graph, out_def, exe = entry
         if current_interpreter() is EVAL and not any(isinstance(x, Tracer) for x in flat):
+            if not kwargs and not static and len(flat) == len(args):
+                key = _fast_key(args)
+                if key is not None:
+                    if len(self._fast) >= _CACHE_SIZE:
+                        self._fast.clear()
+                    self._fast[key] = (exe, out_def)
             outs = exe.run(flat)
         else:   # Python scalars enter the primitive as the 0-d arrays they were traced as
             device = exe.device

@@ -118,6 +118,31 @@ def test_weak_scalars_keep_dtype_and_do_not_retrace(device):
     assert len(jf._cache) == 2
 
 
+def test_repeated_calls_rebind_buffers_and_changed_scalars(device):
+    """Later calls launch bound kernel copies (constant arguments set once): every call must
+    see its own buffers and the current values of weak scalar arguments, in fused
+    elementwise kernels, fused reductions and replayed opaque launches alike."""
+    rng = np.random.default_rng(11)
+    jf = cg.jit(lambda x, w, s: (x * s + 1.0, clnp.sum(x * s, axis=1), (x @ w) * s))
+    for s in (2.0, -0.5, 2.0, 7.25):
+        xs = rng.standard_normal((6, 5)).astype(np.float32)
+        ws = rng.standard_normal((5, 3)).astype(np.float32)
+        x, w = clnp.asarray(xs, device=device), clnp.asarray(ws, device=device)
+        a, b, c = jf(x, w, s)
+        np.testing.assert_allclose(_np(a), xs * np.float32(s) + 1, rtol=1e-6)
+        np.testing.assert_allclose(_np(b), (xs * np.float32(s)).sum(1), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(_np(c), (xs @ ws) * np.float32(s), rtol=1e-5, atol=1e-5)
+    assert len(jf._cache) == 1
+    # the positional-array fast path: outputs are fresh arrays, inputs never written
+    jg = cg.jit(lambda x: x * 2.0)
+    x = clnp.asarray(np.arange(7, dtype=np.float32), device=device)
+    outs = [jg(x) for _ in range(3)]
+    assert len({id(o._buf) for o in outs}) == 3
+    for o in outs:
+        np.testing.assert_array_equal(_np(o), np.arange(7, dtype=np.float32) * 2)
+    np.testing.assert_array_equal(_np(x), np.arange(7, dtype=np.float32))
+
+
 def test_static_arguments_and_pytrees(device):
     x = clnp.asarray(_data(device, (4, 6)), device=device)
     params = {"w": clnp.asarray(_data(device, (6, 3), 1), device=device),
