@@ -165,6 +165,8 @@ class Jitted:
         else:
             self._cache.move_to_end(sig)
         graph, out_def, exe = entry
+        if self.donate_argnums and not exe.built:
+            exe.donated = self._donated_leaves(args, static)
         if current_interpreter() is EVAL and not any(isinstance(x, Tracer) for x in flat):
             if not kwargs and not static and len(flat) == len(args):
                 key = _fast_key(args)
@@ -179,6 +181,30 @@ class Jitted:
                 x, (bool, int, float, complex)) else x for x in flat], graph=graph,
                 name=self.__name__)
         return tree_unflatten(out_def, list(outs))
+
+    def _donated_leaves(self, args: tuple, static: tuple) -> frozenset[int]:
+        """Flat argument indices of the leaves of the donated positional arguments."""
+        n = len(args)
+        snums = {i for kind, i, _ in static if kind == "pos"}
+        donated = set()
+        for i in self.donate_argnums:
+            if not -n <= i < n:
+                raise ValueError(f"jit({self.__name__}): donate_argnums {i} is out of range "
+                                 f"for {n} positional arguments")
+            if i % n in snums:
+                raise ValueError(f"jit({self.__name__}): argument {i % n} is both static "
+                                 f"(static_argnums) and donated (donate_argnums)")
+            donated.add(i % n)
+        out: set[int] = set()
+        first = 0
+        for i, a in enumerate(args):
+            if i in snums:
+                continue
+            k = len(tree_flatten(a)[0])
+            if i in donated:
+                out.update(range(first, first + k))
+            first += k
+        return frozenset(out)
 
     def _trace(self, sig: Any, flat: list, rebuild: Callable) -> tuple:
         why = _why(self._last, sig)
@@ -487,9 +513,11 @@ def jit(fun: Callable[..., Any] | None = None, *, static_argnums: int | Sequence
     The function is traced once per abstract signature of its arguments and compiled; later
     calls with the same signature replay the prepared launches. ``static_argnums`` /
     ``static_argnames`` name arguments whose (hashable) values are baked into the trace;
-    ``donate_argnums`` names arguments whose buffers the caller gives up (accepted; their
-    memory returns to the pool when the caller drops them). Usable as a decorator, with or
-    without arguments."""
+    ``donate_argnums`` names arguments whose buffers the caller gives up: from the second
+    call on, an output computed elementwise from a donated array of its shape and dtype is
+    written into that array's buffer, and the donated Array then raises on any use (when a
+    view of it exists elsewhere, or it is passed twice, its buffer is left alone). Usable
+    as a decorator, with or without arguments."""
     def norm(v: Any) -> tuple:
         return (v,) if isinstance(v, (int, str)) else tuple(v)
     if fun is None:

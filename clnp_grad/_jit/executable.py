@@ -25,6 +25,7 @@ import numpy as np
 
 from clnp import _capture
 from clnp._bound import BoundKernel, bind
+from clnp._donation import invalidate, sole_owner
 from clnp import _dtypes as dt
 from clnp._array import Array, c_strides
 from clnp._codegen.elementwise import Instr, Operand, can_vectorize
@@ -62,7 +63,7 @@ def _new_array(device: Device, shape: tuple, strides: tuple, dtype: np.dtype,
 
 class _EwStep:
     __slots__ = ("plan", "device", "arrays", "operands", "outs", "layouts", "bound", "offs",
-                 "dyn")
+                 "dyn", "donors")
 
     def __init__(self, plan: Any, device: Device, arrays: list[int], operands: list[tuple],
                  outs: list[tuple[int, tuple, np.dtype]]):
@@ -73,10 +74,17 @@ class _EwStep:
         self.bound: BoundKernel | None = None
         self.offs: list[int] = []
         self.dyn: list[int] = []
+        self.donors: list[tuple[int, int]] = []    # (output index, donated input's slot)
 
     def run(self, env: list) -> None:
         device = self.device
         outs = [_new_array(device, *lay) for lay in self.layouts]
+        for j, s in self.donors:
+            # out[i] depends on donated[i] only, and nothing reads the donated value after
+            # this step: the kernel may write over it, if no other view shares the buffer
+            d = env[s]
+            if sole_owner(d):
+                outs[j] = Array(d._buf, 0, d._shape, d._strides, d._dtype, device)
         plan = self.plan
         if plan is not None:      # None: an empty group, outputs without a launch
             views = [env[s] for s in self.arrays]
@@ -201,6 +209,9 @@ class Executable:
         self.slot: dict[int, int] = {}
         self.in_slots: list[int] = []
         self.in_strides: list[tuple | None] = []
+        self.donated: frozenset[int] = frozenset()    # flat argument indices (donate_argnums)
+        # (argument index, output index) where the output may take the argument's buffer
+        self.donor_inputs: list[tuple[int, int]] = []
         self.weak: list[bool] = []
         self.out_refs: list[tuple[int, Any]] = []
         self.consts: list[tuple[int, Any]] = []
@@ -232,11 +243,26 @@ class Executable:
             env[s] = a if w or (a._offset == 0 and a._strides == st) else _normal_input(a)
         for s, c in self.consts:
             env[s] = c
+        if self.donor_inputs:
+            self._guard_donations(env, flat)
         for step, free in zip(self.steps, self.free_after):
             step.run(env)
             for s in free:
                 env[s] = None
-        return [env[r] if kind else _as_array(r, self.device) for kind, r in self.out_refs]
+        outs = [env[r] if kind else _as_array(r, self.device) for kind, r in self.out_refs]
+        for i, k in self.donor_inputs:
+            a = flat[i]
+            if type(a) is Array and outs[k]._buf is a._buf:    # the buffer was taken
+                invalidate(a)
+        return outs
+
+    def _guard_donations(self, env: list, flat: Sequence[Any]) -> None:
+        """A donated array passed in another argument position too is read after its
+        buffer would be overwritten: give the donation a private copy instead."""
+        for i, _ in self.donor_inputs:
+            a, s = flat[i], self.in_slots[i]
+            if env[s] is a and sum(x is a for x in flat) > 1:
+                env[s] = contiguous_copy(a)
 
     # -- building (the first call)
     def _build(self, flat: Sequence[Any]) -> list[Any]:
@@ -276,9 +302,31 @@ class Executable:
                 self.free_after[i].append(s)
         self.out_refs = [(True, self.slot[x.n]) if isinstance(x, Var) else (False, x.value)
                          for x in g.outs]
+        self._plan_donations(keep, last)
         self.built = True
         return [env[self.slot[x.n]] if isinstance(x, Var) else _as_array(x.value, device)
                 for x in g.outs]
+
+    def _plan_donations(self, keep: set[int], last: dict[int, int]) -> None:
+        """Outputs that later calls write into donated arguments' buffers: an output of an
+        elementwise step with the donated input's shape and dtype, read by that step as a
+        whole (not broadcast) and by no later step, and not itself an output."""
+        outs = {slot: k for k, (kind, slot) in enumerate(self.out_refs) if kind}
+        for i in sorted(self.donated):
+            s = self.in_slots[i]
+            if self.weak[i] or s in keep or s not in last:
+                continue
+            step = self.steps[last[s]]
+            if not isinstance(step, _EwStep) or step.plan is None or s not in step.arrays:
+                continue
+            shape, dtype = self.graph.in_binders[i].aval.shape, self.graph.in_binders[i].aval.dtype
+            taken = {j for j, _ in step.donors}
+            for j, (slot, oshape, odtype) in enumerate(step.outs):
+                if j not in taken and slot in outs and tuple(oshape) == tuple(shape) and \
+                        odtype == dtype:
+                    step.donors.append((j, s))
+                    self.donor_inputs.append((i, outs[slot]))
+                    break
 
     def _build_group(self, grp: Group, env: dict[int, Any]) -> Any:
         if grp.kind == "ew":
