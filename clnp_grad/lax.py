@@ -14,6 +14,7 @@ predicate becomes a select, or a masked loop). See docs/control_flow.md.
 """
 from __future__ import annotations
 
+import os
 from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -58,6 +59,15 @@ def _run_graph(graph: Graph, *args: Any) -> list[Any]:
     return eval_graph(graph, *args)
 
 
+def _loop_kernel(owner: Graph, cond: Graph | None, body: Graph, num_consts: int,
+                 args: Sequence[Any]) -> Any:
+    """The one-kernel form of a loop on concrete arrays (``_jit.loops``), or None."""
+    if current_interpreter() is not EVAL or os.environ.get("CLNP_LOOP_KERNELS", "1") == "0":
+        return None
+    from ._jit.loops import loop_kernel
+    return loop_kernel(owner, cond, body, num_consts, args)
+
+
 # ------------------------------------------------------------------------------ primitives
 _COND = primitive("cond", multiple_results=True)
 _WHILE = primitive("while", multiple_results=True)
@@ -77,6 +87,9 @@ def _cond_impl(index: Any, *operands: Any, branches: tuple) -> list[Any]:
 @def_impl("while", multiple_results=True)
 def _while_impl(*args: Any, cond_graph: Graph, body_graph: Graph, num_consts: int) -> list:
     consts, carry = list(args[:num_consts]), list(args[num_consts:])
+    lk = _loop_kernel(body_graph, cond_graph, body_graph, num_consts, args)
+    if lk is not None:    # elementwise in the carry: one kernel, the loop inside
+        return lk.run(args[0].device, consts, carry)
     while bool(_run_graph(cond_graph, *consts, *carry)[0]):
         carry = _run_graph(body_graph, *consts, *carry)
     return carry
@@ -88,6 +101,10 @@ def _scan_impl(*args: Any, body: Graph, length: int, reverse: bool, num_consts: 
     consts = list(args[:num_consts])
     carry = list(args[num_consts:num_consts + num_carry])
     xs = args[num_consts + num_carry:]
+    if not xs and len(body.outs) == num_carry:    # a counted loop (fori_loop)
+        lk = _loop_kernel(body, None, body, num_consts, args)
+        if lk is not None:
+            return lk.run(args[0].device, consts, carry, length)
     steps = []
     for i in (range(length - 1, -1, -1) if reverse else range(length)):
         outs = _run_graph(body, *consts, *carry, *[x[i] for x in xs])
