@@ -332,6 +332,55 @@ def bench_mlp(reps: int) -> None:
         row(bench, "jax jit", float("nan"), note="skipped: jax not installed")
 
 
+# ---------------------------------------------------------------- 3b. loop in one kernel
+def bench_loop(reps: int) -> None:
+    """Mandelbrot escape counts, 64 iterations of a fori_loop over 2^20 points: the loop in
+    one kernel vs the same loop run from the host (one compiled body per iteration) vs
+    NumPy."""
+    from clnp_grad import lax
+    n, iters = 1 << 20, 64
+    bench = f"fori_loop mandelbrot 2^20 x{iters}"
+    print(f"\n== {bench}")
+    ch = np.random.default_rng(4).uniform(-2, 0.5, n).astype(np.float32)
+
+    def mandel(c: Any) -> Any:
+        def body(i: Any, st: Any) -> Any:
+            zr, zi, cnt = st
+            zr2, zi2 = zr * zr - zi * zi + c, 2.0 * zr * zi + 0.25
+            inside = zr2 * zr2 + zi2 * zi2 < 4.0
+            return (clnp.where(inside, zr2, zr), clnp.where(inside, zi2, zi),
+                    cnt + clnp.astype(inside, clnp.int32))
+        z = clnp.zeros_like(c)
+        return lax.fori_loop(0, iters, body, (z, z, clnp.zeros(c.shape, dtype=clnp.int32)))[2]
+
+    def mandel_np(c: np.ndarray) -> np.ndarray:
+        zr = zi = np.zeros_like(c)
+        cnt = np.zeros(c.shape, np.int32)
+        for _ in range(iters):
+            zr2 = zr * zr - zi * zi + c
+            zi2 = np.float32(2) * zr * zi + np.float32(0.25)
+            inside = zr2 * zr2 + zi2 * zi2 < 4
+            zr, zi, cnt = np.where(inside, zr2, zr), np.where(inside, zi2, zi), cnt + inside
+        return cnt
+    c = clnp.asarray(ch)
+    os.environ["CLNP_LOOP_KERNELS"] = "1"    # forced: CPUs run it from the host by default
+    jm = clnp_grad.jit(mandel)
+    ref = mandel_np(ch)
+    agree = float(np.mean(np.asarray(jm(c)) == ref))   # float32 orbits may part near 4.0
+    if agree < 0.999:
+        raise AssertionError(f"mandelbrot: only {agree:.4f} of the counts match NumPy")
+    t_k = ms(lambda: jm(c), reps)
+    os.environ["CLNP_LOOP_KERNELS"] = "0"    # read when a loop is first staged
+    jh = clnp_grad.jit(mandel)
+    np.testing.assert_array_equal(np.asarray(jh(c)), np.asarray(jm(c)))
+    t_h = ms(lambda: jh(c), reps)
+    os.environ.pop("CLNP_LOOP_KERNELS")
+    t_np = ms(lambda: mandel_np(ch), max(1, reps // 2), nosync, warm=1)
+    row(bench, "clnp jit, loop in one kernel", t_k)
+    row(bench, "clnp jit, host loop of compiled bodies", t_h, note=f"host/kernel={t_h / t_k:.2f}")
+    row(bench, "numpy", t_np, note=f"numpy/kernel={t_np / t_k:.2f}")
+
+
 # -------------------------------------------------------------------- 4. per-call overhead
 def per_call_us(fn: Callable[[], object], finish: Callable[[], None], calls: int = 2000,
                 every: int = 100) -> float:
@@ -470,6 +519,7 @@ def main() -> None:
     bench_chain(dev, prg, reps)
     bench_rowwise(reps, args.quick)
     bench_mlp(reps)
+    bench_loop(reps)
     bench_overhead(dev, prg)
     bench_cold()
     write_csv(path, ROWS)

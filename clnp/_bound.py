@@ -16,6 +16,8 @@ from typing import Any, Sequence
 import numpy as np
 import pyopencl as cl
 
+from . import _capture_hooks as _hooks
+
 _enqueue = cl.enqueue_nd_range_kernel
 
 
@@ -45,6 +47,12 @@ class BoundKernel:
     def __call__(self, queue: Any, bufs: Sequence[Any], vals: Sequence[Any] = ()) -> None:
         """Enqueue on ``queue`` with ``bufs`` at ``bufpos`` and ``vals`` at ``valpos``."""
         k = self.kernel
+        if _hooks.current() is not None:
+            # inside a capture (a jitted function's step run by another one's): a replay
+            # rebinds the buffers; scalars that change per call cannot be replayed
+            _hooks.note_preset_launch(k, self.gsize, self.lsize, dict(zip(self.bufpos, bufs)))
+            if self.valpos:
+                _hooks.note_readback()
         for pos, b in zip(self.bufpos, bufs):
             k.set_arg(pos, b)
         if vals:

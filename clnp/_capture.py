@@ -25,6 +25,7 @@ from ._array import Array
 from ._bound import bind
 from ._runtime import Device
 
+from . import _capture_hooks as _hooks
 from ._capture_hooks import _STATE, Recording
 
 
@@ -82,6 +83,8 @@ class Replay:
                     args = list(args)
                     for pos, k in slots:
                         args[pos] = bufs[k]
+                if _hooks.current() is not None:     # a replay inside another capture
+                    _hooks.note_launch(kernel, gsize, lsize, args)
                 kernel(queue, gsize, lsize, *args)
             elif kind == "p":
                 _, kernel, gsize, lsize, slots, fixed = step
@@ -89,11 +92,16 @@ class Replay:
                     kernel.set_arg(pos, bufs[k])
                 for pos, b in fixed:
                     kernel.set_arg(pos, b)
+                if _hooks.current() is not None:
+                    _hooks.note_preset_launch(kernel, gsize, lsize, dict(
+                        [(pos, bufs[k]) for pos, k in slots] + list(fixed)))
                 cl.enqueue_nd_range_kernel(queue, kernel, gsize, lsize)
             else:   # "u": an upload of constant host data into a buffer
                 _, k, dst, host = step
-                device.keep_until_done(cl.enqueue_copy(
-                    queue, bufs[k] if k is not None else dst, host, is_blocking=False))
+                target = bufs[k] if k is not None else dst
+                if _hooks.current() is not None:
+                    _hooks.note_upload(target, host)
+                device.keep_until_done(cl.enqueue_copy(queue, target, host, is_blocking=False))
         return outs
 
 

@@ -24,6 +24,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from clnp import _capture
+from clnp import _capture_hooks as _hooks
 from clnp._bound import BoundKernel, bind
 from clnp._donation import invalidate, sole_owner
 from clnp import _dtypes as dt
@@ -105,6 +106,8 @@ class _EwStep:
         kargs = plan.fill(views, args)
         if kargs is None:    # cannot happen with fixed layouts; the eager path's safety
             raise RuntimeError("jit: a view's offset left its prepared index range")
+        if _hooks.current() is not None:
+            _hooks.note_launch(plan.kernel, plan.gsize, plan.lsize, kargs)
         plan.kernel(device.queue, plan.gsize, plan.lsize, *kargs)
         if self.bound is None and not self.offs:
             # later calls rebind the buffers only (and the weak scalar arguments that change)
@@ -136,6 +139,8 @@ class _RedStep:
                 kargs[pos] = b
             for (pos, _, cdt), v in zip(self.scalars, vals):
                 kargs[pos] = np.asarray(v, cdt)[()]
+            if _hooks.current() is not None:
+                _hooks.note_launch(self.kernel, self.gsize, self.lsize, kargs)
             self.kernel(device.queue, self.gsize, self.lsize, *kargs)
             self.bound = bind(self.kernel, self.gsize, self.lsize, kargs,
                               [pos for pos, _ in self.bufs], [pos for pos, _, _ in self.scalars])

@@ -379,10 +379,11 @@ def _loop_sources(jf, *args):
     return [s for s in jf.lower(*args).kernel_sources() if "clnp loop kernel" in s]
 
 
-def test_elementwise_loops_compile_to_one_kernel(device):
+def test_elementwise_loops_compile_to_one_kernel(device, monkeypatch):
     """A fori_loop/while_loop whose values are 0-d or of one shape, with an elementwise body
     and a predicate on 0-d values, runs as one kernel with the loop inside (eagerly and under
-    jit); the results are the Python loop's."""
+    jit); the results are the Python loop's. (Forced on: by default CPUs run it from the host.)"""
+    monkeypatch.setenv("CLNP_LOOP_KERNELS", "1")
     rng = np.random.default_rng(3)
     cs = rng.uniform(-2, 0.5, 37).astype(np.float32)
 
@@ -445,3 +446,18 @@ def test_loops_outside_the_elementwise_form_run_from_the_host(device):
     np.testing.assert_array_equal(_np(a), np.arange(1, 6) + 3.0)
     np.testing.assert_array_equal(_np(b), np.broadcast_to(1 + 3 * np.arange(1, 6) + 3.0, (3, 5)))
     assert not _loop_sources(mix, x, m)
+
+
+def test_host_loops_under_jit_see_new_data_on_every_call(device, monkeypatch):
+    """A loop that runs from the host inside jit is captured (the launches of its compiled
+    bodies) and replayed: later calls must compute on their own arguments."""
+    monkeypatch.setenv("CLNP_LOOP_KERNELS", "0")
+    w = _a(np.array([[0.5, 0.25], [0.0, 1.0]], np.float32), device)
+    f = cg.jit(lambda x: lax.fori_loop(0, 3, lambda i, v: clnp.tanh(v @ w) + v * 0.5, x))
+    rng = np.random.default_rng(8)
+    for _ in range(3):
+        xs = rng.standard_normal((4, 2)).astype(np.float32)
+        ref = xs
+        for _ in range(3):
+            ref = np.tanh(ref @ np.asarray(w)) + ref * np.float32(0.5)
+        np.testing.assert_allclose(_np(f(_a(xs, device))), ref, rtol=1e-5, atol=1e-6)
