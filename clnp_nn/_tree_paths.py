@@ -20,9 +20,12 @@ def _child_names(d: Any) -> list[str]:
         return [str(key) for key in d.aux]
     if isinstance(k, type) and issubclass(k, tuple) and hasattr(k, "_fields"):
         return list(k._fields)
-    if isinstance(k, type) and dataclasses.is_dataclass(k) and isinstance(d.aux, tuple) \
-            and len(d.aux) == 2 and isinstance(d.aux[0], tuple) and len(d.aux[0]) == n:
-        return list(d.aux[0])
+    if isinstance(k, type) and dataclasses.is_dataclass(k):
+        # plain dataclasses and dataclass-based registered classes (clnp_nn modules): the
+        # children are the non-static fields, in declaration order
+        names = [f.name for f in dataclasses.fields(k) if not f.metadata.get("static")]
+        if len(names) == n:
+            return names
     return [str(i) for i in range(n)]
 
 

@@ -20,6 +20,18 @@ from mlp_helpers import cross_entropy, init_mlp, mlp, onehot
 FORMATS = [".npz", ".safetensors"]
 
 
+@dataclasses.dataclass(frozen=True)
+class Layer:
+    """A registered dataclass node as clnp_nn's modules are: non-static fields are children."""
+    weight: object
+    bias: object
+    features: int = dataclasses.field(default=0, metadata={"static": True})
+
+
+cg.register_pytree_node(Layer, lambda m: ((m.weight, m.bias), m.features),
+                        lambda aux, ch: Layer(ch[0], ch[1], aux))
+
+
 class State(NamedTuple):
     count: object
     mu: object
@@ -117,6 +129,20 @@ def test_safetensors_package_reads_our_file(device, rng, tmp_path):
     with safe_open(str(path), framework="numpy") as f:
         meta = json.loads(f.metadata()["__clnp_tree__"])
     assert meta["format"] == "clnp_nn.checkpoint/1"
+
+
+def test_registered_dataclass_nodes_use_field_names(device, tmp_path):
+    st = pytest.importorskip("safetensors.numpy")
+    model = {"layers": [Layer(xp.ones((2, 3), device=device), None, 3),
+                        Layer(xp.zeros((1, 2), device=device), xp.ones(1, device=device), 2)]}
+    path = tmp_path / "model.safetensors"
+    clnp_nn.save(path, model)
+    assert sorted(st.load_file(str(path))) == ["layers.0.weight", "layers.1.bias",
+                                               "layers.1.weight"]
+    back = clnp_nn.load(path, like=model)
+    assert isinstance(back["layers"][1], Layer) and back["layers"][1].features == 2
+    assert back["layers"][0].bias is None
+    assert clnp_nn.load(path)["layers"][1].keys() == {"weight", "bias"}
 
 
 def test_load_file_written_by_safetensors(tmp_path):
