@@ -30,6 +30,7 @@ import numpy as np
 
 import clnp as xp
 import clnp_grad as cg
+from clnp._runtime import select_device
 
 from . import _safetensors
 from ._tree_paths import leaf_paths, structure_from_json, structure_to_json
@@ -58,7 +59,7 @@ def _is_array(x: Any) -> bool:
         not isinstance(x, np.ndarray)
 
 
-def _encode_leaf(path: str, leaf: Any, suffix: str) -> tuple[dict, np.ndarray | None]:
+def _encode_leaf(path: str, leaf: Any) -> tuple[dict, np.ndarray | None]:
     """(leaf description, host array or None for leaves kept in the metadata)."""
     if isinstance(leaf, bool):
         return {"k": "bool"}, np.asarray(leaf, dtype=np.bool_)
@@ -128,7 +129,7 @@ def save(path: str | os.PathLike, tree: Any) -> None:
     structure = structure_to_json(treedef)
     descs, arrays = [], {}
     for q, leaf in zip(paths, leaves):
-        desc, host = _encode_leaf(q, leaf, suffix)
+        desc, host = _encode_leaf(q, leaf)
         if host is not None:
             if suffix == ".safetensors" and host.dtype.kind == "c":
                 raise TypeError(f"save: leaf '{q}' is complex ({host.dtype}); the safetensors "
@@ -234,8 +235,9 @@ def load(path: str | os.PathLike, like: Any = None, *, device: Any = None) -> An
         the template leaf's kind, dtype and device (an array leaf's device, whatever device
         wrote the file). Leaves are matched by dotted path. Template leaves that are strings
         or None are taken as stored.
-    device : clnp Device, optional
-        Without ``like``: where arrays are placed (default: the default device).
+    device : clnp Device or device spec, optional
+        Without ``like``: where arrays are placed (``"pocl:1"``, an index, a Device; default:
+        the default device).
 
     Returns
     -------
@@ -262,6 +264,8 @@ def load(path: str | os.PathLike, like: Any = None, *, device: Any = None) -> An
     >>> plain = clnp_nn.load("run.npz")                    # dicts/lists/tuples
     """
     p, suffix = _format("load", path)
+    if device is not None:
+        device = select_device(device)
     arrays, info = _read(p, suffix)
     if like is None:
         if info is None:

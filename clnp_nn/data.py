@@ -29,6 +29,7 @@ from typing import Any, Iterator
 import numpy as np
 
 import clnp as xp
+from clnp._runtime import select_device
 
 __all__ = ["DataLoader"]
 
@@ -80,14 +81,15 @@ class DataLoader:
         Drop the final batch when it has fewer than ``batch_size`` rows.
     prefetch : int
         Batches uploaded ahead by the background thread; 0 uploads in the caller's thread.
-    device : clnp Device, optional
-        Where batches go (default: the default device when iteration starts).
+    device : clnp Device or device spec, optional
+        Where batches go (``"pocl:1"``, an index, a Device; default: the default device when
+        iteration starts).
 
     Raises
     ------
     TypeError, ValueError
-        For arrays that are not numeric, have no leading dimension or differ in length, and
-        for a non-positive ``batch_size`` or negative ``prefetch``.
+        For arrays that are not numeric, have no leading dimension or differ in length, for
+        a non-positive ``batch_size`` or negative ``prefetch``, and for an unknown device.
 
     Examples
     --------
@@ -124,7 +126,8 @@ class DataLoader:
                                                               zip(keys, self._host)))
         self.num_rows = n.pop()
         self.batch_size, self.shuffle, self.seed = int(batch_size), bool(shuffle), int(seed)
-        self.drop_last, self.prefetch, self.device = bool(drop_last), int(prefetch), device
+        self.drop_last, self.prefetch = bool(drop_last), int(prefetch)
+        self.device = None if device is None else select_device(device)
         self.epoch = 0
 
     def __len__(self) -> int:

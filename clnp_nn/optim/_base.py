@@ -215,6 +215,16 @@ def global_norm(updates: Any) -> Any:
     return xp.sqrt(tree_sq_norm(updates))
 
 
+def check_same_structure(fname: str, updates: Any, other: Any, what: str) -> None:
+    """Raise a ValueError naming ``fname`` when ``updates`` and ``other`` differ in structure
+    (before any kernel runs, instead of tree_map's anonymous error)."""
+    u, o = cg.tree_structure(updates), cg.tree_structure(other)
+    if u != o:
+        raise ValueError(f"{fname}: the updates have structure {u} but {what} has {o}; "
+                         f"the optimizer must be initialised with parameters shaped like the "
+                         f"gradients")
+
+
 def check_scalar_or_schedule(fname: str, name: str, value: Any) -> None:
     if callable(value):
         return

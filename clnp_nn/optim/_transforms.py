@@ -16,7 +16,7 @@ import clnp as xp
 import clnp_grad as cg
 
 from ._base import (NO_PARAMS_MSG, EmptyState, GradientTransformation, ScalarOrSchedule,
-                    abs_sq, check_scalar_or_schedule, global_norm, identity, init_empty_state,
+                    abs_sq, check_same_structure, check_scalar_or_schedule, global_norm, identity, init_empty_state,
                     safe_increment, zero_count)
 
 __all__ = ["TraceState", "ScaleByAdamState", "ScaleByRmsState", "ScaleByRmsWithCountState",
@@ -289,6 +289,7 @@ def trace(decay: float, nesterov: bool = False,
 
     def update_fn(updates: Any, state: TraceState, params: Any = None) -> tuple[Any, TraceState]:
         del params
+        check_same_structure("trace.update", updates, state.trace, "the state's trace")
         f = lambda g, t: g + decay * t  # noqa: E731
         new_trace = cg.tree_map(f, updates, state.trace)
         updates = cg.tree_map(f, updates, new_trace) if nesterov else new_trace
@@ -333,6 +334,7 @@ def scale_by_adam(b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
     def update_fn(updates: Any, state: ScaleByAdamState,
                   params: Any = None) -> tuple[Any, ScaleByAdamState]:
         del params
+        check_same_structure("scale_by_adam.update", updates, state.nu, "the state's nu")
         mu = _update_moment(updates, state.mu, b1, 1)
         nu = _update_moment_per_elem_norm(updates, state.nu, b2, 2)
         count_inc = safe_increment(state.count)
@@ -384,6 +386,7 @@ def scale_by_rms(decay: float = 0.9, eps: float = 1e-8, initial_scale: float = 0
 
     def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
         del params
+        check_same_structure("scale_by_rms.update", updates, state.nu, "the state's nu")
         nu = _update_moment_per_elem_norm(updates, state.nu, decay, 2)
         if bias_correction:
             count_inc = safe_increment(state.count)
@@ -427,6 +430,7 @@ def scale_by_stddev(decay: float = 0.9, eps: float = 1e-8, initial_scale: float 
 
     def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
         del params
+        check_same_structure("scale_by_stddev.update", updates, state.nu, "the state's nu")
         mu = _update_moment(updates, state.mu, decay, 1)
         nu = _update_moment_per_elem_norm(updates, state.nu, decay, 2)
         if bias_correction:
@@ -483,6 +487,8 @@ def scale_by_rss(initial_accumulator_value: float = 0.1,
     def update_fn(updates: Any, state: ScaleByRssState,
                   params: Any = None) -> tuple[Any, ScaleByRssState]:
         del params
+        check_same_structure("scale_by_rss.update", updates, state.sum_of_squares,
+                             "the state's sum_of_squares")
         sos = cg.tree_map(lambda g, t: abs_sq(g) + t, updates, state.sum_of_squares)
         inv = cg.tree_map(lambda t: xp.where(t > 0, _rsqrt(t + eps), 0.0), sos)
         updates = cg.tree_map(lambda s, g: s * g, inv, updates)
@@ -523,6 +529,7 @@ def scale_by_trust_ratio(min_norm: float = 0.0, trust_coefficient: float = 1.0,
     def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
         if params is None:
             raise ValueError(f"scale_by_trust_ratio: {NO_PARAMS_MSG}")
+        check_same_structure("scale_by_trust_ratio.update", updates, params, "params")
 
         def one(u: Any, p: Any) -> Any:
             p_norm, u_norm = _safe_norm(p, min_norm), _safe_norm(u, min_norm)
@@ -564,6 +571,7 @@ def add_decayed_weights(weight_decay: ScalarOrSchedule = 0.0,
     def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
         if params is None:
             raise ValueError(f"add_decayed_weights: {NO_PARAMS_MSG}")
+        check_same_structure("add_decayed_weights.update", updates, params, "params")
         if callable(weight_decay):
             new_state = WeightDecaySchedule(count=safe_increment(state.count))
             s = weight_decay(state.count)

@@ -121,6 +121,9 @@ def test_argument_errors(device):
         DataLoader(np.float32(1.0), 2)
     with pytest.raises(TypeError, match="dtype <U1"):
         DataLoader(np.array(["a", "b"]), 1)
+    with pytest.raises(ValueError, match="no OpenCL device"):
+        DataLoader(x, 2, device="nosuchdevice:7")
+    assert DataLoader(x, 2, device=device.key).device == device
     with pytest.raises(ValueError, match="arrays is empty"):
         DataLoader((), 1)
     if not device.has_fp64:

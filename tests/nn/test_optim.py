@@ -357,5 +357,11 @@ def test_errors():
         optim.adam(0.1).update(p, (), p)
     with pytest.raises(ValueError, match="masked.init: the mask"):
         optim.masked(optim.sgd(0.1), {"v": True}).init(p)
+    with pytest.raises(ValueError, match="scale_by_adam.update: the updates have structure"):
+        opt = optim.adam(0.1)
+        opt.update({"w": xp.ones(3), "b": xp.ones(1)}, opt.init(p), p)
+    with pytest.raises(ValueError, match="add_decayed_weights.update: the updates have"):
+        opt = optim.add_decayed_weights(0.1)
+        opt.update(p, opt.init(p), {"v": xp.ones(3)})
     with pytest.raises(ValueError, match="apply_updates"):
         optim.apply_updates(p, {"v": xp.ones(3)})
