@@ -47,6 +47,11 @@ def half_dtype() -> np.dtype:
     -------
     dtype
         ``clnp.float16``.
+
+    Examples
+    --------
+    >>> half_dtype()
+    dtype('float16')
     """
     return xp.float16
 
@@ -139,19 +144,86 @@ class Policy:
             object.__setattr__(self, name, _floating("Policy", name, getattr(self, name)))
 
     def cast_to_param(self, x: T) -> T:
-        """Cast the floating-point leaves of ``x`` to ``param_dtype``."""
+        """Cast the floating-point leaves of ``x`` to ``param_dtype``.
+
+        Parameters
+        ----------
+        x : pytree
+            Leaves that are clnp or NumPy arrays of a real floating dtype are cast; integer,
+            bool and non-array leaves are returned as they are.
+
+        Returns
+        -------
+        pytree
+            Same structure; arrays stay on their devices.
+
+        Examples
+        --------
+        >>> policy.cast_to_param({"w": xp.ones(3)})["w"].dtype
+        """
         return _cast_floating_to(x, self.param_dtype)
 
     def cast_to_compute(self, x: T) -> T:
-        """Cast the floating-point leaves of ``x`` to ``compute_dtype``."""
+        """Cast the floating-point leaves of ``x`` to ``compute_dtype``.
+
+        Parameters
+        ----------
+        x : pytree
+            Leaves that are clnp or NumPy arrays of a real floating dtype are cast; integer,
+            bool and non-array leaves are returned as they are.
+
+        Returns
+        -------
+        pytree
+            Same structure; arrays stay on their devices.
+
+        Examples
+        --------
+        >>> policy.cast_to_compute({"w": xp.ones(3)})["w"].dtype
+        """
         return _cast_floating_to(x, self.compute_dtype)
 
     def cast_to_output(self, x: T) -> T:
-        """Cast the floating-point leaves of ``x`` to ``output_dtype``."""
+        """Cast the floating-point leaves of ``x`` to ``output_dtype``.
+
+        Parameters
+        ----------
+        x : pytree
+            Leaves that are clnp or NumPy arrays of a real floating dtype are cast; integer,
+            bool and non-array leaves are returned as they are.
+
+        Returns
+        -------
+        pytree
+            Same structure; arrays stay on their devices.
+
+        Examples
+        --------
+        >>> policy.cast_to_output({"w": xp.ones(3)})["w"].dtype
+        """
         return _cast_floating_to(x, self.output_dtype)
 
     def with_output_dtype(self, output_dtype: Any) -> "Policy":
-        """This policy with another ``output_dtype``."""
+        """This policy with another ``output_dtype``.
+
+        Parameters
+        ----------
+        output_dtype : dtype
+            float16, float32 or float64.
+
+        Returns
+        -------
+        Policy
+
+        Raises
+        ------
+        TypeError
+            If ``output_dtype`` is not one of those.
+
+        Examples
+        --------
+        >>> get_policy("p=f32,c=f16").with_output_dtype(xp.float32)
+        """
         return dataclasses.replace(self, output_dtype=output_dtype)
 
     def __str__(self) -> str:
@@ -213,12 +285,38 @@ def get_policy(policy_name: str) -> Policy:
 
 
 def cast_to_full(tree: T) -> T:
-    """Cast every floating-point leaf to float32."""
+    """Cast every floating-point leaf to float32 (jmp's ``cast_to_full``).
+
+    Parameters
+    ----------
+    tree : pytree
+
+    Returns
+    -------
+    pytree
+
+    Examples
+    --------
+    >>> grads = cast_to_full(grads)
+    """
     return _cast_floating_to(tree, xp.float32)
 
 
 def cast_to_half(tree: T) -> T:
-    """Cast every floating-point leaf to :func:`half_dtype` (float16)."""
+    """Cast every floating-point leaf to :func:`half_dtype` (float16; jmp's ``cast_to_half``).
+
+    Parameters
+    ----------
+    tree : pytree
+
+    Returns
+    -------
+    pytree
+
+    Examples
+    --------
+    >>> x16 = cast_to_half(x)
+    """
     return _cast_floating_to(tree, half_dtype())
 
 
@@ -344,11 +442,31 @@ class DynamicLossScale:
         object.__setattr__(self, "min_loss_scale", _as_device_scalar(mls, np.float32, dev))
 
     def scale(self, tree: T) -> T:
-        """Every leaf times ``loss_scale`` (cast to the leaf's dtype)."""
+        """Every leaf times ``loss_scale`` (cast to the leaf's dtype).
+
+        Parameters
+        ----------
+        tree : pytree of arrays
+            Usually the loss.
+
+        Returns
+        -------
+        pytree
+        """
         return cg.tree_map(lambda x: x * xp.astype(self.loss_scale, x.dtype), tree)
 
     def unscale(self, tree: T) -> T:
-        """Every leaf times ``1 / loss_scale``."""
+        """Every leaf times ``1 / loss_scale``.
+
+        Parameters
+        ----------
+        tree : pytree of arrays
+            Usually the gradients of the scaled loss.
+
+        Returns
+        -------
+        pytree
+        """
         inv = 1 / self.loss_scale
         return cg.tree_map(lambda x: x * xp.astype(inv, x.dtype), tree)
 

@@ -136,13 +136,42 @@ class DataLoader:
         return math.ceil(self.num_rows / self.batch_size)
 
     def set_epoch(self, epoch: int) -> None:
-        """Make the next ``iter()`` run epoch ``epoch`` (its shuffle order), e.g. to resume."""
+        """Make the next ``iter()`` run epoch ``epoch`` (its shuffle order), e.g. to resume.
+
+        Parameters
+        ----------
+        epoch : int
+            >= 0.
+
+        Raises
+        ------
+        ValueError
+            If ``epoch`` is not a non-negative int.
+
+        Examples
+        --------
+        >>> loader.set_epoch(state["epoch"])      # after loading a checkpoint
+        """
         if isinstance(epoch, bool) or not isinstance(epoch, (int, np.integer)) or epoch < 0:
             raise ValueError(f"DataLoader.set_epoch: epoch must be an int >= 0; got {epoch!r}")
         self.epoch = int(epoch)
 
     def order(self, epoch: int) -> np.ndarray:
-        """The row order of epoch ``epoch`` (a permutation when shuffling)."""
+        """The row order of epoch ``epoch``.
+
+        Parameters
+        ----------
+        epoch : int
+
+        Returns
+        -------
+        numpy.ndarray
+            ``default_rng(seed + epoch).permutation(n)`` when shuffling, else ``arange(n)``.
+
+        Examples
+        --------
+        >>> DataLoader(x, 4, seed=0).order(0)[:3]
+        """
         if self.shuffle:
             return np.random.default_rng(self.seed + epoch).permutation(self.num_rows)
         return np.arange(self.num_rows)

@@ -10,12 +10,13 @@ from ._base import (EmptyState, GradientTransformation, Schedule, apply_updates,
 from ._schedules import (constant_schedule, cosine_decay_schedule, exponential_decay,
                          join_schedules, linear_schedule, polynomial_schedule,
                          warmup_cosine_decay_schedule)
-from ._transforms import (MaskedNode, MaskedState, ScaleByAdamState, ScaleByRmsState,
-                          ScaleByRmsWithCountState, ScaleByRssState, ScaleByRStdDevState,
-                          ScaleByRStdDevWithCountState, ScaleByScheduleState, TraceState,
-                          WeightDecaySchedule, add_decayed_weights, clip, clip_by_global_norm,
-                          masked, scale, scale_by_adam, scale_by_learning_rate, scale_by_rms,
-                          scale_by_rss, scale_by_schedule, scale_by_stddev,
+from ._clipping import clip, clip_by_global_norm
+from ._masking import MaskedNode, MaskedState, masked
+from ._transforms import (ScaleByAdamState, ScaleByRmsState, ScaleByRmsWithCountState,
+                          ScaleByRssState, ScaleByRStdDevState, ScaleByRStdDevWithCountState,
+                          ScaleByScheduleState, TraceState, WeightDecaySchedule,
+                          add_decayed_weights, scale, scale_by_adam, scale_by_learning_rate,
+                          scale_by_rms, scale_by_rss, scale_by_schedule, scale_by_stddev,
                           scale_by_trust_ratio, trace)
 
 __all__ = ["GradientTransformation", "EmptyState", "Schedule", "identity", "set_to_zero",

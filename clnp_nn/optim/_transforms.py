@@ -16,15 +16,16 @@ import clnp as xp
 import clnp_grad as cg
 
 from ._base import (NO_PARAMS_MSG, EmptyState, GradientTransformation, ScalarOrSchedule,
-                    abs_sq, check_same_structure, check_scalar_or_schedule, global_norm, identity, init_empty_state,
+                    abs_sq, check_same_structure, check_scalar_or_schedule, identity, init_empty_state,
                     safe_increment, zero_count)
+from ._masking import masked
 
 __all__ = ["TraceState", "ScaleByAdamState", "ScaleByRmsState", "ScaleByRmsWithCountState",
            "ScaleByRStdDevState", "ScaleByRStdDevWithCountState", "ScaleByRssState",
-           "ScaleByScheduleState", "WeightDecaySchedule", "MaskedState", "MaskedNode",
+           "ScaleByScheduleState", "WeightDecaySchedule",
            "scale", "scale_by_schedule", "scale_by_learning_rate", "trace", "scale_by_adam",
            "scale_by_rms", "scale_by_stddev", "scale_by_rss", "scale_by_trust_ratio",
-           "add_decayed_weights", "clip", "clip_by_global_norm", "masked"]
+           "add_decayed_weights"]
 
 
 class TraceState(NamedTuple):
@@ -76,16 +77,6 @@ class ScaleByScheduleState(NamedTuple):
 class WeightDecaySchedule(NamedTuple):
     """State of :func:`add_decayed_weights` when the weight decay is a schedule."""
     count: Any
-
-
-class MaskedState(NamedTuple):
-    """State of :func:`masked`: the inner transformation's state."""
-    inner_state: Any
-
-
-class MaskedNode(NamedTuple):
-    """Stands in for a leaf that :func:`masked` hides from its inner transformation (an
-    empty pytree node, so the inner transformation never sees or stores it)."""
 
 
 # ------------------------------------------------------------------------------- helpers
@@ -540,7 +531,7 @@ def scale_by_trust_ratio(min_norm: float = 0.0, trust_coefficient: float = 1.0,
     return GradientTransformation(init_empty_state, update_fn)
 
 
-# ------------------------------------------------------------------- adding and clipping
+# ------------------------------------------------------------------------------- adding
 def add_decayed_weights(weight_decay: ScalarOrSchedule = 0.0,
                         mask: Any = None) -> GradientTransformation:
     """Decoupled weight decay: ``updates + weight_decay * params``.
@@ -587,143 +578,3 @@ def add_decayed_weights(weight_decay: ScalarOrSchedule = 0.0,
 
     inner = GradientTransformation(init_fn, update_fn)
     return masked(inner, mask) if mask is not None else inner
-
-
-def clip(max_delta: float) -> GradientTransformation:
-    """Clip every update elementwise to ``[-max_delta, max_delta]``.
-
-    Parameters
-    ----------
-    max_delta : float
-        The bound (>= 0).
-
-    Returns
-    -------
-    GradientTransformation
-
-    Raises
-    ------
-    ValueError
-        If ``max_delta`` is negative.
-
-    Examples
-    --------
-    >>> opt = chain(clip(1.0), sgd(0.1))
-    """
-    check_scalar_or_schedule("clip", "max_delta", max_delta)
-    if not callable(max_delta) and max_delta < 0:
-        raise ValueError(f"clip: max_delta must be >= 0; got {max_delta}")
-
-    def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
-        del params
-        return cg.tree_map(lambda g: xp.clip(g, -max_delta, max_delta), updates), state
-    return GradientTransformation(init_empty_state, update_fn)
-
-
-def clip_by_global_norm(max_norm: float) -> GradientTransformation:
-    """Rescale all updates together so that their global l2 norm is at most ``max_norm``.
-
-    Parameters
-    ----------
-    max_norm : float
-        The largest global norm let through unchanged.
-
-    Returns
-    -------
-    GradientTransformation
-
-    Raises
-    ------
-    ValueError
-        If ``max_norm`` is not positive.
-
-    Examples
-    --------
-    >>> opt = chain(clip_by_global_norm(1.0), adam(1e-3))
-    """
-    check_scalar_or_schedule("clip_by_global_norm", "max_norm", max_norm)
-    if not callable(max_norm) and max_norm <= 0:
-        raise ValueError(f"clip_by_global_norm: max_norm must be > 0; got {max_norm}")
-
-    def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
-        del params
-        g_norm = global_norm(updates)
-        trigger = g_norm < max_norm
-
-        def one(t: Any) -> Any:
-            return xp.where(trigger, t, (t / xp.astype(g_norm, t.dtype)) * max_norm)
-        return cg.tree_map(one, updates), state
-    return GradientTransformation(init_empty_state, update_fn)
-
-
-# ------------------------------------------------------------------------------ masking
-def _as_mask(fname: str, mask: Any, tree: Any) -> list[bool]:
-    """The mask's boolean leaves, one per leaf of ``tree`` (checked)."""
-    mask_tree = mask(tree) if callable(mask) else mask
-    m_leaves, m_def = cg.tree_flatten(mask_tree)
-    t_def = cg.tree_structure(tree)
-    if m_def != t_def:
-        raise ValueError(f"{fname}: the mask must be a pytree of bools with the same structure "
-                         f"as the parameters (or a callable returning one); got {m_def} for "
-                         f"parameters {t_def}")
-    out = []
-    for m in m_leaves:
-        if not isinstance(m, (bool, int)) and not (hasattr(m, "dtype") and
-                                                   getattr(m, "ndim", 1) == 0):
-            raise TypeError(f"{fname}: mask leaves must be Python bools; got "
-                            f"{type(m).__name__}")
-        out.append(bool(m))
-    return out
-
-
-def _mask_tree(tree: Any, flags: list[bool]) -> Any:
-    leaves, treedef = cg.tree_flatten(tree)
-    return cg.tree_unflatten(treedef, [x if f else MaskedNode() for x, f in zip(leaves, flags)])
-
-
-def masked(inner: GradientTransformation, mask: Any) -> GradientTransformation:
-    """Apply ``inner`` only to the leaves where ``mask`` is True; the others pass through
-    unchanged and ``inner`` keeps no state for them.
-
-    Parameters
-    ----------
-    inner : GradientTransformation
-        The transformation to restrict.
-    mask : pytree of bool or callable
-        Same structure as the parameters, or a function of the parameters (of the updates,
-        in ``update``) returning such a tree.
-
-    Returns
-    -------
-    GradientTransformation
-        With state :class:`MaskedState`.
-
-    Raises
-    ------
-    ValueError
-        If the mask's structure differs from the parameters'.
-
-    Examples
-    --------
-    >>> decay_matrices = lambda p: cg.tree_map(lambda x: x.ndim > 1, p)
-    >>> opt = chain(scale_by_adam(), masked(add_decayed_weights(1e-4), decay_matrices),
-    ...             scale(-1e-3))
-    """
-    inner = GradientTransformation(*inner)
-
-    def init_fn(params: Any) -> MaskedState:
-        flags = _as_mask("masked.init", mask, params)
-        return MaskedState(inner_state=inner.init(_mask_tree(params, flags)))
-
-    def update_fn(updates: Any, state: MaskedState,
-                  params: Any = None) -> tuple[Any, MaskedState]:
-        flags = _as_mask("masked.update", mask, updates)
-        masked_params = None if params is None else _mask_tree(params, flags)
-        new_masked, new_inner = inner.update(_mask_tree(updates, flags), state.inner_state,
-                                             masked_params)
-        old, treedef = cg.tree_flatten(updates)
-        it = iter(cg.tree_leaves(new_masked))
-        merged = [next(it) if f else u for u, f in zip(old, flags)]
-        return cg.tree_unflatten(treedef, merged), MaskedState(inner_state=new_inner)
-    return GradientTransformation(init_fn, update_fn)
-

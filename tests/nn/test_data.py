@@ -109,6 +109,17 @@ def test_uploads_overlap_with_compute(device):
     np.testing.assert_allclose(total, np.sum(np.tanh(x)), rtol=1e-4)
 
 
+def test_loader_thread_builds_no_kernels(device):
+    # the thread-safety argument of clnp_nn.data: the loader only allocates and copies
+    x = np.arange(40, dtype=np.float32).reshape(20, 2)
+    y = np.arange(20, dtype=np.int64)
+    next(iter(DataLoader((x, y), 4, device=device)))     # first use may set up the queue
+    before = (len(device._kernels), len(device._programs))
+    for _ in DataLoader((x, y), 4, prefetch=2, device=device):
+        pass
+    assert (len(device._kernels), len(device._programs)) == before
+
+
 def test_argument_errors(device):
     x = np.zeros((4, 2), np.float32)
     with pytest.raises(ValueError, match="batch_size must be an int >= 1"):
