@@ -8,9 +8,10 @@ the host-side work and the transfer are off the training loop's critical path.
 Threads and OpenCL. The loader thread only allocates device buffers and enqueues
 non-blocking host-to-device copies on the device's in-order queue: it never builds or
 launches a kernel (batches are uploaded in their final dtype), so it shares no kernel
-argument state with the main thread. Buffer allocation goes through the device's memory pool
-under the GIL, OpenCL's enqueue calls are thread-safe, and clnp's launch capture (used by
-``jit``) is thread-local, so an upload never lands in a compiled function. Because the queue
+argument state with the main thread. OpenCL's enqueue calls are thread-safe, and clnp's
+launch capture (used by ``jit``) is thread-local, so an upload never lands in a compiled
+function. Buffers come from PyOpenCL's memory pool, driven from Python with the GIL held
+(PyOpenCL does not document the pool as thread-safe; this relies on the GIL). Because the queue
 is in order, a batch's copy runs after the kernels enqueued before it and before those
 enqueued after it.
 
