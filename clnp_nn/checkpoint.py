@@ -64,6 +64,9 @@ def _encode_leaf(path: str, leaf: Any) -> tuple[dict, np.ndarray | None]:
     if isinstance(leaf, bool):
         return {"k": "bool"}, np.asarray(leaf, dtype=np.bool_)
     if isinstance(leaf, int):
+        if not -2 ** 63 <= leaf < 2 ** 63:
+            raise ValueError(f"save: leaf '{path or '(root)'}' is the int {leaf}, outside the "
+                             f"int64 range checkpoints store Python ints in")
         return {"k": "int"}, np.asarray(leaf, dtype=np.int64)
     if isinstance(leaf, float):
         return {"k": "float"}, np.asarray(leaf, dtype=np.float64)
@@ -72,7 +75,10 @@ def _encode_leaf(path: str, leaf: Any) -> tuple[dict, np.ndarray | None]:
     if isinstance(leaf, str):
         return {"k": "str", "v": leaf}, None
     if isinstance(leaf, np.generic):
-        return {"k": "numpy"}, np.asarray(leaf)
+        if leaf.dtype.kind not in "biufc":
+            raise TypeError(f"save: leaf '{path}' is a NumPy scalar of dtype {leaf.dtype}; "
+                            f"only numeric and bool values can be saved")
+        return {"k": "numpy_scalar"}, np.asarray(leaf)
     if isinstance(leaf, np.ndarray):
         if leaf.dtype.kind not in "biufc":
             raise TypeError(f"save: leaf '{path}' is a NumPy array of dtype {leaf.dtype}; "
@@ -197,6 +203,8 @@ def _decode_plain(desc: dict, arrays: dict[str, np.ndarray], device: Any) -> Any
         return complex(a)
     if k == "numpy":
         return a.copy()
+    if k == "numpy_scalar":
+        return a[()]
     return xp.asarray(a, device=device)
 
 

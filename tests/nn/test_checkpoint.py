@@ -55,7 +55,7 @@ def _tree(device, rng, complex_ok):
         "step": 17, "lr": 0.125, "done": False, "name": "run-1",
         "key": jr.key(42).to_device(device),
         "mask": xp.asarray([True, False], device=device),
-        "host": np.arange(4, dtype=np.uint8),
+        "host": np.arange(4, dtype=np.uint8), "np_scalar": np.float32(2.5),
         "box": Box(xp.asarray([1.0, 2.0], device=device)),
         "ints": {7: xp.asarray(np.array([2 ** 40], np.int64), device=device), 2: 1.5},
     }
@@ -107,6 +107,7 @@ def test_round_trip_plain(device, rng, tmp_path, suffix):
     assert plain["done"] is False and plain["name"] == "run-1"
     assert set(plain["ints"]) == {2, 7} and plain["ints"][2] == 1.5
     assert isinstance(plain["host"], np.ndarray) and plain["host"].dtype == np.uint8
+    assert type(plain["np_scalar"]) is np.float32 and plain["np_scalar"] == 2.5
     w = plain["layers"][0]["bias"]
     assert w.device == device and w.dtype == xp.float16
     np.testing.assert_array_equal(xp.asnumpy(w), xp.asnumpy(tree["layers"][0]["bias"]))
@@ -178,6 +179,8 @@ def test_errors(tmp_path):
         clnp_nn.save(tmp_path / "x.npz", {"a.b": xp.ones(1), "a": {"b": xp.ones(1)}})
     with pytest.raises(TypeError, match="leaf 'f' is a builtin_function_or_method"):
         clnp_nn.save(tmp_path / "x.npz", {"f": len})
+    with pytest.raises(ValueError, match="leaf 'n' is the int 36893488147419103232"):
+        clnp_nn.save(tmp_path / "x.npz", {"n": 2 ** 65})
     with pytest.raises(TypeError, match="no complex dtypes"):
         clnp_nn.save(tmp_path / "x.safetensors", {"z": xp.asarray([1j], dtype=xp.complex64)})
     with pytest.raises(FileNotFoundError, match="no checkpoint"):
