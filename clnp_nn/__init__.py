@@ -1,4 +1,12 @@
-"""clnp_nn: layers, optimizers, AMP and data parallelism on top of clnp and clnp_grad.
+"""clnp_nn: optimizers, mixed precision, checkpoints and data loading on top of clnp and
+clnp_grad (docs/nn.md).
 
-Not implemented yet (see docs/roadmap.md).
+* :mod:`clnp_nn.optim` — optax's optimizers, transformations and schedules.
+* :mod:`clnp_nn.amp` — jmp-style mixed-precision policies and loss scaling.
+* :func:`clnp_nn.save` / :func:`clnp_nn.load` — checkpoints of any pytree (.npz, .safetensors).
+* :mod:`clnp_nn.data` — ``DataLoader`` with background uploads.
 """
+from . import amp, data, optim
+from .checkpoint import load, save
+
+__all__ = ["optim", "amp", "data", "save", "load"]
