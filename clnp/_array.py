@@ -218,6 +218,20 @@ class Array(ArrayOperators):
     def __str__(self) -> str:
         return str(self.to_numpy())
 
+    def __format__(self, format_spec: str) -> str:
+        """``format(x, spec)`` and f-strings, as NumPy: a 0-d array formats its element
+        (``f"{x:.2f}"``); any array formats as ``str(x)`` with an empty spec; a non-empty spec
+        on an array of one or more dimensions is a TypeError, as in NumPy."""
+        if not self._shape:
+            return format(self.to_numpy()[()], format_spec)
+        if format_spec:
+            raise TypeError(f"unsupported format string {format_spec!r} passed to "
+                            f"clnp.Array.__format__ for an array of shape {self._shape} "
+                            f"(NumPy formats only 0-d arrays with a spec); format its "
+                            f"elements, e.g. [format(v, {format_spec!r}) for v in "
+                            f"x.tolist()]")
+        return str(self)
+
     __hash__ = None  # type: ignore[assignment]  # mutable, like numpy.ndarray
 
     def __reduce__(self):
