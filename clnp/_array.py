@@ -232,6 +232,18 @@ class Array(ArrayOperators):
                             f"x.tolist()]")
         return str(self)
 
+    def __round__(self, ndigits: int | None = None) -> Any:
+        """Python's ``round(x)``/``round(x, n)`` on a 0-d array, as on the NumPy scalar a
+        NumPy reduction returns: ``round(x)`` is a Python int (float input), ``round(x, n)``
+        a NumPy scalar. NumPy arrays of one or more dimensions do not support ``round()``:
+        neither do clnp's (use ``clnp.round(x)`` or ``x.round(decimals)``)."""
+        if self._shape:
+            raise TypeError(f"round() of an array of shape {self._shape} is not defined (nor "
+                            f"for NumPy arrays); use clnp.round(x) or x.round(decimals) "
+                            f"(clnp.around(x, decimals)) for elementwise rounding")
+        v = self.to_numpy()[()]
+        return round(v) if ndigits is None else round(v, ndigits)
+
     __hash__ = None  # type: ignore[assignment]  # mutable, like numpy.ndarray
 
     def __reduce__(self):
