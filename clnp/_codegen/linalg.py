@@ -1156,11 +1156,14 @@ __kernel KATTR void clnp_la_eig(const int n, const int nb1, const int want_v, co
   }
   /* NaN anywhere: every eigenvalue is NaN, skip the iteration */
   if (lid == 0) {
-    int nan_in = 0;
-    for (long i = 0; i < (long)n * n; ++i) nan_in |= la_isnan(h[i]);
+    int nan_in = 0, inf_in = 0;
+    for (long i = 0; i < (long)n * n; ++i) {
+      nan_in |= la_isnan(h[i]);
+      inf_in |= !isfinite(h[i].x) || !isfinite(h[i].y);
+    }
     if (nan_in) for (int k = 0; k < n; ++k) h[k * n + k] = la_fromr(NAN);
     sh_l = nan_in;
-    info[b] = nan_in;   /* inf input became NaN in the scaling */
+    info[b] = inf_in;   /* NaN or inf input (NumPy refuses both) */
   }
   BAR();
   int hi = sh_l ? 0 : n - 1, iter = 0;
