@@ -4,8 +4,8 @@ without the read-back of the kernels' status flags, beside NumPy.
     python bench/bench_linalg_check.py [--device SPEC] [--sizes 64,512] [--reps 9]
                                        [--csv bench/results/linalg-check-<dev>.csv]
 
-Columns (median milliseconds per call, after warm-up; each call of the first three waits
-for its result, as a checked call must):
+Columns (median milliseconds per call, after warm-up, the runs of the three clnp columns
+interleaved; each call of the first two waits for its result, as a checked call must):
 
 * ``checked``: the namespace call (``clnp.linalg.inv(x)``): kernels, then one blocking read
   of the status array (one int per matrix) and the test on the host.
@@ -16,8 +16,9 @@ for its result, as a checked call must):
   result (the check also takes that overlap away).
 * ``numpy``: ``numpy.linalg`` on the host (LAPACK), for scale.
 
-``check_cost = checked - unchecked`` is the price of the read itself;
-``checked / unchecked_async`` includes the lost overlap.
+``check_cost = checked - unchecked`` is the price of the read itself (noisy where the kernels
+take long: it is the difference of two medians); the script also prints the read alone, on
+an idle queue. ``checked / unchecked_async`` includes the lost overlap.
 """
 from __future__ import annotations
 
@@ -37,14 +38,18 @@ from clnp._prims import primitive  # noqa: E402
 from clnp._runtime import select_device  # noqa: E402
 
 
-def _median_ms(fn: Callable[[], Any], reps: int, per: int = 1) -> float:
-    fn()
-    times = []
-    for _ in range(reps):
-        t = time.perf_counter()
+def _medians_ms(fns: list[tuple[Callable[[], Any], int]], reps: int) -> list[float]:
+    """Median milliseconds per call of each ``(fn, calls per run)``; the runs of all of them
+    are interleaved, so a change of machine load (the machine is shared) hits them alike."""
+    for fn, _ in fns:
         fn()
-        times.append((time.perf_counter() - t) / per)
-    return statistics.median(times) * 1e3
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(reps):
+        for (fn, per), ts in zip(fns, times):
+            t = time.perf_counter()
+            fn()
+            ts.append((time.perf_counter() - t) / per)
+    return [statistics.median(ts) * 1e3 for ts in times]
 
 
 def _cases(n: int, device: Any, dtype: np.dtype) -> list[tuple[str, Callable, Callable,
@@ -79,6 +84,10 @@ def main() -> None:
     dtype = np.dtype(np.float64 if device.has_fp64 else np.float32)
     q = device.queue
     print(f"device: {device}  dtype: {dtype}")
+    flag = clnp.zeros((1,), dtype=clnp.int32, device=device)
+    q.finish()
+    (t_read,) = _medians_ms([(lambda: flag.to_numpy(), 1)], max(args.reps, 101))
+    print(f"one status read-back (1 int32, idle queue): {t_read * 1e3:.1f} us")
     print(f"{'function':<10}{'n':>6}{'checked':>10}{'unchecked':>11}{'async':>9}"
           f"{'numpy':>9}{'check_cost':>12}{'chk/async':>11}   (ms per call)")
     rows = []
@@ -92,10 +101,11 @@ def main() -> None:
                 for _ in range(args.burst):
                     fn()
                 q.finish()
-            t_chk = _median_ms(checked, args.reps)
-            t_un = _median_ms(sync, args.reps)
-            t_as = _median_ms(burst, args.reps, args.burst)
-            t_np = _median_ms(ref, args.reps)
+            t_chk, t_un, t_as = _medians_ms(
+                [(checked, 1), (sync, 1), (burst, args.burst)], args.reps)
+            # NumPy apart: its BLAS threads keep spinning after a call, which would slow
+            # whichever clnp call comes next on the CPU device
+            (t_np,) = _medians_ms([(ref, 1)], args.reps)
             row = dict(function=name, n=n, dtype=dtype.name, checked_ms=round(t_chk, 4),
                        unchecked_ms=round(t_un, 4), unchecked_async_ms=round(t_as, 4),
                        numpy_ms=round(t_np, 4), check_cost_ms=round(t_chk - t_un, 4),
