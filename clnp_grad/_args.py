@@ -26,8 +26,8 @@ def _device(flat: Sequence[Any]) -> Any:
 
 
 def lift(flat: Sequence[Any], device: Any = None) -> tuple[list[Any], list[bool]]:
-    """The leaves ``flat`` as arrays (or tracers, unchanged) and, per leaf, whether it was a
-    Python scalar (weakly typed)."""
+    """The leaves ``flat`` as arrays (or tracers, unchanged) and, per leaf, whether it is
+    weakly typed (a Python scalar, or a tracer of one)."""
     device = device or _device(flat)
     out, weak = [], []
     for v in flat:
@@ -39,7 +39,7 @@ def lift(flat: Sequence[Any], device: Any = None) -> tuple[list[Any], list[bool]
             weak.append(False)
         else:
             out.append(v)
-            weak.append(False)
+            weak.append(getattr(v, "weak_type", False) is True)   # a weak tracer stays weak
     return out, weak
 
 

@@ -31,7 +31,8 @@ def _basis(x: Any, k: int) -> Any:
 def _select(args: tuple, argnums: int | Sequence[int], what: str
             ) -> tuple[tuple[int, ...], bool, tuple]:
     """(argnums, whether one was given as an int, args with the differentiated ones lifted:
-    Python scalars and NumPy values as arrays, checked to be floating point)."""
+    Python scalars and NumPy values as arrays, checked to be floating point). The jvp/vjp
+    calls take the arguments as given, so that Python scalars are weakly typed there."""
     nums = _ad._argnums(argnums, len(args), what)
     args = list(args)
     for i in nums:
@@ -63,6 +64,7 @@ def _batched_or_looped(f: Callable[[Any], Any], basis: Any, n: int,
 def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
     """Jacobian of ``fun`` by forward mode: shape ``out.shape + x.shape`` per argument."""
     def jac(*args: Any) -> Any:
+        given = args
         nums, single, args = _select(args, argnums, "jacfwd")
         res = []
         for i in nums:
@@ -77,7 +79,8 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
                 res.append(xp.zeros(out.shape + x.shape, dtype=x.dtype, device=x.device))
                 continue
             out = f_i(x)
-            (cols,) = _batched_or_looped(lambda e, x=x, f_i=f_i: jvp(f_i, (x,), (e,))[1],
+            xg = given[i]
+            (cols,) = _batched_or_looped(lambda e, xg=xg, f_i=f_i: jvp(f_i, (xg,), (e,))[1],
                                          _eye_basis(x), x.size, lambda k, x=x: _basis(x, k))
             # columns are stacked on axis 0; move the x axes behind the output axes
             j = xp.reshape(cols, x.shape + out.shape)
@@ -90,6 +93,7 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
 def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
     """Jacobian of ``fun`` by reverse mode: shape ``out.shape + x.shape`` per argument."""
     def jac(*args: Any) -> Any:
+        given = args
         nums, single, args = _select(args, argnums, "jacrev")
 
         def f_sel(*sel: Any) -> Any:
@@ -97,7 +101,7 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
             for i, v in zip(nums, sel):
                 full[i] = v
             return fun(*full)
-        out, f_vjp = vjp(f_sel, *[args[i] for i in nums])
+        out, f_vjp = vjp(f_sel, *[given[i] for i in nums])
         if out.size == 0:
             res = [xp.zeros(out.shape + args[i].shape, dtype=args[i].dtype,
                             device=args[i].device) for i in nums]

@@ -103,6 +103,12 @@ def test_scalars_are_weakly_typed(on):
     p, t = cg.jvp(lambda s: s * w, (2.0,), (1.0,))
     assert p.dtype == t.dtype == clnp.float32
     assert cg.jit(lambda s: s * w)(2.0).dtype == clnp.float32
+    for jac in (cg.jacfwd, cg.jacrev):
+        j = jac(lambda s: s * w)(2.0)
+        assert j.shape == (3,)
+        np.testing.assert_allclose(j.to_numpy(), np.ones(3))
+    np.testing.assert_allclose(float(cg.hessian(lambda s: clnp.sum(s * s * w))(2.0)), 6.0)
+    assert cg.grad(lambda s: cg.jit(lambda t: t * w)(s)[0])(2.0).dtype == on.default_float
     # an array argument is strongly typed: it promotes
     s64 = clnp.asarray(2.0, device=on)
     if on.has_fp64:
