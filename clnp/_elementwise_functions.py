@@ -63,7 +63,8 @@ def _normalize(name: str, args: tuple[Any, ...]) -> tuple[list[Any], Any]:
             device = asarray(next(a for a in args if isinstance(a, np.ndarray))).device
         else:
             raise TypeError(f"{name}: at least one argument must be an array; got "
-                            f"{', '.join(type(a).__name__ for a in args)}")
+                            f"{', '.join(type(a).__name__ for a in args)} (wrap lists with "
+                            f"clnp.asarray)")
     out: list[Any] = []
     for a in args:
         if is_array(a) or (isinstance(a, _PY_SCALARS) and not isinstance(a, np.generic)):
@@ -80,8 +81,9 @@ def _normalize(name: str, args: tuple[Any, ...]) -> tuple[list[Any], Any]:
             # without fp64 a NumPy double (e.g. from a host reduction) acts as a Python float
             out.append(_Strong(a.item(), d) if device.supports(d) else a.item())
         else:
+            wrap = " (wrap lists with clnp.asarray)" if isinstance(a, (list, tuple)) else ""
             raise TypeError(f"{name}: unsupported operand type {type(a).__name__}; expected "
-                            f"an array, a Python scalar or a NumPy array/scalar")
+                            f"an array, a Python scalar or a NumPy array/scalar{wrap}")
     return out, device
 
 

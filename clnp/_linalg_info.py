@@ -11,6 +11,7 @@ replays the kernels with the status array as a kept scratch buffer nobody reads.
 """
 from __future__ import annotations
 
+import functools
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Callable, Iterator
@@ -20,6 +21,9 @@ import numpy as np
 from ._prims import EVAL, current_interpreter
 
 _SINK: ContextVar[list | None] = ContextVar("clnp_linalg_info", default=None)
+# the public function the user called, when it is a composition (pinv calls svd): errors
+# name it rather than the inner call
+_OUTER: ContextVar[str | None] = ContextVar("clnp_linalg_outer", default=None)
 
 
 class LinAlgError(np.linalg.LinAlgError):
@@ -39,6 +43,23 @@ def note(info: Any, mask: int = -1) -> None:
     sink = _SINK.get()
     if sink is not None:
         sink.append((info, mask))
+
+
+def reports_as(fname: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator of a composite ``linalg`` function: errors raised by the checked calls it
+    makes name ``fname``."""
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            if _OUTER.get() is not None:
+                return fn(*args, **kwargs)
+            token = _OUTER.set(fname)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                _OUTER.reset(token)
+        return wrapper
+    return deco
 
 
 def eager() -> bool:
@@ -72,5 +93,5 @@ def checked(fname: str, message: str, batch: tuple[int, ...], run: Callable[[], 
                 idx = tuple(int(i) for i in np.unravel_index(int(bad[0]), batch))
                 where = (f" (matrix {idx} of the batch of shape {batch}; {bad.size} of "
                          f"{host.size} failed)")
-            raise LinAlgError(f"linalg.{fname}: {message}{where}")
+            raise LinAlgError(f"linalg.{_OUTER.get() or fname}: {message}{where}")
     return result

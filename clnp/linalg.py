@@ -38,7 +38,7 @@ import numpy as np
 
 from . import _dtypes as dt
 from ._helpers import is_array, normalize_axes
-from ._linalg_info import LinAlgError, checked
+from ._linalg_info import LinAlgError, checked, reports_as
 from ._linear_algebra_functions import matmul, tensordot, vecdot
 from ._manipulation_functions import matrix_transpose
 from ._prims import primitive
@@ -341,6 +341,7 @@ def _rtol_array(rtol: Any, x: Any, fname: str) -> Any:
     return float(rtol)
 
 
+@reports_as("matrix_rank")
 def matrix_rank(x: Any, /, tol: float | Any | None = None, hermitian: bool = False, *,
                 rtol: float | Any | None = None) -> Any:
     """Returns the rank (number of singular values greater than ``rtol * largest``) of a
@@ -364,6 +365,7 @@ def matrix_rank(x: Any, /, tol: float | Any | None = None, hermitian: bool = Fal
     return xp.astype(xp.count_nonzero(s > cut, axis=-1), xp.int64)
 
 
+@reports_as("pinv")
 def pinv(x: Any, /, rcond: float | Any | None = None, hermitian: bool = False, *,
          rtol: float | Any | None = None) -> Any:
     """Returns the (Moore-Penrose) pseudo-inverse ``V diag(1/S) U^H`` of a matrix (or a stack
@@ -389,6 +391,7 @@ def pinv(x: Any, /, rcond: float | Any | None = None, hermitian: bool = False, *
     return matmul(vs, xp.conj(matrix_transpose(u)))
 
 
+@reports_as("matrix_power")
 def matrix_power(x: Any, n: int, /) -> Any:
     """Raises a square matrix (or a stack of square matrices) ``x`` to the integer power
     ``n`` (repeated squaring with ``matmul``); ``n = 0`` gives identity matrices and a
@@ -422,6 +425,7 @@ def matrix_power(x: Any, n: int, /) -> Any:
     return xp.asarray(result, copy=True) if result is orig else result
 
 
+@reports_as("matrix_norm")
 def matrix_norm(x: Any, /, *, keepdims: bool = False,
                 ord: int | float | str | None = "fro") -> Any:
     """Computes the matrix norm of a matrix (or a stack of matrices) ``x``.
@@ -579,6 +583,7 @@ def outer(x1: Any, x2: Any, /) -> Any:
 
 
 # ------------------------------------------------------------------------------ NumPy names
+@reports_as("norm")
 def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
     """NumPy's ``linalg.norm``: the Frobenius/2-norm of ``x`` (flattened) when ``ord`` and
     ``axis`` are None, a vector norm over one axis, a matrix norm over two."""
@@ -621,6 +626,7 @@ def multi_dot(arrays: Sequence[Any], *, out: Any = None) -> Any:
     return r
 
 
+@reports_as("cond")
 def cond(x: Any, p: Any = None) -> Any:
     """NumPy's ``linalg.cond``: the condition number of ``x`` in the norm ``p`` (the
     2-norm, ``s_max / s_min``, when None)."""

@@ -54,7 +54,7 @@ def test_singular_and_not_positive_definite_raise(device, rng, n):
              (lambda m: la.cholesky(m, upper=True), lambda m: np.linalg.cholesky(m, upper=True),
               notpd, "not positive definite")]
     for ours, ref, a, msg in cases:
-        assert _np_raises(lambda: ref(a)) is not None          # NumPy raises here
+        assert _np_raises(lambda ref=ref, a=a: ref(a)) is not None   # NumPy raises here
         with pytest.raises(np.linalg.LinAlgError, match=msg) as ei:
             ours(clnp.asarray(a, device=device))
         assert isinstance(ei.value, la.LinAlgError)
@@ -118,6 +118,20 @@ def test_nan_input_raises_where_numpy_raises(device):
                           (lambda: la.eigvalsh(x), lambda: np.linalg.eigvalsh(nan))]:
             assert _np_raises(ref) is None
             assert np.isnan(np.asarray(ours().to_numpy())).any()
+
+
+def test_compositions_name_the_called_function(device):
+    d = _f(device)
+    x = clnp.asarray(np.array([[np.nan, 0.0], [0.0, 1.0]], dtype=d), device=device)
+    for name, call in [("pinv", la.pinv), ("matrix_rank", la.matrix_rank), ("cond", la.cond),
+                       ("norm", lambda v: la.norm(v, 2)),
+                       ("matrix_norm", lambda v: la.matrix_norm(v, ord="nuc"))]:
+        with pytest.raises(la.LinAlgError, match=rf"^linalg\.{name}: SVD did not converge"):
+            call(x)
+    with pytest.raises(la.LinAlgError, match=r"^linalg\.matrix_power: Singular matrix"):
+        la.matrix_power(clnp.ones((2, 2), dtype=d, device=device), -1)
+    with pytest.raises(la.LinAlgError, match=r"^linalg\.svd: SVD"):     # the name resets
+        la.svd(x)
 
 
 def test_what_numpy_does_not_raise_for_does_not_raise(device):
@@ -353,6 +367,15 @@ def test_unimplemented_numpy_function_names_what_to_do(device):
     # what the message says to do works
     np.testing.assert_allclose(np.kron(np.asarray(x), np.asarray(x)),
                                np.kron(np.arange(4.0), np.arange(4.0)))
+
+
+def test_lists_where_arrays_are_required_say_asarray(device):
+    x = clnp.ones(2, device=device)
+    for call in (lambda: clnp.exp([1.0, 2.0]), lambda: clnp.add(x, [1.0, 2.0]),
+                 lambda: clnp.where([True, False], x, x), lambda: clnp.sum([1.0, 2.0]),
+                 lambda: la.inv([[1.0, 0.0], [0.0, 1.0]])):
+        with pytest.raises(TypeError, match=r"clnp\.asarray"):
+            call()
 
 
 # ------------------------------------------------------------------------------ ddof
