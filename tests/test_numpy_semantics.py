@@ -79,6 +79,14 @@ def test_error_names_the_failed_matrix_of_a_batch(device):
         la.cholesky(clnp.asarray(spd, device=device))
 
 
+def test_numpy_linalg_on_clnp_arrays_raises_numpys_class(device):
+    s = clnp.ones((3, 3), dtype=_f(device), device=device)
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        np.linalg.inv(s)
+    with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
+        np.linalg.cholesky(-s)
+
+
 def test_complex_singular_raises(device):
     a = np.array([[1 + 1j, 2 + 2j], [1 + 1j, 2 + 2j]], dtype=np.complex64)
     assert _np_raises(lambda: np.linalg.inv(a)) is not None
@@ -183,7 +191,8 @@ _PAIRS = [("float32", "float64"), ("float32", "int64"), ("float32", float), ("fl
           ("int32", "int64"), ("int32", "float64"), ("int32", float), ("int32", int),
           ("int64", "uint8"), ("uint8", "int64"), ("int8", "int16"), ("bool", "bool"),
           ("bool", int), ("float64", "complex128"), ("complex64", "complex128"),
-          ("complex64", float)]
+          ("complex64", float), ("float32", complex), ("float16", "float32"),
+          ("float16", float), ("uint8", int)]
 
 
 # NumPy's add and multiply take booleans (logical or/and); the Array API's, and so clnp's,
@@ -257,6 +266,14 @@ def test_inplace_computes_in_the_promoted_dtype(device):
     x += clnp.asarray(b, device=device)
     a += b
     np.testing.assert_array_equal(x.to_numpy(), a)
+    # into a strided view: only the view's elements change
+    v = np.arange(8, dtype=np.float32)
+    xv = clnp.asarray(v, device=device)
+    w = xv[1::3]
+    w *= clnp.asarray(np.array([0.1, 0.2, 0.3]), device=device)
+    view = v[1::3]
+    view *= np.array([0.1, 0.2, 0.3])
+    np.testing.assert_array_equal(xv.to_numpy(), v)
     # int32 += int64 wraps as NumPy's cast back does
     i = np.array([2 ** 31 - 1], dtype=np.int32)
     xi = clnp.asarray(i, device=device)
