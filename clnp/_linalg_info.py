@@ -4,10 +4,12 @@ Each factorization kernel writes one ``int`` per matrix of its batch (LAPACK's `
 zero pivot, a pivot that is not positive, no convergence). Eager implementations always
 write it, into a small scratch array, and hand it to :func:`note` (a context-variable
 lookup). Only an *eager* namespace call collects it (:func:`checked`): it reads the statuses
-back once and raises :class:`LinAlgError` as NumPy does. Under ``clnp_grad`` transformations
-and ``jit`` the namespace runs on traced values and collects nothing, so no call synchronizes
-with the host there and failures stay NaN/inf in the results, as in JAX; a compiled program
-replays the kernels with the status array as a kept scratch buffer nobody reads.
+back once and raises :class:`LinAlgError` as NumPy does. While a ``clnp_grad`` transformation
+or ``jit`` runs (``clnp._prims.in_transformation``: also where its rules evaluate user code
+eagerly, as custom rules and the backward pass do) nothing is collected, so no call
+synchronizes with the host there and failures stay NaN/inf in the results, as in JAX; a
+compiled program replays the kernels with the status array as a kept scratch buffer nobody
+reads.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from ._prims import EVAL, current_interpreter
+from ._prims import in_transformation
 
 _SINK: ContextVar[list | None] = ContextVar("clnp_linalg_info", default=None)
 # the public function the user called, when it is a composition (pinv calls svd): errors
@@ -63,8 +65,9 @@ def reports_as(fname: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]
 
 
 def eager() -> bool:
-    """Whether namespace calls run eagerly (no transformation or staging is active)."""
-    return current_interpreter() is EVAL
+    """Whether namespace calls run eagerly: no transformation or staging is running, not even
+    one whose rules evaluate user code (custom rules, checkpoint) one level down."""
+    return not in_transformation()
 
 
 @contextmanager

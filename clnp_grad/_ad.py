@@ -9,7 +9,7 @@ import itertools
 from typing import Any, Callable, NamedTuple, Sequence
 
 import clnp as xp
-from clnp._prims import Primitive, current_interpreter, set_interpreter
+from clnp._prims import Primitive, current_interpreter, set_interpreter, transforming
 
 from . import _rules as R
 from ._args import check_differentiable, lift
@@ -317,7 +317,8 @@ def _vjp(fun: Callable[..., Any], primals: Sequence[Any], positions: Sequence[in
             if tuple(c.shape) != tuple(o.shape):
                 raise ValueError(f"vjp: cotangent of shape {c.shape} for output of shape "
                                  f"{o.shape}")
-        acc = backward(interp, o_flat, c_flat)
+        with transforming():      # user bwd rules run here: still inside the transformation
+            acc = backward(interp, o_flat, c_flat)
         cts = [acc.get(q) for q in in_seqs]
         cts = [R.zeros_like(p) if c is None else c for c, p in zip(cts, p_flat)]
         return tuple(tree_unflatten(p_def, cts))

@@ -172,6 +172,15 @@ def test_transforms_keep_nan_and_do_not_raise(device):
     assert np.isnan(t.to_numpy()).all()
     sol = clnp_grad.jit(lambda m: la.solve(m, clnp.ones(3, dtype=d, device=device)))(s)
     assert not np.isfinite(sol.to_numpy()).all()
+    # user code that a transformation runs eagerly one level down (custom rules, the
+    # backward pass, checkpoint) is still inside it: NaN, no error
+    @clnp_grad.custom_vjp
+    def f(m):
+        return clnp.sum(la.inv(m))
+    f.defvjp(lambda m: (clnp.sum(la.inv(m)), m), lambda m, ct: (la.inv(m) * ct,))
+    assert not np.isfinite(clnp_grad.grad(f)(s).to_numpy()).all()
+    ck = clnp_grad.grad(clnp_grad.checkpoint(lambda m: clnp.sum(la.inv(m))))(s)
+    assert np.isnan(ck.to_numpy()).all()
     # after the traced calls, eager ones raise again
     with pytest.raises(la.LinAlgError):
         la.inv(s)
