@@ -49,7 +49,7 @@ from ._set_functions import *  # noqa: F401,F403
 from ._set_functions import __all__ as _set_all
 from ._linear_algebra_functions import *  # noqa: F401,F403
 from ._linear_algebra_functions import __all__ as _la_all
-from . import _elementwise_functions, _indexing  # noqa: F401  (used by the operator mixin)
+from . import _elementwise_functions, _indexing, _inplace  # noqa: F401  (used by the operator mixin)
 from . import fft  # noqa: F401  (clnp.fft: the Array API fft extension)
 from . import linalg  # noqa: F401  (clnp.linalg: the Array API linalg extension)
 from . import random  # noqa: F401  (clnp.random: NumPy's random API, Philox)

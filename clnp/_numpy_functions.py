@@ -26,7 +26,8 @@ __all__ = [
     "logspace", "geomspace", "pad", "percentile", "quantile", "median", "average",
     "nanmean", "nansum", "nanmax", "nanmin", "nanprod", "nanstd", "nanvar", "nanargmax",
     "nanargmin", "nanmedian", "nanpercentile", "nanquantile", "nancumsum", "nancumprod",
-    "bincount", "histogram", "argwhere", "flatnonzero", "diag", "diagonal", "trace",
+    "bincount", "histogram", "histogram_bin_edges", "argwhere", "flatnonzero", "diag",
+    "diagonal", "trace",
     "allclose", "isclose", "array_equal", "around", "round_", "fix", "ravel", "swapaxes",
     "transpose", "atleast_1d", "atleast_2d", "atleast_3d", "vstack", "hstack", "dstack",
     "column_stack", "split", "array_split", "hsplit", "vsplit", "dsplit", "ptp", "ndim",
@@ -981,27 +982,35 @@ def bincount(x: Any, /, weights: Any = None, minlength: int = 0) -> Any:
     return xp.diff(xp.take(cw, right), prepend=xp.zeros((1,), dtype=wd, device=v.device))
 
 
-def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
-              weights: Any = None) -> tuple[Any, Any]:
-    """Histogram of ``a`` over ``bins`` (``numpy.histogram``): ``bins`` is a number of
-    equal-width bins over ``range`` (default ``(a.min(), a.max())``) or a monotonically
-    increasing array of edges. Bins are half-open ``[e_i, e_{i+1})`` except the last,
-    which includes its right edge; values outside are ignored. Returns ``(hist,
-    bin_edges)``; ``density`` normalises to a probability density. String bin estimators
-    (``'auto'``...) are not supported."""
+def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None,
+                        weights: Any = None) -> Any:
+    """The bin edges ``numpy.histogram`` uses (``numpy.histogram_bin_edges``): ``bins`` is
+    a number of equal-width bins over ``range`` (default ``(a.min(), a.max())``), a
+    monotonically increasing array of edges, or the name of NumPy's estimator of the bin
+    width: ``'auto'``, ``'fd'``, ``'doane'``, ``'scott'``, ``'stone'``, ``'rice'``,
+    ``'sturges'``, ``'sqrt'`` (computed from the data's statistics on the device; see
+    ``clnp._hist_bins``)."""
     xp = _xp()
     x = xp.reshape(_arr(a), (-1,))
-    _check_real(x, "histogram")
+    _check_real(x, "histogram_bin_edges")
+    if weights is not None and tuple(_arr(weights, x.device).shape) != tuple(_arr(a).shape):
+        raise ValueError("weights should have the same shape as a.")
+    return _bin_edges(x, bins, range, weights is not None)
+
+
+def _bin_edges(x: Any, bins: Any, range: Any, weighted: bool) -> Any:
+    xp = _xp()
     dev = x.device
-    w = None
-    if weights is not None:
-        w = _arr(weights, dev)
-        if tuple(w.shape) != tuple(_arr(a, dev).shape):
-            raise ValueError("weights should have the same shape as a.")
-        w = xp.reshape(w, (-1,))
+    estimator = None
     if isinstance(bins, str):
-        raise ValueError(f"histogram: bins={bins!r} (an estimator name) is not supported by "
-                         f"clnp; pass a number of bins or the edges")
+        from ._hist_bins import ESTIMATORS
+        if bins not in ESTIMATORS:
+            raise ValueError(f"{bins!r} is not a valid estimator for `bins` (one of "
+                             f"{', '.join(repr(e) for e in ESTIMATORS)})")
+        if weighted:
+            raise TypeError("Automated estimation of the number of bins is not supported "
+                            "for weighted data")
+        estimator, bins = bins, 1
     if is_array(bins) or np.ndim(bins) == 1:
         edges_h = bins.to_numpy() if is_array(bins) else np.asarray(bins)
         if np.any(edges_h[:-1] > edges_h[1:]):
@@ -1031,6 +1040,9 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
                 raise ValueError(f"autodetected range of [{first}, {last}] is not finite")
         if first == last:
             first, last = first - 0.5, last + 0.5
+        if estimator is not None:
+            from ._hist_bins import n_equal_bins
+            nb = n_equal_bins(x, estimator, first, last)
         host_a = np.empty(0, dtype=x.dtype)
         bin_type = np.result_type(first, last, host_a)
         if np.issubdtype(bin_type, np.integer) or bin_type == np.bool_:
@@ -1043,6 +1055,30 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
         raise ValueError("`bins` must be 1d, when an array")
     if edges.shape[0] < 2:
         raise ValueError("histogram: bins needs at least two edges")
+    return edges
+
+
+def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
+              weights: Any = None) -> tuple[Any, Any]:
+    """Histogram of ``a`` over ``bins`` (``numpy.histogram``): ``bins`` is a number of
+    equal-width bins over ``range`` (default ``(a.min(), a.max())``), a monotonically
+    increasing array of edges, or the name of one of NumPy's bin-width estimators
+    (``'auto'``, ``'fd'``, ``'doane'``, ``'scott'``, ``'stone'``, ``'rice'``,
+    ``'sturges'``, ``'sqrt'``; see :func:`histogram_bin_edges`). Bins are half-open
+    ``[e_i, e_{i+1})`` except the last, which includes its right edge; values outside are
+    ignored. Returns ``(hist, bin_edges)``; ``density`` normalises to a probability
+    density."""
+    xp = _xp()
+    x = xp.reshape(_arr(a), (-1,))
+    _check_real(x, "histogram")
+    dev = x.device
+    w = None
+    if weights is not None:
+        w = _arr(weights, dev)
+        if tuple(w.shape) != tuple(_arr(a, dev).shape):
+            raise ValueError("weights should have the same shape as a.")
+        w = xp.reshape(w, (-1,))
+    edges = _bin_edges(x, bins, range, w is not None)
     cd = dt.promote(x.dtype, edges.dtype)
     xs = xp.astype(x, cd)
     e = xp.astype(edges, cd)

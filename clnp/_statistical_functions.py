@@ -107,10 +107,22 @@ def mean(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
     return divide(s, float(n) if n else float("nan"))
 
 
-def var(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool = False) -> Any:
-    """Variance over ``axis`` with ``correction`` degrees of freedom removed (NumPy ``ddof``);
-    complex input gives the variance of |x - mean|."""
+def _correction(correction: float, ddof: float | None, fname: str) -> float:
+    """NumPy's ``ddof`` is the standard's ``correction`` under another name."""
+    if ddof is None:
+        return correction
+    if correction != 0.0:
+        raise TypeError(f"{fname}(): got both 'ddof' and 'correction' (NumPy's and the "
+                        f"standard's name for one argument); pass one")
+    return ddof
+
+
+def var(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool = False,
+        ddof: float | None = None) -> Any:
+    """Variance over ``axis`` with ``correction`` degrees of freedom removed (``ddof``, NumPy's
+    name for it, is accepted too); complex input gives the variance of |x - mean|."""
     from ._elementwise_functions import abs as _abs, divide, multiply, real, square, subtract, conj
+    correction = _correction(correction, ddof, "var")
     x = _float_input(x, "var")
     n = _count(x, axis, "var")
     m = mean(x, axis=axis, keepdims=True)
@@ -122,9 +134,12 @@ def var(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool 
         divide(s, float("nan"))
 
 
-def std(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool = False) -> Any:
-    """Standard deviation: ``sqrt(var(x, axis, correction))``."""
+def std(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool = False,
+        ddof: float | None = None) -> Any:
+    """Standard deviation: ``sqrt(var(x, axis, correction))`` (``ddof``: NumPy's name for
+    ``correction``)."""
     from ._elementwise_functions import sqrt
+    correction = _correction(correction, ddof, "std")
     return sqrt(var(x, axis=axis, correction=correction, keepdims=keepdims))
 
 

@@ -17,6 +17,7 @@ from . import _ad
 from ._ad import JVPInterpreter, JVPTracer, Node, VJPInterpreter, VJPTracer, jvp, vjp
 from ._core import Tracer
 from ._rules import is_float
+from ._args import check_differentiable, lift_tree
 from ._tree import tree_flatten, tree_map, tree_unflatten
 from ._vmap import BatchInterpreter, BatchTracer, _materialize, vmap
 
@@ -27,9 +28,18 @@ def _basis(x: Any, k: int) -> Any:
     return xp.reshape(e, x.shape)
 
 
-def _select(args: tuple, argnums: int | Sequence[int], what: str) -> tuple[tuple[int, ...], bool]:
+def _select(args: tuple, argnums: int | Sequence[int], what: str
+            ) -> tuple[tuple[int, ...], bool, tuple]:
+    """(argnums, whether one was given as an int, args with the differentiated ones lifted:
+    Python scalars and NumPy values as arrays, checked to be floating point). The jvp/vjp
+    calls take the arguments as given, so that Python scalars are weakly typed there."""
     nums = _ad._argnums(argnums, len(args), what)
-    return nums, isinstance(argnums, int)
+    args = list(args)
+    for i in nums:
+        args[i] = lift_tree(args[i])
+        check_differentiable(tree_flatten(args[i])[0], _ad._leaf_names([args[i]], [i], what),
+                             what)
+    return nums, isinstance(argnums, int), tuple(args)
 
 
 def _eye_basis(x: Any) -> Any:
@@ -54,7 +64,8 @@ def _batched_or_looped(f: Callable[[Any], Any], basis: Any, n: int,
 def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
     """Jacobian of ``fun`` by forward mode: shape ``out.shape + x.shape`` per argument."""
     def jac(*args: Any) -> Any:
-        nums, single = _select(args, argnums, "jacfwd")
+        given = args
+        nums, single, args = _select(args, argnums, "jacfwd")
         res = []
         for i in nums:
             x = args[i]
@@ -68,7 +79,8 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
                 res.append(xp.zeros(out.shape + x.shape, dtype=x.dtype, device=x.device))
                 continue
             out = f_i(x)
-            (cols,) = _batched_or_looped(lambda e, x=x, f_i=f_i: jvp(f_i, (x,), (e,))[1],
+            xg = given[i]
+            (cols,) = _batched_or_looped(lambda e, xg=xg, f_i=f_i: jvp(f_i, (xg,), (e,))[1],
                                          _eye_basis(x), x.size, lambda k, x=x: _basis(x, k))
             # columns are stacked on axis 0; move the x axes behind the output axes
             j = xp.reshape(cols, x.shape + out.shape)
@@ -81,14 +93,15 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
 def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
     """Jacobian of ``fun`` by reverse mode: shape ``out.shape + x.shape`` per argument."""
     def jac(*args: Any) -> Any:
-        nums, single = _select(args, argnums, "jacrev")
+        given = args
+        nums, single, args = _select(args, argnums, "jacrev")
 
         def f_sel(*sel: Any) -> Any:
             full = list(args)
             for i, v in zip(nums, sel):
                 full[i] = v
             return fun(*full)
-        out, f_vjp = vjp(f_sel, *[args[i] for i in nums])
+        out, f_vjp = vjp(f_sel, *[given[i] for i in nums])
         if out.size == 0:
             res = [xp.zeros(out.shape + args[i].shape, dtype=args[i].dtype,
                             device=args[i].device) for i in nums]
@@ -108,7 +121,9 @@ def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callab
 def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
     """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the JVP at ``primals``.
 
-    The tangent map re-runs the forward pass (no partial evaluation yet)."""
+    The tangent map re-runs the forward pass (no partial evaluation yet). Python scalar
+    primals are taken as arrays, as by ``jvp``."""
+    primals = tuple(lift_tree(p) for p in primals)
     out = fun(*primals)
 
     def f_jvp(*tangents: Any) -> Any:

@@ -13,6 +13,7 @@ import clnp as xp
 from clnp import _ops
 from clnp._prims import Primitive, current_interpreter, primitive, set_interpreter
 
+from ._args import lift
 from ._core import HIGHER_ORDER, Interpreter, Tracer
 from ._tree import tree_flatten, tree_unflatten
 
@@ -153,8 +154,14 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
             raise ValueError(f"vmap: in_axes has {len(axes)} entries for {len(args)} "
                              f"arguments")
         flat_args, sizes = [], set()
-        for a, ax in zip(args, axes):
+        for pos, (a, ax) in enumerate(zip(args, axes)):
             leaves, tdef = tree_flatten(a)
+            if ax is not None:
+                if any(isinstance(v, (bool, int, float, complex)) for v in leaves):
+                    raise ValueError(f"vmap: argument {pos} is a Python scalar (or holds one), "
+                                     f"which has no axis {ax} to map over; pass in_axes=None "
+                                     f"for it (it is then the same for every batch element)")
+                leaves = lift(leaves)[0]        # NumPy arrays as clnp arrays
             flat_args.append((leaves, tdef, ax))
             if ax is not None:
                 for leaf in leaves:
