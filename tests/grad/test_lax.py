@@ -385,7 +385,9 @@ def test_elementwise_loops_compile_to_one_kernel(device, monkeypatch):
     jit); the results are the Python loop's. (Forced on: by default CPUs run it from the host.)"""
     monkeypatch.setenv("CLNP_LOOP_KERNELS", "1")
     rng = np.random.default_rng(3)
-    cs = rng.uniform(-2, 0.5, 37).astype(np.float32)
+    # points whose orbits converge (inside the main cardioid), so that compilers' different
+    # float contractions (fma on GPUs) cannot grow into different orbits over the iterations
+    cs = rng.uniform(-0.4, 0.15, 37).astype(np.float32)
 
     def mandel(c, n):
         def body(i, st):
