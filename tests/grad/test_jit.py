@@ -190,6 +190,23 @@ def test_donated_arguments_give_their_buffers_to_outputs(device):
         cg.jit(lambda x: x + 1, donate_argnums=3)(g["a"])
 
 
+def test_square_by_pow_is_a_multiply(device):
+    """``x ** 2`` compiles to ``x * x`` as NumPy computes it (bit-identical to NumPy's
+    result), not the pow builtin; other exponents keep pow."""
+    xs = _data(device, (5, 7))
+    x = clnp.asarray(xs, device=device)
+    jf = cg.jit(lambda x: x ** 2 - x ** 2.5)
+    src = jf.lower(x).kernel_sources()
+    assert len(src) == 1
+    assert src[0].splitlines()[0] == "// clnp elementwise: multiply, pow, subtract"
+    np.testing.assert_array_equal(_np(cg.jit(lambda x: x ** 2)(x)), xs ** 2)
+    np.testing.assert_allclose(_np(jf(clnp.abs(x))), np.abs(xs) ** 2 - np.abs(xs) ** 2.5,
+                               rtol=1e-5, atol=1e-6)
+    xi = clnp.asarray(np.arange(-4, 5, dtype=np.int32), device=device)
+    np.testing.assert_array_equal(_np(cg.jit(lambda x: x ** 2)(xi)),
+                                  np.arange(-4, 5, dtype=np.int32) ** 2)
+
+
 def test_static_arguments_and_pytrees(device):
     x = clnp.asarray(_data(device, (4, 6)), device=device)
     params = {"w": clnp.asarray(_data(device, (6, 3), 1), device=device),
