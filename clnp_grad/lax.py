@@ -62,14 +62,8 @@ def _run_graph(graph: Graph, *args: Any) -> list[Any]:
 def _loop_kernel(owner: Graph, cond: Graph | None, body: Graph, num_consts: int,
                  args: Sequence[Any]) -> Any:
     """The one-kernel form of a loop on concrete arrays (``_jit.loops``), or None.
-
-    ``CLNP_LOOP_KERNELS``: unset, on GPUs only (the kernel runs one element per work-item in
-    scalar code, which PoCL does not vectorise: on a CPU it measured 3x slower than the host
-    loop of vectorised fused bodies, bench/bench_jit.py); ``1`` on every device; ``0`` off."""
-    mode = os.environ.get("CLNP_LOOP_KERNELS", "")
-    if current_interpreter() is not EVAL or mode == "0" or not args:
-        return None
-    if mode != "1" and getattr(getattr(args[0], "device", None), "is_cpu", True):
+    ``CLNP_LOOP_KERNELS=0`` turns it off (for comparisons)."""
+    if current_interpreter() is not EVAL or os.environ.get("CLNP_LOOP_KERNELS") == "0":
         return None
     from ._jit.loops import loop_kernel
     return loop_kernel(owner, cond, body, num_consts, args)

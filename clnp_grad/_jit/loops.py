@@ -41,10 +41,12 @@ class _NotElementwise(Exception):
 
 @dataclass(frozen=True)
 class _Block:
-    """One graph rendered as C lines: ``inputs`` are the C names its in_binders read,
-    ``outs`` the C expressions of its outputs after ``lines``."""
-    lines: tuple[str, ...]
-    outs: tuple[str, ...]
+    """One graph rendered as C: ``uniform`` lines (0-d values, once per iteration and
+    work-item), ``field`` lines (per element, inside the element loop; they may read the
+    uniform values), and the C expression of each output with whether it is a field."""
+    uniform: tuple[str, ...]
+    field: tuple[str, ...]
+    outs: tuple[tuple[str, bool], ...]
     instrs: tuple[Instr, ...]
 
 
@@ -56,7 +58,7 @@ class _Program:
         self.shape = shape
         self.buffers: list[tuple[Any, np.dtype, bool]] = []   # (value, dtype, is field)
         self.literals: list[tuple[Any, np.dtype]] = []
-        self.const_names: dict[int, str] = {}                  # graph const Var id -> C name
+        self.const_names: dict[int, tuple[str, bool]] = {}     # graph const Var id -> name
 
     def is_field(self, shape: tuple[int, ...]) -> bool:
         if shape == ():
@@ -65,10 +67,13 @@ class _Program:
             raise _NotElementwise(f"a value of shape {shape} beside {self.shape}")
         return True
 
-    def buffer(self, value: Any, dtype: np.dtype, shape: tuple[int, ...]) -> str:
+    def buffer(self, value: Any, dtype: np.dtype, shape: tuple[int, ...]) -> tuple[str, bool]:
+        """The C name a kernel reads buffer ``k`` by: its element (fields, inside the
+        element loop) or its value loaded once (0-d)."""
         k = len(self.buffers)
-        self.buffers.append((value, dtype, self.is_field(tuple(shape))))
-        return f"b{k}"
+        field = self.is_field(tuple(shape))
+        self.buffers.append((value, dtype, field))
+        return (C.load(dtype, f"a{k}", f"o{k} + base + e") if field else f"b{k}v"), field
 
     def literal(self, value: Any, dtype: np.dtype) -> str:
         k = len(self.literals)
@@ -76,109 +81,115 @@ class _Program:
         return f"l{k}"
 
 
-def _translate(g: Graph, in_names: Sequence[str], prog: _Program, tag: str) -> _Block:
-    """``g`` as SSA lines over ``in_names`` (C names of its inputs, in in_binders order)."""
-    names: dict[int, str] = {v.n: nm for v, nm in zip(g.in_binders, in_names)}
+class _Part:
+    """The SSA program of one kind of values (uniform or field) of a graph."""
+
+    def __init__(self, tag: str):
+        self.tag = tag
+        self.leaves: list[str] = []
+        self.dtypes: list[np.dtype] = []
+        self.vid: dict[Any, int] = {}
+        self.body: list[Instr] = []
+        self.pending: list[tuple] = []
+
+    def leaf(self, key: Any, cname: str, d: np.dtype) -> None:
+        if key not in self.vid:
+            self.vid[key] = len(self.leaves)
+            self.leaves.append(cname)
+            self.dtypes.append(d)
+
+    def lines(self) -> list[str]:
+        out = [f"const {C.compute_ctype(d)} {self.tag}{k} = {cname};"
+               for k, (cname, d) in enumerate(zip(self.leaves, self.dtypes))]
+        return out + _renamed(instructions(tuple(self.body), self.dtypes, len(self.leaves), 1),
+                              self.tag)
+
+
+def _translate(g: Graph, in_names: Sequence[tuple[str, bool]], prog: _Program,
+               tag: str) -> _Block:
+    """``g`` as C over ``in_names`` (the name of each input, in in_binders order, and
+    whether it is a field)."""
+    names: dict[int, tuple[str, bool]] = {v.n: nm for v, nm in zip(g.in_binders, in_names)}
     for v in g.in_binders:
         prog.is_field(tuple(v.aval.shape))
     for n, c in g.consts.items():
         if not isinstance(c, Array):
             raise _NotElementwise("a non-array constant")
         if n not in prog.const_names:
-            prog.const_names[n] = prog.buffer(c, c.dtype, tuple(c.shape)) + "v"
+            prog.const_names[n] = prog.buffer(c, c.dtype, tuple(c.shape))
         names[n] = prog.const_names[n]
-    # value ids for ``instructions``: every name read, then one per instruction
-    leaves: list[str] = []
-    dtypes: list[np.dtype] = []
-    vid: dict[Any, int] = {}
-
-    def leaf(key: Any, cname: str, d: np.dtype) -> int:
-        if key not in vid:
-            vid[key] = len(leaves)
-            leaves.append(cname)
-            dtypes.append(d)
-        return vid[key]
-
-    pending: list[tuple] = []
+    alias: dict[int, int] = {}
+    field_of: dict[int, bool] = {n: f for n, (_, f) in names.items()}
+    parts = {False: _Part(tag + "u"), True: _Part(tag + "f")}
     for e in g.eqns:
         out = e.out_binders[0]
-        prog.is_field(tuple(out.aval.shape))
+        field = prog.is_field(tuple(out.aval.shape))
         name = e.prim.name
         if name in _ALIASES and len(e.inputs) == 1 and isinstance(e.inputs[0], Var):
             src = e.inputs[0]
             if tuple(src.aval.shape) != () and tuple(src.aval.shape) != tuple(out.aval.shape):
                 raise _NotElementwise(f"{name} of a non-scalar")
-            pending.append(("alias", src, out))
+            alias[out.n] = alias.get(src.n, src.n)
             continue
         if not is_elementwise(e):
             raise _NotElementwise(f"primitive {name}")
         if name == "full":
             d = np.dtype(e.params["dtype"])
-            lit = ("lit", len(pending))
-            pending.append(("copy", ((lit, e.params["value"], d),), (d,), d, d, out))
-            continue
-        if name in ("convert_element_type", "copy"):
+            item = ("copy", ((("lit", out.n), e.params["value"], d),), (d,), d, d, out)
+        elif name in ("convert_element_type", "copy"):
             src = e.inputs[0]
             d = np.dtype(e.params.get("dtype", src.aval.dtype))
-            pending.append(("copy", (src,), (d,), d, d, out))
-            continue
-        p = e.params
-        ads = tuple(np.dtype(a) for a in p["arg_dtypes"])
-        args = tuple(((("lit", id(e), i), x.value, ad) if isinstance(x, Lit) else x)
-                     for i, (x, ad) in enumerate(zip(e.inputs, ads)))
-        pending.append((name, args, ads, np.dtype(p["dtype"]), np.dtype(p["out_dtype"]), out))
-    # leaves first (inputs, constants, literals), then the instructions in order
-    alias: dict[int, int] = {}
-    for item in pending:
-        if item[0] == "alias":
-            _, src, out = item
-            alias[out.n] = alias.get(src.n, src.n)
-            continue
-        for a in item[1]:
-            if isinstance(a, tuple):
-                key, value, d = a
-                leaf(key, prog.literal(value, d), d)
-            else:
+            item = ("copy", (src,), (d,), d, d, out)
+        else:
+            p = e.params
+            ads = tuple(np.dtype(a) for a in p["arg_dtypes"])
+            args = tuple(((("lit", out.n, i), x.value, ad) if isinstance(x, Lit) else x)
+                         for i, (x, ad) in enumerate(zip(e.inputs, ads)))
+            item = (name, args, ads, np.dtype(p["dtype"]), np.dtype(p["out_dtype"]), out)
+        parts[field].pending.append(item)
+        field_of[out.n] = field
+    # the uniform part first: the field part reads its results by name
+    for field in (False, True):
+        part = parts[field]
+        for item in part.pending:
+            for a in item[1]:
+                if isinstance(a, tuple):
+                    key, value, d = a
+                    part.leaf(key, prog.literal(value, d), d)
+                    continue
                 n = alias.get(a.n, a.n)
                 if n in names:
-                    leaf(n, names[n], a.aval.dtype)
-    n_in = len(leaves)
-    body: list[Instr] = []
-
-    def ref(a: Any) -> int:
-        if isinstance(a, tuple):
-            return vid[a[0]]
-        n = alias.get(a.n, a.n)
-        if n not in vid:
-            raise _NotElementwise("a value read before it is computed")
-        return vid[n]
-    for item in pending:
-        if item[0] == "alias":
-            continue
-        op, args, ads, d, od, out = item
-        ids = tuple(ref(a) for a in args)
-        vid[out.n] = n_in + len(body)
-        body.append(Instr(op, ids, ads, d, od))
-        dtypes.append(od)
-    lines = [f"const {C.compute_ctype(d)} {tag}{k} = {cname};"
-             for k, (cname, d) in enumerate(zip(leaves, dtypes))]
-    lines += _renamed(instructions(tuple(body), dtypes, n_in, 1), tag)
-    outs: list[str] = []
+                    part.leaf(n, names[n][0], a.aval.dtype)
+                elif field and not field_of.get(n, True):     # a uniform result
+                    u = parts[False]
+                    part.leaf(n, f"{u.tag}{u.vid[n]}", a.aval.dtype)
+        n_in = len(part.leaves)
+        for op, args, ads, d, od, out in part.pending:
+            ids = []
+            for a in args:
+                key = a[0] if isinstance(a, tuple) else alias.get(a.n, a.n)
+                if key not in part.vid:
+                    raise _NotElementwise("a value read before it is computed")
+                ids.append(part.vid[key])
+            part.vid[out.n] = n_in + len(part.body)
+            part.body.append(Instr(op, tuple(ids), ads, d, od))
+            part.dtypes.append(od)
+    outs: list[tuple[str, bool]] = []
     for o in g.outs:
         if isinstance(o, Lit):
             raise _NotElementwise("a literal output")
         n = alias.get(o.n, o.n)
-        if n in vid:
-            outs.append(f"{tag}{vid[n]}")
-        elif n in names:
+        if n in names:
             outs.append(names[n])
-        else:
-            raise _NotElementwise("an output that is not computed")
-    return _Block(tuple(lines), tuple(outs), tuple(body))
+            continue
+        part = parts[field_of[n]]
+        outs.append((f"{part.tag}{part.vid[n]}", field_of[n]))
+    return _Block(tuple(parts[False].lines()), tuple(parts[True].lines()), tuple(outs),
+                  tuple(parts[False].body) + tuple(parts[True].body))
 
 
 def _renamed(lines: list[str], tag: str) -> list[str]:
-    """``instructions`` names values ``v<k>``; give this block's its own prefix, so that the
+    """``instructions`` names values ``v<k>``; give this part its own prefix, so that the
     predicate's and the body's values never clash with each other or the carries."""
     return [re.sub(r"\bv(\d+)\b", lambda m: f"{tag}{m.group(1)}", ln) for ln in lines]
 
@@ -191,6 +202,7 @@ class LoopKernel:
     n_consts: int
     carry: tuple[tuple[tuple[int, ...], np.dtype], ...]
     counted: bool
+    per_item: int
     source: str
 
     def run(self, device: Device, consts: Sequence[Array], carry: Sequence[Array],
@@ -208,8 +220,9 @@ class LoopKernel:
             args.append(np.asarray(value, C.scalar_arg_dtype(d))[()])
         args += [o._buf for o in outs]
         L = 64 if device.is_cpu else 256
+        items = -(-n // self.per_item)
         # through the runtime's launch, so that a jit capture of this step records it
-        launch(device, self.kernel, (-(-n // L) * L,), (L,), *args)
+        launch(device, self.kernel, (-(-items // L) * L,), (L,), *args)
         return outs
 
 
@@ -220,7 +233,12 @@ def _contiguous(a: Array) -> Array:
 
 
 def _render(prog: _Program, n_consts: int, carry_dtypes: Sequence[np.dtype],
-            carry_fields: Sequence[bool], cond: _Block | None, body: _Block) -> tuple:
+            carry_fields: Sequence[bool], cond: _Block | None, body: _Block,
+            K: int) -> tuple:
+    """The kernel: each work-item owns ``K`` consecutive elements, keeps their field
+    carries in private arrays, and per iteration computes the uniform values once, then
+    the field values in a loop over its elements (on CPUs that inner loop is what the
+    compiler vectorises; GPUs use K = 1)."""
     params = ["const int n"] + (["const int length"] if cond is None else [])
     argtypes: list[Any] = [np.int32] + ([np.int32] if cond is None else [])
     for k, (_, d, _) in enumerate(prog.buffers):
@@ -233,27 +251,45 @@ def _render(prog: _Program, n_consts: int, carry_dtypes: Sequence[np.dtype],
         params.append(f"__global {C.storage_ctype(d)} *r{j}")
         argtypes.append(None)
     lines = ["__kernel void clnp_loop(" + ",\n    ".join(params) + ")\n{",
-             "  const int gid = (int)get_global_id(0);",
-             "  if (gid >= n) return;"]
+             f"  const int base = (int)get_global_id(0) * {K};",
+             "  if (base >= n) return;",
+             f"  const int cnt = min({K}, n - base);"]
     for k, (_, d, field) in enumerate(prog.buffers):
-        lines.append(f"  const {C.compute_ctype(d)} b{k}v = "
-                     f"{C.load(d, f'a{k}', f'o{k} + ' + ('gid' if field else '0'))};")
-    for j, d in enumerate(carry_dtypes):
-        lines.append(f"  {C.compute_ctype(d)} c{j} = b{n_consts + j}v;")
-    head = "  for (int it = 0; it < length; ++it) {" if cond is None else "  for (;;) {"
-    lines.append(head)
-    if cond is not None:
-        lines += ["    {"] + ["      " + s for s in cond.lines]
-        lines += [f"      if (!({cond.outs[0]})) break;", "    }"]
-    for j, d in enumerate(carry_dtypes):
-        lines.append(f"    {C.compute_ctype(d)} n{j};")
-    lines += ["    {"] + ["      " + s for s in body.lines]
-    lines += [f"      n{j} = {o};" for j, o in enumerate(body.outs)] + ["    }"]
-    lines += [f"    c{j} = n{j};" for j in range(len(carry_dtypes))] + ["  }"]
+        if not field:
+            lines.append(f"  const {C.compute_ctype(d)} b{k}v = {C.load(d, f'a{k}', f'o{k}')};")
     for j, (d, field) in enumerate(zip(carry_dtypes, carry_fields)):
-        val = C.convert(f"c{j}", d, d, 1, to_storage=True)
-        st = C.store(d, f"r{j}", "gid", val, 1)
-        lines.append(f"  {st}" if field else f"  if (gid == 0) {st}")
+        ct, k = C.compute_ctype(d), n_consts + j
+        if field:
+            lines.append(f"  {ct} c{j}[{K}];")
+            lines.append(f"  for (int e = 0; e < cnt; ++e) c{j}[e] = "
+                         f"{C.load(d, f'a{k}', f'o{k} + base + e')};")
+        else:
+            lines.append(f"  {ct} c{j} = b{k}v;")
+    lines.append("  for (int it = 0; it < length; ++it) {" if cond is None else "  for (;;) {")
+    if cond is not None:
+        lines += ["    {"] + ["      " + s for s in cond.uniform]
+        lines += [f"      if (!({cond.outs[0][0]})) break;", "    }"]
+    lines += ["    {"] + ["      " + s for s in body.uniform]
+    uni = [j for j, f in enumerate(carry_fields) if not f]
+    fld = [j for j, f in enumerate(carry_fields) if f]
+    lines += [f"      const {C.compute_ctype(carry_dtypes[j])} n{j} = {body.outs[j][0]};"
+              for j in uni]
+    if fld:
+        lines.append("      for (int e = 0; e < cnt; ++e) {")
+        lines += ["        " + s for s in body.field]
+        lines += [f"        const {C.compute_ctype(carry_dtypes[j])} n{j} = {body.outs[j][0]};"
+                  for j in fld]
+        lines += [f"        c{j}[e] = n{j};" for j in fld]
+        lines.append("      }")
+    lines += [f"      c{j} = n{j};" for j in uni] + ["    }", "  }"]
+    for j, (d, field) in enumerate(zip(carry_dtypes, carry_fields)):
+        if field:
+            val = C.convert(f"c{j}[e]", d, d, 1, to_storage=True)
+            lines.append(f"  for (int e = 0; e < cnt; ++e) "
+                         f"{C.store(d, f'r{j}', 'base + e', val, 1)}")
+        else:
+            val = C.convert(f"c{j}", d, d, 1, to_storage=True)
+            lines.append(f"  if (base == 0) {C.store(d, f'r{j}', '0', val, 1)}")
     lines.append("}")
     text = "\n".join(lines)
     instrs = (cond.instrs if cond is not None else ()) + body.instrs
@@ -292,16 +328,16 @@ def loop_kernel(owner: Graph, cond: Graph | None, body: Graph, num_consts: int,
     prog = _Program(shape)
     try:
         # the arguments' buffers change per call (None here); graph constants are kept
-        names = [prog.buffer(None, a._dtype, a._shape) + "v" for a in args]
-        consts, carry = names[:num_consts], [f"c{j}" for j in range(len(args) - num_consts)]
+        names = [prog.buffer(None, a._dtype, a._shape) for a in args]
         carry_args = list(args[num_consts:])
+        consts = names[:num_consts]
+        carry = [(f"c{j}[e]" if a._shape != () else f"c{j}", a._shape != ())
+                 for j, a in enumerate(carry_args)]
         cblock = None
         if cond is not None:
             cblock = _translate(cond, consts + carry, prog, "p")
-            if tuple(cond.outs[0].aval.shape) != ():
-                return None
-            if _depends_on_field(cond, prog):
-                return None
+            if tuple(cond.outs[0].aval.shape) != () or cblock.field or cblock.outs[0][1]:
+                return None    # the predicate must not read a field
         bblock = _translate(body, consts + carry, prog, "q")
     except _NotElementwise:
         return None
@@ -313,20 +349,12 @@ def loop_kernel(owner: Graph, cond: Graph | None, body: Graph, num_consts: int,
     for d in dts + [d for _, d, _ in prog.buffers]:
         if d.kind == "c" or not device.supports(d):
             return None
-    src, name, argtypes = _render(prog, num_consts, dts, fields, cblock, bblock)
+    # CPUs: 32 elements per work-item, whose inner loop the compiler vectorises (PoCL does
+    # not vectorise a kernel-wide loop across work-items); GPUs: one element each
+    K = 32 if device.is_cpu else 1
+    src, name, argtypes = _render(prog, num_consts, dts, fields, cblock, bblock, K)
     kernel = device.kernel(("jit-loop", src), lambda: (src, name, argtypes))
     lk = LoopKernel(kernel, prog, num_consts, tuple((a._shape, a._dtype) for a in carry_args),
-                    cond is None, src)
+                    cond is None, K, src)
     cache[sig] = lk
     return lk
-
-
-def _depends_on_field(g: Graph, prog: _Program) -> bool:
-    """Whether the predicate reads a field value: each work-item would then stop at its own
-    iteration, and the uniform carries would differ between work-items."""
-    field = {v.n for v in g.in_binders if tuple(v.aval.shape) != ()}
-    field |= {n for n, c in g.consts.items() if tuple(c.shape) != ()}
-    for e in g.eqns:
-        if any(isinstance(x, Var) and x.n in field for x in e.inputs):
-            field.update(v.n for v in e.out_binders)
-    return any(isinstance(o, Var) and o.n in field for o in g.outs)

@@ -379,11 +379,10 @@ def _loop_sources(jf, *args):
     return [s for s in jf.lower(*args).kernel_sources() if "clnp loop kernel" in s]
 
 
-def test_elementwise_loops_compile_to_one_kernel(device, monkeypatch):
+def test_elementwise_loops_compile_to_one_kernel(device):
     """A fori_loop/while_loop whose values are 0-d or of one shape, with an elementwise body
     and a predicate on 0-d values, runs as one kernel with the loop inside (eagerly and under
-    jit); the results are the Python loop's. (Forced on: by default CPUs run it from the host.)"""
-    monkeypatch.setenv("CLNP_LOOP_KERNELS", "1")
+    jit); the results are the Python loop's."""
     rng = np.random.default_rng(3)
     # points whose orbits converge (inside the main cardioid), so that compilers' different
     # float contractions (fma on GPUs) cannot grow into different orbits over the iterations
@@ -463,3 +462,28 @@ def test_host_loops_under_jit_see_new_data_on_every_call(device, monkeypatch):
         for _ in range(3):
             ref = np.tanh(ref @ np.asarray(w)) + ref * np.float32(0.5)
         np.testing.assert_allclose(_np(f(_a(xs, device))), ref, rtol=1e-5, atol=1e-6)
+
+
+def test_loop_kernels_swap_carries_and_read_closed_over_arrays(device):
+    """Carries that trade places, a closed-over array and a closed-over 0-d value, a boolean
+    carry, and a size that is not a multiple of the elements per work-item."""
+    rng = np.random.default_rng(12)
+    n = 70
+    ah, bh = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    wh = rng.uniform(0.5, 1.5, n).astype(np.float32)
+    w, s = _a(wh, device), _a(np.float32(0.25), device)
+
+    def f(a, b):
+        def body(i, st):
+            a, b, flag = st
+            return b * w + s, a, clnp.logical_not(flag)
+        return lax.fori_loop(0, 5, body, (a, b, clnp.zeros(a.shape, dtype=clnp.bool)))
+    ra, rb = ah.copy(), bh.copy()
+    for _ in range(5):
+        ra, rb = rb * wh + np.float32(0.25), ra
+    jf = cg.jit(f)
+    for got in (f(_a(ah, device), _a(bh, device)), jf(_a(ah, device), _a(bh, device))):
+        np.testing.assert_allclose(_np(got[0]), ra, rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(_np(got[1]), rb, rtol=1e-6, atol=1e-6)
+        np.testing.assert_array_equal(_np(got[2]), np.ones(n, bool))
+    assert len(_loop_sources(jf, _a(ah, device), _a(bh, device))) == 1
