@@ -101,4 +101,11 @@ __all__ = sorted(set(_c_all + _d_all + _e_all + _i_all + _m_all + _s_all + _sear
     "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128", "e", "inf",
     "nan", "pi", "newaxis", "DeviceMemoryError", "KernelBuildError", "UnsupportedDtypeError",
     "set_matmul_precision", "get_matmul_precision", "matmul_precision", "autotune",
-    "ElementwiseKernel", "RawKernel"]))
+    "ElementwiseKernel", "RawKernel", "bool_"]))
+
+# dir() of clnp and of its public submodules lists __all__, not their imports (clnp/_namespace.py)
+from ._namespace import hide_imports as _hide_imports  # noqa: E402
+__dir__ = _hide_imports(__name__)
+for _public in (fft, linalg, random):
+    _public.__dir__ = _hide_imports(_public.__name__)  # type: ignore[method-assign]
+del _public

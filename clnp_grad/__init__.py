@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from clnp._namespace import hide_imports as _hide_imports
 from clnp._prims import def_impl, primitive
 
 from ._ad import grad, jvp, value_and_grad, vjp
@@ -43,3 +44,8 @@ __all__ = ["jit", "clear_caches", "grad", "value_and_grad", "vjp", "jvp", "stop_
            "eval_graph", "Graph", "ConcretizationError",
            "LeakedTracerError", "register_pytree_node", "tree_flatten", "tree_unflatten",
            "tree_map", "tree_leaves", "tree_structure", "random", "lax"]
+
+# dir() lists __all__, not the imports (clnp/_namespace.py)
+__dir__ = _hide_imports(__name__)
+lax.__dir__ = _hide_imports(lax.__name__)  # type: ignore[method-assign]
+random.__dir__ = _hide_imports(random.__name__)  # type: ignore[method-assign]

@@ -31,13 +31,13 @@ from ._vmap import BatchInterpreter, BatchTracer, _materialize
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan"]
 
 
-class SubGraph(Graph):
+class _SubGraph(Graph):
     """A Graph used as a primitive parameter: hashed and compared by identity."""
     __hash__ = object.__hash__
     __eq__ = object.__eq__  # type: ignore[assignment]
 
 
-class Branches(tuple):
+class _Branches(tuple):
     """The ``branches`` parameter of ``cond``: a tuple of graphs that prints readably."""
 
     def __str__(self) -> str:
@@ -210,7 +210,7 @@ def _stage(fun: Callable[..., Any], examples: Sequence[Any], in_tree: PyTreeDef,
     return _Staged(binders, interp.eqns, outs, consts, o_tree)
 
 
-def _close(staged: Sequence[_Staged]) -> tuple[list[SubGraph], list[Any]]:
+def _close(staged: Sequence[_Staged]) -> tuple[list[_SubGraph], list[Any]]:
     """Closure conversion: the constants captured by any of ``staged`` (by identity) become
     leading inputs shared by all the graphs, in one order."""
     order: dict[int, Any] = {}
@@ -221,7 +221,7 @@ def _close(staged: Sequence[_Staged]) -> tuple[list[SubGraph], list[Any]]:
     for s in staged:
         mine = {id(val): v for v, val in s.consts}
         cb = [mine[i] if i in mine else Var(_aval(val)) for i, val in order.items()]
-        g = SubGraph(cb + list(s.in_binders), s.eqns, list(s.outs))
+        g = _SubGraph(cb + list(s.in_binders), s.eqns, list(s.outs))
         g.typecheck()
         graphs.append(g)
     return graphs, list(order.values())
@@ -280,7 +280,7 @@ def _cond_call(index: Any, fns: Sequence[Callable[..., Any]], operands: list, wh
                         staged[ref].out_avals, f"the output of {nm}", s.out_tree,
                         s.out_avals, "output")
     graphs, consts = _close(staged)
-    outs = _COND.bind(index, *consts, *ops, branches=Branches(graphs))
+    outs = _COND.bind(index, *consts, *ops, branches=_Branches(graphs))
     return tree_unflatten(staged[0].out_tree, list(outs))
 
 
@@ -728,7 +728,7 @@ def _scan_vjp(interp: VJPInterpreter, args: tuple, params: dict) -> Any:
             outs = _SCAN.bind(*primals, **params)
         return _traced_outs(interp, VJPTracer, outs, _owns(interp, args))
     # forward pass that also stacks the carry entering each step (the residuals)
-    fwd = SubGraph(body.in_binders, body.eqns,
+    fwd = _SubGraph(body.in_binders, body.eqns,
                    list(body.outs) + list(body.in_binders[nc:nc + ncar]))
     with set_interpreter(interp.prev):
         allout = list(_SCAN.bind(*primals, **{**params, "body": fwd}))
