@@ -35,7 +35,25 @@ def _stop_gradient_impl(x: Any) -> Any:
 
 
 def stop_gradient(x: Any) -> Any:
-    """``x`` unchanged, but treated as a constant by differentiation (zero derivative)."""
+    """Return ``x`` unchanged, treated as a constant by differentiation (zero derivative).
+
+    Parameters
+    ----------
+    x : array or pytree
+        Value to stop gradients at; leaves that are not arrays pass through.
+
+    Returns
+    -------
+    array or pytree
+        ``x``, with the same structure and values.
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> f = lambda x: clnp.sum(x * cg.stop_gradient(x))
+    >>> print(cg.grad(f)(clnp.asarray([3.0])))
+    [3.]
+    """
     return tree_map(lambda v: primitive("stop_gradient").bind(v) if hasattr(v, "shape") else v, x)
 
 
