@@ -78,8 +78,24 @@ newaxis = None
 
 
 def asnumpy(x: object) -> object:
-    """Copy a clnp array to a NumPy array (CuPy's spelling); other inputs go through
-    ``numpy.asarray``."""
+    """Copy a clnp array to a NumPy array (CuPy's spelling).
+
+    Parameters
+    ----------
+    x : object
+        A clnp array; anything else goes through ``numpy.asarray``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The host copy (the host waits for pending work on the array).
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.asnumpy(clnp.arange(3))
+    array([0, 1, 2])
+    """
     import numpy
     if isinstance(x, Array):
         return x.to_numpy()
@@ -87,8 +103,28 @@ def asnumpy(x: object) -> object:
 
 
 def free_pooled_memory(device: Device | None = None) -> None:
-    """Return memory held by the pool of ``device`` (all devices when None) to the driver
-    (an older spelling of :func:`release_memory`)."""
+    """Return the pooled memory of ``device`` to the driver (an older spelling of :func:`release_memory`).
+
+    Parameters
+    ----------
+    device : Device, optional
+        The device (every device when None).
+
+    Returns
+    -------
+    None
+        Arrays in use are untouched.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.zeros(4096)
+    >>> del x                                  # its block goes back to the pool
+    >>> before = clnp.memory_info().pooled
+    >>> clnp.free_pooled_memory()
+    >>> clnp.memory_info().pooled <= before
+    True
+    """
     release_memory(device)
 
 

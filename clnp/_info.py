@@ -60,5 +60,22 @@ class Info:
 
 
 def __array_namespace_info__() -> Info:
-    """Inspection utilities for this namespace (the Array API's ``__array_namespace_info__``)."""
+    """The Array API's inspection object for this namespace.
+
+    Returns
+    -------
+    Info
+        With ``capabilities()``, ``default_device()``, ``devices()``,
+        ``default_dtypes(device=)`` and ``dtypes(device=, kind=)``, read from the
+        devices (float64 only where the device has fp64).
+
+    Examples
+    --------
+    >>> import clnp
+    >>> info = clnp.__array_namespace_info__()
+    >>> info.capabilities()["boolean indexing"]
+    True
+    >>> info.default_dtypes()["integral"]
+    dtype('int64')
+    """
     return Info()

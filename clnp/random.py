@@ -456,10 +456,38 @@ class Generator:
 
 
 def default_rng(seed: Any = None, *, device: Any = None) -> Generator:
-    """A :class:`Generator` with a Philox4x32-10 bit generator seeded from ``seed`` (an int,
-    a sequence of ints, a ``SeedSequence``, a :class:`Philox`, or a :class:`Generator`, which
-    is returned unchanged when no other device is asked for; None: fresh OS entropy).
-    Results live on ``device`` (the default device at each call when None)."""
+    """A :class:`Generator` with a Philox4x32-10 bit generator.
+
+    Parameters
+    ----------
+    seed : int, sequence of int, SeedSequence, Philox or Generator, optional
+        The seed; a Generator is returned unchanged when no other device is asked for;
+        None draws fresh OS entropy.
+    device : Device, optional
+        Where results live (the default device at each call when None).
+
+    Returns
+    -------
+    Generator
+        NumPy's ``Generator`` API on the device. Same seed, same numbers on every device
+        (they differ from NumPy's streams).
+
+    Raises
+    ------
+    TypeError
+        A seed of an unsupported type.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> rng = clnp.random.default_rng(42)
+    >>> x = rng.random(3)
+    >>> x.shape, bool(clnp.all((x >= 0) & (x < 1)))
+    ((3,), True)
+    >>> bool(clnp.all(clnp.random.default_rng(42).normal(size=4) ==
+    ...               clnp.random.default_rng(42).normal(size=4)))
+    True
+    """
     if isinstance(seed, Generator):
         if device is None:
             return seed
@@ -481,34 +509,165 @@ def _global() -> Generator:
 
 
 def seed(seed: Any = None) -> None:
-    """Reseed the module-level generator behind the legacy functions (``rand``, ``randn``,
-    ...); None draws fresh OS entropy."""
+    """Reseed the module-level generator behind the legacy functions (``rand``, ``randn``...).
+
+    Parameters
+    ----------
+    seed : int or sequence of int, optional
+        The seed; None draws fresh OS entropy.
+
+    Returns
+    -------
+    None
+
+
+    Raises
+    ------
+    TypeError
+        A seed of an unsupported type.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.random.seed(0); a = clnp.random.rand(3)
+    >>> clnp.random.seed(0); b = clnp.random.rand(3)
+    >>> bool(clnp.all(a == b))
+    True
+    """
     global _GLOBAL
     _GLOBAL = Generator(Philox(seed))
 
 
 def get_state() -> dict[str, Any]:
-    """State of the module-level generator (see :attr:`Philox.state`)."""
+    """The state of the module-level generator.
+
+    Returns
+    -------
+    dict
+        The bit generator's state (see :attr:`Philox.state`), for :func:`set_state`.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> state = clnp.random.get_state()
+    >>> a = clnp.random.randn(3)
+    >>> clnp.random.set_state(state)
+    >>> bool(clnp.all(clnp.random.randn(3) == a))
+    True
+    """
     return _global().bit_generator.state
 
 
 def set_state(state: dict[str, Any]) -> None:
-    """Restore a state returned by :func:`get_state`."""
+    """Restore a state returned by :func:`get_state`.
+
+    Parameters
+    ----------
+    state : dict
+        A state from :func:`get_state`.
+
+    Returns
+    -------
+    None
+
+
+    Raises
+    ------
+    ValueError
+        A state that is not a Philox state.
+    KeyError
+        A state missing its fields.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> state = clnp.random.get_state()
+    >>> a = clnp.random.rand(2)
+    >>> clnp.random.set_state(state)
+    >>> bool(clnp.all(clnp.random.rand(2) == a))
+    True
+    """
     _global().bit_generator.state = state
 
 
 def rand(*shape: int) -> Any:
-    """Uniform floats in [0, 1) of the given shape (``rand(2, 3)``)."""
+    """Uniform floats in [0, 1) of the given shape.
+
+    Parameters
+    ----------
+    *shape : int
+        The dimensions (``rand(2, 3)``).
+
+    Returns
+    -------
+    array
+        Floats of the default floating dtype.
+
+    Raises
+    ------
+    ValueError
+        A negative dimension.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.random.rand(2, 3).shape
+    (2, 3)
+    """
     return _global().random(shape)
 
 
 def randn(*shape: int) -> Any:
-    """Standard normal samples of the given shape (``randn(2, 3)``)."""
+    """Standard normal samples of the given shape.
+
+    Parameters
+    ----------
+    *shape : int
+        The dimensions (``randn(2, 3)``).
+
+    Returns
+    -------
+    array
+        Floats of the default floating dtype.
+
+    Raises
+    ------
+    ValueError
+        A negative dimension.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.random.randn(4).shape
+    (4,)
+    """
     return _global().standard_normal(shape)
 
 
 def random(size: Any = None) -> Any:
-    """Uniform floats in the half-open interval [0.0, 1.0)."""
+    """Uniform floats in the half-open interval [0.0, 1.0) (``random_sample`` is the same function).
+
+    Parameters
+    ----------
+    size : int or tuple of int, optional
+        Output shape (a 0-d array when None).
+
+    Returns
+    -------
+    array
+        Floats of the default floating dtype.
+
+    Raises
+    ------
+    ValueError
+        A negative dimension.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.random.random((2,)).shape
+    (2,)
+    """
     return _global().random(size)
 
 
@@ -516,58 +675,339 @@ random_sample = random
 
 
 def randint(low: Any, high: Any = None, size: Any = None, dtype: Any = np.int64) -> Any:
-    """Random integers from ``low`` (inclusive) to ``high`` (exclusive); [0, low) when
-    ``high`` is None."""
+    """Random integers from ``low`` (inclusive) to ``high`` (exclusive).
+
+    Parameters
+    ----------
+    low : int
+        The lowest value, or the exclusive end when ``high`` is None (then the range is
+        [0, low)).
+    high : int, optional
+        The exclusive end.
+    size : int or tuple of int, optional
+        Output shape (a 0-d array when None).
+    dtype : dtype, default int64
+        An integer dtype.
+
+    Returns
+    -------
+    array
+        Integers of ``dtype``.
+
+    Raises
+    ------
+    ValueError
+        ``low >= high``.
+
+    Examples
+    --------
+    >>> import clnp, numpy
+    >>> r = clnp.random.randint(0, 3, size=100)
+    >>> sorted(set(numpy.asarray(r).tolist()))
+    [0, 1, 2]
+    """
     return _global().integers(low, high, size, dtype=dtype)
 
 
 def integers(low: Any, high: Any = None, size: Any = None, dtype: Any = np.int64,
              endpoint: bool = False) -> Any:
-    """Random integers in [low, high) (or [low, high] with ``endpoint``)."""
+    """Random integers in [low, high), or [low, high] with ``endpoint``.
+
+    Parameters
+    ----------
+    low : int
+        The lowest value, or the end when ``high`` is None.
+    high : int, optional
+        The end.
+    size : int or tuple of int, optional
+        Output shape (a 0-d array when None).
+    dtype : dtype, default int64
+        An integer dtype.
+    endpoint : bool, default False
+        Include ``high``.
+
+    Returns
+    -------
+    array
+        Integers of ``dtype``.
+
+    Raises
+    ------
+    ValueError
+        ``low >= high`` (``low > high`` with ``endpoint``).
+
+    Examples
+    --------
+    >>> import clnp, numpy
+    >>> r = clnp.random.integers(1, 3, size=100, endpoint=True)
+    >>> sorted(set(numpy.asarray(r).tolist()))
+    [1, 2, 3]
+    """
     return _global().integers(low, high, size, dtype=dtype, endpoint=endpoint)
 
 
 def normal(loc: Any = 0.0, scale: Any = 1.0, size: Any = None) -> Any:
-    """Samples from a normal distribution of mean ``loc`` and standard deviation ``scale``."""
+    """Samples from a normal distribution.
+
+    Parameters
+    ----------
+    loc : float, default 0.0
+        The mean.
+    scale : float, default 1.0
+        The standard deviation, not negative.
+    size : int or tuple of int, optional
+        Output shape (a 0-d array when None).
+
+    Returns
+    -------
+    array
+        Floats of the default floating dtype.
+
+    Raises
+    ------
+    ValueError
+        ``scale < 0``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.random.normal(10.0, 0.0, size=3))
+    [10. 10. 10.]
+    """
     return _global().normal(loc, scale, size)
 
 
 def standard_normal(size: Any = None) -> Any:
-    """Samples from the standard normal distribution."""
+    """Samples from the standard normal distribution.
+
+    Parameters
+    ----------
+    size : int or tuple of int, optional
+        Output shape (a 0-d array when None).
+
+    Returns
+    -------
+    array
+        Floats of the default floating dtype.
+
+    Raises
+    ------
+    ValueError
+        A negative dimension.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.random.standard_normal((2, 2)).shape
+    (2, 2)
+    """
     return _global().standard_normal(size)
 
 
 def uniform(low: Any = 0.0, high: Any = 1.0, size: Any = None) -> Any:
-    """Samples uniformly distributed over [low, high)."""
+    """Samples uniformly distributed over [low, high).
+
+    Parameters
+    ----------
+    low : float, default 0.0
+        The lower bound.
+    high : float, default 1.0
+        The upper bound.
+    size : int or tuple of int, optional
+        Output shape (a 0-d array when None).
+
+    Returns
+    -------
+    array
+        Floats of the default floating dtype.
+
+    Raises
+    ------
+    ValueError
+        A negative dimension.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> u = clnp.random.uniform(-1.0, 1.0, size=1000)
+    >>> bool(clnp.all((u >= -1.0) & (u < 1.0)))
+    True
+    """
     return _global().uniform(low, high, size)
 
 
 def exponential(scale: Any = 1.0, size: Any = None) -> Any:
-    """Samples from an exponential distribution of scale ``scale``."""
+    """Samples from an exponential distribution.
+
+    Parameters
+    ----------
+    scale : float, default 1.0
+        The scale (the mean), not negative.
+    size : int or tuple of int, optional
+        Output shape (a 0-d array when None).
+
+    Returns
+    -------
+    array
+        Non-negative floats of the default floating dtype.
+
+    Raises
+    ------
+    ValueError
+        ``scale < 0``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> bool(clnp.all(clnp.random.exponential(2.0, size=1000) >= 0))
+    True
+    """
     return _global().exponential(scale, size)
 
 
 def standard_exponential(size: Any = None) -> Any:
-    """Samples from the exponential distribution of scale 1."""
+    """Samples from the exponential distribution of scale 1.
+
+    Parameters
+    ----------
+    size : int or tuple of int, optional
+        Output shape (a 0-d array when None).
+
+    Returns
+    -------
+    array
+        Non-negative floats of the default floating dtype.
+
+    Raises
+    ------
+    ValueError
+        A negative dimension.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.random.standard_exponential(3).shape
+    (3,)
+    """
     return _global().standard_exponential(size)
 
 
 def choice(a: Any, size: Any = None, replace: bool = True, p: Any = None) -> Any:
-    """A random sample from ``a`` (an array, or ``arange(a)`` for an int)."""
+    """A random sample from ``a``.
+
+    Parameters
+    ----------
+    a : array or int
+        The population, or ``arange(a)`` for an int.
+    size : int or tuple of int, optional
+        Output shape (a 0-d array when None).
+    replace : bool, default True
+        Sample with replacement.
+    p : array, optional
+        Probabilities of the population's elements (default: uniform).
+
+    Returns
+    -------
+    array
+        The sample.
+
+    Raises
+    ------
+    ValueError
+        A sample larger than the population without replacement, or ``p`` of the wrong
+        length or not summing to 1.
+
+    Examples
+    --------
+    >>> import clnp, numpy
+    >>> population = clnp.asarray([10, 20, 30])
+    >>> sorted(numpy.asarray(clnp.random.choice(population, size=3, replace=False)).tolist())
+    [10, 20, 30]
+    >>> clnp.random.choice(population, size=2, p=clnp.asarray([0.0, 1.0, 0.0])).tolist()
+    [20, 20]
+    """
     return _global().choice(a, size, replace, p)
 
 
 def permutation(x: Any) -> Any:
-    """A permuted copy of ``x`` along its first axis, or a permutation of ``arange(x)``."""
+    """A permuted copy of ``x`` along its first axis, or a permutation of ``arange(x)``.
+
+    Parameters
+    ----------
+    x : array or int
+        The array, or the length of the permutation.
+
+    Returns
+    -------
+    array
+        The permutation.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is neither an int nor an array.
+
+    Examples
+    --------
+    >>> import clnp, numpy
+    >>> sorted(numpy.asarray(clnp.random.permutation(4)).tolist())
+    [0, 1, 2, 3]
+    """
     return _global().permutation(x)
 
 
 def shuffle(x: Any) -> None:
-    """Shuffle a clnp array in place along its first axis."""
+    """Shuffle a clnp array in place along its first axis.
+
+    Parameters
+    ----------
+    x : array
+        A clnp array, shuffled on its device.
+
+    Returns
+    -------
+    None
+
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a clnp array.
+
+    Examples
+    --------
+    >>> import clnp, numpy
+    >>> x = clnp.arange(5)
+    >>> clnp.random.shuffle(x)
+    >>> sorted(numpy.asarray(x).tolist())
+    [0, 1, 2, 3, 4]
+    """
     _global().shuffle(x)
 
 
 def bytes(length: int) -> _py_bytes:  # noqa: A001 - NumPy's name
-    """``length`` random bytes."""
+    """``length`` random bytes.
+
+    Parameters
+    ----------
+    length : int
+        How many.
+
+    Returns
+    -------
+    bytes
+        Host bytes.
+
+    Raises
+    ------
+    ValueError
+        A negative length.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> len(clnp.random.bytes(5))
+    5
+    """
     return _global().bytes(length)
 

@@ -26,6 +26,11 @@ SECTIONS = ("Parameters", "Returns", "Raises", "Examples")
 ENFORCED = {
     "clnp_grad", "clnp_grad._ad", "clnp_grad._derived", "clnp_grad._tree", "clnp_grad._vmap",
     "clnp_grad._ir", "clnp_grad._jit.api", "clnp_grad.lax", "clnp_grad.random",
+    "clnp", "clnp._creation_functions", "clnp._cumulative_functions",
+    "clnp._data_type_functions", "clnp._info", "clnp._manipulation_functions", "clnp._memory",
+    "clnp._searching_functions", "clnp._set_functions", "clnp._sorting_functions",
+    "clnp._statistical_functions", "clnp._utility_functions", "clnp.fft", "clnp.random",
+    "clnp._indexing", "clnp._eager_linalg", "clnp._autotune",
 }
 
 
@@ -114,7 +119,8 @@ def test_docstring_examples(test):
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     report: list[str] = []
     result = runner.run(test, out=report.append, clear_globs=True)
-    assert result.failed == 0, "".join(report)
+    if result.failed:
+        pytest.fail("".join(report), pytrace=False)
 
 
 def test_there_are_doctests():
@@ -148,4 +154,4 @@ def test_docstring_coverage(capsys):
         lines.append(f"  {mod:40s} {ok:3d} / {total:3d}  {mark}")
     with capsys.disabled():
         print("\n" + "\n".join(lines))
-    assert complete >= 130, "\n".join(lines)
+    assert complete >= 147, "\n".join(lines)
