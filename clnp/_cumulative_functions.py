@@ -76,7 +76,9 @@ def cumulative_sum(x: Any, /, *, axis: int | None = None, dtype: Any = None,
     Raises
     ------
     ValueError
-        ``axis`` omitted for a multi-dimensional ``x``, or out of range.
+        ``axis`` omitted for a multi-dimensional ``x``.
+    IndexError
+        An axis is out of range for ``x``.
 
     Examples
     --------
@@ -113,7 +115,9 @@ def cumulative_prod(x: Any, /, *, axis: int | None = None, dtype: Any = None,
     Raises
     ------
     ValueError
-        ``axis`` omitted for a multi-dimensional ``x``, or out of range.
+        ``axis`` omitted for a multi-dimensional ``x``.
+    IndexError
+        An axis is out of range for ``x``.
 
     Examples
     --------
@@ -144,7 +148,7 @@ def cumsum(a: Any, axis: int | None = None, dtype: Any = None) -> Any:
 
     Raises
     ------
-    ValueError
+    IndexError
         An axis is out of range for ``x``.
 
     Examples
@@ -175,7 +179,7 @@ def cumprod(a: Any, axis: int | None = None, dtype: Any = None) -> Any:
 
     Raises
     ------
-    ValueError
+    IndexError
         An axis is out of range for ``x``.
 
     Examples

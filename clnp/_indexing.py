@@ -472,7 +472,7 @@ def take(x: Any, indices: Any, /, *, axis: int | None = None) -> Any:
     ------
     IndexError
         An index out of range (for device indices the check reads one flag back).
-    ValueError
+    IndexError
         An axis is out of range for ``x``.
 
     Examples
@@ -519,7 +519,7 @@ def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
     ------
     IndexError
         An index out of range (one flag read for device indices).
-    ValueError
+    IndexError
         An axis is out of range for ``x``.
 
     Examples

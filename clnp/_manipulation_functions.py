@@ -201,6 +201,8 @@ def permute_dims(x: Any, /, axes: Sequence[int]) -> Any:
     ------
     ValueError
         ``axes`` is not a permutation of the axes.
+    IndexError
+        An axis is out of range for ``x``.
 
     Examples
     --------
@@ -269,7 +271,9 @@ def expand_dims(x: Any, /, axis: int | tuple[int, ...] = 0) -> Any:
     Raises
     ------
     ValueError
-        An axis out of range, or repeated.
+        A repeated axis.
+    IndexError
+        An axis is out of range for ``x``.
 
     Examples
     --------
@@ -342,7 +346,7 @@ def flip(x: Any, /, *, axis: int | tuple[int, ...] | None = None) -> Any:
 
     Raises
     ------
-    ValueError
+    IndexError
         An axis is out of range for ``x``.
 
     Examples
@@ -381,8 +385,9 @@ def moveaxis(x: Any, source: int | tuple[int, ...], destination: int | tuple[int
     Raises
     ------
     ValueError
-        Axes out of range, repeated, or ``source`` and ``destination`` of different
-        lengths.
+        Repeated axes, or ``source`` and ``destination`` of different lengths.
+    IndexError
+        An axis is out of range for ``x``.
 
     Examples
     --------
@@ -516,7 +521,7 @@ def unstack(x: Any, /, *, axis: int = 0) -> tuple[Any, ...]:
 
     Raises
     ------
-    ValueError
+    IndexError
         An axis is out of range for ``x``.
 
     Examples
@@ -555,7 +560,7 @@ def roll(x: Any, /, shift: int | tuple[int, ...], *,
 
     Raises
     ------
-    ValueError
+    IndexError
         An axis is out of range for ``x``.
 
     Examples

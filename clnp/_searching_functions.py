@@ -61,7 +61,9 @@ def argmax(x: Any, /, *, axis: int | None = None, keepdims: bool = False) -> Any
     Raises
     ------
     ValueError
-        A zero-size search, or an axis out of range.
+        A zero-size search.
+    IndexError
+        An axis is out of range for ``x``.
 
     Examples
     --------
@@ -99,7 +101,9 @@ def argmin(x: Any, /, *, axis: int | None = None, keepdims: bool = False) -> Any
     Raises
     ------
     ValueError
-        A zero-size search, or an axis out of range.
+        A zero-size search.
+    IndexError
+        An axis is out of range for ``x``.
 
     Examples
     --------
@@ -132,7 +136,7 @@ def count_nonzero(x: Any, /, *, axis: int | tuple[int, ...] | None = None,
 
     Raises
     ------
-    ValueError
+    IndexError
         An axis is out of range for ``x``.
 
     Examples

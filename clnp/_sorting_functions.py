@@ -39,7 +39,7 @@ def argsort(x: Any, /, *, axis: int = -1, descending: bool = False, stable: bool
 
     Raises
     ------
-    ValueError
+    IndexError
         An axis is out of range for ``x``.
 
     Examples
@@ -77,7 +77,7 @@ def sort(x: Any, /, *, axis: int = -1, descending: bool = False, stable: bool = 
 
     Raises
     ------
-    ValueError
+    IndexError
         An axis is out of range for ``x``.
 
     Examples

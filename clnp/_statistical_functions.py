@@ -66,7 +66,7 @@ def sum(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = Fals
 
     Raises
     ------
-    ValueError
+    IndexError
         An axis is out of range for ``x``.
 
     Examples
@@ -109,7 +109,7 @@ def prod(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = Fal
 
     Raises
     ------
-    ValueError
+    IndexError
         An axis is out of range for ``x``.
 
     Examples
@@ -157,7 +157,9 @@ def max(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
     Raises
     ------
     ValueError
-        A zero-size reduction, or an axis out of range.
+        A zero-size reduction.
+    IndexError
+        An axis is out of range for ``x``.
 
     Examples
     --------
@@ -189,7 +191,9 @@ def min(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
     Raises
     ------
     ValueError
-        A zero-size reduction, or an axis out of range.
+        A zero-size reduction.
+    IndexError
+        An axis is out of range for ``x``.
 
     Examples
     --------
@@ -234,7 +238,7 @@ def mean(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
 
     Raises
     ------
-    ValueError
+    IndexError
         An axis is out of range for ``x``.
 
     Examples
@@ -273,7 +277,7 @@ def var(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool 
 
     Raises
     ------
-    ValueError
+    IndexError
         An axis is out of range for ``x``.
 
     Examples
@@ -316,7 +320,7 @@ def std(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool 
 
     Raises
     ------
-    ValueError
+    IndexError
         An axis is out of range for ``x``.
 
     Examples
@@ -356,7 +360,7 @@ def all(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
 
     Raises
     ------
-    ValueError
+    IndexError
         An axis is out of range for ``x``.
 
     Examples
@@ -391,7 +395,7 @@ def any(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
 
     Raises
     ------
-    ValueError
+    IndexError
         An axis is out of range for ``x``.
 
     Examples

@@ -65,7 +65,9 @@ def diff(x: Any, /, *, axis: int = -1, n: int = 1, prepend: Any = None,
     Raises
     ------
     ValueError
-        ``n`` is negative, or ``axis`` is out of range.
+        ``n`` is negative.
+    IndexError
+        An axis is out of range for ``x``.
 
     Examples
     --------

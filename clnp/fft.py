@@ -153,7 +153,9 @@ def fft(x: Any, /, *, n: Optional[int] = None, axis: int = -1, norm: Norm = "bac
     TypeError
         ``x`` is not of a floating-point (or, where accepted, complex) dtype.
     ValueError
-        ``n`` below 1, an invalid ``norm``, or an axis out of range.
+        ``n`` below 1, or an invalid ``norm``.
+    IndexError
+        An axis is out of range for ``x``.
 
     Examples
     --------
@@ -190,7 +192,9 @@ def ifft(x: Any, /, *, n: Optional[int] = None, axis: int = -1,
     TypeError
         ``x`` is not of a floating-point (or, where accepted, complex) dtype.
     ValueError
-        ``n`` below 1, an invalid ``norm``, or an axis out of range.
+        ``n`` below 1, or an invalid ``norm``.
+    IndexError
+        An axis is out of range for ``x``.
 
     Examples
     --------
@@ -228,7 +232,9 @@ def fftn(x: Any, /, *, s: Optional[Sequence[int]] = None, axes: Optional[Sequenc
     TypeError
         ``x`` is not of a floating-point (or, where accepted, complex) dtype.
     ValueError
-        ``n`` below 1, an invalid ``norm``, or an axis out of range.
+        ``n`` below 1, or an invalid ``norm``.
+    IndexError
+        An axis is out of range for ``x``.
 
     Examples
     --------
@@ -266,7 +272,9 @@ def ifftn(x: Any, /, *, s: Optional[Sequence[int]] = None,
     TypeError
         ``x`` is not of a floating-point (or, where accepted, complex) dtype.
     ValueError
-        ``n`` below 1, an invalid ``norm``, or an axis out of range.
+        ``n`` below 1, or an invalid ``norm``.
+    IndexError
+        An axis is out of range for ``x``.
 
     Examples
     --------
@@ -306,7 +314,9 @@ def rfft(x: Any, /, *, n: Optional[int] = None, axis: int = -1,
     TypeError
         ``x`` is not of a real floating-point dtype.
     ValueError
-        ``n`` below 1, an invalid ``norm``, or an axis out of range.
+        ``n`` below 1, or an invalid ``norm``.
+    IndexError
+        An axis is out of range for ``x``.
 
     Examples
     --------
@@ -343,7 +353,9 @@ def irfft(x: Any, /, *, n: Optional[int] = None, axis: int = -1,
     TypeError
         ``x`` is not of a floating-point (or, where accepted, complex) dtype.
     ValueError
-        ``n`` below 1, an invalid ``norm``, or an axis out of range.
+        ``n`` below 1, or an invalid ``norm``.
+    IndexError
+        An axis is out of range for ``x``.
 
     Examples
     --------
@@ -427,7 +439,9 @@ def irfftn(x: Any, /, *, s: Optional[Sequence[int]] = None,
     TypeError
         ``x`` is not of a floating-point (or, where accepted, complex) dtype.
     ValueError
-        ``n`` below 1, an invalid ``norm``, or an axis out of range.
+        ``n`` below 1, or an invalid ``norm``.
+    IndexError
+        An axis is out of range for ``x``.
 
     Examples
     --------
@@ -472,7 +486,9 @@ def hfft(x: Any, /, *, n: Optional[int] = None, axis: int = -1,
     TypeError
         ``x`` is not of a floating-point (or, where accepted, complex) dtype.
     ValueError
-        ``n`` below 1, an invalid ``norm``, or an axis out of range.
+        ``n`` below 1, or an invalid ``norm``.
+    IndexError
+        An axis is out of range for ``x``.
 
     Examples
     --------
@@ -509,7 +525,9 @@ def ihfft(x: Any, /, *, n: Optional[int] = None, axis: int = -1,
     TypeError
         ``x`` is not of a floating-point (or, where accepted, complex) dtype.
     ValueError
-        ``n`` below 1, an invalid ``norm``, or an axis out of range.
+        ``n`` below 1, or an invalid ``norm``.
+    IndexError
+        An axis is out of range for ``x``.
 
     Examples
     --------
@@ -644,8 +662,8 @@ def fftshift(x: Any, /, *, axes: Optional[Union[int, Sequence[int]]] = None) -> 
 
     Raises
     ------
-    ValueError
-        An axis out of range.
+    IndexError
+        An axis is out of range for ``x``.
 
     Examples
     --------
@@ -673,8 +691,8 @@ def ifftshift(x: Any, /, *, axes: Optional[Union[int, Sequence[int]]] = None) ->
 
     Raises
     ------
-    ValueError
-        An axis out of range.
+    IndexError
+        An axis is out of range for ``x``.
 
     Examples
     --------

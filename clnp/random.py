@@ -49,9 +49,32 @@ _py_bytes = bytes
 
 
 class Philox:
-    """Philox4x32-10 bit generator: a 64-bit key and a 128-bit block counter, both kept on the
-    host. ``seed`` is anything ``numpy.random.SeedSequence`` takes (None draws fresh OS
-    entropy) or a ``SeedSequence``; ``key`` (a 64-bit int) overrides the derived key."""
+    """Philox4x32-10 bit generator: a 64-bit key and a 128-bit block counter, both kept on the host.
+
+    Parameters
+    ----------
+    seed : optional
+        Anything ``numpy.random.SeedSequence`` takes (None draws fresh OS entropy), or a
+        ``SeedSequence``.
+    counter : int, default 0
+        The starting block counter.
+    key : int, optional
+        A 64-bit key that overrides the one derived from ``seed``.
+
+    Raises
+    ------
+    TypeError
+        ``key`` or ``counter`` is not an integer.
+    ValueError
+        ``key`` outside [0, 2**64).
+
+    Examples
+    --------
+    >>> import clnp
+    >>> rng = clnp.random.Generator(clnp.random.Philox(7))
+    >>> bool(clnp.all(rng.random(4) == clnp.random.default_rng(7).random(4)))
+    True
+    """
 
     def __init__(self, seed: Any = None, *, counter: int = 0, key: int | None = None):
         if isinstance(seed, SeedSequence):
@@ -130,8 +153,30 @@ def _is_scalar(x: Any) -> bool:
 
 
 class Generator:
-    """NumPy's ``Generator`` interface over a :class:`Philox` bit generator; results are clnp
-    arrays on ``device`` (the default device at each call when None)."""
+    """NumPy's ``Generator`` interface over a :class:`Philox` bit generator.
+
+    Numbers are drawn on the device from the counter-based Philox stream: the same seed
+    gives the same numbers on every device, different from NumPy's streams.
+
+    Parameters
+    ----------
+    bit_generator : Philox, optional
+        The bit generator (default: a fresh ``Philox()`` seeded from OS entropy).
+    device : Device or str, optional
+        Where results are created (the default device at each call when None).
+
+    Raises
+    ------
+    TypeError
+        ``bit_generator`` is not a :class:`Philox`.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> rng = clnp.random.default_rng(0)
+    >>> rng.integers(0, 10, size=(2, 3)).shape
+    (2, 3)
+    """
 
     def __init__(self, bit_generator: Philox | None = None, *, device: Any = None):
         if bit_generator is None:
@@ -157,7 +202,30 @@ class Generator:
         return f"Generator(Philox4x32) on {self.device}"
 
     def spawn(self, n_children: int) -> list["Generator"]:
-        """``n_children`` independent generators on the same device."""
+        """``n_children`` independent generators on the same device.
+
+        Parameters
+        ----------
+        n_children : int
+            How many.
+
+        Returns
+        -------
+        list of Generator
+            Generators seeded from spawned ``SeedSequence`` children.
+
+        Raises
+        ------
+        OverflowError
+            A negative count (from ``SeedSequence.spawn``).
+
+        Examples
+        --------
+        >>> import clnp
+        >>> a, b = clnp.random.default_rng(0).spawn(2)
+        >>> bool(clnp.all(a.random(3) == b.random(3)))
+        False
+        """
         return [Generator(bg, device=self._device)
                 for bg in self._bit_generator.spawn(n_children)]
 
@@ -228,41 +296,229 @@ class Generator:
         return base * scale + loc
 
     def random(self, size: Any = None, dtype: Any = None) -> Any:
-        """Uniform floats in the half-open interval [0.0, 1.0) (53 random bits for float64,
-        24 for float32)."""
+        """Uniform floats in the half-open interval [0.0, 1.0).
+
+        Parameters
+        ----------
+        size : int or tuple of int, optional
+            Output shape (0-d when None).
+        dtype : dtype, optional
+            float32 or float64 (default: the device's default float).
+
+        Returns
+        -------
+        array
+            53 random bits per float64, 24 per float32.
+
+        Raises
+        ------
+        TypeError
+            A non-float ``dtype``.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> x = clnp.random.default_rng(0).random((2, 2), dtype=clnp.float32)
+        >>> x.dtype, bool(clnp.all((x >= 0) & (x < 1)))
+        (dtype('float32'), True)
+        """
         return self._affine("random", "uniform", 0.0, 1.0, size, dtype)
 
     def standard_normal(self, size: Any = None, dtype: Any = None) -> Any:
-        """Samples from the standard normal distribution (mean 0, standard deviation 1)."""
+        """Samples from the standard normal distribution (mean 0, standard deviation 1).
+
+        Parameters
+        ----------
+        size : int or tuple of int, optional
+            Output shape (0-d when None).
+        dtype : dtype, optional
+            float32 or float64 (default: the device's default float).
+
+        Returns
+        -------
+        array
+            Normal samples.
+
+        Raises
+        ------
+        TypeError
+            A non-float ``dtype``.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> z = clnp.random.default_rng(0).standard_normal(10000)
+        >>> abs(float(clnp.mean(z))) < 0.05
+        True
+        """
         return self._affine("standard_normal", "normal", 0.0, 1.0, size, dtype)
 
     def normal(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None, *,
                dtype: Any = None) -> Any:
-        """Samples from a normal (Gaussian) distribution of mean ``loc`` and standard deviation
-        ``scale`` (non-negative); array parameters broadcast against ``size``."""
+        """Samples from a normal (Gaussian) distribution.
+
+        Parameters
+        ----------
+        loc : float or array, default 0.0
+            The mean.
+        scale : float or array, default 1.0
+            The standard deviation, not negative; array parameters broadcast against
+            ``size``.
+        size : int or tuple of int, optional
+            Output shape (0-d when None).
+        dtype : dtype, optional
+            float32 or float64 (default: the device's default float).
+
+        Returns
+        -------
+        array
+            Normal samples.
+
+        Raises
+        ------
+        ValueError
+            A negative ``scale``.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> print(clnp.random.default_rng(0).normal(3.0, 0.0, size=2))
+        [3. 3.]
+        """
         return self._affine("normal", "normal", loc, scale, size, dtype)
 
     def uniform(self, low: Any = 0.0, high: Any = 1.0, size: Any = None, *,
                 dtype: Any = None) -> Any:
-        """Samples uniformly distributed over the half-open interval [low, high) (rounding may
-        give ``high`` itself, as in NumPy)."""
+        """Samples uniformly distributed over the half-open interval [low, high).
+
+        Parameters
+        ----------
+        low : float or array, default 0.0
+            The lower bound.
+        high : float or array, default 1.0
+            The upper bound (rounding may give ``high`` itself, as in NumPy).
+        size : int or tuple of int, optional
+            Output shape (0-d when None).
+        dtype : dtype, optional
+            float32 or float64 (default: the device's default float).
+
+        Returns
+        -------
+        array
+            Uniform samples.
+
+        Raises
+        ------
+        TypeError
+            A non-float ``dtype``.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> u = clnp.random.default_rng(0).uniform(5.0, 6.0, size=100)
+        >>> bool(clnp.all((u >= 5.0) & (u <= 6.0)))
+        True
+        """
         return self._affine("uniform", "uniform", low, high, size, dtype, check_scale=None)
 
     def exponential(self, scale: Any = 1.0, size: Any = None, *, dtype: Any = None) -> Any:
-        """Samples from an exponential distribution of scale ``scale`` (1/rate, >= 0)."""
+        """Samples from an exponential distribution.
+
+        Parameters
+        ----------
+        scale : float or array, default 1.0
+            The scale, 1/rate, not negative.
+        size : int or tuple of int, optional
+            Output shape (0-d when None).
+        dtype : dtype, optional
+            float32 or float64 (default: the device's default float).
+
+        Returns
+        -------
+        array
+            Non-negative samples.
+
+        Raises
+        ------
+        ValueError
+            A negative ``scale``.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> bool(clnp.all(clnp.random.default_rng(0).exponential(2.0, size=100) >= 0))
+        True
+        """
         return self._affine("exponential", "exponential", 0.0, scale, size, dtype)
 
     def standard_exponential(self, size: Any = None, dtype: Any = None) -> Any:
-        """Samples from the exponential distribution of scale 1."""
+        """Samples from the exponential distribution of scale 1.
+
+        Parameters
+        ----------
+        size : int or tuple of int, optional
+            Output shape (0-d when None).
+        dtype : dtype, optional
+            float32 or float64 (default: the device's default float).
+
+        Returns
+        -------
+        array
+            Non-negative samples.
+
+        Raises
+        ------
+        TypeError
+            A non-float ``dtype``.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> clnp.random.default_rng(0).standard_exponential(3).shape
+        (3,)
+        """
         return self._affine("standard_exponential", "exponential", 0.0, 1.0, size, dtype)
 
     def integers(self, low: Any, high: Any = None, size: Any = None, dtype: Any = np.int64,
                  endpoint: bool = False) -> Any:
-        """Random integers from ``low`` (inclusive) to ``high`` (exclusive, inclusive when
-        ``endpoint``); with ``high`` None the range is [0, low). Random words are mapped by
-        multiply-shift, not modulo: each value's probability is within a relative
-        ``(high - low) / 2**64`` of uniform (64-bit words for ranges up to 2**32, 128-bit
-        blocks beyond)."""
+        """Random integers from ``low`` (inclusive) to ``high`` (exclusive, inclusive with ``endpoint``).
+
+        Random words are mapped by multiply-shift, not modulo: each value's probability is
+        within a relative ``(high - low) / 2**64`` of uniform (64-bit words for ranges up to
+        2**32, 128-bit blocks beyond).
+
+        Parameters
+        ----------
+        low : int or array
+            The lowest value, or the end when ``high`` is None (the range is then [0, low)).
+        high : int or array, optional
+            The end.
+        size : int or tuple of int, optional
+            Output shape (0-d when None).
+        dtype : dtype, default int64
+            An integer or bool dtype.
+        endpoint : bool, default False
+            Include ``high``.
+
+        Returns
+        -------
+        array
+            Integers of ``dtype``.
+
+        Raises
+        ------
+        TypeError
+            A non-integer ``dtype``.
+        ValueError
+            An empty range, or bounds outside ``dtype``.
+
+        Examples
+        --------
+        >>> import clnp, numpy
+        >>> r = clnp.random.default_rng(0).integers(10, 13, size=200)
+        >>> sorted(set(numpy.asarray(r).tolist()))
+        [10, 11, 12]
+        """
         fname = "integers"
         device = self.device
         d = dt.as_dtype(dtype, fname)
@@ -313,7 +569,29 @@ class Generator:
                           span, device)
 
     def bytes(self, length: int) -> _py_bytes:
-        """``length`` random bytes (generated on the device, returned as Python bytes)."""
+        """``length`` random bytes, generated on the device.
+
+        Parameters
+        ----------
+        length : int
+            How many.
+
+        Returns
+        -------
+        bytes
+            Python bytes.
+
+        Raises
+        ------
+        ValueError
+            A negative length.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> len(clnp.random.default_rng(0).bytes(10))
+        10
+        """
         length = operator.index(length)
         if length < 0:
             raise ValueError(f"bytes: length must be non-negative; got {length}")
@@ -335,8 +613,33 @@ class Generator:
         return asarray(x, device=self.device)
 
     def permutation(self, x: Any, axis: int = 0) -> Any:
-        """Randomly permute a sequence, or return a permuted range: an int ``x`` gives a
-        permutation of ``arange(x)``; an array gives a shuffled copy along ``axis``."""
+        """Randomly permute a sequence, or return a permuted range.
+
+        Parameters
+        ----------
+        x : int or array
+            An int gives a permutation of ``arange(x)``; an array a shuffled copy.
+        axis : int, default 0
+            The axis to shuffle along.
+
+        Returns
+        -------
+        array
+            The permutation.
+
+        Raises
+        ------
+        ValueError
+            A negative ``x``, or a 0-d array.
+        IndexError
+            An axis is out of range for ``x``.
+
+        Examples
+        --------
+        >>> import clnp, numpy
+        >>> sorted(numpy.asarray(clnp.random.default_rng(0).permutation(5)).tolist())
+        [0, 1, 2, 3, 4]
+        """
         fname = "permutation"
         if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
             n = operator.index(x)
@@ -351,7 +654,37 @@ class Generator:
         return take(a, self._perm(a.shape[ax], a.device), axis=ax)
 
     def shuffle(self, x: Any, axis: int = 0) -> None:
-        """Shuffle a clnp array in place along ``axis`` (sub-arrays move as units)."""
+        """Shuffle a clnp array in place along ``axis`` (sub-arrays move as units).
+
+        Parameters
+        ----------
+        x : array
+            A clnp array of at least one dimension.
+        axis : int, default 0
+            The axis.
+
+        Returns
+        -------
+        None
+
+
+        Raises
+        ------
+        TypeError
+            ``x`` is not a clnp array.
+        ValueError
+            ``x`` is 0-d.
+        IndexError
+            An axis is out of range for ``x``.
+
+        Examples
+        --------
+        >>> import clnp, numpy
+        >>> x = clnp.asarray([[1, 1], [2, 2], [3, 3]])
+        >>> clnp.random.default_rng(0).shuffle(x)
+        >>> sorted(numpy.asarray(x).tolist())
+        [[1, 1], [2, 2], [3, 3]]
+        """
         fname = "shuffle"
         if not is_array(x):
             raise TypeError(f"{fname}: x must be a clnp array (shuffled in place on its "
@@ -364,12 +697,48 @@ class Generator:
 
     def choice(self, a: Any, size: Any = None, replace: bool = True, p: Any = None,
                axis: int = 0, shuffle: bool = True) -> Any:
-        """Generates a random sample from ``a`` (an array, or ``arange(a)`` for an int) along
-        ``axis``: with replacement, uniform or with probabilities ``p`` (inverse CDF by
-        cumulative sum and ``searchsorted``); without replacement by random keys and a device
-        sort (with ``p``: Efraimidis-Spirakis keys ``Exp(1) / p``, i.e. successive draws
-        proportional to ``p``). The order of a sample without replacement is always random
-        (``shuffle`` is accepted for NumPy compatibility)."""
+        """A random sample from ``a`` along ``axis``.
+
+        With replacement by inverse CDF (cumulative sum and ``searchsorted``); without
+        replacement by random keys and a device sort (with ``p``: Efraimidis-Spirakis keys
+        ``Exp(1) / p``, i.e. successive draws proportional to ``p``).
+
+        Parameters
+        ----------
+        a : array or int
+            The population, or ``arange(a)`` for an int.
+        size : int or tuple of int, optional
+            The sample's shape.
+        replace : bool, default True
+            Sample with replacement.
+        p : array, optional
+            Probabilities of the population's entries (default: uniform).
+        axis : int, default 0
+            The axis sampled along.
+        shuffle : bool, default True
+            Accepted for NumPy compatibility: a sample without replacement is always in
+            random order.
+
+        Returns
+        -------
+        array
+            The sample.
+
+        Raises
+        ------
+        ValueError
+            A sample larger than the population without replacement, an empty population, or
+            ``p`` of the wrong shape, negative, or not summing to 1.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> rng = clnp.random.default_rng(0)
+        >>> rng.choice(4, size=3, replace=False).shape
+        (3,)
+        >>> rng.choice(clnp.asarray([5, 6]), size=3, p=clnp.asarray([1.0, 0.0])).tolist()
+        [5, 5, 5]
+        """
         fname = "choice"
         device = self.device
         shape = _size(size, fname)
@@ -574,9 +943,7 @@ def set_state(state: dict[str, Any]) -> None:
     Raises
     ------
     ValueError
-        A state that is not a Philox state.
-    KeyError
-        A state missing its fields.
+        A state that is not a Philox state, or is missing its fields.
 
     Examples
     --------

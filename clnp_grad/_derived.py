@@ -362,11 +362,6 @@ def checkpoint(fun: Callable[..., Any]) -> Callable[..., Any]:
     callable
         A function with ``fun``'s signature and values.
 
-    Raises
-    ------
-    TypeError
-        When called with arguments that are not arrays or pytrees of arrays.
-
     Examples
     --------
     >>> import clnp, clnp_grad as cg

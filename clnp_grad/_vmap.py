@@ -166,10 +166,8 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
     Raises
     ------
     ValueError
-        When called: batched arguments differ in size along their ``in_axes``, or an axis is
-        out of range.
-    TypeError
-        When called: ``in_axes`` does not match the arguments.
+        When called: batched arguments differ in size along their ``in_axes``, an axis is
+        out of range, or ``in_axes`` has the wrong number of entries.
 
     Examples
     --------

@@ -455,8 +455,10 @@ def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any) -
 
     Raises
     ------
+    TypeError
+        ``branches`` is not a non-empty sequence of callables.
     ValueError
-        ``index`` is not a scalar, ``branches`` is empty, or the outputs differ.
+        ``index`` is not a scalar, or the branches' outputs differ.
 
     Examples
     --------

@@ -505,7 +505,7 @@ def categorical(key: Any, logits: Any, axis: int = -1, shape: Any = None) -> Any
     Raises
     ------
     ValueError
-        ``axis`` out of range, or ``shape`` incompatible with ``logits``.
+        ``axis`` out of range for ``logits``.
 
     Examples
     --------
