@@ -35,8 +35,9 @@ def astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> A
 
     Raises
     ------
-    UnsupportedDtypeError
-        ``dtype`` is not supported by the device (float64 without fp64).
+    TypeError
+        A dtype clnp does not support (``UnsupportedDtypeError``, a TypeError, where the
+        device lacks it, such as float64 without fp64).
 
     Examples
     --------

@@ -179,7 +179,7 @@ def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callab
     Raises
     ------
     TypeError
-        When called: ``fun`` does not return a scalar, or an argument is not floating-point.
+        When called: a differentiated argument is not a floating-point array.
 
     Examples
     --------

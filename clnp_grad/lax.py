@@ -418,7 +418,9 @@ def cond(pred: Any, true_fun: Callable[..., Any], false_fun: Callable[..., Any],
     Raises
     ------
     ValueError
-        ``pred`` is not a scalar, or the branches' outputs differ in structure, shape or dtype.
+        ``pred`` is not a scalar, or the branches' outputs differ in shape.
+    TypeError
+        The branches' outputs differ in structure or dtype.
 
     Examples
     --------
@@ -456,9 +458,10 @@ def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any) -
     Raises
     ------
     TypeError
-        ``branches`` is not a non-empty sequence of callables.
+        ``branches`` is not a non-empty sequence of callables, or the outputs differ in
+        structure or dtype.
     ValueError
-        ``index`` is not a scalar, or the branches' outputs differ.
+        ``index`` is not a scalar, or the branches' outputs differ in shape.
 
     Examples
     --------
@@ -512,9 +515,10 @@ def while_loop(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any],
     Raises
     ------
     TypeError
-        ``body_fun`` changes the carry's structure, shape or dtype.
+        ``cond_fun`` does not return a boolean scalar, or ``body_fun`` changes the carry's
+        structure or dtype.
     ValueError
-        ``cond_fun`` does not return a scalar.
+        ``body_fun`` changes the carry's shape.
 
     Examples
     --------
@@ -551,8 +555,9 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any],
     Raises
     ------
     TypeError
-        ``body_fun`` changes the carry's structure, shape or dtype, or the bounds are not
-        integers.
+        The bounds are not integers, or ``body_fun`` changes the carry's structure or dtype.
+    ValueError
+        ``body_fun`` changes the carry's shape.
 
     Examples
     --------
@@ -635,9 +640,10 @@ def scan(f: Callable[[Any, Any], Any], init: Any, xs: Any = None, length: int | 
     Raises
     ------
     ValueError
-        ``xs`` is None without ``length``, or the leading lengths differ.
+        ``xs`` is None without ``length``, the leading lengths differ, or ``f`` changes the
+        carry's shape.
     TypeError
-        ``f`` changes the carry's structure, shape or dtype.
+        ``f`` changes the carry's structure or dtype.
 
     Examples
     --------
