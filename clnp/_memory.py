@@ -26,6 +26,12 @@ class MemoryInfo(Mapping):
     of ``in_use``); ``peak_in_use``: the largest ``in_use`` since the device's first
     allocation (or the last ``release_memory(reset_peak=True)``); ``active_blocks`` and
     ``held_blocks``: the pool's live and free block counts.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> sorted(dict(clnp.memory_info()))
+    ['active_blocks', 'held_blocks', 'in_use', 'peak_in_use', 'pooled']
     """
     in_use: int
     pooled: int

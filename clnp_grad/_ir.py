@@ -61,6 +61,26 @@ class Eqn:
 
 @dataclass
 class Graph:
+    """A staged, typed program: what :func:`make_ir` returns and what ``jit`` compiles.
+
+    Attributes
+    ----------
+    in_binders : list of Var
+        The typed inputs.
+    eqns : list of Eqn
+        The primitive applications, in order.
+    outs : list
+        The outputs (variables or literals).
+    consts : dict
+        Arrays the function closed over, by variable number.
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> g = cg.make_ir(lambda x: x * 2.0)(clnp.asarray([1.0, 2.0]))
+    >>> len(g.in_binders), len(g.eqns), len(g.outs)
+    (1, 1, 1)
+    """
     in_binders: list[Var]
     eqns: list[Eqn]
     outs: list[Any]              # Var | Lit
