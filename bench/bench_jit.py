@@ -57,8 +57,17 @@ except Exception:  # pragma: no cover
 try:
     import jax  # type: ignore
     import jax.numpy as jnp  # type: ignore
+    JAX_DEV = jax.devices()[0].platform          # "cpu", or "gpu" with JAX_PLATFORMS=cuda
 except Exception:  # pragma: no cover
     jax = jnp = None
+    JAX_DEV = "cpu"
+try:  # GPU-only peer
+    import cupy  # type: ignore
+except Exception:  # pragma: no cover
+    cupy = None
+
+# On a GPU device the peers run on the GPU too: torch on CUDA, JAX as JAX_PLATFORMS says.
+TORCH_DEV = "cpu"
 
 ROWS: list[dict] = []
 VIEWS = {"reshape", "transpose", "broadcast_to", "slice", "stop_gradient"}
@@ -84,6 +93,11 @@ def nosync() -> None:
 
 def jsync(out: list) -> Callable[[], None]:
     return lambda: jax.block_until_ready(out[0])
+
+
+def tsync() -> None:
+    if TORCH_DEV == "cuda":
+        torch.cuda.synchronize()
 
 
 # ------------------------------------------------------------------------- 1. ew_chain
@@ -146,9 +160,21 @@ def bench_chain(dev: Any, prg: Any, reps: int) -> None:
         def run() -> None:
             out[0] = jj(xj)
         t_jax = ms(run, reps, jsync(out))
-        row(bench, "jax jit (cpu)", t_jax, note=f"jax/jit={t_jax / t_jit:.2f}")
+        row(bench, f"jax jit ({JAX_DEV})", t_jax, note=f"jax/jit={t_jax / t_jit:.2f}")
     else:
-        row(bench, "jax jit (cpu)", float("nan"), note="skipped: jax not installed")
+        row(bench, "jax jit", float("nan"), note="skipped: jax not installed")
+    if torch is not None and TORCH_DEV == "cuda":
+        xt = torch.tensor(xh, device="cuda")
+        t_t = ms(lambda: chain(torch, xt), reps, tsync)
+        row(bench, "torch cuda eager", t_t, note=f"torch/jit={t_t / t_jit:.2f}")
+    if cupy is not None and not dev.is_cpu:
+        xc = cupy.asarray(xh)
+        ck = cupy.ElementwiseKernel("float32 x", "float32 y",
+                                    "y = expf(sinf(x) * 2.0f + cosf(x)) / (1.0f + x * x)"
+                                    " - 0.5f * tanhf(x)", "chain_ck")
+        np.testing.assert_allclose(cupy.asnumpy(ck(xc)), ref, rtol=1e-4, atol=1e-5)
+        t_c = ms(lambda: ck(xc), reps, cupy.cuda.Device().synchronize)
+        row(bench, "cupy ElementwiseKernel", t_c, note=f"cupy/jit={t_c / t_jit:.2f}")
 
 
 # --------------------------------------------------------------- 2. softmax / layernorm
@@ -269,8 +295,8 @@ def bench_mlp(reps: int) -> None:
     row(bench, f"clnp eager vg+update ({k_e} prims)", t_e, note=f"eager/jit={t_e / t_j:.2f}")
     row(bench, "numpy hand backprop", t_np, note=f"numpy/jit={t_np / t_j:.2f}")
     if torch is not None:
-        tp = {k: torch.tensor(v, requires_grad=True) for k, v in ph.items()}
-        tx, ty = torch.tensor(xh), torch.tensor(yh)
+        tp = {k: torch.tensor(v, requires_grad=True, device=TORCH_DEV) for k, v in ph.items()}
+        tx, ty = torch.tensor(xh, device=TORCH_DEV), torch.tensor(yh, device=TORCH_DEV)
 
         def tstep() -> Any:
             for v in tp.values():
@@ -282,9 +308,11 @@ def bench_mlp(reps: int) -> None:
             return loss.item(), new
         l_t, q_t = tstep()
         np.testing.assert_allclose(l_t, ref_loss, rtol=1e-4, err_msg="torch: loss")
-        np.testing.assert_allclose(q_t["w1"].numpy(), ref_p["w1"], rtol=1e-3, atol=1e-5)
-        t_t = ms(tstep, reps, nosync, warm=3)
-        row(bench, f"torch {torch.__version__} cpu eager", t_t, note=f"torch/jit={t_t / t_j:.2f}")
+        np.testing.assert_allclose(q_t["w1"].detach().cpu().numpy(), ref_p["w1"], rtol=1e-3,
+                                   atol=1e-5)
+        t_t = ms(tstep, reps, tsync, warm=3)
+        row(bench, f"torch {torch.__version__} {TORCH_DEV} eager", t_t,
+            note=f"torch/jit={t_t / t_j:.2f}")
     else:
         row(bench, "torch cpu", float("nan"), note="skipped: torch not installed")
     if jax is not None:
@@ -299,9 +327,9 @@ def bench_mlp(reps: int) -> None:
         def run() -> None:
             out[0] = jj(jp, jx, jy)
         t_x = ms(run, reps, jsync(out))
-        row(bench, "jax jit (cpu)", t_x, note=f"jax/jit={t_x / t_j:.2f}")
+        row(bench, f"jax jit ({JAX_DEV})", t_x, note=f"jax/jit={t_x / t_j:.2f}")
     else:
-        row(bench, "jax jit (cpu)", float("nan"), note="skipped: jax not installed")
+        row(bench, "jax jit", float("nan"), note="skipped: jax not installed")
 
 
 # -------------------------------------------------------------------- 4. per-call overhead
@@ -429,8 +457,11 @@ def main() -> None:
     ap.add_argument("--csv", default=None, help="output CSV (default bench/results/jit-<dev>.csv)")
     args = ap.parse_args()
     reps = args.reps or (3 if args.quick else 7)
+    global TORCH_DEV
     dev = clnp.default_device()
     tag = "pocl-cpu" if dev.is_cpu else "gpu"
+    if not dev.is_cpu and torch is not None and torch.cuda.is_available():
+        TORCH_DEV = "cuda"
     path = args.csv or os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",
                                     f"jit-{tag}.csv")
     print(f"device: {dev}; reps={reps}; torch={getattr(torch, '__version__', None)}; "

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# GPU session for jit (#9): the jit/lax/random/custom-kernel tests on the GPU, then
+# bench/bench_jit.py with GPU peers (torch CUDA, JAX with JAX_PLATFORMS=cuda, CuPy).
+# Usage (device machine, repo root; carry .device and .whl): bash bench/gpu_jit.sh [test-seconds]
+source .device/gpu-env.sh >/dev/null
+python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl
+export PYTHONPATH=/tmp/site:$PWD CLNP_DEVICE=gpu CLNP_CACHE_DIR=/tmp/clnp-cache PYTHONUNBUFFERED=1
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+CLNP_TEST_DEVICES=gpu timeout "${1:-150}" python3 -m pytest -q -x -p no:cacheprovider \
+    tests/grad/test_jit.py tests/grad/test_lax.py tests/grad/test_random_functional.py \
+    tests/test_custom_kernels.py tests/test_program_cache.py 2>&1 | tail -15
+JAX_PLATFORMS=cuda timeout 400 python3 bench/bench_jit.py --reps 15 \
+    --csv $OUT/jit-nvidia-h200.csv 2>&1 | grep -v "Warning\|warn(" | tail -45
