@@ -460,7 +460,7 @@ def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
         ``has_aux``, a pair ``(scalar, aux)``.
     argnums : int or sequence of int, default 0
         The positional arguments to differentiate with respect to. They must hold
-        floating-point arrays. Python floats are accepted as weakly typed 0-d arrays.
+        floating-point arrays.
     has_aux : bool, default False
         ``fun`` returns ``(value, aux)``; the gradient function then returns ``(grad, aux)``.
 
