@@ -208,8 +208,10 @@ def isdtype(dtype: Any, kind: Any) -> bool:
     Examples
     --------
     >>> import clnp
-    >>> clnp.isdtype(clnp.int16, "integral"), clnp.isdtype(clnp.float32, ("bool", "complex floating"))
-    (True, False)
+    >>> clnp.isdtype(clnp.int16, "integral")
+    True
+    >>> clnp.isdtype(clnp.float32, ("bool", "complex floating"))
+    False
     """
     if is_array(dtype) or not isinstance(dtype, np.dtype):
         raise TypeError(f"isdtype: expected a dtype; got {type_name(dtype)}")

@@ -463,7 +463,7 @@ def irfftn(x: Any, /, *, s: Optional[Sequence[int]] = None,
 
 def hfft(x: Any, /, *, n: Optional[int] = None, axis: int = -1,
          norm: Norm = "backward") -> Any:
-    """Discrete Fourier transform of a signal with Hermitian symmetry, given by its first ``n // 2 + 1`` values.
+    """Discrete Fourier transform of a Hermitian signal given by its first ``n // 2 + 1`` values.
 
     Parameters
     ----------

@@ -49,7 +49,7 @@ _py_bytes = bytes
 
 
 class Philox:
-    """Philox4x32-10 bit generator: a 64-bit key and a 128-bit block counter, both kept on the host.
+    """Philox4x32-10 bit generator: a 64-bit key and a 128-bit block counter, kept on the host.
 
     Parameters
     ----------
@@ -481,7 +481,7 @@ class Generator:
 
     def integers(self, low: Any, high: Any = None, size: Any = None, dtype: Any = np.int64,
                  endpoint: bool = False) -> Any:
-        """Random integers from ``low`` (inclusive) to ``high`` (exclusive, inclusive with ``endpoint``).
+        """Random integers from ``low`` to ``high`` (exclusive; inclusive with ``endpoint``).
 
         Random words are mapped by multiply-shift, not modulo: each value's probability is
         within a relative ``(high - low) / 2**64`` of uniform (64-bit words for ranges up to
@@ -1012,7 +1012,7 @@ def randn(*shape: int) -> Any:
 
 
 def random(size: Any = None) -> Any:
-    """Uniform floats in the half-open interval [0.0, 1.0) (``random_sample`` is the same function).
+    """Uniform floats in [0.0, 1.0) (``random_sample`` is the same function).
 
     Parameters
     ----------

@@ -28,6 +28,11 @@ from ._jit import clear_caches, jit
 from ._tree import (register_pytree_node, tree_flatten, tree_leaves, tree_map, tree_structure,
                     tree_unflatten)
 
+# dir() lists __all__ (defined below), not the imports (clnp/_namespace.py)
+__dir__ = _hide_imports(__name__)
+lax.__dir__ = _hide_imports(lax.__name__)  # type: ignore[method-assign]
+random.__dir__ = _hide_imports(random.__name__)  # type: ignore[method-assign]
+
 
 @def_impl("stop_gradient")
 def _stop_gradient_impl(x: Any) -> Any:
@@ -62,8 +67,3 @@ __all__ = ["jit", "clear_caches", "grad", "value_and_grad", "vjp", "jvp", "stop_
            "eval_graph", "Graph", "ConcretizationError",
            "LeakedTracerError", "register_pytree_node", "tree_flatten", "tree_unflatten",
            "tree_map", "tree_leaves", "tree_structure", "random", "lax"]
-
-# dir() lists __all__, not the imports (clnp/_namespace.py)
-__dir__ = _hide_imports(__name__)
-lax.__dir__ = _hide_imports(lax.__name__)  # type: ignore[method-assign]
-random.__dir__ = _hide_imports(random.__name__)  # type: ignore[method-assign]

@@ -569,7 +569,8 @@ def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> A
     >>> from clnp_grad import random
     >>> sorted(numpy.asarray(random.permutation(random.key(0), 5)).tolist())
     [0, 1, 2, 3, 4]
-    >>> sorted(numpy.asarray(random.permutation(random.key(0), clnp.asarray([10, 20, 30]))).tolist())
+    >>> shuffled = random.permutation(random.key(0), clnp.asarray([10, 20, 30]))
+    >>> sorted(numpy.asarray(shuffled).tolist())
     [10, 20, 30]
     """
     k = _check_key("permutation", key)

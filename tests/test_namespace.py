@@ -53,8 +53,12 @@ def test_discovers_the_public_modules():
 @pytest.mark.parametrize("name", MODULES)
 def test_all_is_defined_and_resolves(name):
     mod = _module(name)
+    public = [n for n in dir(mod) if not n.startswith("_")]
+    if not hasattr(mod, "__all__") and not public:
+        return  # an empty package (clnp_nn before its layers) has nothing to list
     assert hasattr(mod, "__all__"), (
-        f"{name} ({mod.__file__}) has no __all__: list its public names in __all__")
+        f"{name} ({mod.__file__}) has no __all__ but shows {public} in dir(): list its "
+        f"public names in __all__")
     exported = list(mod.__all__)
     assert all(isinstance(n, str) for n in exported), f"{name}.__all__ holds a non-string"
     duplicates = sorted({n for n in exported if exported.count(n) > 1})

@@ -5,9 +5,10 @@
 
 ``--write`` replaces only the generated section of the file (between the BEGIN/END markers
 below, appended when absent) and keeps the hand-written text around it; ``--summary`` does
-the same with the short form (counts, and the missing names of the small namespaces). Coverage is computed
-from the modules as imported now: a name counts as present when ``hasattr`` finds it, so
-names other work adds (ufunc objects, NumPy functions) are counted on the next run.
+the same with the short form (counts, and the missing names of the small namespaces).
+Coverage is computed from the modules as imported now: a name counts as present when
+``hasattr`` finds it, so names other work adds (ufunc objects, NumPy functions) are counted
+on the next run.
 """
 from __future__ import annotations
 
