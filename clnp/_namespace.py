@@ -35,3 +35,15 @@ def hide_imports(module_name: str) -> _Callable[[], list[str]]:
     def __dir__() -> list[str]:
         return public_names(_sys.modules[module_name])
     return __dir__
+
+
+def hide_imports_below(package_name: str) -> None:
+    """Give ``package_name`` and every submodule of it imported so far that defines
+    ``__all__`` the ``__dir__`` of :func:`hide_imports`: one call at the end of a package's
+    ``__init__.py`` instead of one line per module. Modules imported later need their own
+    ``__dir__ = hide_imports(__name__)``."""
+    prefix = package_name + "."
+    for name, module in list(_sys.modules.items()):
+        if (name == package_name or name.startswith(prefix)) and module is not None \
+                and hasattr(module, "__all__") and "__dir__" not in vars(module):
+            module.__dir__ = hide_imports(name)  # type: ignore[method-assign]

@@ -31,7 +31,8 @@ MODULES = _public_modules()
 HOW = ("list it in __all__ of {file} if it is public API, else import it under a private name "
        "(`import x as _x`) or end the module with "
        "`from clnp._namespace import hide_imports as _hide_imports; "
-       "__dir__ = _hide_imports(__name__)`")
+       "__dir__ = _hide_imports(__name__)` (for a whole package: "
+       "`clnp._namespace.hide_imports_below(__name__)` at the end of its __init__.py)")
 
 
 def _module(name: str) -> types.ModuleType:
@@ -126,3 +127,22 @@ def test_array_api_compat_detects_clnp():
     x = clnp.asarray([1.0, 2.0])
     assert array_api_compat.array_namespace(x) is clnp
     assert array_api_compat.is_array_api_obj(x)
+
+
+def test_hide_imports_below_covers_a_package(tmp_path, monkeypatch):
+    """The one-call form for packages: the package and its imported submodules list only
+    their __all__ in dir(); a module without __all__ is left alone."""
+    pkg = tmp_path / "hygiene_pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(
+        "import math\nfrom . import sub\nfrom .sub import f\n__all__ = ['f', 'sub']\n"
+        "from clnp._namespace import hide_imports_below\nhide_imports_below(__name__)\n")
+    (pkg / "sub.py").write_text("import os\n__all__ = ['f']\ndef f():\n    return 1\n")
+    (pkg / "plain.py").write_text("import os\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import hygiene_pkg
+    assert [n for n in dir(hygiene_pkg) if not n.startswith("_")] == ["f", "sub"]
+    assert [n for n in dir(hygiene_pkg.sub) if not n.startswith("_")] == ["f"]
+    import hygiene_pkg.plain  # imported later, without __all__: untouched, listed as submodule
+    assert "os" in dir(hygiene_pkg.plain)
+    assert [n for n in dir(hygiene_pkg) if not n.startswith("_")] == ["f", "plain", "sub"]
