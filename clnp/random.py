@@ -124,13 +124,59 @@ class Philox:
         return self._key, c
 
     def advance(self, delta: int) -> "Philox":
-        """Skip ``delta`` 128-bit blocks (in place; returns self)."""
+        """Skip ``delta`` 128-bit blocks, in place.
+
+        Parameters
+        ----------
+        delta : int
+            Blocks to skip.
+
+        Returns
+        -------
+        Philox
+            ``self``.
+
+        Raises
+        ------
+        TypeError
+            ``delta`` is not an integer.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> bg = clnp.random.Philox(1)
+        >>> bg.advance(10).state["state"]["counter"]
+        10
+        """
         self._counter = (self._counter + operator.index(delta)) & _M128
         return self
 
     def jumped(self, jumps: int = 1) -> "Philox":
-        """A copy whose counter is ``jumps * 2**64`` blocks ahead: streams that do not overlap
-        for the first 2**64 blocks each."""
+        """A copy whose counter is ``jumps * 2**64`` blocks ahead.
+
+        Parameters
+        ----------
+        jumps : int, default 1
+            How many 2**64-block jumps.
+
+        Returns
+        -------
+        Philox
+            A new bit generator: streams that do not overlap for the first 2**64 blocks
+            each.
+
+        Raises
+        ------
+        TypeError
+            ``jumps`` is not an integer.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> bg = clnp.random.Philox(1)
+        >>> bg.jumped().state["state"]["counter"] == 2 ** 64
+        True
+        """
         bg = Philox(self._seed_seq, key=self._key[0] | self._key[1] << 32)
         bg._counter = (self._counter + (operator.index(jumps) << 64)) & _M128
         return bg

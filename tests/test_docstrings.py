@@ -96,18 +96,37 @@ def _missing_sections(fun: object) -> list[str]:
     return [s for s in need if s not in have]
 
 
+def _all_modules() -> list[types.ModuleType]:
+    """Every module of the packages, private ones included (``__main__`` runs a workload on
+    import, so it is left out)."""
+    mods = []
+    for package in PACKAGES:
+        pkg = importlib.import_module(package)
+        mods.append(pkg)
+        for info in pkgutil.walk_packages(pkg.__path__, prefix=package + "."):
+            if not info.name.endswith("__main__"):
+                mods.append(importlib.import_module(info.name))
+    return mods
+
+
 def _doctests() -> list[doctest.DocTest]:
+    """Every docstring example: those of the public objects under their public names, then
+    any other example in any module (methods of returned objects such as ``Info``)."""
     finder = doctest.DocTestFinder(recurse=True, exclude_empty=True)
-    tests, seen = [], set()
+    tests, seen_names, seen_docs = [], set(), set()
+
+    def add(test: doctest.DocTest) -> None:
+        key = (test.filename, test.lineno, test.docstring)
+        if test.examples and test.name not in seen_names and key not in seen_docs:
+            seen_names.add(test.name)
+            seen_docs.add(key)
+            tests.append(test)
     for qualname, obj in OBJECTS.items():
         for test in finder.find(obj, qualname, globs={}):
-            if test.examples and test.name not in seen:
-                seen.add(test.name)
-                tests.append(test)
-    for mod in _public_modules():
-        if mod.__doc__ and ">>>" in mod.__doc__:
-            tests.append(doctest.DocTestParser().get_doctest(
-                mod.__doc__, {}, mod.__name__, getattr(mod, "__file__", None), 0))
+            add(test)
+    for mod in _all_modules():
+        for test in finder.find(mod, mod.__name__, globs={}):
+            add(test)
     return sorted(tests, key=lambda t: t.name)
 
 
