@@ -130,7 +130,16 @@ class ElementwiseKernel:
     NumPy dtype names or one-letter placeholders (``T x``) resolved from the arguments; the
     body sees every non-raw parameter as a scalar variable of its compute type (float16 as
     float, bool as int), ``raw`` parameters as ``__global`` pointers to their (C-contiguous)
-    elements, ``i`` (the flat index) and ``n`` (the size). See docs/custom_kernels.md."""
+    elements, ``i`` (the flat index) and ``n`` (the size). See docs/custom_kernels.md.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> k = clnp.ElementwiseKernel("float32 x, float32 y", "float32 z", "z = x * y + 1", "fma1")
+    >>> print(k(clnp.asarray([1.0, 2.0], dtype=clnp.float32),
+    ...         clnp.asarray([3.0, 4.0], dtype=clnp.float32)))
+    [4. 9.]
+    """
 
     def __init__(self, in_params: str, out_params: str, operation: str, name: str = "kernel",
                  preamble: str = "", **kwargs: Any):
@@ -460,7 +469,21 @@ class RawKernel:
     ``outputs=`` (an index or a tuple of indices into ``args``) calls it functionally, the
     way transformations need it: the listed arrays are copied, the kernel writes the copies
     and they are returned; the arguments are left untouched. Under ``clnp_grad``
-    transformations ``outputs=`` is required (``raw_kernel`` primitive)."""
+    transformations ``outputs=`` is required (``raw_kernel`` primitive).
+
+    Examples
+    --------
+    >>> import clnp
+    >>> k = clnp.RawKernel('''
+    ... __kernel void twice(__global float *x, int n) {
+    ...     int i = get_global_id(0);
+    ...     if (i < n) x[i] *= 2.0f;
+    ... }''', "twice")
+    >>> x = clnp.asarray([1.0, 2.0, 3.0], dtype=clnp.float32)
+    >>> k((3,), None, (x, 3))
+    >>> print(x)
+    [2. 4. 6.]
+    """
 
     def __init__(self, code: str, name: str, options: Sequence[str] = (), **kwargs: Any):
         if kwargs.get("backend", "opencl") not in ("opencl",):

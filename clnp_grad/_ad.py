@@ -245,10 +245,39 @@ def _weak(t: Tracer, weak: bool) -> Tracer:
 
 
 def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) -> tuple:
-    """Evaluate ``fun(*primals)`` and its directional derivative along ``tangents``.
+    """Evaluate ``fun(*primals)`` and its directional derivative along ``tangents`` (JAX's ``jvp``).
 
-    ``primals`` and ``tangents`` are sequences of the same pytree structure; returns
-    ``(out, out_tangent)`` with zeros where the output does not depend on the inputs."""
+    Parameters
+    ----------
+    fun : callable
+        Function of the primals.
+    primals : sequence
+        The positional arguments (arrays, Python scalars -- weakly typed 0-d arrays, as in
+        JAX -- or pytrees of them).
+    tangents : sequence
+        One tangent per primal, with the same structure, shapes and dtypes.
+
+    Returns
+    -------
+    out : array or pytree
+        ``fun(*primals)``.
+    out_tangent : array or pytree
+        The Jacobian of ``fun`` applied to ``tangents``, with ``out``'s structure (zeros
+        where the output does not depend on the inputs).
+
+    Raises
+    ------
+    ValueError
+        A tangent's structure, shape or dtype does not match its primal.
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> out, tangent = cg.jvp(lambda x: x ** 2, (clnp.asarray([1.0, 2.0]),),
+    ...                       (clnp.asarray([1.0, 1.0]),))
+    >>> print(out, tangent)
+    [1. 4.] [2. 4.]
+    """
     p_flat, weak, p_def = _lift_inputs(list(primals), range(len(primals)), "jvp")
     t_flat, t_def = tree_flatten(list(tangents))
     if p_def != t_def:
@@ -280,11 +309,45 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
 
 
 def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple:
-    """Evaluate ``fun(*primals)`` and return ``(out, f_vjp)`` (plus ``aux`` with ``has_aux``),
-    where ``f_vjp(ct)`` maps an output cotangent to one cotangent per primal (JAX's ``vjp``).
+    """Evaluate ``fun(*primals)`` and return its vector-Jacobian product function (JAX's ``vjp``).
 
-    Primals may be Python scalars (weakly typed 0-d arrays, as in JAX), NumPy values or
-    pytrees of them; integer inputs raise TypeError naming the argument."""
+    Parameters
+    ----------
+    fun : callable
+        Function of the primals (arrays, Python scalars, NumPy values or pytrees of them;
+        Python scalars are weakly typed 0-d arrays, as in JAX).
+    *primals : array or pytree
+        The point at which to linearise ``fun``.
+    has_aux : bool, default False
+        ``fun`` returns ``(out, aux)``; ``aux`` is then returned third, undifferentiated.
+
+    Returns
+    -------
+    out : array or pytree
+        ``fun(*primals)``.
+    f_vjp : callable
+        ``f_vjp(ct)`` maps a cotangent with ``out``'s structure, shapes and dtypes to a tuple of
+        cotangents, one per primal.
+    aux : object
+        Only with ``has_aux``.
+
+    Raises
+    ------
+    TypeError
+        A primal is not an array or pytree of arrays, or has an integer dtype.
+    ValueError
+        When ``f_vjp`` is called: the cotangent's structure or shapes do not match ``out``.
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> out, f_vjp = cg.vjp(lambda x: x * 3.0, clnp.asarray([1.0, 2.0]))
+    >>> print(out)
+    [3. 6.]
+    >>> (ct,) = f_vjp(clnp.asarray([1.0, 1.0]))
+    >>> print(ct)
+    [3. 3.]
+    """
     return _vjp(fun, primals, range(len(primals)), "vjp", has_aux)
 
 
@@ -346,8 +409,47 @@ def _argnums(argnums: int | Sequence[int], n: int, what: str) -> tuple[int, ...]
 
 def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
                    has_aux: bool = False) -> Callable[..., Any]:
-    """Return a function computing ``fun``'s value and its gradient with respect to the
-    ``argnums`` positional arguments (pytrees allowed). ``fun`` must return a real scalar."""
+    """Return a function computing ``fun``'s value and its gradient (JAX's ``value_and_grad``).
+
+    Parameters
+    ----------
+    fun : callable
+        Function returning a real 0-d array (with ``has_aux``, a pair ``(scalar, aux)``).
+    argnums : int or sequence of int, default 0
+        The positional arguments (arrays or pytrees of floating-point arrays) to
+        differentiate with respect to.
+    has_aux : bool, default False
+        ``fun`` returns ``(value, aux)``; the result is then ``((value, aux), grad)``.
+
+    Returns
+    -------
+    callable
+        ``vg(*args)`` returning ``(value, grad)``; ``grad`` is a tuple when ``argnums`` is a
+        sequence.
+
+    Raises
+    ------
+    TypeError
+        When called: the output is not a real scalar, or a differentiated argument is not a
+        floating-point array.
+    ValueError
+        When called: ``argnums`` is out of range for the arguments given.
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> loss = lambda w, x: clnp.sum(w * x)
+    >>> value, (gw, gx) = cg.value_and_grad(loss, argnums=(0, 1))(
+    ...     clnp.asarray([1.0, 2.0]), clnp.asarray([3.0, 4.0]))
+    >>> float(value)
+    11.0
+    >>> print(gw, gx)
+    [3. 4.] [1. 2.]
+    >>> (value, aux), g = cg.value_and_grad(lambda x: (clnp.sum(x), "aux"), has_aux=True)(
+    ...     clnp.asarray([1.0]))
+    >>> aux
+    'aux'
+    """
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         nums = _argnums(argnums, len(args), "grad")
 
@@ -376,8 +478,47 @@ def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
 
 def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
          has_aux: bool = False) -> Callable[..., Any]:
-    """Return a function computing the gradient of scalar-valued ``fun`` with respect to the
-    ``argnums`` positional arguments (JAX's ``grad``)."""
+    """Return a function computing the gradient of scalar-valued ``fun`` (JAX's ``grad``).
+
+    Parameters
+    ----------
+    fun : callable
+        Function of arrays (or pytrees of arrays) returning a real 0-d array; with
+        ``has_aux``, a pair ``(scalar, aux)``.
+    argnums : int or sequence of int, default 0
+        The positional arguments to differentiate with respect to. They must hold
+        floating-point arrays.
+    has_aux : bool, default False
+        ``fun`` returns ``(value, aux)``; the gradient function then returns ``(grad, aux)``.
+
+    Returns
+    -------
+    callable
+        ``g(*args)`` returning the gradient, with the structure, shapes and dtypes of the
+        selected arguments (a tuple of them when ``argnums`` is a sequence).
+
+    Raises
+    ------
+    TypeError
+        When called: the output is not a scalar, or a differentiated argument is not a
+        floating-point array.
+    ValueError
+        When called: ``argnums`` is out of range for the arguments given.
+
+    See Also
+    --------
+    value_and_grad : the value and the gradient in one pass.
+    vjp : reverse mode for non-scalar outputs.
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> f = lambda x: clnp.sum(x ** 2)
+    >>> print(cg.grad(f)(clnp.asarray([1.0, 2.0, 3.0])))
+    [2. 4. 6.]
+    >>> float(cg.grad(lambda x: x * x)(clnp.asarray(3.0)))
+    6.0
+    """
     vg = value_and_grad(fun, argnums, has_aux)
 
     def wrapped(*args: Any, **kwargs: Any) -> Any:

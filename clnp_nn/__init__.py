@@ -10,3 +10,7 @@ from . import amp, data, optim
 from .checkpoint import load, save
 
 __all__ = ["optim", "amp", "data", "save", "load"]
+
+from clnp._namespace import hide_imports_below as _hide_imports_below  # noqa: E402
+
+_hide_imports_below(__name__)

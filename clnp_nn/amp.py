@@ -50,7 +50,8 @@ def half_dtype() -> np.dtype:
 
     Examples
     --------
-    >>> half_dtype()
+    >>> from clnp_nn import amp
+    >>> amp.half_dtype()
     dtype('float16')
     """
     return xp.float16
@@ -75,8 +76,11 @@ def parse_dtype(value: str) -> np.dtype:
 
     Examples
     --------
-    >>> parse_dtype("half")
+    >>> from clnp_nn import amp
+    >>> amp.parse_dtype("half")
     dtype('float16')
+    >>> amp.parse_dtype("f32")
+    dtype('float32')
     """
     if value == "half":
         return half_dtype()
@@ -129,11 +133,20 @@ class Policy:
 
     Examples
     --------
-    >>> policy = Policy(xp.float32, xp.float16, xp.float32)
-    >>> def loss_fn(params, x, y):
+    >>> import clnp
+    >>> from clnp_nn import amp
+    >>> policy = amp.Policy(clnp.float32, clnp.float16, clnp.float32)
+    >>> print(policy)
+    p=full,c=f16,o=full
+    >>> params = {"w": clnp.asarray([0.5, 1.5], dtype=clnp.float32)}
+    >>> x = clnp.asarray([2.0, 4.0], dtype=clnp.float32)
+    >>> def loss_fn(params, x):
     ...     params, x = policy.cast_to_compute((params, x))
-    ...     out = model(params, x)
-    ...     return policy.cast_to_output(loss(out, y))
+    ...     out = clnp.sum(params["w"] * x)   # computed in float16
+    ...     return policy.cast_to_output(out)
+    >>> out = loss_fn(params, x)
+    >>> out.dtype, float(out)
+    (dtype('float32'), 7.0)
     """
     param_dtype: Any = dataclasses.field(metadata=_STATIC)
     compute_dtype: Any = dataclasses.field(metadata=_STATIC)
@@ -159,7 +172,13 @@ class Policy:
 
         Examples
         --------
-        >>> policy.cast_to_param({"w": xp.ones(3)})["w"].dtype
+        >>> import clnp
+        >>> from clnp_nn import amp
+        >>> policy = amp.get_policy("p=f32,c=f16")
+        >>> tree = {"w": clnp.ones(3, dtype=clnp.float16), "step": clnp.asarray(3)}
+        >>> cast = policy.cast_to_param(tree)
+        >>> cast["w"].dtype, cast["step"].dtype == tree["step"].dtype
+        (dtype('float32'), True)
         """
         return _cast_floating_to(x, self.param_dtype)
 
@@ -179,7 +198,13 @@ class Policy:
 
         Examples
         --------
-        >>> policy.cast_to_compute({"w": xp.ones(3)})["w"].dtype
+        >>> import clnp
+        >>> from clnp_nn import amp
+        >>> policy = amp.get_policy("p=f32,c=f16")
+        >>> tree = {"w": clnp.ones(3, dtype=clnp.float32), "step": clnp.asarray(3)}
+        >>> cast = policy.cast_to_compute(tree)
+        >>> cast["w"].dtype, cast["step"].dtype == tree["step"].dtype
+        (dtype('float16'), True)
         """
         return _cast_floating_to(x, self.compute_dtype)
 
@@ -199,7 +224,12 @@ class Policy:
 
         Examples
         --------
-        >>> policy.cast_to_output({"w": xp.ones(3)})["w"].dtype
+        >>> import clnp
+        >>> from clnp_nn import amp
+        >>> policy = amp.get_policy("p=f32,c=f16,o=f32")
+        >>> out = policy.cast_to_output({"loss": clnp.ones((), dtype=clnp.float16)})
+        >>> out["loss"].dtype
+        dtype('float32')
         """
         return _cast_floating_to(x, self.output_dtype)
 
@@ -222,7 +252,10 @@ class Policy:
 
         Examples
         --------
-        >>> get_policy("p=f32,c=f16").with_output_dtype(xp.float32)
+        >>> import clnp
+        >>> from clnp_nn import amp
+        >>> print(amp.get_policy("p=f32,c=f16").with_output_dtype(clnp.float32))
+        p=full,c=f16,o=full
         """
         return dataclasses.replace(self, output_dtype=output_dtype)
 
@@ -253,8 +286,11 @@ def get_policy(policy_name: str) -> Policy:
 
     Examples
     --------
-    >>> str(get_policy("p=f32,c=half"))
+    >>> from clnp_nn import amp
+    >>> str(amp.get_policy("p=f32,c=half"))
     'p=full,c=f16,o=f16'
+    >>> amp.get_policy("half").param_dtype
+    dtype('float16')
     """
     if not isinstance(policy_name, str):
         raise TypeError(f"get_policy: policy_name must be a str; got "
@@ -297,7 +333,11 @@ def cast_to_full(tree: T) -> T:
 
     Examples
     --------
-    >>> grads = cast_to_full(grads)
+    >>> import clnp
+    >>> from clnp_nn import amp
+    >>> grads = {"w": clnp.ones(2, dtype=clnp.float16)}
+    >>> amp.cast_to_full(grads)["w"].dtype
+    dtype('float32')
     """
     return _cast_floating_to(tree, xp.float32)
 
@@ -315,7 +355,11 @@ def cast_to_half(tree: T) -> T:
 
     Examples
     --------
-    >>> x16 = cast_to_half(x)
+    >>> import clnp
+    >>> from clnp_nn import amp
+    >>> x16 = amp.cast_to_half({"x": clnp.ones(2, dtype=clnp.float32)})
+    >>> x16["x"].dtype
+    dtype('float16')
     """
     return _cast_floating_to(tree, half_dtype())
 
@@ -367,8 +411,15 @@ class StaticLossScale:
 
     Examples
     --------
-    >>> ls = StaticLossScale(2.0 ** 10)
-    >>> grads = ls.unscale(cg.grad(lambda p: ls.scale(loss(p)))(params))
+    >>> import numpy, clnp, clnp_grad as cg
+    >>> from clnp_nn import amp
+    >>> ls = amp.StaticLossScale(2.0 ** 10)
+    >>> params = clnp.asarray([0.5, 1.5], dtype=clnp.float32)
+    >>> scaled = cg.grad(lambda p: ls.scale(clnp.sum(p * p)))(params)
+    >>> print(numpy.asarray(scaled))
+    [1024. 3072.]
+    >>> print(numpy.asarray(ls.unscale(scaled)))
+    [1. 3.]
     """
     loss_scale: Any
 
@@ -410,12 +461,26 @@ class DynamicLossScale:
 
     Examples
     --------
-    >>> ls = DynamicLossScale(xp.asarray(2.0 ** 15))
-    >>> grads = ls.unscale(cg.grad(lambda p: ls.scale(loss(p)))(params))
-    >>> finite = all_finite(grads)
+    >>> import clnp, clnp_grad as cg
+    >>> from clnp_nn import amp
+    >>> ls = amp.DynamicLossScale(clnp.asarray(2.0 ** 15, dtype=clnp.float32), period=2)
+    >>> params = {"w": clnp.asarray([0.5, 1.5], dtype=clnp.float32)}
+    >>> grads = ls.unscale(cg.grad(lambda p: ls.scale(clnp.sum(p["w"] * p["w"])))(params))
+    >>> finite = amp.all_finite(grads)
+    >>> bool(finite)
+    True
+    >>> new_params = {"w": params["w"] - 0.25 * grads["w"]}
+    >>> params = amp.select_tree(finite, new_params, params)   # keep the step
     >>> ls = ls.adjust(finite)
-    >>> params, opt_state = select_tree(finite, (new_params, new_opt_state),
-    ...                                 (params, opt_state))
+    >>> float(ls.loss_scale), int(ls.counter)
+    (32768.0, 1)
+    >>> ls = ls.adjust(finite)                # ``period`` finite steps: the scale grows
+    >>> float(ls.loss_scale), int(ls.counter)
+    (65536.0, 0)
+    >>> overflow = amp.all_finite({"w": clnp.asarray([1.0, clnp.inf])})
+    >>> ls = ls.adjust(overflow)              # non-finite gradients: the scale shrinks
+    >>> float(ls.loss_scale), int(ls.counter)
+    (32768.0, 0)
     """
     loss_scale: Any
     counter: Any = None
@@ -524,8 +589,12 @@ def all_finite(tree: Any) -> Any:
 
     Examples
     --------
-    >>> all_finite({"a": xp.asarray([1.0, xp.inf])})
+    >>> import clnp
+    >>> from clnp_nn import amp
+    >>> amp.all_finite({"a": clnp.asarray([1.0, clnp.inf])})
     array(False)
+    >>> bool(amp.all_finite({"a": clnp.asarray([1.0, 2.0]), "b": clnp.zeros(2)}))
+    True
     """
     leaves = cg.tree_leaves(tree)
     if not leaves:
@@ -553,7 +622,14 @@ def select_tree(pred: Any, a: T, b: T) -> T:
 
     Examples
     --------
-    >>> params = select_tree(all_finite(grads), new_params, params)
+    >>> import numpy, clnp
+    >>> from clnp_nn import amp
+    >>> params = {"w": clnp.asarray([1.0, 2.0])}
+    >>> new_params = {"w": clnp.asarray([0.5, 1.5])}
+    >>> grads = {"w": clnp.asarray([clnp.nan, 1.0])}
+    >>> params = amp.select_tree(amp.all_finite(grads), new_params, params)
+    >>> print(numpy.asarray(params["w"]))   # the step is skipped
+    [1. 2.]
     """
     _check_pred("select_tree", pred)
     return cg.tree_map(lambda x, y: xp.where(pred, x, y), a, b)

@@ -119,9 +119,20 @@ def save(path: str | os.PathLike, tree: Any) -> None:
 
     Examples
     --------
-    >>> clnp_nn.save("ckpt.safetensors", {"params": params, "opt": opt_state, "step": 100,
-    ...                                   "key": key})
-    >>> restored = clnp_nn.load("ckpt.safetensors", like=template)
+    >>> import os, tempfile
+    >>> import numpy, clnp, clnp_grad as cg, clnp_nn
+    >>> from clnp_nn import optim
+    >>> params = {"w": clnp.asarray([0.5, 1.5], dtype=clnp.float32)}
+    >>> opt_state = optim.adam(0.1).init(params)
+    >>> state = {"params": params, "opt": opt_state, "step": 100,
+    ...          "key": cg.random.PRNGKey(0)}
+    >>> path = os.path.join(tempfile.mkdtemp(), "ckpt.safetensors")
+    >>> clnp_nn.save(path, state)
+    >>> restored = clnp_nn.load(path, like=state)   # the template: same structure and dtypes
+    >>> print(numpy.asarray(restored["params"]["w"]), restored["step"])
+    [0.5 1.5] 100
+    >>> type(restored["opt"][0]).__name__
+    'ScaleByAdamState'
     """
     p, suffix = _format("save", path)
     leaves, treedef = cg.tree_flatten(tree)
@@ -266,10 +277,22 @@ def load(path: str | os.PathLike, like: Any = None, *, device: Any = None) -> An
 
     Examples
     --------
-    >>> state = {"params": params, "opt": opt_state, "step": 0, "key": key}
-    >>> clnp_nn.save("run.npz", state)
-    >>> state = clnp_nn.load("run.npz", like=state)        # same classes, dtypes, devices
-    >>> plain = clnp_nn.load("run.npz")                    # dicts/lists/tuples
+    >>> import os, tempfile
+    >>> import numpy, clnp, clnp_nn
+    >>> from clnp_nn import optim
+    >>> params = {"w": clnp.asarray([0.5, 1.5], dtype=clnp.float32)}
+    >>> state = {"params": params, "opt": optim.sgd(0.1, momentum=0.9).init(params),
+    ...          "step": 0}
+    >>> path = os.path.join(tempfile.mkdtemp(), "run.npz")
+    >>> clnp_nn.save(path, state)
+    >>> state = clnp_nn.load(path, like=state)       # same classes, dtypes, devices
+    >>> type(state["opt"][0]).__name__, state["params"]["w"].dtype
+    ('TraceState', dtype('float32'))
+    >>> plain = clnp_nn.load(path)                   # dicts/lists/tuples
+    >>> plain["opt"][0]["trace"]["w"].shape, plain["step"]
+    ((2,), 0)
+    >>> print(numpy.asarray(plain["params"]["w"]))
+    [0.5 1.5]
     """
     p, suffix = _format("load", path)
     if device is not None:

@@ -94,11 +94,24 @@ class DataLoader:
 
     Examples
     --------
-    >>> loader = DataLoader((x_train, y_train), batch_size=64, seed=0)
-    >>> for epoch in range(10):
-    ...     for xb, yb in loader:           # epoch e shuffles with seed + e
-    ...         params, opt_state, loss = step(params, opt_state, xb, yb)
+    >>> import numpy
+    >>> from clnp_nn.data import DataLoader
+    >>> x_train = numpy.arange(10, dtype=numpy.float32).reshape(5, 2)
+    >>> y_train = numpy.arange(5, dtype=numpy.int32)
+    >>> loader = DataLoader((x_train, y_train), batch_size=2, seed=0)
     >>> len(loader)                         # batches per epoch
+    3
+    >>> for epoch in range(2):
+    ...     for xb, yb in loader:           # epoch e shuffles with seed + e
+    ...         print(epoch, xb.shape, numpy.asarray(yb))
+    0 (2, 2) [2 4]
+    0 (2, 2) [3 0]
+    0 (1, 2) [1]
+    1 (2, 2) [...]
+    1 (2, 2) [...]
+    1 (1, 2) [...]
+    >>> len(DataLoader(x_train, batch_size=2, drop_last=True))
+    2
     """
 
     def __init__(self, arrays: Any, batch_size: int, shuffle: bool = True, seed: int = 0,
@@ -151,7 +164,15 @@ class DataLoader:
 
         Examples
         --------
-        >>> loader.set_epoch(state["epoch"])      # after loading a checkpoint
+        >>> import numpy
+        >>> from clnp_nn.data import DataLoader
+        >>> loader = DataLoader(numpy.arange(4), batch_size=2, seed=0, prefetch=0)
+        >>> first = [numpy.asarray(b).tolist() for b in loader]     # epoch 0
+        >>> loader.set_epoch(0)        # e.g. after loading a checkpoint: replay epoch 0
+        >>> [numpy.asarray(b).tolist() for b in loader] == first
+        True
+        >>> loader.epoch               # the next iter() runs epoch 1
+        1
         """
         if isinstance(epoch, bool) or not isinstance(epoch, (int, np.integer)) or epoch < 0:
             raise ValueError(f"DataLoader.set_epoch: epoch must be an int >= 0; got {epoch!r}")
@@ -171,7 +192,13 @@ class DataLoader:
 
         Examples
         --------
-        >>> DataLoader(x, 4, seed=0).order(0)[:3]
+        >>> import numpy
+        >>> from clnp_nn.data import DataLoader
+        >>> x = numpy.zeros((5, 2), dtype=numpy.float32)
+        >>> DataLoader(x, 2, seed=0).order(0)
+        array([2, 4, 3, 0, 1])
+        >>> DataLoader(x, 2, shuffle=False).order(0)
+        array([0, 1, 2, 3, 4])
         """
         if self.shuffle:
             return np.random.default_rng(self.seed + epoch).permutation(self.num_rows)

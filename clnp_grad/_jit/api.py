@@ -510,14 +510,50 @@ def jit(fun: Callable[..., Any] | None = None, *, static_argnums: int | Sequence
         donate_argnums: int | Sequence[int] = ()) -> Any:
     """Compile ``fun`` into fused OpenCL kernels (JAX's ``jax.jit``).
 
-    The function is traced once per abstract signature of its arguments and compiled; later
-    calls with the same signature replay the prepared launches. ``static_argnums`` /
-    ``static_argnames`` name arguments whose (hashable) values are baked into the trace;
-    ``donate_argnums`` names arguments whose buffers the caller gives up: from the second
-    call on, an output computed elementwise from a donated array of its shape and dtype is
-    written into that array's buffer, and the donated Array then raises on any use (when a
-    view of it exists elsewhere, or it is passed twice, its buffer is left alone). Usable
-    as a decorator, with or without arguments."""
+    The function is traced once per abstract signature of its arguments (pytree structure,
+    shapes, dtypes, devices, weak types and static values) and compiled; later calls with the
+    same signature replay the prepared launches. Usable as a decorator, with or without
+    arguments. See docs/jit.md.
+
+    Parameters
+    ----------
+    fun : callable, optional
+        A pure function of arrays (or pytrees of arrays). Omitted: returns a decorator.
+    static_argnums : int or sequence of int, default ()
+        Positional arguments whose (hashable) values are baked into the trace; a new value
+        retraces.
+    static_argnames : str or sequence of str, default ()
+        The same, by keyword.
+    donate_argnums : int or sequence of int, default ()
+        Arguments whose buffers the caller gives up: from the second call on, an output
+        computed elementwise from a donated array of its shape and dtype is written into
+        that array's buffer, and the donated Array then raises on any use (when a view of
+        it exists elsewhere, or it is passed twice, its buffer is left alone).
+
+    Returns
+    -------
+    callable
+        The compiled function, with ``clear_cache()`` and ``lower(*args)`` (``.as_text()``
+        for the staged IR, ``.kernel_sources()`` for the OpenCL sources one call launches).
+
+    Raises
+    ------
+    TypeError
+        When called: a static argument is not hashable; Python control flow or ``float()``
+        on a traced value raises ``ConcretizationError`` (a TypeError) naming the line.
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> @cg.jit
+    ... def f(x, y):
+    ...     return clnp.sum(clnp.exp(x) * y)
+    >>> float(f(clnp.asarray([0.0, 0.0]), clnp.asarray([1.0, 2.0])))
+    3.0
+    >>> scale = cg.jit(lambda x, n: x * n, static_argnums=1)
+    >>> print(scale(clnp.asarray([1.0, 2.0]), 3))
+    [3. 6.]
+    """
     def norm(v: Any) -> tuple:
         return (v,) if isinstance(v, (int, str)) else tuple(v)
     if fun is None:
@@ -540,6 +576,24 @@ def jit(fun: Callable[..., Any] | None = None, *, static_argnums: int | Sequence
 
 
 def clear_caches() -> None:
-    """Forget every jitted function's traces and executables."""
+    """Forget every jitted function's traces and executables.
+
+    Compiled programs stay in the per-device program cache and on disk, so a later call
+    retraces but usually does not recompile.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> f = cg.jit(lambda x: x + 1.0)
+    >>> print(f(clnp.asarray([1.0])))
+    [2.]
+    >>> cg.clear_caches()
+    >>> print(f(clnp.asarray([1.0])))
+    [2.]
+    """
     for j in _ALL:
         j.clear_cache()

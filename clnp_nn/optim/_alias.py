@@ -45,10 +45,17 @@ def sgd(learning_rate: ScalarOrSchedule, momentum: Optional[float] = None,
 
     Examples
     --------
-    >>> opt = sgd(0.1, momentum=0.9)
+    >>> import numpy, clnp
+    >>> from clnp_nn import optim
+    >>> params = {"w": clnp.asarray([1.0, 2.0])}
+    >>> grads = {"w": clnp.asarray([0.5, -0.5])}
+    >>> opt = optim.sgd(0.5, momentum=0.5)
     >>> state = opt.init(params)
-    >>> updates, state = opt.update(grads, state)
-    >>> params = apply_updates(params, updates)
+    >>> for _ in range(2):      # steps of 0.5 * 0.5, then 0.5 * (0.5 * 0.5 + 0.5)
+    ...     updates, state = opt.update(grads, state)
+    ...     params = optim.apply_updates(params, updates)
+    >>> print(numpy.asarray(params["w"]))
+    [0.375 2.625]
     """
     _lr("sgd", learning_rate)
     if momentum is not None:
@@ -83,7 +90,16 @@ def adam(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
 
     Examples
     --------
-    >>> opt = adam(1e-3)
+    >>> import numpy, clnp
+    >>> from clnp_nn import optim
+    >>> params = {"w": clnp.asarray([1.0, 2.0])}
+    >>> grads = {"w": clnp.asarray([0.5, -0.5])}
+    >>> opt = optim.adam(0.5)
+    >>> updates, state = opt.update(grads, opt.init(params))
+    >>> print(numpy.round(numpy.asarray(updates["w"]), 4))   # first step: -lr * sign(g)
+    [-0.5  0.5]
+    >>> print(numpy.round(numpy.asarray(optim.apply_updates(params, updates)["w"]), 4))
+    [0.5 2.5]
     """
     _lr("adam", learning_rate)
     return chain(scale_by_adam(b1=b1, b2=b2, eps=eps, eps_root=eps_root, mu_dtype=mu_dtype,
@@ -112,8 +128,17 @@ def adamw(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
 
     Examples
     --------
-    >>> opt = adamw(1e-3, weight_decay=1e-2,
-    ...             mask=lambda p: cg.tree_map(lambda x: x.ndim > 1, p))
+    >>> import numpy, clnp, clnp_grad as cg
+    >>> from clnp_nn import optim
+    >>> params = {"w": clnp.ones((2, 2)), "b": clnp.ones(2)}
+    >>> grads = {"w": clnp.zeros((2, 2)), "b": clnp.zeros(2)}
+    >>> opt = optim.adamw(0.5, weight_decay=0.5,     # decay the matrices only
+    ...                   mask=lambda p: cg.tree_map(lambda x: x.ndim > 1, p))
+    >>> updates, state = opt.update(grads, opt.init(params), params)
+    >>> new = optim.apply_updates(params, updates)
+    >>> print(numpy.asarray(new["w"]), numpy.asarray(new["b"]))
+    [[0.75 0.75]
+     [0.75 0.75]] [1. 1.]
     """
     _lr("adamw", learning_rate)
     return chain(scale_by_adam(b1=b1, b2=b2, eps=eps, eps_root=eps_root, mu_dtype=mu_dtype,
@@ -149,7 +174,18 @@ def rmsprop(learning_rate: ScalarOrSchedule, decay: float = 0.9, eps: float = 1e
 
     Examples
     --------
-    >>> opt = rmsprop(1e-3, momentum=0.9)
+    >>> import numpy, clnp
+    >>> from clnp_nn import optim
+    >>> params = {"w": clnp.asarray([1.0, 2.0])}
+    >>> grads = {"w": clnp.asarray([0.5, -0.5])}
+    >>> opt = optim.rmsprop(0.25, decay=0.75)     # nu = 0.25 * g**2, so g / sqrt(nu) = 2
+    >>> updates, state = opt.update(grads, opt.init(params))
+    >>> print(numpy.round(numpy.asarray(updates["w"]), 4))
+    [-0.5  0.5]
+    >>> opt = optim.rmsprop(0.25, decay=0.75, momentum=0.9)   # with a momentum trace
+    >>> updates, state = opt.update(grads, opt.init(params))
+    >>> print(numpy.round(numpy.asarray(updates["w"]), 4))
+    [-0.5  0.5]
     """
     _lr("rmsprop", learning_rate)
     scaler = scale_by_stddev if centered else scale_by_rms
@@ -176,7 +212,17 @@ def adagrad(learning_rate: ScalarOrSchedule, initial_accumulator_value: float = 
 
     Examples
     --------
-    >>> opt = adagrad(0.1)
+    >>> import numpy, clnp
+    >>> from clnp_nn import optim
+    >>> params = {"w": clnp.asarray([1.0, 2.0])}
+    >>> grads = {"w": clnp.asarray([0.5, -0.5])}
+    >>> opt = optim.adagrad(0.5, initial_accumulator_value=0.0)
+    >>> state = opt.init(params)
+    >>> for _ in range(2):      # steps of 0.5 * g / sqrt(sum of g**2): 0.5, then 0.3536
+    ...     updates, state = opt.update(grads, state)
+    ...     params = optim.apply_updates(params, updates)
+    >>> print(numpy.round(numpy.asarray(params["w"]), 4))
+    [0.1464 2.8536]
     """
     _lr("adagrad", learning_rate)
     return chain(scale_by_rss(initial_accumulator_value=initial_accumulator_value, eps=eps),
@@ -204,7 +250,15 @@ def lamb(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
 
     Examples
     --------
-    >>> opt = lamb(1e-3, weight_decay=1e-2)
+    >>> import numpy, clnp
+    >>> from clnp_nn import optim
+    >>> params = {"w": clnp.asarray([3.0, 4.0])}
+    >>> grads = {"w": clnp.asarray([0.5, -0.5])}
+    >>> opt = optim.lamb(0.1, weight_decay=0.0)
+    >>> updates, state = opt.update(grads, opt.init(params), params)
+    >>> # adam's direction (+-1, norm sqrt(2)) rescaled to the norm of params (5)
+    >>> print(numpy.round(numpy.asarray(updates["w"]), 4))
+    [-0.3536  0.3536]
     """
     _lr("lamb", learning_rate)
     return chain(scale_by_adam(b1=b1, b2=b2, eps=eps, eps_root=eps_root),

@@ -95,7 +95,15 @@ def chain(*args: GradientTransformation) -> GradientTransformation:
 
     Examples
     --------
-    >>> opt = chain(clip_by_global_norm(1.0), scale_by_adam(), scale_by_learning_rate(1e-3))
+    >>> import numpy, clnp
+    >>> from clnp_nn import optim
+    >>> opt = optim.chain(optim.clip_by_global_norm(1.0), optim.scale_by_learning_rate(0.5))
+    >>> grads = {"w": clnp.asarray([3.0, 4.0])}          # global norm 5: clipped to 1
+    >>> updates, state = opt.update(grads, opt.init(grads))
+    >>> print(numpy.round(numpy.asarray(updates["w"]), 4))
+    [-0.3 -0.4]
+    >>> len(state)                                        # one state per transformation
+    2
     """
     for i, t in enumerate(args):
         if not (isinstance(t, tuple) and len(t) == 2 and callable(t[0]) and callable(t[1])):
@@ -141,7 +149,13 @@ def apply_updates(params: Any, updates: Any) -> Any:
 
     Examples
     --------
-    >>> new_params = apply_updates(params, updates)
+    >>> import numpy, clnp
+    >>> from clnp_nn import optim
+    >>> params = {"w": clnp.asarray([1.0, 2.0]), "b": clnp.asarray(0.5)}
+    >>> updates = {"w": clnp.asarray([0.25, -0.5]), "b": clnp.asarray(-0.5)}
+    >>> new_params = optim.apply_updates(params, updates)
+    >>> print(numpy.asarray(new_params["w"]), numpy.asarray(new_params["b"]))
+    [1.25 1.5 ] 0.0
     """
     p_leaves, p_def = cg.tree_flatten(params)
     u_leaves, u_def = cg.tree_flatten(updates)
@@ -210,7 +224,11 @@ def global_norm(updates: Any) -> Any:
 
     Examples
     --------
-    >>> global_norm({"a": xp.asarray([3.0]), "b": xp.asarray([4.0])})   # 5.0
+    >>> import clnp
+    >>> from clnp_nn import optim
+    >>> norm = optim.global_norm({"a": clnp.asarray([3.0]), "b": clnp.asarray([[4.0]])})
+    >>> round(float(norm), 4)                  # sqrt(3**2 + 4**2)
+    5.0
     """
     return xp.sqrt(tree_sq_norm(updates))
 

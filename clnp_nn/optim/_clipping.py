@@ -31,7 +31,14 @@ def clip(max_delta: float) -> GradientTransformation:
 
     Examples
     --------
-    >>> opt = chain(clip(1.0), sgd(0.1))
+    >>> import numpy, clnp
+    >>> from clnp_nn import optim
+    >>> opt = optim.clip(0.25)
+    >>> grads = {"w": clnp.asarray([0.125, -0.5, 2.0])}
+    >>> updates, state = opt.update(grads, opt.init(grads))
+    >>> print(numpy.asarray(updates["w"]))
+    [ 0.125 -0.25   0.25 ]
+    >>> opt = optim.chain(optim.clip(1.0), optim.sgd(0.1))    # clip, then step
     """
     check_scalar_or_schedule("clip", "max_delta", max_delta)
     if not callable(max_delta) and max_delta < 0:
@@ -62,7 +69,15 @@ def clip_by_global_norm(max_norm: float) -> GradientTransformation:
 
     Examples
     --------
-    >>> opt = chain(clip_by_global_norm(1.0), adam(1e-3))
+    >>> import numpy, clnp
+    >>> from clnp_nn import optim
+    >>> opt = optim.clip_by_global_norm(1.0)
+    >>> grads = {"a": clnp.asarray([3.0]), "b": clnp.asarray([4.0])}   # global norm 5
+    >>> updates, state = opt.update(grads, opt.init(grads))
+    >>> print(numpy.round(numpy.asarray(updates["a"]), 4),
+    ...       numpy.round(numpy.asarray(updates["b"]), 4))
+    [0.6] [0.8]
+    >>> opt = optim.chain(optim.clip_by_global_norm(1.0), optim.adam(1e-3))
     """
     check_scalar_or_schedule("clip_by_global_norm", "max_norm", max_norm)
     if not callable(max_norm) and max_norm <= 0:

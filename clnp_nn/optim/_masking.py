@@ -68,9 +68,18 @@ def masked(inner: GradientTransformation, mask: Any) -> GradientTransformation:
 
     Examples
     --------
+    >>> import numpy, clnp, clnp_grad as cg
+    >>> from clnp_nn import optim
+    >>> params = {"w": clnp.ones((1, 2)), "b": clnp.ones(2)}
+    >>> grads = {"w": clnp.zeros((1, 2)), "b": clnp.zeros(2)}
     >>> decay_matrices = lambda p: cg.tree_map(lambda x: x.ndim > 1, p)
-    >>> opt = chain(scale_by_adam(), masked(add_decayed_weights(1e-4), decay_matrices),
-    ...             scale(-1e-3))
+    >>> opt = optim.masked(optim.add_decayed_weights(0.5), decay_matrices)
+    >>> updates, state = opt.update(grads, opt.init(params), params)
+    >>> print(numpy.asarray(updates["w"]), numpy.asarray(updates["b"]))
+    [[0.5 0.5]] [0. 0.]
+    >>> opt = optim.chain(optim.scale_by_adam(),
+    ...                   optim.masked(optim.add_decayed_weights(1e-4), decay_matrices),
+    ...                   optim.scale(-1e-3))
     """
     inner = GradientTransformation(*inner)
 

@@ -48,7 +48,8 @@ def constant_schedule(value: float) -> Schedule:
 
     Examples
     --------
-    >>> constant_schedule(0.1)(100)
+    >>> from clnp_nn import optim
+    >>> optim.constant_schedule(0.1)(100)
     0.1
     """
     _check_number("constant_schedule", "value", value)
@@ -75,7 +76,10 @@ def polynomial_schedule(init_value: float, end_value: float, power: float,
 
     Examples
     --------
-    >>> polynomial_schedule(1.0, 0.0, 2, 10)(5)    # 0.25
+    >>> from clnp_nn import optim
+    >>> s = optim.polynomial_schedule(1.0, 0.0, 2, 10)
+    >>> [float(s(n)) for n in (0, 5, 10, 20)]      # (1 - n / 10) ** 2, then constant
+    [1.0, 0.25, 0.0, 0.0]
     """
     for n, v in (("init_value", init_value), ("end_value", end_value), ("power", power)):
         _check_number("polynomial_schedule", n, v)
@@ -108,7 +112,10 @@ def linear_schedule(init_value: float, end_value: float, transition_steps: int,
 
     Examples
     --------
-    >>> linear_schedule(0.0, 1.0, 10)(5)           # 0.5
+    >>> from clnp_nn import optim
+    >>> s = optim.linear_schedule(0.0, 1.0, 10)
+    >>> [float(s(n)) for n in (0, 5, 10, 20)]
+    [0.0, 0.5, 1.0, 1.0]
     """
     return polynomial_schedule(init_value, end_value, 1, transition_steps, transition_begin)
 
@@ -139,7 +146,12 @@ def exponential_decay(init_value: float, transition_steps: int, decay_rate: floa
 
     Examples
     --------
-    >>> exponential_decay(1.0, 10, 0.5)(20)        # 0.25
+    >>> from clnp_nn import optim
+    >>> s = optim.exponential_decay(1.0, 10, 0.5)       # halves every 10 steps
+    >>> [float(s(n)) for n in (0, 10, 20)]
+    [1.0, 0.5, 0.25]
+    >>> float(optim.exponential_decay(1.0, 10, 0.5, staircase=True)(15))
+    0.5
     """
     _check_number("exponential_decay", "init_value", init_value)
     _check_number("exponential_decay", "decay_rate", decay_rate)
@@ -191,7 +203,10 @@ def cosine_decay_schedule(init_value: float, decay_steps: int, alpha: float = 0.
 
     Examples
     --------
-    >>> cosine_decay_schedule(1.0, 100)(50)         # 0.5
+    >>> from clnp_nn import optim
+    >>> s = optim.cosine_decay_schedule(1.0, 100)
+    >>> [round(float(s(n)), 4) for n in (0, 50, 100, 200)]
+    [1.0, 0.5, 0.0, 0.0]
     """
     _check_number("cosine_decay_schedule", "init_value", init_value)
     _check_steps("cosine_decay_schedule", "decay_steps", decay_steps)
@@ -228,7 +243,11 @@ def join_schedules(schedules: Sequence[Schedule], boundaries: Sequence[int]) -> 
 
     Examples
     --------
-    >>> s = join_schedules([constant_schedule(1.0), constant_schedule(0.1)], [100])
+    >>> from clnp_nn import optim
+    >>> s = optim.join_schedules([optim.constant_schedule(1.0),
+    ...                           optim.linear_schedule(0.5, 0.0, 10)], [100])
+    >>> [float(s(n)) for n in (0, 99, 100, 105)]   # the second counts from its boundary
+    [1.0, 1.0, 0.5, 0.25]
     """
     schedules, boundaries = list(schedules), list(boundaries)
     if len(schedules) != len(boundaries) + 1 or not schedules:
@@ -269,7 +288,10 @@ def warmup_cosine_decay_schedule(init_value: float, peak_value: float, warmup_st
 
     Examples
     --------
-    >>> s = warmup_cosine_decay_schedule(0.0, 1e-3, 100, 1000)
+    >>> from clnp_nn import optim
+    >>> s = optim.warmup_cosine_decay_schedule(0.0, 1.0, 10, 110)
+    >>> [round(float(s(n)), 4) for n in (0, 5, 10, 60, 110)]
+    [0.0, 0.5, 1.0, 0.5, 0.0]
     """
     _check_number("warmup_cosine_decay_schedule", "peak_value", peak_value)
     _check_number("warmup_cosine_decay_schedule", "end_value", end_value)

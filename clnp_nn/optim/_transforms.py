@@ -158,7 +158,13 @@ def scale(step_size: float) -> GradientTransformation:
 
     Examples
     --------
-    >>> opt = chain(scale_by_adam(), scale(-1e-3))
+    >>> import numpy, clnp
+    >>> from clnp_nn import optim
+    >>> grads = {"w": clnp.asarray([0.5, -0.5])}
+    >>> opt = optim.scale(-0.5)
+    >>> updates, state = opt.update(grads, opt.init(grads))
+    >>> print(numpy.asarray(updates["w"]))
+    [-0.25  0.25]
     """
     check_scalar_or_schedule("scale", "step_size", step_size)
     if callable(step_size):
@@ -192,7 +198,16 @@ def scale_by_schedule(step_size_fn: Callable[[Any], Any]) -> GradientTransformat
 
     Examples
     --------
-    >>> opt = chain(scale_by_adam(), scale_by_schedule(lambda n: -1e-3 * 0.99 ** n))
+    >>> import numpy, clnp
+    >>> from clnp_nn import optim
+    >>> grads = {"w": clnp.asarray([0.5, -0.5])}
+    >>> opt = optim.scale_by_schedule(optim.exponential_decay(-0.5, 1, 0.5))
+    >>> state = opt.init(grads)
+    >>> for _ in range(2):                     # -0.5 at count 0, -0.25 at count 1
+    ...     updates, state = opt.update(grads, state)
+    ...     print(numpy.asarray(updates["w"]))
+    [-0.25  0.25]
+    [-0.125  0.125]
     """
     if not callable(step_size_fn):
         raise TypeError(f"scale_by_schedule: step_size_fn must be callable; got "
@@ -238,7 +253,14 @@ def scale_by_learning_rate(learning_rate: ScalarOrSchedule, *,
 
     Examples
     --------
-    >>> opt = chain(scale_by_adam(), scale_by_learning_rate(1e-3))
+    >>> import numpy, clnp
+    >>> from clnp_nn import optim
+    >>> grads = {"w": clnp.asarray([0.5, -0.5])}
+    >>> opt = optim.scale_by_learning_rate(0.5)     # a descent step: -0.5 * g
+    >>> updates, state = opt.update(grads, opt.init(grads))
+    >>> print(numpy.asarray(updates["w"]))
+    [-0.25  0.25]
+    >>> opt = optim.chain(optim.scale_by_adam(), optim.scale_by_learning_rate(1e-3))  # adam
     """
     if learning_rate is None:
         return identity()
@@ -270,7 +292,18 @@ def trace(decay: float, nesterov: bool = False,
 
     Examples
     --------
-    >>> opt = chain(trace(0.9), scale(-0.01))      # sgd(0.01, momentum=0.9)
+    >>> import numpy, clnp
+    >>> from clnp_nn import optim
+    >>> grads = {"w": clnp.asarray([0.5, -0.5])}
+    >>> opt = optim.trace(0.5)                  # t = g + 0.5 * t
+    >>> state = opt.init(grads)
+    >>> for _ in range(3):
+    ...     updates, state = opt.update(grads, state)
+    ...     print(numpy.asarray(updates["w"]))
+    [ 0.5 -0.5]
+    [ 0.75 -0.75]
+    [ 0.875 -0.875]
+    >>> opt = optim.chain(optim.trace(0.9), optim.scale(-0.01))   # sgd(0.01, momentum=0.9)
     """
     check_scalar_or_schedule("trace", "decay", decay)
     acc = _dtype_or_none("trace", accumulator_dtype)
@@ -312,7 +345,16 @@ def scale_by_adam(b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
 
     Examples
     --------
-    >>> opt = chain(scale_by_adam(), scale(-1e-3))          # adam(1e-3)
+    >>> import numpy, clnp
+    >>> from clnp_nn import optim
+    >>> grads = {"w": clnp.asarray([0.5, -0.5])}
+    >>> opt = optim.scale_by_adam()
+    >>> updates, state = opt.update(grads, opt.init(grads))
+    >>> print(numpy.round(numpy.asarray(updates["w"]), 4))   # first step: sign(g)
+    [ 1. -1.]
+    >>> int(state.count)
+    1
+    >>> opt = optim.chain(optim.scale_by_adam(), optim.scale(-1e-3))   # adam(1e-3)
     """
     for name, v in (("b1", b1), ("b2", b2), ("eps", eps), ("eps_root", eps_root)):
         check_scalar_or_schedule("scale_by_adam", name, v)
@@ -367,7 +409,14 @@ def scale_by_rms(decay: float = 0.9, eps: float = 1e-8, initial_scale: float = 0
 
     Examples
     --------
-    >>> opt = chain(scale_by_rms(), scale(-1e-3))           # rmsprop(1e-3)
+    >>> import numpy, clnp
+    >>> from clnp_nn import optim
+    >>> grads = {"w": clnp.asarray([0.5, -0.5])}
+    >>> opt = optim.scale_by_rms(decay=0.75)   # nu = 0.25 * g**2
+    >>> updates, state = opt.update(grads, opt.init(grads))
+    >>> print(numpy.round(numpy.asarray(updates["w"]), 4))
+    [ 2. -2.]
+    >>> opt = optim.chain(optim.scale_by_rms(), optim.scale(-1e-3))    # rmsprop(1e-3)
     """
     def init_fn(params: Any) -> Any:
         nu = _full_like(params, initial_scale)
@@ -411,7 +460,14 @@ def scale_by_stddev(decay: float = 0.9, eps: float = 1e-8, initial_scale: float 
 
     Examples
     --------
-    >>> opt = chain(scale_by_stddev(), scale(-1e-3))       # rmsprop(1e-3, centered=True)
+    >>> import numpy, clnp
+    >>> from clnp_nn import optim
+    >>> grads = {"w": clnp.asarray([0.5, -0.5])}
+    >>> opt = optim.scale_by_stddev(decay=0.5)   # mu = 0.5 * g, nu = 0.5 * g**2
+    >>> updates, state = opt.update(grads, opt.init(grads))
+    >>> print(numpy.round(numpy.asarray(updates["w"]), 4))   # g / sqrt(nu - mu**2)
+    [ 2. -2.]
+    >>> opt = optim.chain(optim.scale_by_stddev(), optim.scale(-1e-3))  # centered rmsprop
     """
     def init_fn(params: Any) -> Any:
         mu, nu = _zeros_like(params), _full_like(params, initial_scale)
@@ -466,7 +522,17 @@ def scale_by_rss(initial_accumulator_value: float = 0.1,
 
     Examples
     --------
-    >>> opt = chain(scale_by_rss(), scale(-0.1))            # adagrad(0.1)
+    >>> import numpy, clnp
+    >>> from clnp_nn import optim
+    >>> grads = {"w": clnp.asarray([0.5, -0.5])}
+    >>> opt = optim.scale_by_rss(initial_accumulator_value=0.0)
+    >>> state = opt.init(grads)
+    >>> for _ in range(2):                     # g / sqrt(sum of g**2)
+    ...     updates, state = opt.update(grads, state)
+    ...     print(numpy.round(numpy.asarray(updates["w"]), 4))
+    [ 1. -1.]
+    [ 0.7071 -0.7071]
+    >>> opt = optim.chain(optim.scale_by_rss(), optim.scale(-0.1))    # adagrad(0.1)
     """
     if initial_accumulator_value < 0:
         raise ValueError(f"scale_by_rss: initial_accumulator_value must be >= 0; got "
@@ -515,7 +581,16 @@ def scale_by_trust_ratio(min_norm: float = 0.0, trust_coefficient: float = 1.0,
 
     Examples
     --------
-    >>> opt = chain(scale_by_adam(), scale_by_trust_ratio(), scale(-1e-3))
+    >>> import numpy, clnp
+    >>> from clnp_nn import optim
+    >>> params = {"w": clnp.asarray([3.0, 4.0])}             # norm 5
+    >>> updates = {"w": clnp.asarray([0.6, 0.8])}            # norm 1
+    >>> opt = optim.scale_by_trust_ratio()
+    >>> updates, state = opt.update(updates, opt.init(params), params)
+    >>> print(numpy.round(numpy.asarray(updates["w"]), 4))  # rescaled by 5 / 1
+    [3. 4.]
+    >>> opt = optim.chain(optim.scale_by_adam(), optim.scale_by_trust_ratio(),
+    ...                   optim.scale(-1e-3))
     """
     def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
         if params is None:
@@ -550,7 +625,16 @@ def add_decayed_weights(weight_decay: ScalarOrSchedule = 0.0,
 
     Examples
     --------
-    >>> opt = chain(scale_by_adam(), add_decayed_weights(1e-4), scale(-1e-3))   # adamw
+    >>> import numpy, clnp
+    >>> from clnp_nn import optim
+    >>> params = {"w": clnp.asarray([1.0, 2.0])}
+    >>> grads = {"w": clnp.asarray([0.5, -0.5])}
+    >>> opt = optim.add_decayed_weights(0.25)
+    >>> updates, state = opt.update(grads, opt.init(params), params)
+    >>> print(numpy.asarray(updates["w"]))      # g + 0.25 * params
+    [0.75 0. ]
+    >>> opt = optim.chain(optim.scale_by_adam(), optim.add_decayed_weights(1e-4),
+    ...                   optim.scale(-1e-3))                                    # adamw
     """
     check_scalar_or_schedule("add_decayed_weights", "weight_decay", weight_decay)
 
