@@ -359,6 +359,55 @@ def _elementwise_kernel_impl(*args: Any, in_params: tuple[Param, ...],
     return tuple(outs)
 
 
+_FUSABLE: dict[tuple, str | None] = {}
+
+
+def fusable_op(params: dict) -> str | None:
+    """The name of an op record (``clnp._ops.CUSTOM``) through which ``clnp_grad.jit`` fuses
+    an ``elementwise_kernel`` equation with these parameters into its neighbours' kernel, or
+    None when the kernel must run by itself: more than one output, a raw argument, a body
+    that reads the index ``i`` or the size ``n``, a preamble (its definitions could clash
+    with another kernel's in one program), or ``size=``.
+
+    The record's template calls an inline function holding the user's body (one per kernel
+    and dtypes), registered with the C helpers, so the fused kernel is rendered by the same
+    code as every op of the table."""
+    key = (params["operation"], params["preamble"], params["in_params"],
+           params["out_params"], params["in_dtypes"], params["out_dtypes"],
+           params["loop_size"])
+    if key in _FUSABLE:
+        return _FUSABLE[key]
+    ins, outs = params["in_params"], params["out_params"]
+    ok = (len(outs) == 1 and not any(p.raw for p in ins + outs) and params["loop_size"] is None
+          and not params["preamble"].strip() and not uses_index(params["operation"]))
+    name = None
+    if ok:
+        import hashlib
+
+        from . import _ops
+        from ._codegen import ctypes as C
+        from ._codegen import helpers
+        from ._codegen.custom import render_custom_function
+        digest = hashlib.sha1(repr(key).encode()).hexdigest()[:12]
+        name = f"ck_{params['name']}_{digest}"
+        typedefs = {}
+        for p, d in zip(ins + outs, params["in_dtypes"] + params["out_dtypes"]):
+            if p.placeholder:
+                typedefs[p.type] = d
+        in_args = tuple(CustomArg(p.name, d, "array") for p, d in
+                        zip(ins, params["in_dtypes"]))
+        out_arg = CustomArg(outs[0].name, params["out_dtypes"][0], "array")
+        ctype = C.compute_ctype(out_arg.dtype)
+        text = render_custom_function(helpers.helper_name(name, ctype), params["operation"],
+                                      in_args, out_arg, tuple(sorted(typedefs.items())))
+        helpers._register(name, (ctype,), lambda _ct, _names, text=text: text)
+        call = f"clnp_{name}_{{T}}(" + ", ".join(f"{{{k}}}" for k in range(len(ins))) + ")"
+        _ops.CUSTOM[name] = _ops.EwOp(name, len(ins), "custom", {k: call for k in "biufc"},
+                                      lambda *a: None)
+    _FUSABLE[key] = name
+    return name
+
+
 def run_custom_elementwise(args: Sequence[Any], outs: Sequence[Array], shape: tuple[int, ...],
                            *, in_params: tuple[Param, ...], out_params: tuple[Param, ...],
                            operation: str, name: str, preamble: str,

@@ -83,7 +83,7 @@ def _span_ok(arrays: Sequence[Array], n: int) -> bool:
 def _math_heavy(body: tuple[Instr, ...]) -> bool:
     """Whether ``body`` calls a math builtin (its op's float template goes through a
     ``clnp_vm_`` wrapper): compute-bound, where memory-bound bodies are not."""
-    return any("clnp_vm_" in _ops.OPS[i.op].c.get("f", "") for i in body)
+    return any("clnp_vm_" in _ops.lookup(i.op).c.get("f", "") for i in body)
 
 
 def _vector_width(device: Device, dtypes: list[np.dtype], body: tuple[Instr, ...]) -> int:

@@ -39,7 +39,7 @@ _new = object.__new__
 
 from .._ir import Graph, Lit, Var
 from .codegen import FusedReduceSpec, render_fused_reduce
-from .fusion import Group, external_inputs, partition
+from .fusion import Group, external_inputs, op_signature, partition
 
 
 def _kernel_source(device: Device, kernel: Any) -> str:
@@ -380,7 +380,7 @@ class Executable:
                 pending.append(("copy", (src,), (d,), d, d, e.out_binders[0]))
                 continue
             p = e.params
-            arg_dtypes = tuple(p["arg_dtypes"])
+            op, arg_dtypes, dtype, out_dtype = op_signature(e)
             if name == "pow" and isinstance(e.inputs[1], Lit) and e.inputs[1].value == 2 and \
                     not isinstance(e.inputs[1].value, bool) and isinstance(e.inputs[0], Var):
                 # x ** 2 as x * x, as NumPy computes it: exact rounding, and far cheaper than
@@ -397,8 +397,7 @@ class Executable:
                                           dtypes, lit_ids))
                 else:
                     args.append(x)
-            pending.append((name, tuple(args), arg_dtypes, p["dtype"], p["out_dtype"],
-                            e.out_binders[0]))
+            pending.append((op, tuple(args), arg_dtypes, dtype, out_dtype, e.out_binders[0]))
         n_in = len(operands)
         for j, (op, args, ads, d, od, out) in enumerate(pending):
             ids = tuple(a if isinstance(a, int) else vid[a.n] for a in args)
@@ -644,7 +643,10 @@ def _dtype_of(o: Any) -> np.dtype:
 
 
 def weak_dtype(v: Any) -> np.dtype:
-    """The dtype a weakly typed Python scalar argument is traced with: ``asarray``'s."""
+    """The dtype a weakly typed Python scalar argument is traced with: ``asarray``'s (a
+    NumPy scalar, such as a typed scalar argument of a user kernel, keeps its own)."""
+    if isinstance(v, np.generic):
+        return v.dtype
     return _scalar_dtype(v, default_device())
 
 

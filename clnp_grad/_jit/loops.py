@@ -30,7 +30,7 @@ from clnp._eager import contiguous_copy
 from clnp._runtime import Device, launch
 
 from .._ir import Graph, Lit, Var
-from .fusion import is_elementwise
+from .fusion import is_elementwise, op_signature
 
 _ALIASES = frozenset({"broadcast_to", "reshape", "stop_gradient"})   # no data movement here
 
@@ -141,11 +141,11 @@ def _translate(g: Graph, in_names: Sequence[tuple[str, bool]], prog: _Program,
             d = np.dtype(e.params.get("dtype", src.aval.dtype))
             item = ("copy", (src,), (d,), d, d, out)
         else:
-            p = e.params
-            ads = tuple(np.dtype(a) for a in p["arg_dtypes"])
+            op, ads, d, od = op_signature(e)
+            ads = tuple(np.dtype(a) for a in ads)
             args = tuple(((("lit", out.n, i), x.value, ad) if isinstance(x, Lit) else x)
                          for i, (x, ad) in enumerate(zip(e.inputs, ads)))
-            item = (name, args, ads, np.dtype(p["dtype"]), np.dtype(p["out_dtype"]), out)
+            item = (op, args, ads, np.dtype(d), np.dtype(od), out)
         parts[field].pending.append(item)
         field_of[out.n] = field
     # the uniform part first: the field part reads its results by name
