@@ -7,12 +7,14 @@ primitive, not one per example.
 """
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any, Callable, Sequence
 
 import clnp as xp
 from clnp import _ops
 from clnp._prims import Primitive, current_interpreter, primitive, set_interpreter
 
+from ._collectives import axis_frame
 from ._core import HIGHER_ORDER, Interpreter, Tracer
 from ._tree import tree_flatten, tree_unflatten
 
@@ -36,9 +38,10 @@ class BatchInterpreter(Interpreter):
     name = "vmap"
     kind = "vmap"
 
-    def __init__(self, prev: Any, size: int):
+    def __init__(self, prev: Any, size: int, axis_name: Any = None):
         super().__init__(prev)
         self.size = size
+        self.axis_name = axis_name   # collectives naming it act across the batch
 
     def lift(self, x: Any) -> tuple[Any, bool]:
         if isinstance(x, BatchTracer) and x._interp is self:
@@ -143,10 +146,12 @@ def _moveaxis(x: Any, src: int, dst: int) -> Any:
 
 
 def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
-         axis_size: int | None = None) -> Callable[..., Any]:
+         axis_size: int | None = None, axis_name: Any = None) -> Callable[..., Any]:
     """Vectorise ``fun`` over axis ``in_axes`` of its arguments (an int, None for an
     unbatched argument, or a tuple with one entry per positional argument); results carry the
-    batch axis at ``out_axes``. ``axis_size`` is required when no argument is batched."""
+    batch axis at ``out_axes``. ``axis_size`` is required when no argument is batched.
+    ``axis_name`` names the batch axis for collectives (``psum(x, axis_name)`` etc.,
+    ``clnp_grad._collectives``), as in JAX."""
     def wrapped(*args: Any) -> Any:
         axes = in_axes if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(args)
         if len(axes) != len(args):
@@ -168,7 +173,8 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
         size = sizes.pop() if sizes else axis_size
         if size is None:
             raise ValueError("vmap: no argument is batched; pass axis_size")
-        interp = BatchInterpreter(current_interpreter(), size)
+        interp = BatchInterpreter(current_interpreter(), size, axis_name)
+        frame = axis_frame(axis_name, size, "vmap") if axis_name is not None else nullcontext()
         try:
             call_args = []
             for leaves, tdef, ax in flat_args:
@@ -178,7 +184,7 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
                     call_args.append(tree_unflatten(tdef, [
                         BatchTracer(interp, _moveaxis(leaf, ax % leaf.ndim, 0))
                         for leaf in leaves]))
-            with set_interpreter(interp):
+            with frame, set_interpreter(interp):
                 out = fun(*call_args)
         finally:
             interp.active = False

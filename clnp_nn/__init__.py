@@ -2,3 +2,5 @@
 
 Not implemented yet (see docs/roadmap.md).
 """
+
+from . import parallel  # noqa: E402,F401  (pmap, collectives, MPI: docs/parallel.md)
