@@ -6,13 +6,15 @@ train.py``) and tells every process which devices the others contribute. Without
 one process) everything is local. Data crosses processes only through ``exchange``: every rank
 sends its host buffer to every other rank with non-blocking ``Isend``/``Irecv`` and polls them
 against a deadline, so a rank that died or stopped calling the collective makes the others
-raise ``CollectiveTimeoutError`` naming it instead of waiting forever.
+raise ``CollectiveTimeoutError`` naming it instead of waiting forever; an uncaught exception
+in any process then aborts the whole job (``MPI_Abort``).
 """
 from __future__ import annotations
 
 import itertools
 import os
 import pickle
+import sys
 import time
 from dataclasses import dataclass
 from typing import Any, Sequence
@@ -127,6 +129,21 @@ def initialize(*, local_device_ids: Sequence[int] | None = None,
         for j, nm in enumerate(names):
             glob.append(local[j] if r == _W.rank else RemoteDevice(len(glob), r, nm))
     _W.global_, _W.counts = tuple(glob), tuple(counts)
+    if _W.size > 1:
+        _abort_on_uncaught_exception(comm)
+
+
+def _abort_on_uncaught_exception(comm: Any) -> None:
+    """An exception that ends one process ends the job (as ``python -m mpi4py`` does): the
+    traceback is printed, then ``MPI_Abort`` stops the other ranks, which would otherwise
+    wait in their next collective (and MPI_Finalize waits for the pending requests)."""
+    previous = sys.excepthook
+
+    def hook(tp: Any, value: Any, tb: Any) -> None:
+        previous(tp, value, tb)
+        sys.stderr.flush()
+        comm.Abort(1)
+    sys.excepthook = hook
 
 
 def is_initialized() -> bool:

@@ -89,7 +89,8 @@ class ShardedArray:
     def to_numpy(self) -> np.ndarray:
         """All shards stacked in host memory (the copies from every device run together)."""
         out = np.empty(self.shape, self.dtype)
-        reads = [start_read(s, out[i]) for i, s in enumerate(self._shards)]
+        rows = out.reshape(len(self._shards), -1)     # views (out[i] of a 1-d out is a copy)
+        reads = [start_read(s, rows[i]) for i, s in enumerate(self._shards)]
         for r in reads:
             r.wait()
         return out

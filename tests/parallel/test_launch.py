@@ -1,0 +1,81 @@
+"""Runs the two-device tests with two PoCL devices, and the MPI checks under ``mpiexec -n 2``,
+in subprocesses, so that the default test command exercises them."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+import clnp
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def _env(**extra):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    env.update(extra)
+    return env
+
+
+def _same_platform_count():
+    d0 = clnp.default_device()
+    return sum(d.platform_name == d0.platform_name for d in clnp.devices())
+
+
+def test_two_device_tests_in_a_subprocess():
+    if _same_platform_count() >= 2:
+        pytest.skip("two devices here: test_pmap.py ran in this process")
+    env = _env(POCL_DEVICES="pthread pthread")
+    probe = subprocess.run([sys.executable, "-c", "import clnp; d0 = clnp.default_device(); "
+                            "print(sum(d.platform_name == d0.platform_name "
+                            "for d in clnp.devices()))"],
+                           env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    if probe.returncode != 0 or probe.stdout.strip() != "2":
+        pytest.skip(f"POCL_DEVICES='pthread pthread' does not give two devices here "
+                    f"({probe.stdout.strip() or probe.stderr.strip()[-200:]})")
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                        os.path.join(HERE, "test_pmap.py")],
+                       env=env, capture_output=True, text=True, timeout=1200, cwd=ROOT)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out[-6000:]
+    assert " passed" in out and "skipped" not in out, out[-2000:]
+
+
+def _mpi_or_skip():
+    try:
+        import mpi4py  # noqa: F401
+    except ImportError:
+        pytest.skip("mpi4py is not installed (pip install \"clnp[mpi]\")")
+    exe = shutil.which("mpiexec")
+    if exe is None:
+        pytest.skip("mpiexec is not on PATH")
+    return exe
+
+
+def test_mpi_two_processes():
+    exe = _mpi_or_skip()
+    r = subprocess.run([exe, "-n", "2", sys.executable, os.path.join(HERE, "mpi_checks.py")],
+                       env=_env(), capture_output=True, text=True, timeout=900, cwd=ROOT)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out[-6000:]
+    assert "rank 0 OK" in out and "rank 1 OK" in out, out[-3000:]
+
+
+def test_mpi_dead_rank_is_named_not_waited_for():
+    exe = _mpi_or_skip()
+    t0 = time.monotonic()
+    r = subprocess.run([exe, "-n", "2", sys.executable, os.path.join(HERE, "mpi_checks.py"),
+                        "dead"], env=_env(), capture_output=True, text=True, timeout=300,
+                       cwd=ROOT)
+    took = time.monotonic() - t0
+    out = r.stdout + r.stderr
+    assert r.returncode != 0, out[-3000:]
+    assert "CollectiveTimeoutError: psum: rank 0 got no data from rank(s) [1]" in out, \
+        out[-3000:]
+    assert took < 50, f"the job took {took:.0f} s: rank 1's 60 s sleep was waited for"
