@@ -188,25 +188,29 @@ def process_counts() -> tuple[int, ...]:
     return _W.counts if _W.counts else (local_device_count(),)
 
 
-def exchange(local: np.ndarray, shapes: Sequence[tuple[int, ...]], what: str) -> list:
+def exchange(local: np.ndarray, shapes: Sequence[tuple[int, ...]], what: str,
+             out: Sequence[np.ndarray | None] | None = None) -> list:
     """Every rank's array: ``local`` is this rank's, ``shapes[r]`` rank ``r``'s shape (same
-    dtype everywhere). Raises ``CollectiveTimeoutError`` naming the ranks that did not send in
-    time."""
+    dtype everywhere); ``out[r]``, where given, is the C-contiguous array to receive rank
+    ``r``'s data into. Raises ``CollectiveTimeoutError`` naming the ranks that did not send
+    in time."""
     if _W.size == 1:
         return [local]
     from mpi4py import MPI
     comm, me = _W.comm, _W.rank
     tag = next(_W.seq) % 32000
     local = np.ascontiguousarray(local)
-    out: list[Any] = [None] * _W.size
-    out[me] = local
+    given = out
+    result: list[Any] = [None] * _W.size
+    result[me] = local
     recvs: dict[int, Any] = {}
     reqs = []
     for r in range(_W.size):
         if r == me:
             continue
-        buf = np.empty(shapes[r], local.dtype)
-        out[r] = buf
+        buf = given[r] if given is not None and given[r] is not None else \
+            np.empty(shapes[r], local.dtype)
+        result[r] = buf
         recvs[r] = comm.Irecv([buf.reshape(-1).view(np.uint8), MPI.BYTE], source=r, tag=tag)
         reqs.append(comm.Isend([local.reshape(-1).view(np.uint8), MPI.BYTE], dest=r, tag=tag))
     deadline = time.monotonic() + _W.timeout
@@ -215,7 +219,7 @@ def exchange(local: np.ndarray, shapes: Sequence[tuple[int, ...]], what: str) ->
         for r in [r for r, q in recvs.items() if q.Test()]:
             del recvs[r]
         if not recvs and MPI.Request.Testall(reqs):
-            return out
+            return result
         if time.monotonic() > deadline:
             for q in list(recvs.values()) + reqs:
                 try:

@@ -24,7 +24,7 @@ from clnp_grad._collectives import STACKED
 
 from . import mpi
 
-CHUNK_BYTES = 1 << 20      # granularity of the overlapped reduction (bench/bench_parallel.py)
+CHUNK_BYTES = 4 << 20      # granularity of the overlapped reduction (docs/parallel.md)
 _REDUCE = {"psum": np.add, "pmax": np.maximum, "pmin": np.minimum}
 
 
@@ -60,14 +60,19 @@ def reduce_collective(name: str, shards: Sequence[Array], who: Participants,
     x0 = shards[0]
     shape, dtype, n = tuple(x0.shape), x0.dtype, x0.size
     if who.multiprocess:          # whole shards cross processes; chunking is local only
-        local = np.stack([r.wait().reshape(-1) for r in _reads(shards, 0, n)])
-        parts = mpi.exchange(local, [(c, n) for c in who.counts], name)
-        acc = np.concatenate(parts, axis=0)
-        r = acc[0].copy()
-        for row in acc[1:]:
-            op(r, row, out=r)
-        r = r.reshape(shape)
-        return [upload(r, d, owned=True) for d in who.local]
+        rows = np.empty((who.size, n), dtype)       # every participant's shard, global order
+        starts = np.cumsum((0,) + who.counts)
+        me = mpi.process_index()
+        mine = rows[starts[me]:starts[me + 1]]
+        for r in [start_read(s, mine[k]) for k, s in enumerate(shards)]:
+            r.wait()
+        mpi.exchange(mine, [(c, n) for c in who.counts], name,
+                     out=[rows[starts[p]:starts[p + 1]] for p in range(len(who.counts))])
+        acc = rows[0].copy()
+        for row in rows[1:]:
+            op(acc, row, out=acc)
+        acc = acc.reshape(shape)
+        return [upload(acc, d, owned=True) for d in who.local]
     outs = [Array.empty(shape, dtype, d) for d in who.local]
     flat_outs = [o.reshape(-1) for o in outs]
     step = max(chunk_bytes // max(dtype.itemsize, 1), 1)

@@ -79,3 +79,14 @@ def test_mpi_dead_rank_is_named_not_waited_for():
     assert "CollectiveTimeoutError: psum: rank 0 got no data from rank(s) [1]" in out, \
         out[-3000:]
     assert took < 50, f"the job took {took:.0f} s: rank 1's 60 s sleep was waited for"
+
+
+def test_example_under_mpiexec():
+    exe = _mpi_or_skip()
+    r = subprocess.run([exe, "-n", "2", sys.executable,
+                        os.path.join(ROOT, "examples", "data_parallel_mlp.py"), "--steps", "3",
+                        "--batch", "32"], env=_env(), capture_output=True, text=True,
+                       timeout=600, cwd=ROOT)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out[-4000:]
+    assert out.count("final parameters identical on all 2 replicas: True") == 2, out[-3000:]
