@@ -1,7 +1,9 @@
 """psum bandwidth across OpenCL devices (one process) and across MPI processes, beside peers.
 
-    python bench/bench_parallel.py [--reps 5] [--sizes 1,4,16,64] [--csv bench/results/parallel-pocl-cpu.csv]
-    mpiexec -n 2 python bench/bench_parallel.py --mpi [--csv bench/results/parallel-mpi-pocl-cpu.csv]
+    python bench/bench_parallel.py [--reps 5] [--sizes 1,4,16,64]
+        [--csv bench/results/parallel-pocl-cpu.csv]
+    mpiexec -n 2 python bench/bench_parallel.py --mpi
+        [--csv bench/results/parallel-mpi-pocl-cpu.csv]
 
 One process: ``POCL_DEVICES`` defaults to "pthread pthread" (two PoCL CPU devices) when unset.
 For each float32 size (MiB per device), the shards already on their devices:

@@ -101,6 +101,14 @@ class _Plan:
     def __init__(self, graph: Graph, out_def: Any, who: Participants, trace_device: Device):
         self.graph, self.out_def, self.who = graph, out_def, who
         self.trace_device = trace_device
+        for e in graph.eqns:
+            inner = _nested_collective(e.params)
+            if inner is not None:
+                raise NotImplementedError(
+                    f"pmap: the collective '{inner}' sits inside '{e.prim.name}' (a lax "
+                    f"control-flow body); pmap exchanges data only between top-level "
+                    f"equations. Move the collective out of the loop/branch (e.g. psum the "
+                    f"loop's result), or unroll a static loop in Python")
         self.axis_index_vars = [e.out_binders[0] for e in graph.eqns
                                 if e.prim.name == "axis_index"]
         body = [e for e in graph.eqns if e.prim.name != "axis_index"]
@@ -184,6 +192,21 @@ class _Plan:
                 for env, r in zip(envs, res):
                     env[what.out_binders[0].n] = r
         return [[_read(env, x, dev) for x in g.outs] for env, dev in zip(envs, who.local)]
+
+
+def _nested_collective(params: dict) -> str | None:
+    """The name of a collective inside a sub-Graph among ``params`` (control flow), if any."""
+    stack = list(params.values())
+    while stack:
+        v = stack.pop()
+        if isinstance(v, Graph):
+            for e in v.eqns:
+                if e.prim.name in COLLECTIVES:
+                    return e.prim.name
+                stack.extend(e.params.values())
+        elif isinstance(v, (tuple, list)):
+            stack.extend(v)
+    return None
 
 
 def _read(env: dict, x: Any, device: Device) -> Any:

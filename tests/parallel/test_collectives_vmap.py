@@ -111,3 +111,24 @@ def test_errors(device):
         cg.vmap(lambda v: P.all_gather(v, "i", axis=3), axis_name="i")(x)
     with pytest.raises(TypeError, match="boolean arrays cannot be summed"):
         cg.vmap(lambda v: P.psum(v > 0, "i"), axis_name="i")(x)
+
+
+def test_collectives_in_control_flow_bodies(device, rng):
+    from clnp_grad import lax
+    a = rng.standard_normal((N, 2)).astype(np.float32)
+    x = clnp.asarray(a, device=device)
+    expect = a + 2 * a.sum(0)
+    loops = {
+        "fori_loop": lambda v: lax.fori_loop(0, 2, lambda i, c: c + P.psum(v, "i"), v),
+        "scan": lambda v: lax.scan(lambda c, y: (c + P.psum(y, "i"), c), v,
+                                   clnp.stack([v, v]))[0],
+        "while_loop": lambda v: lax.while_loop(lambda c: c[1] < 2,
+                                               lambda c: (c[0] + P.psum(v, "i"), c[1] + 1),
+                                               (v, 0))[0],
+    }
+    for name, f in loops.items():
+        np.testing.assert_allclose(np.asarray(cg.vmap(f, axis_name="i")(x)), expect,
+                                   rtol=1e-5, err_msg=name)
+    c = cg.vmap(lambda v: lax.cond(clnp.sum(v) > -1e9, lambda v: P.psum(v, "i"),
+                                   lambda v: v, v), axis_name="i")(x)
+    np.testing.assert_allclose(np.asarray(c), np.broadcast_to(a.sum(0), a.shape), rtol=1e-5)

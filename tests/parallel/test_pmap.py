@@ -127,3 +127,11 @@ def test_errors(devs):
         P.pmap(lambda v: v, in_axes=(0, 0), devices=devs)(np.ones((2, 2), np.float32))
     with pytest.raises(NotImplementedError, match="under a transformation"):
         cg.grad(lambda v: clnp.sum(np.asarray(f(v))))(clnp.ones((2, 2)))
+
+
+def test_collective_inside_control_flow_is_refused(devs):
+    from clnp_grad import lax
+    f = P.pmap(lambda v: lax.fori_loop(0, 2, lambda i, c: c + P.psum(v, "i"), v), "i",
+               devices=devs)
+    with pytest.raises(NotImplementedError, match="'psum' sits inside"):
+        f(np.ones((2, 3), np.float32))
