@@ -19,7 +19,9 @@ For each float32 size (MiB per device), the shards already on their devices:
   host-staged scheme needs per device), ``numpy_add``: NumPy adding two host arrays of the size.
 
 Bandwidth is the algorithm bandwidth (bytes of one shard / seconds), as NCCL reports ``algbw``.
-Times are medians of ``--reps`` after two warm-up runs, each ending with every queue finished.
+Times are medians of ``--reps`` rounds after two warm-up runs, each run ending with every queue
+finished; the methods take turns within each round, so load changes on the shared machine hit
+them alike.
 Results are checked against NumPy first.
 
 ``--mpi`` (one device per process): ``pmap_psum`` across the two processes (each rank sends its
@@ -30,7 +32,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
+import time
 
 os.environ.setdefault("POCL_DEVICES", "pthread pthread")
 
@@ -42,9 +46,26 @@ from clnp._transfer import copy_to_device, start_read, upload  # noqa: E402
 from clnp_nn import parallel as P  # noqa: E402
 from clnp_nn.parallel import transport  # noqa: E402
 
-from bench_core import timeit, write_csv  # noqa: E402
+from bench_core import write_csv  # noqa: E402
 
 MIB = 1 << 20
+
+
+def interleaved(fns: dict, sync, reps: int) -> dict:
+    """Median seconds of each ``fn(); sync()``, the methods taking turns in every round (the
+    machine is shared: a load change then hits every method alike)."""
+    for fn in fns.values():
+        fn()
+        fn()
+        sync()
+    times: dict = {k: [] for k in fns}
+    for _ in range(reps):
+        for k, fn in fns.items():
+            t = time.perf_counter()
+            fn()
+            sync()
+            times[k].append(time.perf_counter() - t)
+    return {k: statistics.median(v) for k, v in times.items()}
 
 
 def _psum_fn():
@@ -72,19 +93,17 @@ def single(sizes: list[int], reps: int) -> list[dict]:
         add = (clnp.add(x0, copy_to_device(x1, devs[0])), clnp.add(copy_to_device(x0, devs[1]), x1))
         assert np.array_equal(np.asarray(add[1]), expect)
         h0, h1 = a[0].copy(), a[1].copy()
-        res = {
-            "pmap_psum": timeit(lambda: f(sh), sync, reps),
-            **{f"host_chunk_{c}": timeit(
-                lambda c=c: transport.reduce_collective("psum", sh.shards, who,
-                                                        (c * 1024 if c != "whole" else n * 4)),
-                sync, reps) for c in (256, 1024, 4096, "whole")},
-            "exchange_add": timeit(lambda: (clnp.add(x0, copy_to_device(x1, devs[0])),
-                                            clnp.add(copy_to_device(x0, devs[1]), x1)),
-                                   sync, reps),
-            "d2h_h2d_one": timeit(lambda: upload(start_read(x0).wait(), devs[0], owned=True),
-                                  sync, reps),
-            "numpy_add": timeit(lambda: np.add(h0, h1), lambda: None, reps),
+        fns = {
+            "pmap_psum": lambda: f(sh),
+            **{f"host_chunk_{c}": (lambda c=c: transport.reduce_collective(
+                "psum", sh.shards, who, (c * 1024 if c != "whole" else n * 4)))
+               for c in (256, 1024, 4096, "whole")},
+            "exchange_add": lambda: (clnp.add(x0, copy_to_device(x1, devs[0])),
+                                     clnp.add(copy_to_device(x0, devs[1]), x1)),
+            "d2h_h2d_one": lambda: upload(start_read(x0).wait(), devs[0], owned=True),
+            "numpy_add": lambda: np.add(h0, h1),
         }
+        res = interleaved(fns, sync, reps)
         for k, t in res.items():
             rows.append({"setting": "1 process, 2 PoCL devices", "MiB": mib, "method": k,
                          "seconds": f"{t:.6f}", "GB_s": f"{mib * MIB / t / 1e9:.3f}",
@@ -114,12 +133,11 @@ def multi(sizes: list[int], reps: int) -> list[dict]:
         host = a[me].copy()
         out = np.empty_like(host)
         other = 1 - me
-        res = {
-            "pmap_psum": timeit(lambda: f(sh), sync, reps),
-            "mpi_Allreduce": timeit(lambda: comm.Allreduce(host, out, op=MPI.SUM), sync, reps),
-            "mpi_Sendrecv": timeit(lambda: comm.Sendrecv(host, dest=other, recvbuf=out,
-                                                         source=other), sync, reps),
-        }
+        res = interleaved({
+            "pmap_psum": lambda: f(sh),
+            "mpi_Allreduce": lambda: comm.Allreduce(host, out, op=MPI.SUM),
+            "mpi_Sendrecv": lambda: comm.Sendrecv(host, dest=other, recvbuf=out, source=other),
+        }, sync, reps)
         if me == 0:
             for k, t in res.items():
                 rows.append({"setting": "mpiexec -n 2, 1 PoCL device each", "MiB": mib,
