@@ -236,9 +236,12 @@ class Pmapped:
         self.static_argnums, self.donate_argnums = static_argnums, donate_argnums
         self._cache: OrderedDict[Any, _Plan] = OrderedDict()
         functools.update_wrapper(self, fun)
-        for a in (in_axes,) + (tuple(in_axes) if isinstance(in_axes, (tuple, list)) else ()):
-            if not (a is None or isinstance(a, (int, tuple, list))) or isinstance(a, bool):
-                raise TypeError(f"pmap: in_axes entries must be ints or None; got {a!r}")
+        entries = tuple(in_axes) if isinstance(in_axes, (tuple, list)) else (in_axes,)
+        for a in entries:
+            if not (a is None or isinstance(a, int)) or isinstance(a, bool):
+                raise TypeError(f"pmap: in_axes must be an int, None, or a tuple of one int or "
+                                f"None per positional argument (applied to every leaf of that "
+                                f"argument); got {in_axes!r}")
 
     def __repr__(self) -> str:
         return f"<pmap {getattr(self.fun, '__name__', 'function')}>"
@@ -274,10 +277,11 @@ class Pmapped:
         if order != sorted(order):
             raise ValueError("pmap: devices must be grouped by process in process order (as "
                              "clnp_nn.parallel.devices() lists them)")
-        if len(counts) > 1 and len(counts) != mpi.process_count():
-            raise ValueError("pmap: devices name processes that are not part of this run")
-        return Participants(glob, local, ids, [c for c in counts if c] if len(counts) > 1
-                            else [len(local)])
+        if len(counts) > 1 and (len(counts) != mpi.process_count() or not all(counts)):
+            raise ValueError(f"pmap: a pmap across processes must include devices of every "
+                             f"process (devices per process here: {counts}, processes: "
+                             f"{mpi.process_count()})")
+        return Participants(glob, local, ids, counts if len(counts) > 1 else [len(local)])
 
     # -- arguments
     def _axes(self, n_args: int) -> tuple:

@@ -60,6 +60,7 @@ class _World:
         self.global_: tuple[Any, ...] | None = None
         self.counts: tuple[int, ...] = ()
         self.seq = itertools.count()
+        self.hooked = False
 
 
 _W = _World()
@@ -129,8 +130,9 @@ def initialize(*, local_device_ids: Sequence[int] | None = None,
         for j, nm in enumerate(names):
             glob.append(local[j] if r == _W.rank else RemoteDevice(len(glob), r, nm))
     _W.global_, _W.counts = tuple(glob), tuple(counts)
-    if _W.size > 1:
+    if _W.size > 1 and not _W.hooked:
         _abort_on_uncaught_exception(comm)
+        _W.hooked = True
 
 
 def _abort_on_uncaught_exception(comm: Any) -> None:

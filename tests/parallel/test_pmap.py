@@ -135,3 +135,10 @@ def test_collective_inside_control_flow_is_refused(devs):
                devices=devs)
     with pytest.raises(NotImplementedError, match="'psum' sits inside"):
         f(np.ones((2, 3), np.float32))
+
+
+def test_in_axes_must_be_ints_or_none(devs):
+    with pytest.raises(TypeError, match="in_axes must be an int, None, or a tuple"):
+        P.pmap(lambda v: v, in_axes=((0, 1),), devices=devs)
+    with pytest.raises(TypeError, match="in_axes must be"):
+        P.pmap(lambda v: v, in_axes="0", devices=devs)
