@@ -1,6 +1,6 @@
 """psum bandwidth across OpenCL devices (one process) and across MPI processes, beside peers.
 
-    python bench/bench_parallel.py [--reps 5] [--sizes 1,4,16,64]
+    python bench/bench_parallel.py [--reps 5] [--sizes 1,4,16,64] [--mlp]
         [--csv bench/results/parallel-pocl-cpu.csv]
     mpiexec -n 2 python bench/bench_parallel.py --mpi
         [--csv bench/results/parallel-mpi-pocl-cpu.csv]
@@ -23,6 +23,9 @@ Times are medians of ``--reps`` rounds after two warm-up runs, each run ending w
 finished; the methods take turns within each round, so load changes on the shared machine hit
 them alike.
 Results are checked against NumPy first.
+
+``--mlp``: also the data-parallel MLP step of examples/data_parallel_mlp.py (784-1024-1024-10,
+global batch 512) on one device and on two, in ms per step.
 
 ``--mpi`` (one device per process): ``pmap_psum`` across the two processes (each rank sends its
 shard to the other with Isend/Irecv, both sum in rank order) beside mpi4py's ``Allreduce`` of
@@ -149,15 +152,52 @@ def multi(sizes: list[int], reps: int) -> list[dict]:
     return rows
 
 
+def mlp(reps: int) -> list[dict]:
+    """The data-parallel MLP step (784-1024-1024-10, global batch 512) of
+    examples/data_parallel_mlp.py on one device and on two devices of this process."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
+        __file__))), "examples"))
+    from data_parallel_mlp import init_params, make_step
+    d0 = clnp.default_device()
+    devs = [d for d in clnp.devices() if d.platform_name == d0.platform_name][:2]
+    rng = np.random.default_rng(0)
+    params0 = init_params(rng, [784, 1024, 1024, 10])
+    x = rng.standard_normal((512, 784)).astype(np.float32)
+    y = rng.integers(0, 10, 512)
+    rows, base = [], None
+    for k in (1, len(devs)):
+        use = devs[:k]
+        params = P.pmap(lambda p: p, in_axes=None, devices=use)(params0)
+        step = P.pmap(make_step(0.01), "batch", devices=use)
+        xs = [upload(a, d) for a, d in zip(np.split(x, k), use)]
+        ys = [upload(a, d) for a, d in zip(np.split(y, k), use)]
+        xb, yb = P.ShardedArray(xs), P.ShardedArray(ys)
+        state = {"p": params}
+
+        def run() -> None:
+            _, state["p"] = step(state["p"], xb, yb)
+        t = interleaved({"step": run}, clnp.synchronize, reps)["step"]
+        base = base or t
+        rows.append({"setting": f"1 process, {k} PoCL device(s)", "MiB": "",
+                     "method": "mlp_step_784-1024-1024-10_b512", "seconds": f"{t:.6f}",
+                     "GB_s": "", "ratio_to_pmap_psum": f"{base / t:.2f}"})
+        print(f"MLP step on {k} device(s): {t * 1e3:.1f} ms ({512 / t:.0f} examples/s, "
+              f"{base / t:.2f}x one device)", flush=True)
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--sizes", default="1,4,16,64")
     ap.add_argument("--mpi", action="store_true")
+    ap.add_argument("--mlp", action="store_true", help="also time the data-parallel MLP step")
     ap.add_argument("--csv", default=None)
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     rows = multi(sizes, args.reps) if args.mpi else single(sizes, args.reps)
+    if args.mlp and not args.mpi:
+        rows += mlp(args.reps)
     if args.csv and rows:
         write_csv(args.csv, rows)
 
