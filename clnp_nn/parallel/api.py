@@ -21,9 +21,9 @@ collectives combine across processes.
 from __future__ import annotations
 
 import functools
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from collections import OrderedDict
-from typing import Any, Callable, Hashable, Sequence
+from typing import Any, Callable, Hashable, Iterator, Sequence
 
 import numpy as np
 
@@ -365,7 +365,7 @@ class Pmapped:
             return tuple(full), {}
         frame = axis_frame(self.axis_name, len(who.global_devices), "pmap") \
             if self.axis_name is not None else nullcontext()
-        with frame, set_interpreter(EVAL):
+        with frame, _default_device(who.local[0]), set_interpreter(EVAL):
             graph, out_def = stage(self.fun, dev0_args, weak, rebuild)
         return _Plan(graph, out_def, who, who.local[0])
 
@@ -386,6 +386,19 @@ class Pmapped:
                 raise NotImplementedError(f"pmap: out_axes={ax!r}; only 0 and None are "
                                           f"supported (move the axis afterwards)")
         return tree_unflatten(plan.out_def, res)
+
+
+@contextmanager
+def _default_device(device: Device) -> Iterator[None]:
+    """The traced device is the default while ``fun`` is traced, so creation ops inside it
+    (``clnp.ones``, ``arange``) land beside its shards and are recorded with that device,
+    which each device's executable then replaces with its own."""
+    prev = clnp.default_device()
+    clnp.set_default_device(device)
+    try:
+        yield
+    finally:
+        clnp.set_default_device(prev)
 
 
 def _shard_leaf(leaf: Any, ax: Any, local: Sequence[Device], argnum: int, name: str

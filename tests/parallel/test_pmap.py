@@ -142,3 +142,13 @@ def test_in_axes_must_be_ints_or_none(devs):
         P.pmap(lambda v: v, in_axes=((0, 1),), devices=devs)
     with pytest.raises(TypeError, match="in_axes must be"):
         P.pmap(lambda v: v, in_axes="0", devices=devs)
+
+
+def test_device_order_and_non_default_first_device(devs, rng):
+    """devices=[second, first]: tracing happens beside the first listed device's shard."""
+    a = rng.standard_normal((N, 3)).astype(np.float32)
+    rev = devs[::-1]
+    out = P.pmap(lambda v: v + clnp.ones(3, dtype=clnp.float32) + P.axis_index("i"), "i",
+                 devices=rev)(a)
+    assert out.devices == tuple(rev) and out[0].device is rev[0]
+    np.testing.assert_allclose(np.asarray(out), a + 1 + np.arange(N)[:, None], rtol=1e-6)
