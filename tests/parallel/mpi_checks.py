@@ -1,4 +1,4 @@
-"""Run under ``mpiexec -n 2`` by test_launch.py: the pmap checks across processes.
+"""Run under ``mpiexec -n 2`` by test_parallel_launch.py: the pmap checks across processes.
 
 ``python mpi_checks.py``: every collective against NumPy over the global devices, the
 data-parallel value_and_grad step against one device on the combined batch (and replicas
@@ -22,8 +22,8 @@ import clnp  # noqa: E402
 import clnp_grad as cg  # noqa: E402
 from clnp_nn import parallel as P  # noqa: E402
 
-import _oracle  # noqa: E402
-import mlp  # noqa: E402
+import _parallel_oracle as _oracle  # noqa: E402
+import _parallel_mlp as mlp  # noqa: E402
 
 
 def main(mode: str) -> None:

@@ -10,7 +10,7 @@ import clnp
 import clnp_grad as cg
 from clnp_nn import parallel as P
 
-import _oracle
+import _parallel_oracle as _oracle
 
 N = 3
 CASES = {name: (f, ref) for name, f, ref in _oracle.cases(N)}

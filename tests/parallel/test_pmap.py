@@ -1,6 +1,10 @@
 """pmap over two devices: every collective against NumPy, the data-parallel gradient step
 against one device on the combined batch, gradients through collectives, ShardedArray, errors.
-Skipped with fewer than two devices (test_launch.py then runs them in a subprocess)."""
+
+They need two OpenCL devices of one platform in this process. With fewer (the usual PoCL
+set-up) they skip, and ``test_parallel_launch.py`` runs this file again in a subprocess with
+``POCL_DEVICES="pthread pthread"`` (two PoCL CPU devices), so the default test command covers
+them. (No conftest.py here: ``tests/test_helpers_c.py`` imports the top-level one by name.)"""
 from __future__ import annotations
 
 import numpy as np
@@ -10,10 +14,23 @@ import clnp
 import clnp_grad as cg
 from clnp_nn import parallel as P
 
-import _oracle
-import mlp
+import _parallel_oracle as _oracle
+import _parallel_mlp as mlp
 
 N = 2
+
+
+@pytest.fixture
+def devs():
+    """The first two devices of the default device's platform, or a skip."""
+    d0 = clnp.default_device()
+    found = [d for d in clnp.devices() if d.platform_name == d0.platform_name]
+    if len(found) < 2:
+        pytest.skip("needs two OpenCL devices of one platform (tests/parallel/test_parallel_launch.py "
+                    "runs these with POCL_DEVICES='pthread pthread')")
+    return found[:2]
+
+
 CASES = {name: (f, ref) for name, f, ref in _oracle.cases(N)}
 
 
