@@ -87,8 +87,7 @@ def main() -> None:
     x_all, y_all = dataset(rng, 16 * args.batch, sizes[0], sizes[-1])
     params = init_params(rng, sizes)
 
-    replicate = P.pmap(lambda p: p, in_axes=None, devices=glob)
-    params = replicate(params)                       # ShardedArrays: one replica per device
+    params = P.device_put_replicated(params, local)  # ShardedArrays: one replica per device
     step = P.pmap(make_step(args.lr), "batch", devices=glob)
     check = P.pmap(lambda v: P.all_gather(v, "batch"), "batch", devices=glob)
     print(f"process {me}/{P.process_count()}: {n_local} local of {n_global} devices "

@@ -16,9 +16,9 @@ from .collectives import (all_gather, all_to_all, axis_index, axis_size, pmax, p
 from .mpi import (CollectiveTimeoutError, RemoteDevice, device_count, devices, initialize,
                   is_initialized, local_device_count, local_devices, process_count,
                   process_index)
-from .sharded import ShardedArray
+from .sharded import ShardedArray, device_put_replicated, device_put_sharded
 
-__all__ = ["pmap", "Pmapped", "ShardedArray", "psum", "pmean", "pmax", "pmin", "all_gather",
+__all__ = ["pmap", "Pmapped", "ShardedArray", "device_put_replicated", "device_put_sharded", "psum", "pmean", "pmax", "pmin", "all_gather",
            "psum_scatter", "ppermute", "all_to_all", "axis_index", "axis_size", "initialize",
            "is_initialized", "process_index", "process_count", "local_devices",
            "local_device_count", "devices", "device_count", "RemoteDevice",

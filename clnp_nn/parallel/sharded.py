@@ -139,3 +139,77 @@ class ShardedArray:
 
 
 __all__ = ["ShardedArray"]
+
+
+def _to(leaf: Any, device: Device) -> Array:
+    from clnp._transfer import copy_to_device, upload
+    if isinstance(leaf, ShardedArray):
+        raise TypeError("a ShardedArray is already placed; index a shard (x[i]) to re-place it")
+    if isinstance(leaf, Array):
+        return leaf if leaf.device is device else copy_to_device(leaf, device)
+    host = np.asarray(leaf)
+    if host.dtype == object:
+        raise TypeError(f"cannot place a {type(leaf).__name__} on a device")
+    if host.dtype == np.float64 and not isinstance(leaf, (np.ndarray, np.generic)):
+        host = host.astype(device.default_float)    # Python floats take the device default
+    return upload(host, device)
+
+
+def device_put_replicated(x: Any, devices: Sequence[Device]) -> Any:
+    """One copy of every array leaf of ``x`` on each of ``devices``, as ShardedArrays with a
+    leading device axis (JAX's ``device_put_replicated``): the replicated state of a
+    data-parallel loop, passed to ``pmap`` with ``in_axes=0``.
+
+    Parameters
+    ----------
+    x : pytree of clnp/NumPy arrays (or Python numbers)
+    devices : the devices, in pmap's order
+
+    Returns
+    -------
+    The same pytree with ShardedArray leaves of shape ``(len(devices),) + leaf.shape``.
+
+    Raises
+    ------
+    ValueError
+        ``devices`` is empty.
+
+    Examples
+    --------
+    >>> params = device_put_replicated(params, clnp.devices())
+    """
+    from clnp_grad._tree import tree_map
+    devs = tuple(devices)
+    if not devs:
+        raise ValueError("device_put_replicated: devices is empty")
+    return tree_map(lambda leaf: ShardedArray([_to(leaf, d) for d in devs], devs), x)
+
+
+def device_put_sharded(shards: Sequence[Any], devices: Sequence[Device]) -> Any:
+    """``shards[i]`` (pytrees of one structure, leaves of one shape per position) placed on
+    ``devices[i]``, stacked into ShardedArrays (JAX's ``device_put_sharded``).
+
+    Raises
+    ------
+    ValueError
+        ``len(shards) != len(devices)``, or the shards' structures or shapes differ.
+
+    Examples
+    --------
+    >>> xb = device_put_sharded(list(np.split(batch, 2)), clnp.devices()[:2])
+    """
+    from clnp_grad._tree import tree_flatten, tree_unflatten
+    devs = tuple(devices)
+    if len(shards) != len(devs) or not devs:
+        raise ValueError(f"device_put_sharded: {len(shards)} shards for {len(devs)} devices")
+    flats = [tree_flatten(s) for s in shards]
+    tdef = flats[0][1]
+    for i, (_, t) in enumerate(flats):
+        if t != tdef:
+            raise ValueError(f"device_put_sharded: shard {i} has structure {t}, shard 0 {tdef}")
+    leaves = [ShardedArray([_to(f[0][j], d) for f, d in zip(flats, devs)], devs)
+              for j in range(len(flats[0][0]))]
+    return tree_unflatten(tdef, leaves)
+
+
+__all__ += ["device_put_replicated", "device_put_sharded"]

@@ -169,3 +169,17 @@ def test_device_order_and_non_default_first_device(devs, rng):
                  devices=rev)(a)
     assert out.devices == tuple(rev) and out[0].device is rev[0]
     np.testing.assert_allclose(np.asarray(out), a + 1 + np.arange(N)[:, None], rtol=1e-6)
+
+
+def test_device_put_replicated_and_sharded(devs, rng):
+    a = rng.standard_normal((3, 2)).astype(np.float32)
+    rep = P.device_put_replicated({"w": a, "b": clnp.asarray(a[0], device=devs[0])}, devs)
+    assert rep["w"].shape == (N, 3, 2) and rep["w"].devices == tuple(devs)
+    np.testing.assert_array_equal(np.asarray(rep["w"]), np.stack([a, a]))
+    np.testing.assert_array_equal(np.asarray(rep["b"][1]), a[0])
+    sh = P.device_put_sharded([a[:1], a[1:2]], devs)
+    assert sh[1].device is devs[1]
+    out = P.pmap(lambda w, s: w * s, devices=devs)(rep["w"], sh)
+    np.testing.assert_allclose(np.asarray(out), np.stack([a * a[:1], a * a[1:2]]), rtol=1e-6)
+    with pytest.raises(ValueError, match="1 shards for 2 devices"):
+        P.device_put_sharded([a], devs)
