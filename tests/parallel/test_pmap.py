@@ -183,3 +183,14 @@ def test_device_put_replicated_and_sharded(devs, rng):
     np.testing.assert_allclose(np.asarray(out), np.stack([a * a[:1], a * a[1:2]]), rtol=1e-6)
     with pytest.raises(ValueError, match="1 shards for 2 devices"):
         P.device_put_sharded([a], devs)
+
+
+def test_vmap_inside_pmap_with_both_axis_names(devs, rng):
+    a = rng.standard_normal((N, 3, 4)).astype(np.float32)
+    f = P.pmap(cg.vmap(lambda v: P.psum(v, ("i", "j")) - P.pmean(v, "i"), axis_name="j"), "i",
+               devices=devs)
+    expect = np.broadcast_to(a.sum((0, 1)), a.shape) - np.broadcast_to(a.mean(0), a.shape)
+    np.testing.assert_allclose(np.asarray(f(a)), expect, rtol=1e-5, atol=1e-5)
+    k = P.pmap(lambda v: P.psum(v, "i"), "i", devices=devs)(np.arange(6).reshape(N, 3))
+    assert np.asarray(k).dtype == np.int64
+    np.testing.assert_array_equal(np.asarray(k)[1], [3, 5, 7])
