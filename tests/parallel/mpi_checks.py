@@ -3,7 +3,8 @@
 ``python mpi_checks.py``: every collective against NumPy over the global devices, the
 data-parallel value_and_grad step against one device on the combined batch (and replicas
 bit-identical across processes), gradients through collectives. Prints ``rank R OK``.
-``python mpi_checks.py dead``: rank 1 stops taking part; rank 0 must raise
+``python mpi_checks.py local2`` (with ``POCL_DEVICES="pthread pthread"``): two devices per
+process, every collective over the four. ``python mpi_checks.py dead``: rank 1 stops taking part; rank 0 must raise
 CollectiveTimeoutError naming rank 1, and the job must end (MPI_Abort) long before rank 1
 would.
 """
@@ -26,7 +27,23 @@ import _parallel_oracle as _oracle  # noqa: E402
 import _parallel_mlp as mlp  # noqa: E402
 
 
+def two_local_devices() -> None:
+    """Two processes with two devices each: every collective over the four devices."""
+    P.initialize(timeout=120.0)
+    me, n, nl = P.process_index(), P.device_count(), P.local_device_count()
+    assert (n, nl) == (4, 2), (n, nl)
+    rng = np.random.default_rng(3)
+    for name, f, ref in _oracle.cases(n):
+        a = rng.standard_normal((n, n, 2 * n)).astype(np.float32)
+        out = np.asarray(P.pmap(f, "i")(a[me * nl:(me + 1) * nl]))
+        expect = np.stack([np.asarray(o) for o in ref(list(a))])[me * nl:(me + 1) * nl]
+        np.testing.assert_allclose(out, expect, rtol=1e-5, atol=1e-5, err_msg=name)
+    print(f"rank {me} OK", flush=True)
+
+
 def main(mode: str) -> None:
+    if mode == "local2":
+        return two_local_devices()
     P.initialize(local_device_ids=[clnp.default_device().index],
                  timeout=5.0 if mode == "dead" else 120.0)
     me, nproc = P.process_index(), P.process_count()

@@ -28,9 +28,8 @@ def _same_platform_count():
     return sum(d.platform_name == d0.platform_name for d in clnp.devices())
 
 
-def test_two_device_tests_in_a_subprocess():
-    if _same_platform_count() >= 2:
-        pytest.skip("two devices here: test_pmap.py ran in this process")
+def _two_pocl_devices_env():
+    """The environment giving a child process two PoCL devices, or a skip."""
     env = _env(POCL_DEVICES="pthread pthread")
     probe = subprocess.run([sys.executable, "-c", "import clnp; d0 = clnp.default_device(); "
                             "print(sum(d.platform_name == d0.platform_name "
@@ -39,6 +38,13 @@ def test_two_device_tests_in_a_subprocess():
     if probe.returncode != 0 or probe.stdout.strip() != "2":
         pytest.skip(f"POCL_DEVICES='pthread pthread' does not give two devices here "
                     f"({probe.stdout.strip() or probe.stderr.strip()[-200:]})")
+    return env
+
+
+def test_two_device_tests_in_a_subprocess():
+    if _same_platform_count() >= 2:
+        pytest.skip("two devices here: test_pmap.py ran in this process")
+    env = _two_pocl_devices_env()
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
                         os.path.join(HERE, "test_pmap.py")],
                        env=env, capture_output=True, text=True, timeout=1200, cwd=ROOT)
@@ -62,6 +68,17 @@ def test_mpi_two_processes():
     exe = _mpi_or_skip()
     r = subprocess.run([exe, "-n", "2", sys.executable, os.path.join(HERE, "mpi_checks.py")],
                        env=_env(), capture_output=True, text=True, timeout=900, cwd=ROOT)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out[-6000:]
+    assert "rank 0 OK" in out and "rank 1 OK" in out, out[-3000:]
+
+
+def test_mpi_two_processes_two_devices_each():
+    exe = _mpi_or_skip()
+    env = _two_pocl_devices_env()
+    r = subprocess.run([exe, "-n", "2", sys.executable, os.path.join(HERE, "mpi_checks.py"),
+                        "local2"], env=env, capture_output=True, text=True, timeout=900,
+                       cwd=ROOT)
     out = r.stdout + r.stderr
     assert r.returncode == 0, out[-6000:]
     assert "rank 0 OK" in out and "rank 1 OK" in out, out[-3000:]
