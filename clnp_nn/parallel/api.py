@@ -124,7 +124,6 @@ class _Plan:
                 seg.append(e)
         if seg:
             self.steps.append(("seg", seg))
-        self._segments: list[Any] = []
         needed_after: set[int] = {x.n for x in graph.outs if isinstance(x, Var)}
         info: list[Any] = [None] * len(self.steps)
         for i in range(len(self.steps) - 1, -1, -1):
@@ -143,6 +142,18 @@ class _Plan:
             info[i] = (ins, outs)
             needed_after |= {x.n for e in eqns for x in e.inputs if isinstance(x, Var)}
         self.info = info
+        # values to drop after each step (their last use), so the pools reuse their memory
+        last: dict[int, int] = {}
+        for i, (kind, what) in enumerate(self.steps):
+            for e in (what if kind == "seg" else [what]):
+                for x in e.inputs:
+                    if isinstance(x, Var) and x.n not in graph.consts:
+                        last[x.n] = i
+        keep = {x.n for x in graph.outs if isinstance(x, Var)}
+        self.free_after: list[list[int]] = [[] for _ in self.steps]
+        for n, i in last.items():
+            if n not in keep:
+                self.free_after[i].append(n)
         self._exes: dict[tuple[int, Device], Executable] = {}
         self._consts: dict[Device, dict[int, Any]] = {}
 
@@ -191,6 +202,9 @@ class _Plan:
                 res = collective(what.prim.name, what.params, shards, who)
                 for env, r in zip(envs, res):
                     env[what.out_binders[0].n] = r
+            for env in envs:
+                for n in self.free_after[i]:
+                    env.pop(n, None)
         return [[_read(env, x, dev) for x in g.outs] for env, dev in zip(envs, who.local)]
 
 
