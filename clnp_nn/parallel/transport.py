@@ -3,9 +3,10 @@ processes (MPI), combined, and back to the devices.
 
 clnp gives every device its own OpenCL context, so shards of different devices meet in host
 memory. The reads of all local shards are enqueued before any is waited for (the devices copy
-out together); ``psum``/``pmax``/``pmin`` then combine chunk by chunk, each chunk's result
-written back to every device without waiting while later chunks are still being read, so the
-device-to-host copies, the host reduction and the host-to-device copies overlap. The other
+out together); ``psum``/``pmax``/``pmin`` then combine chunk by chunk (exchanging each chunk
+with the other processes, if any), each chunk's result written back to every device without
+waiting while later chunks are still being read, so the device-to-host copies, the exchange,
+the host reduction and the host-to-device copies overlap. The other
 collectives move whole shards and apply their stacked meaning
 (``clnp_grad._collectives.STACKED``) with NumPy. Across processes each rank sends its local
 shards to every other (``mpi.exchange``) and every rank combines the same global list in the
@@ -48,42 +49,39 @@ class Participants:
         return len(self.counts) > 1
 
 
-def _reads(shards: Sequence[Array], lo: int, hi: int) -> list:
-    return [start_read(s.reshape(-1)[lo:hi] if (lo, hi) != (0, s.size) else s)
-            for s in shards]
-
-
 def reduce_collective(name: str, shards: Sequence[Array], who: Participants,
-                      chunk_bytes: int = CHUNK_BYTES) -> list[Array]:
-    """``psum``/``pmax``/``pmin`` of the local shards (and, across processes, the others')."""
+                      chunk_bytes: int | None = None) -> list[Array]:
+    """``psum``/``pmax``/``pmin`` of the local shards (and, across processes, the others').
+
+    Every chunk's device-to-host reads are enqueued first; then chunk by chunk: wait for its
+    reads, exchange it with the other processes, reduce it in participant order, enqueue its
+    writes to every device. Later chunks' reads and earlier chunks' writes proceed on the
+    devices meanwhile."""
     op = _REDUCE[name]
     x0 = shards[0]
     shape, dtype, n = tuple(x0.shape), x0.dtype, x0.size
-    if who.multiprocess:          # whole shards cross processes; chunking is local only
-        rows = np.empty((who.size, n), dtype)       # every participant's shard, global order
-        starts = np.cumsum((0,) + who.counts)
-        me = mpi.process_index()
-        mine = rows[starts[me]:starts[me + 1]]
-        for r in [start_read(s, mine[k]) for k, s in enumerate(shards)]:
-            r.wait()
-        mpi.exchange(mine, [(c, n) for c in who.counts], name,
-                     out=[rows[starts[p]:starts[p + 1]] for p in range(len(who.counts))])
-        acc = rows[0].copy()
-        for row in rows[1:]:
-            op(acc, row, out=acc)
-        acc = acc.reshape(shape)
-        return [upload(acc, d, owned=True) for d in who.local]
+    flat = [s.reshape(-1) for s in shards]
     outs = [Array.empty(shape, dtype, d) for d in who.local]
     flat_outs = [o.reshape(-1) for o in outs]
-    step = max(chunk_bytes // max(dtype.itemsize, 1), 1)
+    step = max((chunk_bytes or CHUNK_BYTES) // max(dtype.itemsize, 1), 1)
     bounds = [(lo, min(lo + step, n)) for lo in range(0, n, step)] or [(0, 0)]
-    pending = [_reads(shards, lo, hi) for lo, hi in bounds]   # every read enqueued first
-    for (lo, hi), reads in zip(bounds, pending):
-        r = reads[0].wait().copy()
-        for q in reads[1:]:
-            op(r, q.wait(), out=r)
+    starts = [int(v) for v in np.cumsum((0,) + who.counts)]
+    me = mpi.process_index() if who.multiprocess else 0
+    first = starts[me]
+    bufs = [np.empty((who.size, hi - lo), dtype) for lo, hi in bounds]   # chunk-major
+    pending = [[start_read(f[lo:hi], buf[first + k]) for k, f in enumerate(flat)]
+               for (lo, hi), buf in zip(bounds, bufs)]
+    for (lo, hi), buf, reads in zip(bounds, bufs, pending):
+        for r in reads:
+            r.wait()
+        if who.multiprocess:
+            mpi.exchange(buf[first:first + len(flat)], [(c, hi - lo) for c in who.counts], name,
+                         out=[buf[a:b] for a, b in zip(starts[:-1], starts[1:])])
+        acc = buf[0].copy()
+        for row in buf[1:]:
+            op(acc, row, out=acc)
         for fo in flat_outs:
-            write_into(fo, lo, r)
+            write_into(fo, lo, acc)
     return outs
 
 
@@ -92,7 +90,7 @@ def collective(name: str, params: dict, shards: Sequence[Array], who: Participan
     """Result shards (one per local device) of collective ``name`` over the participants."""
     if name in _REDUCE:
         return reduce_collective(name, shards, who)
-    reads = _reads(shards, 0, shards[0].size)
+    reads = [start_read(s) for s in shards]     # all devices copy out together
     local = np.stack([r.wait() for r in reads])
     if who.multiprocess:
         parts = mpi.exchange(local, [(c,) + local.shape[1:] for c in who.counts], name)

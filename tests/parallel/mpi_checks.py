@@ -64,6 +64,14 @@ def main(mode: str) -> None:
         expect = np.asarray(ref(list(a))[me])
         np.testing.assert_allclose(np.asarray(out)[0], expect, rtol=1e-6, atol=1e-6,
                                    err_msg=name)
+    # several chunks (the last one short) of the overlapped reduction
+    from clnp_nn.parallel import transport
+    transport.CHUNK_BYTES, saved = 4096, transport.CHUNK_BYTES
+    a = rng.standard_normal((n, 10_001)).astype(np.float32)
+    out = P.pmap(lambda v: (P.psum(v, "i"), P.pmax(v, "i")), "i")(a[me:me + 1])
+    np.testing.assert_allclose(np.asarray(out[0])[0], a.sum(0), rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(np.asarray(out[1])[0], a.max(0))
+    transport.CHUNK_BYTES = saved
     # data-parallel step == one device on the combined batch; replicas bit-identical
     params = mlp.init(rng, (6, 8, 3))
     x = rng.standard_normal((2 * 4, 6)).astype(np.float32)

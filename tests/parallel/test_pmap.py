@@ -194,3 +194,12 @@ def test_vmap_inside_pmap_with_both_axis_names(devs, rng):
     k = P.pmap(lambda v: P.psum(v, "i"), "i", devices=devs)(np.arange(6).reshape(N, 3))
     assert np.asarray(k).dtype == np.int64
     np.testing.assert_array_equal(np.asarray(k)[1], [3, 5, 7])
+
+
+def test_reduction_in_several_chunks(devs, rng, monkeypatch):
+    from clnp_nn.parallel import transport
+    monkeypatch.setattr(transport, "CHUNK_BYTES", 4096)
+    a = rng.standard_normal((N, 10_001)).astype(np.float32)
+    s, m = P.pmap(lambda v: (P.psum(v, "i"), P.pmin(v, "i")), "i", devices=devs)(a)
+    np.testing.assert_allclose(np.asarray(s), np.broadcast_to(a[0] + a[1], a.shape), rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(m), np.broadcast_to(a.min(0), a.shape))
