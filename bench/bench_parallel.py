@@ -28,8 +28,9 @@ Results are checked against NumPy first.
 global batch 512) on one device and on two, in ms per step.
 
 ``--mpi`` (one device per process): ``pmap_psum`` across the two processes (each rank sends its
-shard to the other with Isend/Irecv, both sum in rank order) beside mpi4py's ``Allreduce`` of
-host arrays (MPICH) and the ``Sendrecv`` exchange alone.
+shard to the other with Isend/Irecv, both sum in rank order; 4 MiB chunks) and the same
+unchunked, beside mpi4py's ``Allreduce`` of host arrays (MPICH) and the ``Sendrecv`` exchange
+alone.
 """
 from __future__ import annotations
 
@@ -136,8 +137,17 @@ def multi(sizes: list[int], reps: int) -> list[dict]:
         host = a[me].copy()
         out = np.empty_like(host)
         other = 1 - me
+        def chunked(c: int) -> None:
+            saved, transport.CHUNK_BYTES = transport.CHUNK_BYTES, c
+            try:
+                f(sh)
+            finally:
+                transport.CHUNK_BYTES = saved
         res = interleaved({
             "pmap_psum": lambda: f(sh),
+            "pmap_psum_chunk_4M": lambda: chunked(4 * MIB),
+            "pmap_psum_chunk_16M": lambda: chunked(16 * MIB),
+            "pmap_psum_unchunked": lambda: chunked(1 << 40),
             "mpi_Allreduce": lambda: comm.Allreduce(host, out, op=MPI.SUM),
             "mpi_Sendrecv": lambda: comm.Sendrecv(host, dest=other, recvbuf=out, source=other),
         }, sync, reps)
