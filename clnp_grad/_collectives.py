@@ -64,7 +64,17 @@ def lookup_axis(name: Hashable, what: str) -> AxisFrame:
 
 
 def axis_size(axis_name: Hashable) -> int:
-    """Number of participants of the mapped axis ``axis_name`` (JAX's ``psum(1, name)``)."""
+    """Number of participants of the mapped axis ``axis_name`` (JAX's ``psum(1, name)``).
+
+    Raises
+    ------
+    NameError
+        ``axis_name`` is not bound by an enclosing ``pmap``/``vmap``.
+
+    Examples
+    --------
+    >>> vmap(lambda v: v / axis_size("i"), axis_name="i")(x)
+    """
     return lookup_axis(axis_name, "axis_size").size
 
 
@@ -272,12 +282,42 @@ def psum(x: Any, axis_name: Any) -> Any:
 
 
 def pmax(x: Any, axis_name: Any) -> Any:
-    """Elementwise maximum of ``x`` over the participants of ``axis_name`` (see ``psum``)."""
+    """Elementwise maximum of ``x`` over the participants of ``axis_name``.
+
+    Parameters
+    ----------
+    x : array or pytree of arrays
+    axis_name : a mapped axis name (or a tuple of names)
+
+    Returns
+    -------
+    The maximum, the same on every participant. Its derivative goes to the participants
+    holding the maximum, split evenly among ties.
+
+    Raises
+    ------
+    NameError
+        unbound ``axis_name``.
+
+    Examples
+    --------
+    >>> vmap(lambda v: pmax(v, "i"), axis_name="i")(clnp.asarray([1.0, 5.0, 2.0]))  # [5, 5, 5]
+    """
     return _reduce_coll("pmax", x, axis_name)
 
 
 def pmin(x: Any, axis_name: Any) -> Any:
-    """Elementwise minimum of ``x`` over the participants of ``axis_name`` (see ``psum``)."""
+    """Elementwise minimum of ``x`` over the participants of ``axis_name`` (as ``pmax``).
+
+    Raises
+    ------
+    NameError
+        unbound ``axis_name``.
+
+    Examples
+    --------
+    >>> vmap(lambda v: pmin(v, "i"), axis_name="i")(clnp.asarray([1.0, 5.0, 2.0]))  # [1, 1, 1]
+    """
     return _reduce_coll("pmin", x, axis_name)
 
 
@@ -304,6 +344,10 @@ def all_gather(x: Any, axis_name: Any, *, axis: int = 0, tiled: bool = False) ->
         unbound ``axis_name``.
     ValueError
         ``axis`` out of range.
+
+    Examples
+    --------
+    >>> vmap(lambda v: all_gather(v, "i"), axis_name="i")(clnp.arange(2.0))  # [[0,1],[0,1]]
     """
     nm = _single(axis_name, "all_gather")
 
@@ -328,6 +372,10 @@ def psum_scatter(x: Any, axis_name: Any, *, scatter_dimension: int = 0,
     ------
     ValueError
         the scattered axis does not match (or divide by) the number of participants.
+
+    Examples
+    --------
+    >>> grads_block = psum_scatter(grads, "i", tiled=True)    # reduce-scatter (ZeRO-style)
     """
     nm = _single(axis_name, "psum_scatter")
 
@@ -354,6 +402,11 @@ def ppermute(x: Any, axis_name: Any, perm: Sequence[tuple[int, int]]) -> Any:
     ------
     ValueError
         an index outside ``[0, axis size)``, or a repeated source or destination.
+
+    Examples
+    --------
+    >>> n = axis_size("i")
+    >>> right = ppermute(x, "i", [(k, (k + 1) % n) for k in range(n)])   # a ring shift
     """
     nm = _single(axis_name, "ppermute")
     n = lookup_axis(nm, "ppermute").size
@@ -385,6 +438,10 @@ def all_to_all(x: Any, axis_name: Any, split_axis: int, concat_axis: int, *,
     ------
     ValueError
         axes out of range, or ``split_axis`` not matching the number of participants.
+
+    Examples
+    --------
+    >>> y = all_to_all(x, "i", split_axis=0, concat_axis=0, tiled=True)   # transpose blocks
     """
     nm = _single(axis_name, "all_to_all")
 
@@ -404,7 +461,17 @@ def all_to_all(x: Any, axis_name: Any, split_axis: int, concat_axis: int, *,
 
 
 def axis_index(axis_name: Any) -> Any:
-    """This participant's index (int32, 0-d) along the mapped axis ``axis_name``."""
+    """This participant's index (int32, 0-d) along the mapped axis ``axis_name``.
+
+    Raises
+    ------
+    NameError
+        unbound ``axis_name``.
+
+    Examples
+    --------
+    >>> pmap(lambda x: x * axis_index("i"), "i")(x)     # device k multiplies by k
+    """
     nm = _single(axis_name, "axis_index")
     lookup_axis(nm, "axis_index")
     return primitive("axis_index").bind(axis_name=nm)

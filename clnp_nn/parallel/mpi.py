@@ -155,18 +155,33 @@ def is_initialized() -> bool:
 
 
 def process_index() -> int:
-    """This process's rank (0 without MPI)."""
+    """This process's rank (0 without MPI).
+
+    Examples
+    --------
+    >>> if process_index() == 0: print(loss)     # log once per job
+    """
     return _W.rank
 
 
 def process_count() -> int:
-    """Number of processes (1 without MPI)."""
+    """Number of processes (1 without MPI).
+
+    Examples
+    --------
+    >>> global_batch = per_device_batch * device_count()   # device_count() spans processes
+    """
     return _W.size
 
 
 def local_devices() -> tuple[Device, ...]:
     """Devices this process computes on: those given to ``initialize``, else every device of
-    the default device's platform."""
+    the default device's platform.
+
+    Examples
+    --------
+    >>> params = device_put_replicated(params, local_devices())
+    """
     return _W.local if _W.local is not None else _platform_devices()
 
 
@@ -177,7 +192,12 @@ def local_device_count() -> int:
 
 def devices() -> tuple[Any, ...]:
     """Every device of every process, in process order: this process's are ``clnp.Device``
-    objects, the others' ``RemoteDevice`` records."""
+    objects, the others' ``RemoteDevice`` records (``pmap``'s default device list).
+
+    Examples
+    --------
+    >>> [getattr(d, "process_index", process_index()) for d in devices()]
+    """
     return _W.global_ if _W.global_ is not None else local_devices()
 
 
