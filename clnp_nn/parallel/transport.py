@@ -20,12 +20,16 @@ import numpy as np
 
 from clnp._array import Array
 from clnp._runtime import Device
-from clnp._transfer import start_read, upload, write_into
+import clnp
+from clnp._transfer import copy_to_device, start_read, upload, write_into
 from clnp_grad._collectives import STACKED
 
 from . import mpi
 
 CHUNK_BYTES = 4 << 20      # granularity of the overlapped reduction (docs/parallel.md)
+# two devices, shards at least this large: exchange and combine on the devices instead
+# (faster at 64 MiB in every run of bench/bench_parallel.py, not at 16 MiB and below)
+EXCHANGE_MIN_BYTES = 32 << 20
 _REDUCE = {"psum": np.add, "pmax": np.maximum, "pmin": np.minimum}
 
 
@@ -85,10 +89,24 @@ def reduce_collective(name: str, shards: Sequence[Array], who: Participants,
     return outs
 
 
+def exchange_reduce(name: str, shards: Sequence[Array], who: Participants) -> list[Array]:
+    """``psum``/``pmax``/``pmin`` of two local shards by exchange: each device receives the
+    other's shard (``copy_to_device``, chunked through the host) and combines on the device.
+    Two transfers instead of the host reduction's four; both devices compute ``x0 op x1``
+    (``op`` is commutative in IEEE arithmetic), so the results are bit-identical."""
+    x0, x1 = shards
+    d0, d1 = who.local
+    fn = {"psum": clnp.add, "pmax": clnp.maximum, "pmin": clnp.minimum}[name]
+    return [fn(x0, copy_to_device(x1, d0)), fn(copy_to_device(x0, d1), x1)]
+
+
 def collective(name: str, params: dict, shards: Sequence[Array], who: Participants
                ) -> list[Array]:
     """Result shards (one per local device) of collective ``name`` over the participants."""
     if name in _REDUCE:
+        if len(who.local) == 2 and not who.multiprocess and \
+                shards[0].nbytes >= EXCHANGE_MIN_BYTES and shards[0].dtype.kind != "b":
+            return exchange_reduce(name, shards, who)
         return reduce_collective(name, shards, who)
     reads = [start_read(s) for s in shards]     # all devices copy out together
     local = np.stack([r.wait() for r in reads])

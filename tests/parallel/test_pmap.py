@@ -203,3 +203,15 @@ def test_reduction_in_several_chunks(devs, rng, monkeypatch):
     s, m = P.pmap(lambda v: (P.psum(v, "i"), P.pmin(v, "i")), "i", devices=devs)(a)
     np.testing.assert_allclose(np.asarray(s), np.broadcast_to(a[0] + a[1], a.shape), rtol=1e-6)
     np.testing.assert_array_equal(np.asarray(m), np.broadcast_to(a.min(0), a.shape))
+
+
+def test_reduction_by_exchange_between_two_devices(devs, rng, monkeypatch):
+    """Large shards on two devices are exchanged and combined on the devices."""
+    from clnp_nn.parallel import transport
+    monkeypatch.setattr(transport, "EXCHANGE_MIN_BYTES", 0)
+    a = rng.standard_normal((N, 5, 7)).astype(np.float32)
+    s, m = P.pmap(lambda v: (P.psum(v, "i"), P.pmax(v, "i")), "i", devices=devs)(a)
+    got = np.asarray(s)
+    assert np.array_equal(got[0], got[1])
+    np.testing.assert_array_equal(got[0], a[0] + a[1])
+    np.testing.assert_array_equal(np.asarray(m), np.broadcast_to(a.max(0), a.shape))
