@@ -9,7 +9,8 @@ One process: ``POCL_DEVICES`` defaults to "pthread pthread" (two PoCL CPU device
 For each float32 size (MiB per device), the shards already on their devices:
 
 - ``pmap_psum``: ``pmap(lambda x: psum(x, "i"))`` on a ShardedArray, the library as users call
-  it (host-staged reduction in 1 MiB chunks, reads/sum/writes overlapped);
+  it (host-staged reduction in 4 MiB chunks, reads/sum/writes overlapped; from 32 MiB per
+  shard, exchange-and-add, as chosen from these measurements);
 - ``host_chunk_<c>``: the same reduction (``transport.reduce_collective``) with other chunk
   sizes, ``whole`` = no chunking: the choice of the default;
 - ``exchange_add``: the alternative for two devices (what a ring does at N = 2): each device
