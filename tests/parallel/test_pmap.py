@@ -215,3 +215,9 @@ def test_reduction_by_exchange_between_two_devices(devs, rng, monkeypatch):
     assert np.array_equal(got[0], got[1])
     np.testing.assert_array_equal(got[0], a[0] + a[1])
     np.testing.assert_array_equal(np.asarray(m), np.broadcast_to(a.max(0), a.shape))
+
+
+def test_jit_inside_pmap(devs, rng):
+    a = rng.standard_normal((N, 4)).astype(np.float32)
+    f = P.pmap(cg.jit(lambda v: v - P.pmean(v, "i")), "i", devices=devs)
+    np.testing.assert_allclose(np.asarray(f(a)), a - a.mean(0), rtol=1e-5, atol=1e-6)
