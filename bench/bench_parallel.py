@@ -5,7 +5,9 @@
     mpiexec -n 2 python bench/bench_parallel.py --mpi
         [--csv bench/results/parallel-mpi-pocl-cpu.csv]
 
-One process: ``POCL_DEVICES`` defaults to "pthread pthread" (two PoCL CPU devices) when unset.
+One process: ``POCL_DEVICES`` defaults to "pthread pthread" (two PoCL CPU devices) when unset;
+with ``CLNP_SHARED_CONTEXT=1`` the two share one OpenCL context and ``exchange_add`` (and
+``pmap_psum``, which then always uses it) copies device to device with ``clEnqueueCopyBuffer``.
 For each float32 size (MiB per device), the shards already on their devices:
 
 - ``pmap_psum``: ``pmap(lambda x: psum(x, "i"))`` on a ShardedArray, the library as users call
@@ -110,7 +112,9 @@ def single(sizes: list[int], reps: int) -> list[dict]:
         }
         res = interleaved(fns, sync, reps)
         for k, t in res.items():
-            rows.append({"setting": "1 process, 2 PoCL devices", "MiB": mib, "method": k,
+            rows.append({"setting": "1 process, 2 PoCL devices" + (
+                             ", one shared context" if devs[0].context == devs[1].context
+                             else ""), "MiB": mib, "method": k,
                          "seconds": f"{t:.6f}", "GB_s": f"{mib * MIB / t / 1e9:.3f}",
                          "ratio_to_pmap_psum": f"{res['pmap_psum'] / t:.2f}"})
         print(f"{mib:4d} MiB  " + "  ".join(f"{k}={mib * MIB / t / 1e9:.2f}GB/s"

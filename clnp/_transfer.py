@@ -5,8 +5,9 @@ another's queue: data between devices goes through host memory. These helpers ke
 asynchronous: ``start_read`` enqueues a non-blocking device-to-host copy and returns at once
 (so reads from several devices run together), ``upload`` a non-blocking host-to-device copy,
 and ``copy_to_device`` pipelines the two in chunks (the read of chunk k+1 overlaps the write of
-chunk k). Where two arrays share a context (the same device) the copy is one
-``clEnqueueCopyBuffer``. This module and ``clnp._array`` are the only places above the runtime
+chunk k). Where two arrays share a context (the same device, or two devices of one platform
+under ``CLNP_SHARED_CONTEXT=1``) the copy is one ``clEnqueueCopyBuffer``, ordered after the
+source device's queued work by a marker event, without a host wait. This module and ``clnp._array`` are the only places above the runtime
 that name OpenCL buffers.
 """
 from __future__ import annotations
@@ -95,8 +96,13 @@ def copy_to_device(x: Array, device: Device, chunk_bytes: int = CHUNK_BYTES) -> 
         return out
     off = x._offset * x.dtype.itemsize
     if x.device.context == device.context:
-        device.keep_until_done(cl.enqueue_copy(device.queue, out._buf, x._buf,
-                                               src_offset=off, byte_count=nbytes))
+        other = x.device is not device     # two devices of a shared context
+        waits = [cl.enqueue_marker(x.device.queue)] if other else None   # x is written
+        ev = cl.enqueue_copy(device.queue, out._buf, x._buf, src_offset=off,
+                             byte_count=nbytes, wait_for=waits)
+        if other:   # x's memory is not reused by its device before the copy has read it
+            cl.enqueue_barrier(x.device.queue, wait_for=[ev])
+        device.keep_until_done(ev)
         return out
     host = np.empty(nbytes, np.uint8)
     step = max(int(chunk_bytes), 1)

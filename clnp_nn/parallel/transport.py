@@ -28,7 +28,8 @@ from . import mpi
 
 CHUNK_BYTES = 4 << 20      # granularity of the overlapped reduction (docs/parallel.md)
 # two devices, shards at least this large: exchange and combine on the devices instead
-# (faster at 64 MiB in every run of bench/bench_parallel.py, not at 16 MiB and below)
+# (faster at 64 MiB in every run of bench/bench_parallel.py, not at 16 MiB and below); at any
+# size when the two share a context (CLNP_SHARED_CONTEXT=1: the copies are device to device)
 EXCHANGE_MIN_BYTES = 32 << 20
 _REDUCE = {"psum": np.add, "pmax": np.maximum, "pmin": np.minimum}
 
@@ -91,7 +92,8 @@ def reduce_collective(name: str, shards: Sequence[Array], who: Participants,
 
 def exchange_reduce(name: str, shards: Sequence[Array], who: Participants) -> list[Array]:
     """``psum``/``pmax``/``pmin`` of two local shards by exchange: each device receives the
-    other's shard (``copy_to_device``, chunked through the host) and combines on the device.
+    other's shard (``copy_to_device``: ``clEnqueueCopyBuffer`` in a shared context, else
+    chunked through the host) and combines on the device.
     Two transfers instead of the host reduction's four; both devices compute ``x0 op x1``
     (``op`` is commutative in IEEE arithmetic), so the results are bit-identical."""
     x0, x1 = shards
@@ -104,8 +106,9 @@ def collective(name: str, params: dict, shards: Sequence[Array], who: Participan
                ) -> list[Array]:
     """Result shards (one per local device) of collective ``name`` over the participants."""
     if name in _REDUCE:
-        if len(who.local) == 2 and not who.multiprocess and \
-                shards[0].nbytes >= EXCHANGE_MIN_BYTES and shards[0].dtype.kind != "b":
+        if len(who.local) == 2 and not who.multiprocess and shards[0].dtype.kind != "b" and (
+                shards[0].nbytes >= EXCHANGE_MIN_BYTES or
+                who.local[0].context == who.local[1].context):
             return exchange_reduce(name, shards, who)
         return reduce_collective(name, shards, who)
     reads = [start_read(s) for s in shards]     # all devices copy out together

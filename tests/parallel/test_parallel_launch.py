@@ -46,7 +46,26 @@ def test_two_device_tests_in_a_subprocess():
         pytest.skip("two devices here: test_pmap.py ran in this process")
     env = _two_pocl_devices_env()
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-                        os.path.join(HERE, "test_pmap.py")],
+                        os.path.join(HERE, "test_pmap.py"),
+                        os.path.join(HERE, "test_parallel_transfer.py")],
+                       env=env, capture_output=True, text=True, timeout=1200, cwd=ROOT)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out[-6000:]
+    assert " passed" in out and "skipped" not in out, out[-2000:]
+
+
+def test_two_devices_sharing_one_context():
+    """CLNP_SHARED_CONTEXT=1: the two devices' buffers move with clEnqueueCopyBuffer, and the
+    reductions exchange on the devices at every size."""
+    if _same_platform_count() >= 2 and os.environ.get("CLNP_SHARED_CONTEXT"):
+        pytest.skip("this process already has two devices in one context")
+    env = _two_pocl_devices_env()
+    env["CLNP_SHARED_CONTEXT"] = "1"
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                        os.path.join(HERE, "test_pmap.py"), os.path.join(
+                            HERE, "test_parallel_transfer.py"), "-k",
+                        "matches_numpy or value_and_grad or gradients_through or chunks or "
+                        "reads_writes"],
                        env=env, capture_output=True, text=True, timeout=1200, cwd=ROOT)
     out = r.stdout + r.stderr
     assert r.returncode == 0, out[-6000:]
