@@ -60,7 +60,8 @@ def _debug_level() -> int:
 
 
 class Device:
-    """One OpenCL device with its own context, in-order queue, memory pool and program cache.
+    """One OpenCL device with its own context (its platform's shared one under
+    ``CLNP_SHARED_CONTEXT=1``), in-order queue, memory pool and program cache.
 
     Obtain devices through :func:`clnp.devices` / :func:`clnp.default_device`; they are
     singletons per OpenCL device, so ``x.device == y.device`` is identity.
