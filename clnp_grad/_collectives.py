@@ -552,7 +552,7 @@ def _vmap_axis_index(interp: Any, args: tuple, params: dict) -> Any:
     with set_interpreter(interp.prev):
         if params["axis_name"] == getattr(interp, "axis_name", None):
             return BatchTracer(interp, xp.arange(interp.size, dtype=xp.int32,
-                                                 device=params.get("device")))
+                                                 device=getattr(interp, "device", None)))
         return primitive("axis_index").bind(**params)
 
 

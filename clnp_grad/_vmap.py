@@ -42,6 +42,7 @@ class BatchInterpreter(Interpreter):
         super().__init__(prev)
         self.size = size
         self.axis_name = axis_name   # collectives naming it act across the batch
+        self.device: Any = None      # the batched arguments' (axis_index's arange lands there)
 
     def lift(self, x: Any) -> tuple[Any, bool]:
         if isinstance(x, BatchTracer) and x._interp is self:
@@ -174,6 +175,8 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
         if size is None:
             raise ValueError("vmap: no argument is batched; pass axis_size")
         interp = BatchInterpreter(current_interpreter(), size, axis_name)
+        interp.device = next((getattr(leaf, "device", None) for leaves, _, ax in flat_args
+                              if ax is not None for leaf in leaves), None)
         frame = axis_frame(axis_name, size, "vmap") if axis_name is not None else nullcontext()
         try:
             call_args = []

@@ -221,3 +221,11 @@ def test_jit_inside_pmap(devs, rng):
     a = rng.standard_normal((N, 4)).astype(np.float32)
     f = P.pmap(cg.jit(lambda v: v - P.pmean(v, "i")), "i", devices=devs)
     np.testing.assert_allclose(np.asarray(f(a)), a - a.mean(0), rtol=1e-5, atol=1e-6)
+
+
+def test_vmap_axis_index_on_a_non_default_device(devs, rng):
+    a = rng.standard_normal((3, 2)).astype(np.float32)
+    x = clnp.asarray(a, device=devs[1])
+    out = cg.vmap(lambda v: v * P.axis_index("i"), axis_name="i")(x)
+    assert out.device is devs[1]
+    np.testing.assert_allclose(np.asarray(out), a * np.arange(3)[:, None], rtol=1e-6)
