@@ -60,7 +60,8 @@ def _debug_level() -> int:
 
 
 class Device:
-    """One OpenCL device with its own context, in-order queue, memory pool and program cache.
+    """One OpenCL device with its own context (its platform's shared one under
+    ``CLNP_SHARED_CONTEXT=1``), in-order queue, memory pool and program cache.
 
     Obtain devices through :func:`clnp.devices` / :func:`clnp.default_device`; they are
     singletons per OpenCL device, so ``x.device == y.device`` is identity.
@@ -99,11 +100,13 @@ class Device:
     # -- lazily created so that enumerating devices is cheap
     @cached_property
     def context(self) -> cl.Context:
+        if _shared_contexts():
+            return _platform_context(self)
         return cl.Context([self.cl_device])
 
     @cached_property
     def queue(self) -> cl.CommandQueue:
-        return cl.CommandQueue(self.context)
+        return cl.CommandQueue(self.context, self.cl_device)
 
     @cached_property
     def pool(self) -> cl_tools.MemoryPool:
@@ -225,10 +228,11 @@ class Device:
                         print(f"--- clnp kernel for {self} ---\n{source}", file=sys.stderr)
                     prg = cl.Program(self.context, source)
                     try:
-                        prg = prg.build(options=opts)
+                        prg = prg.build(options=opts, devices=[self.cl_device])
                     except cl.Error as e:
                         raise KernelBuildError(self, source, self._build_log(prg, e)) from None
-                    if path is not None:
+                    if path is not None and len(self.context.devices) == 1:
+                        # (a shared context's program lists a binary per device: not stored)
                         _program_cache.store(path, prg)
             self._programs[key] = prg
             return prg
@@ -278,6 +282,24 @@ class Device:
         if "queue" in self.__dict__:
             self.queue.finish()
             self._pending = []
+
+
+def _shared_contexts() -> bool:
+    """``CLNP_SHARED_CONTEXT=1``: the devices of one platform share one OpenCL context (each
+    keeps its own queue, pool and programs), so buffers move between them with
+    ``clEnqueueCopyBuffer`` instead of through host memory (``clnp._transfer``)."""
+    return os.environ.get("CLNP_SHARED_CONTEXT", "").lower() in ("1", "true", "yes", "on")
+
+
+_PLATFORM_CONTEXTS: dict[str, cl.Context] = {}
+
+
+def _platform_context(device: Device) -> cl.Context:
+    ctx = _PLATFORM_CONTEXTS.get(device.platform_name)
+    if ctx is None:
+        ctx = _PLATFORM_CONTEXTS[device.platform_name] = cl.Context(
+            [d.cl_device for d in devices() if d.platform_name == device.platform_name])
+    return ctx
 
 
 def launch(device: Device, kernel, gsize: tuple[int, ...], lsize: tuple[int, ...] | None,

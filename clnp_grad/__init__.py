@@ -6,7 +6,10 @@ Implemented: ``grad``, ``value_and_grad``, ``vjp``, ``jvp``, ``linearize``, ``ja
 ``tree_leaves``, ``register_pytree_node``). Differentiation rules cover the elementwise op
 table, reductions, views, concatenation, type conversion, indexing, sorting, cumulative sums
 and products, fft and linalg; other primitives raise ``NotImplementedError`` naming the primitive.
-``jit`` stages a function and fuses it into OpenCL kernels (docs/jit.md).
+``jit`` stages a function and fuses it into OpenCL kernels (docs/jit.md). Collectives
+(``psum``, ``pmean``, ``pmax``, ``pmin``, ``all_gather``, ``psum_scatter``, ``ppermute``,
+``all_to_all``, ``axis_index``) work inside ``vmap(..., axis_name=...)`` and
+``clnp_nn.parallel.pmap`` (docs/parallel.md).
 """
 from __future__ import annotations
 
@@ -19,6 +22,8 @@ from ._ad import grad, jvp, value_and_grad, vjp
 from ._core import ConcretizationError, LeakedTracerError
 from ._derived import checkpoint, custom_jvp, custom_vjp, hessian, jacfwd, jacrev, linearize
 from ._vmap import vmap
+from ._collectives import (all_gather, all_to_all, axis_index, pmax, pmean, pmin, ppermute,
+                           psum, psum_scatter)
 from . import _rules_linalg  # noqa: F401  (registers the linalg rules)
 from . import _rules_kernels  # noqa: F401  (ElementwiseKernel/RawKernel: vmap, no derivative)
 from ._ir import Graph, eval_graph, make_ir
@@ -66,4 +71,5 @@ __all__ = ["jit", "clear_caches", "grad", "value_and_grad", "vjp", "jvp", "stop_
            "hessian", "linearize", "custom_vjp", "custom_jvp", "checkpoint", "vmap", "make_ir",
            "eval_graph", "Graph", "ConcretizationError",
            "LeakedTracerError", "register_pytree_node", "tree_flatten", "tree_unflatten",
-           "tree_map", "tree_leaves", "tree_structure", "random", "lax"]
+           "tree_map", "tree_leaves", "tree_structure", "random", "lax", "psum", "pmean", "pmax",
+           "pmin", "all_gather", "psum_scatter", "ppermute", "all_to_all", "axis_index"]

@@ -7,6 +7,7 @@ primitive, not one per example.
 """
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any, Callable, Sequence
 
 import clnp as xp
@@ -14,6 +15,7 @@ from clnp import _ops
 from clnp._prims import Primitive, current_interpreter, primitive, set_interpreter
 
 from ._args import lift
+from ._collectives import axis_frame
 from ._core import HIGHER_ORDER, Interpreter, Tracer
 from ._tree import tree_flatten, tree_unflatten
 
@@ -37,9 +39,11 @@ class BatchInterpreter(Interpreter):
     name = "vmap"
     kind = "vmap"
 
-    def __init__(self, prev: Any, size: int):
+    def __init__(self, prev: Any, size: int, axis_name: Any = None):
         super().__init__(prev)
         self.size = size
+        self.axis_name = axis_name   # collectives naming it act across the batch
+        self.device: Any = None      # the batched arguments' (axis_index's arange lands there)
 
     def lift(self, x: Any) -> tuple[Any, bool]:
         if isinstance(x, BatchTracer) and x._interp is self:
@@ -144,7 +148,7 @@ def _moveaxis(x: Any, src: int, dst: int) -> Any:
 
 
 def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
-         axis_size: int | None = None) -> Callable[..., Any]:
+         axis_size: int | None = None, axis_name: Any = None) -> Callable[..., Any]:
     """Vectorise ``fun`` over an axis of its arguments (JAX's ``vmap``).
 
     Parameters
@@ -158,6 +162,9 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
         Where the batch axis goes in the results.
     axis_size : int, optional
         The batch size; required when no argument is batched.
+    axis_name : hashable, optional
+        Names the batch axis for collectives (``psum(x, axis_name)`` and the others of
+        ``clnp_grad``), as in JAX.
 
     Returns
     -------
@@ -205,7 +212,10 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
         size = sizes.pop() if sizes else axis_size
         if size is None:
             raise ValueError("vmap: no argument is batched; pass axis_size")
-        interp = BatchInterpreter(current_interpreter(), size)
+        interp = BatchInterpreter(current_interpreter(), size, axis_name)
+        interp.device = next((getattr(leaf, "device", None) for leaves, _, ax in flat_args
+                              if ax is not None for leaf in leaves), None)
+        frame = axis_frame(axis_name, size, "vmap") if axis_name is not None else nullcontext()
         try:
             call_args = []
             for leaves, tdef, ax in flat_args:
@@ -215,7 +225,7 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
                     call_args.append(tree_unflatten(tdef, [
                         BatchTracer(interp, _moveaxis(leaf, ax % leaf.ndim, 0))
                         for leaf in leaves]))
-            with set_interpreter(interp):
+            with frame, set_interpreter(interp):
                 out = fun(*call_args)
         finally:
             interp.active = False

@@ -720,10 +720,11 @@ def _vjp_of(graph: Graph, primals: list, diff: list, out_cts: list) -> list:
 
 
 def _batch_of(graph: Graph, vals: list, batched: Sequence[bool], size: int,
-              out_batched: Sequence[bool]) -> list:
+              out_batched: Sequence[bool], axis_name: Any = None) -> list:
     """Run ``graph`` batched (batch axis first on the ``batched`` inputs), traced at the
-    current level; outputs marked in ``out_batched`` are materialised along the batch."""
-    interp = BatchInterpreter(current_interpreter(), size)
+    current level; outputs marked in ``out_batched`` are materialised along the batch.
+    ``axis_name``: the enclosing vmap's, so collectives in the body act across its batch."""
+    interp = BatchInterpreter(current_interpreter(), size, axis_name)
     try:
         args = [BatchTracer(interp, v) if b else v for v, b in zip(vals, batched)]
         with set_interpreter(interp):
@@ -976,10 +977,10 @@ def _cond_vmap(interp: BatchInterpreter, args: tuple, params: dict) -> Any:
         return tuple(out)
     ob = batched[1:]
     out_b = [any(fl) for fl in zip(*(_deps(g, ob) for g in branches))]
-    size = interp.size
+    size, an = interp.size, interp.axis_name   # an: collectives in the body
 
     def make(g: Graph) -> Callable:
-        return lambda *a: _batch_of(g, list(a), ob, size, out_b)
+        return lambda *a: _batch_of(g, list(a), ob, size, out_b, an)
     with set_interpreter(interp.prev):
         outs = _cond_call(vals[0], [make(g) for g in branches], vals[1:], "lax.cond",
                           ["branch"] * len(branches))
@@ -1010,20 +1011,22 @@ def _while_vmap(interp: BatchInterpreter, args: tuple, params: dict) -> Any:
     if pred_b:   # examples finish at different steps: every carry is masked per example
         carry_b = [True] * len(carry)
     size, flags = interp.size, cb + carry_b
+    an = interp.axis_name
     with set_interpreter(interp.prev):
         init = [_materialize(v, b, size) if want else v
                 for v, b, want in zip(carry, batched[nc:], carry_b)]
         if not pred_b:
-            out = _while_call(lambda c: _batch_of(cg, consts + list(c), flags, size, [False])[0],
-                              lambda c: _batch_of(bg, consts + list(c), flags, size, carry_b),
-                              init, "lax.while_loop")
+            out = _while_call(
+                lambda c: _batch_of(cg, consts + list(c), flags, size, [False], an)[0],
+                lambda c: _batch_of(bg, consts + list(c), flags, size, carry_b, an),
+                init, "lax.while_loop")
         else:
             def body(c: Any) -> Any:
-                p = _batch_of(cg, consts + list(c), flags, size, [True])[0]
-                new = _batch_of(bg, consts + list(c), flags, size, carry_b)
+                p = _batch_of(cg, consts + list(c), flags, size, [True], an)[0]
+                new = _batch_of(bg, consts + list(c), flags, size, carry_b, an)
                 return [xp.where(_bcast_pred(p, n.ndim), n, o) for n, o in zip(new, c)]
             out = _while_call(
-                lambda c: xp.any(_batch_of(cg, consts + list(c), flags, size, [True])[0]),
+                lambda c: xp.any(_batch_of(cg, consts + list(c), flags, size, [True], an)[0]),
                 body, init, "lax.while_loop")
     return tuple(BatchTracer(interp, o) if b else o for o, b in zip(out, carry_b))
 
@@ -1039,13 +1042,14 @@ def _scan_vmap(interp: BatchInterpreter, args: tuple, params: dict) -> Any:
     carb = _carry_fixpoint(body, cb, carb, xb, ncar)
     yb = _deps(body, cb + carb + xb)[ncar:]
     size, flags = interp.size, cb + carb + xb
+    an = interp.axis_name
     with set_interpreter(interp.prev):
         init = [_materialize(v, b, size) if want else v
                 for v, b, want in zip(carry, _split_scan(batched, params)[1], carb)]
         xs_t = [xp.moveaxis(v, 0, 1) if b else v for v, b in zip(xs, xb)]
 
         def f(c: Any, x: Any) -> Any:
-            outs = _batch_of(body, consts + list(c) + list(x), flags, size, carb + yb)
+            outs = _batch_of(body, consts + list(c) + list(x), flags, size, carb + yb, an)
             return outs[:ncar], outs[ncar:]
         c_out, ys = _scan_call(f, init, xs_t, params["length"], params["reverse"],
                                "lax.scan")

@@ -408,10 +408,11 @@ def _vmap_rule(interp: Any, args: tuple, params: dict) -> Any:
     axes = tuple(0 if b else None for _, b in lifted)
 
     def body(*vals: Any) -> Any:
-        return list(vmap(lambda *xs: list(eval_graph(graph, *xs)), in_axes=axes)(*vals))
+        return list(vmap(lambda *xs: list(eval_graph(graph, *xs)), in_axes=axes,
+                         axis_name=interp.axis_name)(*vals))
     vals = [v for v, _ in lifted]
     with set_interpreter(interp.prev):
-        g = _derived(graph, ("vmap", axes, interp.size),
+        g = _derived(graph, ("vmap", axes, interp.size, interp.axis_name),
                      lambda: _stage_fn(body, [_bottom(v) for v in vals], params["name"]))
         res = jit_p.bind(*vals, graph=g, name=f"vmap({params['name']})")
     return tuple(BatchTracer(interp, o) for o in res)

@@ -218,6 +218,7 @@ NON_DIFFERENTIABLE = {
     "isin",                                                       # booleans
     "iota", "full", "rng_bits",              # no array inputs: never see a traced value
     "random_bits",                           # keys carry no derivative
+    "axis_index",                            # an integer index (collectives, issue #11)
     "stop_gradient",                                              # zero by definition
     # comparisons, predicates and logical/bitwise ops of the table
     "equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "isfinite",
@@ -269,7 +270,10 @@ def test_every_primitive_has_rules(name):
 # differences (or, for custom kernels, shown to refuse) in their own test modules
 CHECKED_ELSEWHERE = {"jit": "test_jit.py", "cond": "test_lax.py", "while": "test_lax.py",
                      "scan": "test_lax.py", "elementwise_kernel": "../test_custom_kernels.py",
-                     "raw_kernel": "../test_custom_kernels.py"}
+                     "raw_kernel": "../test_custom_kernels.py",
+                     **{c: "../parallel/test_collectives_vmap.py" for c in (
+                         "psum", "pmax", "pmin", "all_gather", "psum_scatter", "ppermute",
+                         "all_to_all")}}
 
 
 def test_non_differentiable_primitives_give_zero(device, rng):
@@ -298,7 +302,8 @@ def test_non_differentiable_primitives_give_zero(device, rng):
     np.testing.assert_array_equal(np.asarray(t), 0.0)
 
 
-NO_ARRAY_INPUTS = {"iota", "full", "rng_bits"}     # vmap never sees them with a batched value
+# vmap never sees them with a batched value
+NO_ARRAY_INPUTS = {"iota", "full", "rng_bits", "axis_index"}
 
 
 @pytest.mark.parametrize("name", sorted(set(PRIMITIVES) - NO_ARRAY_INPUTS))

@@ -1,0 +1,291 @@
+"""Processes and hosts: the MPI world as JAX's multi-process API (``initialize``,
+``process_index``, ``process_count``, ``local_devices``, ``devices``).
+
+``initialize()`` reads ``MPI.COMM_WORLD`` (start the program with ``mpiexec -n N python
+train.py``) and tells every process which devices the others contribute. Without it (or with
+one process) everything is local. Data crosses processes only through ``exchange``: every rank
+sends its host buffer to every other rank with non-blocking ``Isend``/``Irecv`` and polls them
+against a deadline, so a rank that died or stopped calling the collective makes the others
+raise ``CollectiveTimeoutError`` naming it instead of waiting forever; an uncaught exception
+in any process then aborts the whole job (``MPI_Abort``).
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import pickle
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+import clnp
+from clnp._runtime import Device
+
+DEFAULT_TIMEOUT = 300.0   # seconds a collective waits for the other processes
+_SPINS = 20000            # immediate re-polls before sleeping between tests
+
+
+class CollectiveTimeoutError(RuntimeError):
+    """Another process did not take part in a collective in time (it died or hangs)."""
+
+    def __init__(self, what: str, ranks: Sequence[int], timeout: float, me: int):
+        self.ranks, self.timeout = list(ranks), timeout
+        super().__init__(
+            f"{what}: rank {me} got no data from rank(s) {self.ranks} within {timeout:g} s: "
+            f"that process died, hangs, or runs a different program (collectives must be "
+            f"called in the same order by every process). Set the limit with "
+            f"clnp_nn.parallel.initialize(timeout=...) or CLNP_MPI_TIMEOUT")
+
+
+@dataclass(frozen=True)
+class RemoteDevice:
+    """A device owned by another process: it appears in ``devices()`` and in ``pmap``'s
+    global device list, but its shards are computed and held by that process."""
+    id: int                 # position in the global device list
+    process_index: int
+    description: str
+
+    def __repr__(self) -> str:
+        return f"<RemoteDevice {self.id} of process {self.process_index}: {self.description}>"
+
+
+class _World:
+    def __init__(self) -> None:
+        self.comm: Any = None
+        self.rank, self.size = 0, 1
+        self.timeout = float(os.environ.get("CLNP_MPI_TIMEOUT", DEFAULT_TIMEOUT))
+        self.local: tuple[Device, ...] | None = None
+        self.global_: tuple[Any, ...] | None = None
+        self.counts: tuple[int, ...] = ()
+        self.seq = itertools.count()
+        self.hooked = False
+
+
+_W = _World()
+
+
+def _platform_devices() -> tuple[Device, ...]:
+    d0 = clnp.default_device()
+    return tuple(d for d in clnp.devices() if d.platform_name == d0.platform_name)
+
+
+def initialize(*, local_device_ids: Sequence[int] | None = None,
+               timeout: float | None = None) -> None:
+    """Join the MPI world of this program (``mpiexec -n N python prog.py``).
+
+    Parameters
+    ----------
+    local_device_ids : positions in ``clnp.devices()`` this process contributes (default:
+        every device of the default device's platform)
+    timeout : seconds a collective waits for the other processes before raising
+        ``CollectiveTimeoutError`` (default ``CLNP_MPI_TIMEOUT`` or 300)
+
+    Raises
+    ------
+    ImportError
+        mpi4py is missing (``pip install "clnp[mpi]"``).
+    CollectiveTimeoutError
+        another process did not call ``initialize`` in time.
+
+    Examples
+    --------
+    Without ``mpiexec`` (and before ``initialize``) there is one process:
+
+    >>> from clnp_nn import parallel
+    >>> parallel.process_index(), parallel.process_count()
+    (0, 1)
+
+    Under ``mpiexec -n 2 python prog.py``, every process calls it once, at start:
+
+    >>> parallel.initialize()  # doctest: +SKIP
+    >>> parallel.process_count()  # doctest: +SKIP
+    2
+    """
+    try:
+        from mpi4py import MPI
+    except ImportError as e:
+        raise ImportError("clnp_nn.parallel.initialize needs mpi4py and an MPI library: "
+                          "pip install \"clnp[mpi]\" (mpi4py with the mpich wheel)") from e
+    if timeout is not None:
+        if not timeout > 0:
+            raise ValueError(f"initialize: timeout must be positive; got {timeout!r}")
+        _W.timeout = float(timeout)
+    if local_device_ids is None:
+        local = _platform_devices()
+    else:
+        all_devs = clnp.devices()
+        try:
+            local = tuple(all_devs[int(i)] for i in local_device_ids)
+        except IndexError:
+            raise ValueError(f"initialize: local_device_ids {list(local_device_ids)} name a "
+                             f"device beyond the {len(all_devs)} of clnp.devices()") from None
+    if not local:
+        raise ValueError("initialize: this process contributes no device")
+    comm = MPI.COMM_WORLD
+    _W.comm, _W.rank, _W.size, _W.local = comm, comm.Get_rank(), comm.Get_size(), local
+    descs = [f"{d.key} '{d.name}'" for d in local]
+    blob = np.frombuffer(pickle.dumps(descs), np.uint8)
+    sizes = exchange(np.asarray([blob.size], np.int64), [(1,)] * _W.size, "initialize")
+    lens = [int(s[0]) for s in sizes]
+    blobs = exchange(blob, [(n,) for n in lens], "initialize")
+    glob: list[Any] = []
+    counts = []
+    for r, b in enumerate(blobs):
+        names = pickle.loads(b.tobytes())
+        counts.append(len(names))
+        for j, nm in enumerate(names):
+            glob.append(local[j] if r == _W.rank else RemoteDevice(len(glob), r, nm))
+    _W.global_, _W.counts = tuple(glob), tuple(counts)
+    if _W.size > 1 and not _W.hooked:
+        _abort_on_uncaught_exception(comm)
+        _W.hooked = True
+
+
+def _abort_on_uncaught_exception(comm: Any) -> None:
+    """An exception that ends one process ends the job (as ``python -m mpi4py`` does): the
+    traceback is printed, then ``MPI_Abort`` stops the other ranks, which would otherwise
+    wait in their next collective (and MPI_Finalize waits for the pending requests)."""
+    previous = sys.excepthook
+
+    def hook(tp: Any, value: Any, tb: Any) -> None:
+        previous(tp, value, tb)
+        sys.stderr.flush()
+        comm.Abort(1)
+    sys.excepthook = hook
+
+
+def is_initialized() -> bool:
+    """Whether ``initialize()`` has run in this process."""
+    return _W.comm is not None
+
+
+def process_index() -> int:
+    """This process's rank (0 without MPI).
+
+    Examples
+    --------
+    >>> from clnp_nn.parallel import process_index
+    >>> process_index()                           # a single process without MPI
+    0
+    >>> if process_index() == 0:                  # log once per job
+    ...     print("epoch 1 done")
+    epoch 1 done
+    """
+    return _W.rank
+
+
+def process_count() -> int:
+    """Number of processes (1 without MPI).
+
+    Examples
+    --------
+    >>> from clnp_nn.parallel import device_count, devices, process_count
+    >>> process_count()                           # a single process without MPI
+    1
+    >>> device_count() == len(devices())          # device_count() spans processes
+    True
+    """
+    return _W.size
+
+
+def local_devices() -> tuple[Device, ...]:
+    """Devices this process computes on: those given to ``initialize``, else every device of
+    the default device's platform.
+
+    Examples
+    --------
+    >>> from clnp_nn.parallel import device_put_replicated, local_devices
+    >>> params = device_put_replicated(clnp.asarray([1.0, 2.0]), local_devices())
+    >>> params.shape == (len(local_devices()), 2)
+    True
+    >>> print(numpy.asarray(params)[0])
+    [1. 2.]
+    """
+    return _W.local if _W.local is not None else _platform_devices()
+
+
+def local_device_count() -> int:
+    """``len(local_devices())``."""
+    return len(local_devices())
+
+
+def devices() -> tuple[Any, ...]:
+    """Every device of every process, in process order: this process's are ``clnp.Device``
+    objects, the others' ``RemoteDevice`` records (``pmap``'s default device list).
+
+    Examples
+    --------
+    >>> from clnp_nn.parallel import devices, local_devices, process_index
+    >>> {getattr(d, "process_index", process_index()) for d in devices()}   # owners' ranks
+    {0}
+    >>> devices() == local_devices()              # one process: every device is local
+    True
+    """
+    return _W.global_ if _W.global_ is not None else local_devices()
+
+
+def device_count() -> int:
+    """``len(devices())``."""
+    return len(devices())
+
+
+def process_counts() -> tuple[int, ...]:
+    """Number of devices each process contributes."""
+    return _W.counts if _W.counts else (local_device_count(),)
+
+
+def exchange(local: np.ndarray, shapes: Sequence[tuple[int, ...]], what: str,
+             out: Sequence[np.ndarray | None] | None = None) -> list:
+    """Every rank's array: ``local`` is this rank's, ``shapes[r]`` rank ``r``'s shape (same
+    dtype everywhere); ``out[r]``, where given, is the C-contiguous array to receive rank
+    ``r``'s data into. Raises ``CollectiveTimeoutError`` naming the ranks that did not send
+    in time."""
+    if _W.size == 1:
+        return [local]
+    from mpi4py import MPI
+    comm, me = _W.comm, _W.rank
+    tag = next(_W.seq) % 32000
+    local = np.ascontiguousarray(local)
+    given = out
+    result: list[Any] = [None] * _W.size
+    result[me] = local
+    recvs: dict[int, Any] = {}
+    reqs = []
+    for r in range(_W.size):
+        if r == me:
+            continue
+        buf = given[r] if given is not None and given[r] is not None else \
+            np.empty(shapes[r], local.dtype)
+        result[r] = buf
+        recvs[r] = comm.Irecv([buf.reshape(-1).view(np.uint8), MPI.BYTE], source=r, tag=tag)
+        reqs.append(comm.Isend([local.reshape(-1).view(np.uint8), MPI.BYTE], dest=r, tag=tag))
+    deadline = time.monotonic() + _W.timeout
+    spins, pause = 0, 0.0
+    while True:
+        for r in [r for r, q in recvs.items() if q.Test()]:
+            del recvs[r]
+        if not recvs and MPI.Request.Testall(reqs):
+            return result
+        if time.monotonic() > deadline:
+            for q in list(recvs.values()) + reqs:
+                try:
+                    q.Cancel()
+                except Exception:   # noqa: BLE001  (cancelling is best effort)
+                    pass
+            raise CollectiveTimeoutError(what, sorted(recvs) or
+                                         [r for r in range(_W.size) if r != me],
+                                         _W.timeout, me)
+        # MPI moves large messages only while a rank is inside an MPI call, so poll at once
+        # for a while (yielding the core), and back off to 1 ms sleeps only for long waits
+        spins += 1
+        if spins > _SPINS:
+            pause = min(pause * 2 + 1e-5, 1e-3)
+        time.sleep(pause)
+
+
+__all__ = ["initialize", "is_initialized", "process_index", "process_count", "local_devices",
+           "local_device_count", "devices", "device_count", "process_counts", "exchange",
+           "RemoteDevice", "CollectiveTimeoutError"]

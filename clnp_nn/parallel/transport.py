@@ -1,0 +1,131 @@
+"""Carrying out one collective for ``pmap``: shards from the local devices to the host, across
+processes (MPI), combined, and back to the devices.
+
+clnp gives every device its own OpenCL context, so shards of different devices meet in host
+memory. The reads of all local shards are enqueued before any is waited for (the devices copy
+out together); ``psum``/``pmax``/``pmin`` then combine chunk by chunk (exchanging each chunk
+with the other processes, if any), each chunk's result written back to every device without
+waiting while later chunks are still being read, so the device-to-host copies, the exchange,
+the host reduction and the host-to-device copies overlap. The other
+collectives move whole shards and apply their stacked meaning
+(``clnp_grad._collectives.STACKED``) with NumPy. Across processes each rank sends its local
+shards to every other (``mpi.exchange``) and every rank combines the same global list in the
+same order, so every replica gets bit-identical results.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from clnp._array import Array
+from clnp._runtime import Device
+import clnp
+from clnp._transfer import copy_to_device, start_read, upload, write_into
+from clnp_grad._collectives import STACKED
+
+from . import mpi
+
+CHUNK_BYTES = 4 << 20      # granularity of the overlapped reduction (docs/parallel.md)
+# two devices, shards at least this large: exchange and combine on the devices instead
+# (faster at 64 MiB in every run of bench/bench_parallel.py, not at 16 MiB and below); at any
+# size when the two share a context (CLNP_SHARED_CONTEXT=1: the copies are device to device)
+EXCHANGE_MIN_BYTES = 32 << 20
+_REDUCE = {"psum": np.add, "pmax": np.maximum, "pmin": np.minimum}
+
+
+class Participants:
+    """The devices of one pmap: every participant (global order), which are local here and
+    the global index of each local one."""
+
+    def __init__(self, global_devices: Sequence[Any], local: Sequence[Device],
+                 local_ids: Sequence[int], counts: Sequence[int]):
+        self.global_devices = tuple(global_devices)
+        self.local = tuple(local)
+        self.local_ids = tuple(local_ids)
+        self.counts = tuple(counts)      # participants per process, in process order
+
+    @property
+    def size(self) -> int:
+        return len(self.global_devices)
+
+    @property
+    def multiprocess(self) -> bool:
+        return len(self.counts) > 1
+
+
+def reduce_collective(name: str, shards: Sequence[Array], who: Participants,
+                      chunk_bytes: int | None = None) -> list[Array]:
+    """``psum``/``pmax``/``pmin`` of the local shards (and, across processes, the others').
+
+    Every chunk's device-to-host reads are enqueued first; then chunk by chunk: wait for its
+    reads, exchange it with the other processes, reduce it in participant order, enqueue its
+    writes to every device. Later chunks' reads and earlier chunks' writes proceed on the
+    devices meanwhile."""
+    op = _REDUCE[name]
+    x0 = shards[0]
+    shape, dtype, n = tuple(x0.shape), x0.dtype, x0.size
+    flat = [s.reshape(-1) for s in shards]
+    outs = [Array.empty(shape, dtype, d) for d in who.local]
+    flat_outs = [o.reshape(-1) for o in outs]
+    step = max((chunk_bytes or CHUNK_BYTES) // max(dtype.itemsize, 1), 1)
+    bounds = [(lo, min(lo + step, n)) for lo in range(0, n, step)] or [(0, 0)]
+    starts = [int(v) for v in np.cumsum((0,) + who.counts)]
+    me = mpi.process_index() if who.multiprocess else 0
+    first = starts[me]
+    bufs = [np.empty((who.size, hi - lo), dtype) for lo, hi in bounds]   # chunk-major
+    pending = [[start_read(f[lo:hi], buf[first + k]) for k, f in enumerate(flat)]
+               for (lo, hi), buf in zip(bounds, bufs)]
+    for (lo, hi), buf, reads in zip(bounds, bufs, pending):
+        for r in reads:
+            r.wait()
+        if who.multiprocess:
+            mpi.exchange(buf[first:first + len(flat)], [(c, hi - lo) for c in who.counts], name,
+                         out=[buf[a:b] for a, b in zip(starts[:-1], starts[1:])])
+        acc = buf[0].copy()
+        for row in buf[1:]:
+            op(acc, row, out=acc)
+        for fo in flat_outs:
+            write_into(fo, lo, acc)
+    return outs
+
+
+def exchange_reduce(name: str, shards: Sequence[Array], who: Participants) -> list[Array]:
+    """``psum``/``pmax``/``pmin`` of two local shards by exchange: each device receives the
+    other's shard (``copy_to_device``: ``clEnqueueCopyBuffer`` in a shared context, else
+    chunked through the host) and combines on the device.
+    Two transfers instead of the host reduction's four; both devices compute ``x0 op x1``
+    (``op`` is commutative in IEEE arithmetic), so the results are bit-identical."""
+    x0, x1 = shards
+    d0, d1 = who.local
+    fn = {"psum": clnp.add, "pmax": clnp.maximum, "pmin": clnp.minimum}[name]
+    return [fn(x0, copy_to_device(x1, d0)), fn(copy_to_device(x0, d1), x1)]
+
+
+def collective(name: str, params: dict, shards: Sequence[Array], who: Participants
+               ) -> list[Array]:
+    """Result shards (one per local device) of collective ``name`` over the participants."""
+    if name in _REDUCE:
+        if len(who.local) == 2 and not who.multiprocess and shards[0].dtype.kind != "b" and (
+                shards[0].nbytes >= EXCHANGE_MIN_BYTES or
+                who.local[0].context == who.local[1].context):
+            return exchange_reduce(name, shards, who)
+        return reduce_collective(name, shards, who)
+    reads = [start_read(s) for s in shards]     # all devices copy out together
+    local = np.stack([r.wait() for r in reads])
+    if who.multiprocess:
+        parts = mpi.exchange(local, [(c,) + local.shape[1:] for c in who.counts], name)
+        local = np.concatenate(parts, axis=0)
+    p = {k: v for k, v in params.items() if k != "axis_name"}
+    out = STACKED[name](np, local, **p)
+    return [upload(np.ascontiguousarray(out[g]), d, owned=True)
+            for g, d in zip(who.local_ids, who.local)]
+
+
+def axis_index_values(who: Participants) -> list[Array]:
+    """Each local device's index along the mapped axis, as an int32 0-d array there."""
+    return [upload(np.asarray(g, np.int32), d) for g, d in zip(who.local_ids, who.local)]
+
+
+__all__ = ["Participants", "collective", "reduce_collective", "exchange_reduce",
+           "axis_index_values", "CHUNK_BYTES"]

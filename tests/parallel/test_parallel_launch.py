@@ -1,0 +1,129 @@
+"""Runs the two-device tests with two PoCL devices, and the MPI checks under ``mpiexec -n 2``,
+in subprocesses, so that the default test command exercises them."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+import clnp
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def _env(**extra):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    env.update(extra)
+    return env
+
+
+def _same_platform_count():
+    d0 = clnp.default_device()
+    return sum(d.platform_name == d0.platform_name for d in clnp.devices())
+
+
+def _two_pocl_devices_env():
+    """The environment giving a child process two PoCL devices, or a skip."""
+    env = _env(POCL_DEVICES="pthread pthread")
+    probe = subprocess.run([sys.executable, "-c", "import clnp; d0 = clnp.default_device(); "
+                            "print(sum(d.platform_name == d0.platform_name "
+                            "for d in clnp.devices()))"],
+                           env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    if probe.returncode != 0 or probe.stdout.strip() != "2":
+        pytest.skip(f"POCL_DEVICES='pthread pthread' does not give two devices here "
+                    f"({probe.stdout.strip() or probe.stderr.strip()[-200:]})")
+    return env
+
+
+def test_two_device_tests_in_a_subprocess():
+    if _same_platform_count() >= 2:
+        pytest.skip("two devices here: test_pmap.py ran in this process")
+    env = _two_pocl_devices_env()
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                        os.path.join(HERE, "test_pmap.py"),
+                        os.path.join(HERE, "test_parallel_transfer.py")],
+                       env=env, capture_output=True, text=True, timeout=1200, cwd=ROOT)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out[-6000:]
+    assert " passed" in out and "skipped" not in out, out[-2000:]
+
+
+def test_two_devices_sharing_one_context():
+    """CLNP_SHARED_CONTEXT=1: the two devices' buffers move with clEnqueueCopyBuffer, and the
+    reductions exchange on the devices at every size."""
+    if _same_platform_count() >= 2 and os.environ.get("CLNP_SHARED_CONTEXT"):
+        pytest.skip("this process already has two devices in one context")
+    env = _two_pocl_devices_env()
+    env["CLNP_SHARED_CONTEXT"] = "1"
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                        os.path.join(HERE, "test_pmap.py"), os.path.join(
+                            HERE, "test_parallel_transfer.py"), "-k",
+                        "matches_numpy or value_and_grad or gradients_through or chunks or "
+                        "reads_writes"],
+                       env=env, capture_output=True, text=True, timeout=1200, cwd=ROOT)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out[-6000:]
+    assert " passed" in out and "skipped" not in out, out[-2000:]
+
+
+def _mpi_or_skip():
+    try:
+        import mpi4py  # noqa: F401
+    except ImportError:
+        pytest.skip("mpi4py is not installed (pip install \"clnp[mpi]\")")
+    beside = os.path.join(os.path.dirname(sys.executable), "mpiexec")   # the mpich wheel's
+    exe = beside if os.access(beside, os.X_OK) else shutil.which("mpiexec")
+    if exe is None:
+        pytest.skip("mpiexec is neither beside this Python nor on PATH")
+    return exe
+
+
+def test_mpi_two_processes():
+    exe = _mpi_or_skip()
+    r = subprocess.run([exe, "-n", "2", sys.executable, os.path.join(HERE, "mpi_checks.py")],
+                       env=_env(), capture_output=True, text=True, timeout=900, cwd=ROOT)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out[-6000:]
+    assert "rank 0 OK" in out and "rank 1 OK" in out, out[-3000:]
+
+
+def test_mpi_two_processes_two_devices_each():
+    exe = _mpi_or_skip()
+    env = _two_pocl_devices_env()
+    r = subprocess.run([exe, "-n", "2", sys.executable, os.path.join(HERE, "mpi_checks.py"),
+                        "local2"], env=env, capture_output=True, text=True, timeout=900,
+                       cwd=ROOT)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out[-6000:]
+    assert "rank 0 OK" in out and "rank 1 OK" in out, out[-3000:]
+
+
+def test_mpi_dead_rank_is_named_not_waited_for():
+    exe = _mpi_or_skip()
+    t0 = time.monotonic()
+    r = subprocess.run([exe, "-n", "2", sys.executable, os.path.join(HERE, "mpi_checks.py"),
+                        "dead"], env=_env(), capture_output=True, text=True, timeout=300,
+                       cwd=ROOT)
+    took = time.monotonic() - t0
+    out = r.stdout + r.stderr
+    assert r.returncode != 0, out[-3000:]
+    assert "CollectiveTimeoutError: psum: rank 0 got no data from rank(s) [1]" in out, \
+        out[-3000:]
+    assert took < 50, f"the job took {took:.0f} s: rank 1's 60 s sleep was waited for"
+
+
+def test_example_under_mpiexec():
+    exe = _mpi_or_skip()
+    r = subprocess.run([exe, "-n", "2", sys.executable,
+                        os.path.join(ROOT, "examples", "data_parallel_mlp.py"), "--steps", "3",
+                        "--batch", "32"], env=_env(), capture_output=True, text=True,
+                       timeout=600, cwd=ROOT)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out[-4000:]
+    assert out.count("final parameters identical on all 2 replicas: True") == 2, out[-3000:]
