@@ -320,7 +320,7 @@ class _Launch:
     every scalar argument set (only the three buffers change between calls), the launch
     sizes and the epilogue (the sum of split-K partials, a final conversion)."""
     __slots__ = ("kern", "gsize", "lsize", "dst_shape", "dst_dtype", "swap", "parts",
-                 "out_shape", "out_dtype", "sacc", "rdt")
+                 "out_shape", "out_dtype", "sacc", "rdt", "spec", "args")
 
     def __call__(self, lhs: Array, rhs: Array) -> Array:
         device = lhs._device
@@ -441,9 +441,51 @@ def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype
         plan.gsize = (tiles_n * spec.lx, tiles_m * spec.ly, nb * parts)
         plan.lsize = (spec.lx, spec.ly, 1)
     plan.dst_shape, plan.dst_dtype, plan.swap, plan.parts = dst_shape, cdt, swap, parts
+    plan.spec, plan.args = spec, args
     plan.out_shape, plan.out_dtype = out_shape, out_dtype
     # the sum of the partials: 64-bit for integers, else in the partials' dtype, stored
     # straight as the result's dtype when tensor cores computed them
     plan.sacc = dt.int64 if acc.kind == "i" else pacc
     plan.rdt = out_dtype if direct else plan.sacc
     return plan
+
+
+def epilogue_plan(lhs: Array, rhs: Array, dimension_numbers: Any,
+                  operand_strides: Sequence[Sequence[int]]) -> tuple[_Launch, list] | None:
+    """For ``clnp_grad.jit``'s GEMM epilogues: the launch ``dot_general(lhs, rhs,
+    dimension_numbers)`` makes (same kernel configuration, tiles and split as the eager
+    product), and the strides over (m, n, b0, b1) of the epilogue's array operands, given
+    their strides over the product's (C-ordered) output; or None where the product does not
+    take an epilogue: operands not already of one real float computing dtype, tensor cores,
+    split K, an empty product, operands that need copies, or an operand whose strides do not
+    follow the kernel's merged dims."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    lc, rc, lb, rb = tuple(lc), tuple(rc), tuple(lb), tuple(rb)
+    g = lhs.dtype
+    if g != rhs.dtype or g not in (dt.float32, dt.float64) or gemm_dtype(g) != g:
+        return None
+    if g == dt.float32 and _precision.get() == "tf32" and tensor_cores(lhs.device):
+        return None
+    lf = tuple(i for i in range(lhs.ndim) if i not in lc and i not in lb)
+    rf = tuple(i for i in range(rhs.ndim) if i not in rc and i not in rb)
+    out_shape = tuple(lhs.shape[i] for i in lb + lf) + tuple(rhs.shape[i] for i in rf)
+    if math.prod(out_shape) == 0 or math.prod(lhs.shape[i] for i in lc) == 0:
+        return None
+    ostr = c_strides(out_shape)
+    plan = _plan(lhs, rhs, ostr, lc, rc, lb, rb, lf, rf)
+    if plan is None:
+        return None
+    launch = _run(lhs, rhs, out_shape, g, False, *plan)
+    if launch.parts > 1 or not isinstance(launch.spec, GemmSpec):
+        return None
+    m, n, k, bsizes, _ = plan
+    ep = []
+    for st in operand_strides:
+        q = _plan(lhs, rhs, tuple(st), lc, rc, lb, rb, lf, rf)
+        if q is None or q[0][0] != m[0] or q[1][0] != n[0] or q[2][0] != k[0] or \
+                list(q[3]) != list(bsizes):
+            return None
+        sm, sn = q[0][1][1], q[1][1][1]
+        cb = [0] * (2 - len(q[3])) + list(q[4][2])
+        ep.append([sn, sm] + cb if launch.swap else [sm, sn] + cb)
+    return launch, ep

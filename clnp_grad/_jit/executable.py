@@ -7,6 +7,9 @@ it on the first call's arguments, so the first call both compiles and computes. 
   given the whole group as one SSA program), with its ``LaunchPlan`` prepared;
 - ``_RedStep``: a fused reduction (``codegen.render_fused_reduce``), its argument list prepared,
   plus a replay of the eager reduction of partial results when the reduced range is split;
+- ``_GemmStep``: a matrix product with an elementwise group as its epilogue, one GEMM kernel
+  (``clnp._codegen.gemm`` with ``GemmSpec.epilogue``) planned as the eager product would be
+  (same tuned tiles), its arguments bound;
 - ``_ViewStep``: a view's geometry, fixed for the executable;
 - ``_ReplayStep``: an opaque primitive's eager launches, captured once (``clnp._capture``);
 - ``_CallStep``: an opaque primitive that reads data back to the host (control flow), called.
@@ -18,6 +21,7 @@ strided argument), so every layout inside the executable is fixed when it is bui
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any, Callable, Sequence
 
@@ -28,7 +32,10 @@ from clnp._bound import BoundKernel, bind
 from clnp import _dtypes as dt
 from clnp._array import Array, c_strides
 from clnp._codegen.elementwise import Instr, Operand, can_vectorize
-from clnp._eager import broadcast_strides, collapse, contiguous_copy, plan_elementwise
+from clnp._codegen.gemm import render_gemm
+from clnp._eager import (_span_ok, broadcast_strides, collapse, contiguous_copy,
+                         plan_elementwise)
+from clnp._eager_linalg import epilogue_plan
 from clnp._prims import PRIMITIVES
 from clnp._creation_functions import _scalar_dtype
 from clnp._runtime import Device, default_device
@@ -140,6 +147,61 @@ class _RedStep:
             if fin is not None:
                 out += [_kernel_source(self.device, k) for k in fin.kernels()]
         return out
+
+
+class _GemmStep:
+    """A product and its epilogue: one bound GEMM kernel. ``ins``: slots of the array
+    arguments (A, B, then the epilogue's arrays) with their buffer and offset positions;
+    ``dyn``: (position, slot) of weak scalar arguments; ``outs``: the stored values."""
+    __slots__ = ("kernel", "device", "gsize", "lsize", "template", "ins", "offs", "dyn",
+                 "outs", "layouts", "outpos", "bound")
+
+    def run(self, env: list) -> None:
+        device = self.device
+        outs = [_new_array(device, *lay) for lay in self.layouts]
+        arrs = [env[slot] for slot, _, _ in self.ins]
+        bufs = [a._buf for a in arrs] + [o._buf for o in outs]
+        vals = [env[slot] for _, slot in self.dyn]
+        if self.bound is not None and [a._offset for a in arrs] == self.offs:
+            self.bound(device.queue, bufs, vals)
+        else:
+            # the first call, or inputs at other offsets (made by a host-driven step)
+            kargs = self.template.copy()
+            for (_, bpos, opos), a in zip(self.ins, arrs):
+                kargs[bpos], kargs[opos] = a._buf, a._offset
+            for pos, o in zip(self.outpos, outs):
+                kargs[pos] = o._buf
+            for (pos, _), v in zip(self.dyn, vals):
+                kargs[pos] = v
+            self.kernel(device.queue, self.gsize, self.lsize, *kargs)
+            if self.bound is None:
+                self.offs = [a._offset for a in arrs]
+                self.bound = bind(self.kernel, self.gsize, self.lsize, kargs,
+                                  [b for _, b, _ in self.ins] + list(self.outpos),
+                                  [pos for pos, _ in self.dyn])
+        for (slot, _, _), o in zip(self.outs, outs):
+            env[slot] = o
+
+    def sources(self) -> list[str]:
+        return [_kernel_source(self.device, self.kernel)]
+
+
+class _SeqStep:
+    """Steps run one after the other (a product whose epilogue could not be fused)."""
+    __slots__ = ("steps",)
+
+    def __init__(self, steps: list[Any]):
+        self.steps = steps
+
+    def run(self, env: list) -> None:
+        for st in self.steps:
+            st.run(env)
+
+    def sources(self) -> list[str]:
+        return [s for st in self.steps for s in st.sources()]
+
+
+_PRODUCT = object()      # stands for the product's value while its epilogue is planned
 
 
 class _ViewStep:
@@ -289,7 +351,120 @@ class Executable:
             return self._build_reduce(grp, env)
         if grp.kind == "view":
             return self._build_opaque(grp.eqns[0], env, view=True)
+        if grp.kind == "gemm":
+            return self._build_gemm(grp, env)
         return self._build_opaque(grp.eqns[0], env)
+
+    # products with an epilogue -----------------------------------------------------------
+    def _build_gemm(self, grp: Group, env: dict[int, Any]) -> Any:
+        """One GEMM kernel computing the product and evaluating the group on each of its
+        values; where the planned launch cannot take an epilogue (split K, tensor cores,
+        operands needing copies or conversions), the product's own step and then the
+        group's."""
+        step = self._plan_gemm(grp, env)
+        if step is not None:
+            step.run(env)
+            return step
+        steps = [self._build_opaque(e, env, view=e.prim.name != "dot_general")
+                 for e in grp.gemm]
+        prod = {b.n for e in grp.gemm for b in e.out_binders}
+        ew = Group("ew", eqns=grp.eqns, shape=grp.shape, members=grp.members - prod,
+                   escapes=grp.escapes, index=grp.index)
+        return _SeqStep(steps + [self._build_ew(ew, env)])
+
+    def _plan_gemm(self, grp: Group, env: dict[int, Any]) -> _GemmStep | None:
+        device = self.device
+        dot = grp.gemm[0]
+        lhs_v, rhs_v = dot.inputs
+        (lc, rc), (lb, rb) = dot.params["dimension_numbers"]
+        dn = ((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb)))
+        if len(grp.gemm) == 2:
+            # the group reads the product transposed (last two dims): that is the product
+            # of the swapped operands, whose output the group reads directly
+            lhs_v, rhs_v = rhs_v, lhs_v
+            dn = ((tuple(rc), tuple(lc)), (tuple(rb), tuple(lb)))
+        prod = grp.gemm[-1].out_binders[0]
+        lhs, rhs = env[self.slot[lhs_v.n]], env[self.slot[rhs_v.n]]
+        if not isinstance(lhs, Array) or not isinstance(rhs, Array):
+            return None
+        pslot = self._slot(prod.n)
+        env[pslot] = _PRODUCT
+        outer = {b.n for e in grp.gemm for b in e.out_binders}
+        try:
+            operands, refs, body, vid = self._program(
+                dataclasses.replace(grp, members=grp.members - outer), env)
+        finally:
+            del env[pslot]
+        p0 = next(i for i, o in enumerate(operands) if o is _PRODUCT)
+        n_in = len(operands)
+        # value ids of the epilogue: the product first, then the other operands in order
+        remap = {i: (0 if i == p0 else i + 1 if i < p0 else i) for i in range(n_in)}
+        body = [dataclasses.replace(ins, args=tuple(remap.get(a, a) for a in ins.args))
+                for ins in body]
+        ep_in: list[Operand] = []
+        arrays: list[tuple[Array, int]] = []
+        dyn: list[tuple[int, int]] = []       # (index into ep_in, slot) of weak scalars
+        values: list[Any] = []                # first call's value per ep_in entry
+        for i, (val, (is_slot, ref)) in enumerate(zip(operands, refs)):
+            if i == p0:
+                continue
+            if isinstance(val, _ScalarOperand):
+                ep_in.append(Operand(val.dtype, True))
+                values.append(val.value)
+            elif not isinstance(val, Array):      # a weak Python scalar argument
+                dyn.append((len(ep_in), ref))
+                ep_in.append(Operand(weak_dtype(val), True))
+                values.append(val)
+            else:
+                arrays.append((val, ref))
+                ep_in.append(Operand(val.dtype))
+                values.append(val)
+        members = [e.out_binders[0] for e in grp.eqns]
+        escaping = [v for v in members if v.n in grp.escapes]
+        if not escaping:
+            return None
+        ep_out = tuple((remap.get(vid[v.n], vid[v.n]), v.aval.dtype) for v in escaping)
+        planned = epilogue_plan(lhs, rhs, dn, [broadcast_strides(a, grp.shape)
+                                               for a, _ in arrays])
+        if planned is None:
+            return None
+        launch, ep_strides = planned
+        spec = launch.spec
+        if spec.index == "int" and not _span_ok([a for a, _ in arrays], 0):
+            return None
+        spec = dataclasses.replace(spec, epilogue=tuple(body), ep_inputs=tuple(ep_in),
+                                   ep_outputs=ep_out)
+        splat = 4 if device.is_cpu else 1     # as the elementwise kernels (EwSpec.splat)
+        kernel = device.kernel(("jit-gemm", spec, splat), lambda: render_gemm(spec, splat))
+        template = list(launch.args)
+        a_v, b_v = (rhs_v, lhs_v) if launch.swap else (lhs_v, rhs_v)
+        ins = [(self.slot[a_v.n], 7, 8), (self.slot[b_v.n], 13, 14)]
+        dyn_pos: list[tuple[int, int]] = []
+        k_arr = 0
+        weak = dict(dyn)
+        for j, (op, v) in enumerate(zip(ep_in, values)):
+            if op.scalar:
+                if j in weak:      # set again on a call where its value changed
+                    dyn_pos.append((len(template), weak[j]))
+                    template.append(v)
+                else:
+                    template.append(np.asarray(v, _carg(op.dtype))[()])
+                continue
+            arr, ref = arrays[k_arr]
+            ins.append((ref, len(template), len(template) + 1))
+            template += [None, arr._offset] + ep_strides[k_arr]
+            k_arr += 1
+        outpos = [19] + list(range(len(template), len(template) + len(ep_out) - 1))
+        template += [None] * (len(ep_out) - 1)
+        step = _GemmStep()
+        step.kernel, step.device = kernel, device
+        step.gsize, step.lsize = launch.gsize, launch.lsize
+        step.template, step.ins, step.offs, step.dyn = template, ins, [], dyn_pos
+        step.outpos, step.bound = outpos, None
+        step.outs = [(self._slot(v.n), v.aval.shape, v.aval.dtype) for v in escaping]
+        step.layouts = [(shape, c_strides(shape), d, max(math.prod(shape) * d.itemsize, 1))
+                        for _, shape, d in step.outs]
+        return step
 
     # elementwise groups --------------------------------------------------------------
     def _program(self, grp: Group, env: dict[int, Any]) -> tuple[list, list, list[Instr],
@@ -602,6 +777,10 @@ def _step_inputs(step: Any) -> list[int]:
         return [v for kind, v in step.operands if kind]
     if isinstance(step, _RedStep):
         return [src for _, src in step.bufs if src >= 0] + [s for _, s, _ in step.scalars]
+    if isinstance(step, _GemmStep):
+        return [slot for slot, _, _ in step.ins] + [slot for _, slot in step.dyn]
+    if isinstance(step, _SeqStep):
+        return [s for st in step.steps for s in _step_inputs(st)]
     if isinstance(step, _ViewStep):
         return [step.src]
     if isinstance(step, _ReplayStep):
