@@ -146,6 +146,12 @@ def test_split_k_falls_back(device):
                                atol=1e-4)
     gemms = _gemm_sources(src)
     assert gemms and all("epilogue" not in s for s in gemms) and len(src) >= 3
+    # the product read transposed: the transpose stays a view of the unfused product
+    jt = cg.jit(lambda wt, x, b: _relu_bias((wt @ x.T).T, b))
+    wt = clnp.asarray(np.ascontiguousarray(wh.T), device=device)
+    np.testing.assert_allclose(_np(jt(wt, x, b)), np.maximum(xh @ wh + bh, 0), rtol=1e-4,
+                               atol=1e-4)
+    assert all("epilogue" not in s for s in jt.lower(wt, x, b).kernel_sources())
 
 
 def test_gpu_kernel_epilogue(device, monkeypatch):
