@@ -69,7 +69,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import ctypes as C
-from .elementwise import Instr, Operand, instructions, prelude
+from .elementwise import Instr, Operand, can_vectorize, instructions, prelude
 
 
 # The kernels compute in these dtypes only: narrower integers are widened to 32 bits (the
@@ -211,6 +211,42 @@ def _ep_statement(spec: GemmSpec, row: str, col: str, value: str) -> str:
             lines.append(C.store(odt, f"cE{j}", f"({I})({row}) * scm + ({I})({col}) * scn",
                                  val))
     return "{ " + " ".join(lines) + " }"
+
+
+def _ep_vector_width(spec: GemmSpec) -> int:
+    """Lanes of the CPU kernel's vector epilogue (0: none): at most 32 bytes, as the
+    elementwise kernels (wider vectors change the calling convention of builtins on AVX2)."""
+    dtypes = _ep_dtypes(spec)
+    if not can_vectorize(spec.epilogue, dtypes) or \
+            any(d.kind not in "fiu" or d.name == "float16" for _, d in spec.ep_outputs):
+        return 0
+    widest = max(d.itemsize for d in dtypes + [d for _, d in spec.ep_outputs])
+    w = min(spec.vec, 32 // widest)
+    return w if w > 1 and spec.tn % w == 0 else 0
+
+
+def _ep_vector(spec: GemmSpec, w: int, row: str, col: str, pr: str) -> list[str]:
+    """The epilogue on ``w`` consecutive outputs of one row (``ci`` points to the row, C
+    and every array operand unit-stride or constant along N): vector loads, the op table's
+    templates at width ``w``, vector stores."""
+    I = spec.index
+    dtypes = _ep_dtypes(spec)
+    lines = [f"const {C.compute_ctype(spec.dtype, w)} v0 = vload{w}(0, {pr});"]
+    for k, op in enumerate(spec.ep_inputs, start=1):
+        ct = C.compute_ctype(op.dtype, w)
+        if op.scalar:
+            lines.append(f"const {ct} v{k} = ({ct})(es{k});")
+            continue
+        pos = f"({I})({row}) * esm{k} + ({I})({col}) * esn{k}"
+        lines.append(f"const {ct} v{k} = esn{k} ? {C.load(op.dtype, f'epb{k}', pos, w)} : "
+                     f"({ct})({C.load(op.dtype, f'epb{k}', pos)});")
+    lines += instructions(spec.epilogue, dtypes, 1 + len(spec.ep_inputs), w)
+    for j, (vid, odt) in enumerate(spec.ep_outputs):
+        val = C.convert(f"v{vid}", dtypes[vid], odt, w, to_storage=True)
+        ptr = "ci" if j == 0 else f"cE{j}"
+        pos = f"({I})({col})" if j == 0 else f"({I})({row}) * scm + ({I})({col})"
+        lines.append(C.store(odt, ptr, pos, val, w))
+    return lines
 
 
 def _prologue(spec, z: str, ti: str = "", to: str = "") -> list[str]:
@@ -424,13 +460,25 @@ def _render_cpu(spec: GemmSpec) -> list[str]:
     body = []
     if ep and not cplx:
         # the epilogue once, in a rolled loop over the tile: its lanes read back from the
-        # private sums (one copy of its code instead of tm * tn)
-        body += [f"for (int i = 0; i < {tm} && m0 + i < M; ++i) {{",
-                 f"  __global {to} *ci = c + ({I})(m0 + i) * scm;",
-                 f"  const {acc1} *pr = (const {acc1} *)(part + (r * {tm} + i) * {nv});",
-                 f"  for (int q = 0; q < {tn}; ++q)",
-                 "    if (n0 + q < N) " + _ep_statement(spec, "m0 + i", "n0 + q", "pr[q]"),
-                 "}"]
+        # private sums (one copy of its code instead of tm * tn). Where C and every array
+        # operand are unit-stride or constant along N and the tile is whole, in vectors
+        ew = _ep_vector_width(spec)
+        loop = [f"for (int i = 0; i < {tm} && m0 + i < M; ++i) {{",
+                f"  __global {to} *ci = c + ({I})(m0 + i) * scm;",
+                f"  const {acc1} *pr = (const {acc1} *)(part + (r * {tm} + i) * {nv});"]
+        scalar = ["  for (int q = 0; q < " + str(tn) + "; ++q)",
+                  "    if (n0 + q < N) " + _ep_statement(spec, "m0 + i", "n0 + q", "pr[q]")]
+        if ew:
+            vec_ok = " && ".join([f"scn == 1 && N >= {tn}"] + [
+                f"(esn{k} == 0 || esn{k} == 1)" for k, op in enumerate(spec.ep_inputs, 1)
+                if not op.scalar])
+            body += [f"if ({vec_ok}) {{"] + ["  " + x for x in loop]
+            body += [f"    for (int q = 0; q < {tn}; q += {ew}) {{"]
+            body += ["      " + x for x in _ep_vector(spec, ew, "m0 + i", "n0 + q", "pr + q")]
+            body += ["    }", "  }", "} else {"] + ["  " + x for x in loop + scalar]
+            body += ["  }", "}"]
+        else:
+            body += loop + scalar + ["}"]
     else:
         for i in range(tm):
             body.append(f"if (m0 + {i} < M) {{")

@@ -55,8 +55,9 @@ def test_relu_of_bias_is_one_kernel(device, dtype):
 
 def test_operands_bias_rows_residual_and_weak_scale(device):
     """A bias over N, a per-row vector over M, a full (M, N) residual and a Python scalar
-    (weak: a new value neither retraces nor rebuilds) in one epilogue."""
-    M, K, N = 37, 41, 29
+    (weak: a new value neither retraces nor rebuilds) in one epilogue. N is wider than a
+    CPU tile, so whole tiles take the vector epilogue and the last one the overlap."""
+    M, K, N = 37, 41, 71
     xh, wh = _data((M, K), 3), _data((K, N), 4)
     bh, ch, rh = _data(N, 5), _data((M, 1), 6), _data((M, N), 7)
     x, w, b, c, r = (clnp.asarray(a, device=device) for a in (xh, wh, bh, ch, rh))
@@ -87,6 +88,11 @@ def test_transposed_operands_and_transposed_product(device):
              (lambda x, wt, b: _relu_bias((wt @ x.T).T, b), (x, wt, b), ref),
              (lambda x, wt, bm: _relu_bias((x @ wt.T).T, bm), (x, wt, bm),
               np.maximum((xh @ wth.T).T + bmh, 0))]
+    # a weight update: the gradient is a transposed product of two activations
+    hh, dh, w0 = _data((13, M), 30), _data((13, 71), 31), _data((71, M), 32)
+    hd, dd, wd = (clnp.asarray(v, device=device) for v in (hh, dh, w0))
+    cases.append((lambda h, d, w: w - 0.5 * (h.T @ d).T, (hd, dd, wd),
+                  w0 - np.float32(0.5) * (hh.T @ dh).T))
     for fn, args, want in cases:
         jf = cg.jit(fn)
         assert len(jf.lower(*args).kernel_sources()) == 1
