@@ -324,6 +324,19 @@ class _Launch:
 
     def __call__(self, lhs: Array, rhs: Array) -> Array:
         device = lhs._device
+        r = self.partials(lhs, rhs)
+        if self.parts > 1:
+            # the sum shares the program ``clnp.sum`` uses for this dtype
+            r = reduce(r, op="sum", axes=(0,), acc_dtype=self.sacc, out_dtype=self.rdt)
+            r = Array(r._buf, r._offset, self.out_shape, c_strides(self.out_shape), self.rdt,
+                      device)
+        return r if r.dtype == self.out_dtype else convert_element_type(r,
+                                                                        dtype=self.out_dtype)
+
+    def partials(self, lhs: Array, rhs: Array) -> Array:
+        """The kernel's launch alone: the product, or with split K its partial products
+        ``[parts, batch, M, N]`` (before their sum and any conversion)."""
+        device = lhs._device
         dst = Array.empty(self.dst_shape, self.dst_dtype, device)
         a, b = (rhs, lhs) if self.swap else (lhs, rhs)
         k = self.kern
@@ -334,14 +347,7 @@ class _Launch:
             _hooks.note_preset_launch(k, self.gsize, self.lsize,
                                       {7: a._buf, 13: b._buf, 19: dst._buf})
         cl.enqueue_nd_range_kernel(device.queue, k, self.gsize, self.lsize)
-        r = dst
-        if self.parts > 1:
-            # the sum shares the program ``clnp.sum`` uses for this dtype
-            r = reduce(dst, op="sum", axes=(0,), acc_dtype=self.sacc, out_dtype=self.rdt)
-            r = Array(r._buf, r._offset, self.out_shape, c_strides(self.out_shape), self.rdt,
-                      device)
-        return r if r.dtype == self.out_dtype else convert_element_type(r,
-                                                                        dtype=self.out_dtype)
+        return dst
 
 
 def _tiles(cfg: dict[str, Any], gm: int, gn: int) -> tuple[int, int]:
@@ -451,14 +457,17 @@ def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype
 
 
 def epilogue_plan(lhs: Array, rhs: Array, dimension_numbers: Any,
-                  operand_strides: Sequence[Sequence[int]]) -> tuple[_Launch, list] | None:
+                  operand_strides: Sequence[Sequence[int]]
+                  ) -> tuple[_Launch, list | None] | None:
     """For ``clnp_grad.jit``'s GEMM epilogues: the launch ``dot_general(lhs, rhs,
     dimension_numbers)`` makes (same kernel configuration, tiles and split as the eager
     product), and the strides over (m, n, b0, b1) of the epilogue's array operands, given
-    their strides over the product's (C-ordered) output; or None where the product does not
-    take an epilogue: operands not already of one real float computing dtype, tensor cores,
-    split K, an empty product, operands that need copies, or an operand whose strides do not
-    follow the kernel's merged dims."""
+    their strides over the product's (C-ordered) output. With split K (``launch.parts > 1``)
+    the strides are None: the caller applies the epilogue where it sums the partials
+    (``_Launch.partials``, laid out as the C-ordered output per part). None where the
+    product does not take an epilogue: operands not already of one real float computing
+    dtype, tensor cores, an empty product, operands that need copies, or an operand whose
+    strides do not follow the kernel's merged dims."""
     (lc, rc), (lb, rb) = dimension_numbers
     lc, rc, lb, rb = tuple(lc), tuple(rc), tuple(lb), tuple(rb)
     g = lhs.dtype
@@ -476,8 +485,10 @@ def epilogue_plan(lhs: Array, rhs: Array, dimension_numbers: Any,
     if plan is None:
         return None
     launch = _run(lhs, rhs, out_shape, g, False, *plan)
-    if launch.parts > 1 or not isinstance(launch.spec, GemmSpec):
+    if not isinstance(launch.spec, GemmSpec):
         return None
+    if launch.parts > 1:
+        return launch, None
     m, n, k, bsizes, _ = plan
     ep = []
     for st in operand_strides:

@@ -186,6 +186,35 @@ class _GemmStep:
         return [_kernel_source(self.device, self.kernel)]
 
 
+class _SplitGemmStep:
+    """A product split along K and its epilogue: the GEMM kernel writes the partial products
+    (``[parts, ...output]``), then one elementwise kernel sums them and evaluates the
+    epilogue (``ew``, whose operands include the partials, at slots ``pslots``)."""
+    __slots__ = ("launch", "device", "a", "b", "offs", "layout", "pslots", "poffs", "ew")
+
+    def run(self, env: list) -> None:
+        a, b = env[self.a], env[self.b]
+        launch = self.launch
+        if (a._offset, b._offset) != self.offs:
+            # inputs at other offsets (made by a host-driven step): the kernel's own copy
+            # keeps every other argument
+            it = np.int32 if launch.spec.index == "int" else np.int64
+            x, y = (b, a) if launch.swap else (a, b)
+            launch.kern.set_arg(8, it(x._offset))
+            launch.kern.set_arg(14, it(y._offset))
+            self.offs = (a._offset, b._offset)
+        part = launch.partials(a, b)
+        shape, strides, dtype = self.layout
+        for s, off in zip(self.pslots, self.poffs):
+            env[s] = Array(part._buf, off, shape, strides, dtype, self.device)
+        self.ew.run(env)
+        for s in self.pslots:
+            env[s] = None
+
+    def sources(self) -> list[str]:
+        return [_kernel_source(self.device, self.launch.kern)] + self.ew.sources()
+
+
 class _SeqStep:
     """Steps run one after the other (a product whose epilogue could not be fused)."""
     __slots__ = ("steps",)
@@ -361,9 +390,8 @@ class Executable:
         values; where the planned launch cannot take an epilogue (split K, tensor cores,
         operands needing copies or conversions), the product's own step and then the
         group's."""
-        step = self._plan_gemm(grp, env)
+        step = self._plan_gemm(grp, env)      # run on env when planned
         if step is not None:
-            step.run(env)
             return step
         steps = [self._build_opaque(e, env, view=e.prim.name != "dot_general")
                  for e in grp.gemm]
@@ -372,7 +400,8 @@ class Executable:
                    escapes=grp.escapes, index=grp.index)
         return _SeqStep(steps + [self._build_ew(ew, env)])
 
-    def _plan_gemm(self, grp: Group, env: dict[int, Any]) -> _GemmStep | None:
+    def _plan_gemm(self, grp: Group, env: dict[int, Any]
+                   ) -> _GemmStep | _SplitGemmStep | None:
         device = self.device
         dot = grp.gemm[0]
         lhs_v, rhs_v = dot.inputs
@@ -399,6 +428,7 @@ class Executable:
         n_in = len(operands)
         # value ids of the epilogue: the product first, then the other operands in order
         remap = {i: (0 if i == p0 else i + 1 if i < p0 else i) for i in range(n_in)}
+        body0 = body
         body = [dataclasses.replace(ins, args=tuple(remap.get(a, a) for a in ins.args))
                 for ins in body]
         ep_in: list[Operand] = []
@@ -429,6 +459,9 @@ class Executable:
         if planned is None:
             return None
         launch, ep_strides = planned
+        if ep_strides is None:
+            return self._split_gemm(launch, lhs_v, rhs_v, operands, refs, body0, p0,
+                                    [vid[v.n] for v in escaping], escaping, grp.shape, env)
         spec = launch.spec
         if spec.index == "int" and not _span_ok([a for a, _ in arrays], 0):
             return None
@@ -464,6 +497,50 @@ class Executable:
         step.outs = [(self._slot(v.n), v.aval.shape, v.aval.dtype) for v in escaping]
         step.layouts = [(shape, c_strides(shape), d, max(math.prod(shape) * d.itemsize, 1))
                         for _, shape, d in step.outs]
+        step.run(env)
+        return step
+
+    def _split_gemm(self, launch: Any, lhs_v: Var, rhs_v: Var, operands: list, refs: list,
+                    body: list[Instr], p0: int, out_ids: list[int], escaping: list[Var],
+                    shape: tuple[int, ...], env: dict[int, Any]) -> _SplitGemmStep:
+        """The product's partials, then one elementwise kernel summing them into the
+        epilogue (``body`` with the product remapped, ids as ``_program`` made them)."""
+        device = self.device
+        parts, d = launch.parts, launch.dst_dtype
+        size = math.prod(shape)
+        strides = c_strides(shape)
+        step = _SplitGemmStep()
+        step.launch, step.device = launch, device
+        step.a, step.b = self.slot[lhs_v.n], self.slot[rhs_v.n]
+        lhs, rhs = env[step.a], env[step.b]
+        step.offs = (lhs._offset, rhs._offset)
+        step.layout = (shape, strides, d)
+        step.pslots = list(range(self.n_slots, self.n_slots + parts))
+        self.n_slots += parts
+        step.poffs = [p * size for p in range(parts)]
+        # value ids: the partials, the other operands, the sum's adds, then the epilogue
+        others = [i for i in range(len(operands)) if i != p0]
+        n2 = parts + len(others)
+        new_id = {i: parts + k for k, i in enumerate(others)}
+        adds = []
+        acc = 0
+        for p in range(1, parts):
+            adds.append(Instr("add", (acc, p), (d, d), d, d))
+            acc = n2 + p - 1
+        new_id[p0] = acc
+        shift = n2 + len(adds) - len(operands)
+        ids = lambda a: new_id[a] if a < len(operands) else a + shift  # noqa: E731
+        body2 = adds + [dataclasses.replace(ins, args=tuple(ids(a) for a in ins.args))
+                        for ins in body]
+        part = launch.partials(lhs, rhs)
+        for s, off in zip(step.pslots, step.poffs):
+            env[s] = Array(part._buf, off, shape, strides, d, device)
+        ops2 = [env[s] for s in step.pslots] + [operands[i] for i in others]
+        refs2 = [(True, s) for s in step.pslots] + [refs[i] for i in others]
+        step.ew = self._ew_step(ops2, refs2, body2, [ids(i) for i in out_ids], escaping, shape,
+                                env)
+        for s in step.pslots:
+            del env[s]
         return step
 
     # elementwise groups --------------------------------------------------------------
@@ -532,13 +609,19 @@ class Executable:
         return i
 
     def _build_ew(self, grp: Group, env: dict[int, Any]) -> _EwStep:
-        device = self.device
         operands, refs, body, vid = self._program(grp, env)
         members = [e.out_binders[0] for e in grp.eqns]
         escaping = [v for v in members if v.n in grp.escapes]
+        return self._ew_step(operands, refs, body, [vid[v.n] for v in escaping], escaping,
+                             grp.shape, env)
+
+    def _ew_step(self, operands: list, refs: list, body: list[Instr], out_ids: list[int],
+                 escaping: list[Var], shape: tuple[int, ...], env: dict[int, Any]) -> _EwStep:
+        """The elementwise step of an SSA program whose values ``out_ids`` are stored as
+        ``escaping``; run once on ``env``."""
+        device = self.device
         n_in = len(operands)
         # outputs must be the last values of the body: append copies for the others
-        out_ids = [vid[v.n] for v in escaping]
         body_t = tuple(body)
         extra = []
         last = n_in + len(body_t) - len(out_ids)
@@ -560,7 +643,7 @@ class Executable:
                 in_dtypes.append(val.dtype)
                 arrays.append(ref)
         plan = None
-        if math.prod(grp.shape) and escaping:   # planned on the layouts of fresh outputs
+        if math.prod(shape) and escaping:   # planned on the layouts of fresh outputs
             outs = [Array.empty(v.aval.shape, v.aval.dtype, device) for v in escaping]
             plan = plan_elementwise(device, body_t, args, in_dtypes, outs)
         step = _EwStep(plan, device, arrays, list(refs),
@@ -781,6 +864,8 @@ def _step_inputs(step: Any) -> list[int]:
         return [slot for slot, _, _ in step.ins] + [slot for _, slot in step.dyn]
     if isinstance(step, _SeqStep):
         return [s for st in step.steps for s in _step_inputs(st)]
+    if isinstance(step, _SplitGemmStep):
+        return [step.a, step.b] + [s for s in _step_inputs(step.ew) if s not in step.pslots]
     if isinstance(step, _ViewStep):
         return [step.src]
     if isinstance(step, _ReplayStep):
