@@ -57,7 +57,8 @@ others to extra arrays ``E1, E2, ...`` of C's layout. Extra operands follow C's 
 
 Arrays are addressed by their own strides over (m, n, b0, b1): a bias over N has ``esm = 0``,
 a per-row vector ``esn = 0``, a residual or mask the output's strides. Real float dtypes only;
-split-K partials are never given an epilogue (the caller does not fuse those products).
+split-K partials are never given an epilogue: ``clnp_grad.jit`` evaluates it in the
+elementwise kernel that sums the partials.
 CPU kernels evaluate it in a rolled loop over the tile (the tile's lanes read back from the
 private sums), so the epilogue's code exists once per kernel (twice with the vector path): in
 vectors of up to 32 bytes where C and every array operand are unit-stride or constant along N
