@@ -166,6 +166,20 @@ def test_split_k_sums_partials_into_the_epilogue(device):
     np.testing.assert_allclose(_np(h), xh @ wh + bh, rtol=1e-4, atol=1e-4)
 
 
+def test_float16_product_is_not_fused(device):
+    """float16 products are computed in float32 after conversions (eager planning): the
+    product and its consumers stay separate steps, with the same results."""
+    xh, wh, bh = (_data(s, 33 + i).astype(np.float16) for i, s in
+                  enumerate(((37, 41), (41, 29), (29,))))
+    x, w, b = (clnp.asarray(v, device=device) for v in (xh, wh, bh))
+    jf = cg.jit(lambda x, w, b: _relu_bias(x @ w, b))
+    src = jf.lower(x, w, b).kernel_sources()
+    assert len(src) >= 2 and all("epilogue" not in s for s in src)
+    ref = np.maximum(xh.astype(np.float32) @ wh.astype(np.float32) + bh, 0)
+    np.testing.assert_allclose(_np(jf(x, w, b)).astype(np.float32), ref, rtol=1e-2,
+                               atol=1e-2)
+
+
 def test_gpu_kernel_epilogue(device, monkeypatch):
     """The local-memory (GPU) kernel's epilogue, forced on whatever device is present."""
     monkeypatch.setattr(_linalg, "_FORCE_KIND", "gpu")
