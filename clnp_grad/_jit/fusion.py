@@ -203,7 +203,6 @@ def _gemm_epilogues(groups: list[Group], owner: dict[int, Group], outs: set[int]
                     readers.setdefault(x.n, set()).add(grp.index)
     for n in outs:
         readers.setdefault(n, set()).add(-1)
-    by_index = {grp.index: grp for grp in groups}
     deps: dict[int, set[int]] = {}
     for grp in groups:
         deps[grp.index] = {owner[x.n].index for e in grp.eqns + grp.reds for x in e.inputs
@@ -254,18 +253,18 @@ def _gemm_epilogues(groups: list[Group], owner: dict[int, Group], outs: set[int]
                 continue        # the product needs this group's values: a cycle
             h.kind = "gemm"
             h.gemm = [c.eqns[0] for c in chain]
+            gone = {c.index for c in chain}
             for c in chain:
                 merged.add(c.index)
                 for n in c.members:
                     owner[n] = h
                     h.members.add(n)
                 deps[h.index] |= deps[c.index]
-            deps[h.index] -= {c.index for c in chain} | {h.index}
-            for d in deps.values():
-                if d & {c.index for c in chain}:
-                    d -= {c.index for c in chain}
+            for d in deps.values():     # whatever depended on the product depends on h
+                if d & gone:
+                    d -= gone
                     d.add(h.index)
-            deps[h.index].discard(h.index)
+            deps[h.index] -= gone | {h.index}
             break
     return [grp for grp in groups if grp.index not in merged]
 

@@ -30,8 +30,8 @@ def _data(shape, seed, dtype=np.float32):
 
 
 def _tol(dtype):
-    return dict(rtol=1e-5, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-12,
-                                                                         atol=1e-12)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    return {"rtol": tol, "atol": tol}
 
 
 def _gemm_sources(src):
