@@ -55,6 +55,7 @@ from . import linalg  # noqa: F401  (clnp.linalg: the Array API linalg extension
 from . import random  # noqa: F401  (clnp.random: NumPy's random API, Philox)
 from . import _numpy_functions as _npf
 from ._custom_kernels import ElementwiseKernel, RawKernel
+from ._ufunc import ufunc
 # NumPy names beyond the standard; a name defined above keeps that definition
 _np_all = [_n for _n in _npf.__all__ if _n not in globals()]
 globals().update({_n: getattr(_npf, _n) for _n in _np_all})
@@ -101,4 +102,4 @@ __all__ = sorted(set(_c_all + _d_all + _e_all + _i_all + _m_all + _s_all + _sear
     "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128", "e", "inf",
     "nan", "pi", "newaxis", "DeviceMemoryError", "KernelBuildError", "UnsupportedDtypeError",
     "set_matmul_precision", "get_matmul_precision", "matmul_precision", "autotune",
-    "ElementwiseKernel", "RawKernel"]))
+    "ElementwiseKernel", "RawKernel", "ufunc"]))

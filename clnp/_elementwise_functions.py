@@ -18,6 +18,7 @@ from ._array import Array
 from ._dispatch import apply_fast, inplace_fast
 from ._helpers import is_array
 from ._prims import primitive
+from ._ufunc import ufunc
 
 __all__: list[str] = []
 
@@ -162,24 +163,92 @@ def _make_binary(name: str) -> Callable[..., Any]:
     return f
 
 
-_DOC = ("Computes ``{name}`` for each element of the input{s} ({ref} semantics, with the "
-        "Array API special cases).\n\nInput dtypes: {category}{extra}. Returns an array of "
-        "the {out} dtype{bcast}.")
+def _summary(rec: _ops.EwOp) -> str:
+    extra = (" Booleans and integers are computed in floating point, as NumPy does."
+             if rec.float_only else "")
+    return (f"Computes ``{rec.name}`` for each element of the input{'' if rec.nin == 1 else 's'}"
+            f" (``numpy.{rec.ref.__name__}`` semantics, with the Array API special cases)."
+            f"{extra}")
+
+
+def _example(rec: _ops.EwOp) -> str:
+    """A call on small arrays inside the op's domain (the docs show the call, NumPy's
+    result is what it returns)."""
+    lo, hi = rec.domain
+    if rec.category in ("boolean",):
+        vals = ["[True, False, True]", "[True, True, False]"]
+    elif rec.category in ("integer", "integer or boolean"):
+        vals = ["[1, 6, 12]", "[3, 2, 5]"] if rec.name.startswith("bitwise") and \
+            "shift" not in rec.name else ["[1, 6, 12]", "[1, 2, 3]"]
+    else:
+        a, b = round(lo + 0.25 * (hi - lo), 2), round(lo + 0.75 * (hi - lo), 2)
+        vals = [f"[{a}, {b}]", f"[{round(0.5 * (lo + hi), 2)}, {b}]"]
+    call = ", ".join(f"np.asarray({v})" for v in vals[:rec.nin])
+    lines = [">>> import clnp as np", f">>> np.{rec.name}({call})"]
+    if rec.nin == 2:
+        lines += [f">>> np.{rec.name}.reduce(np.asarray({vals[0]}))",
+                  f">>> np.{rec.name}.outer(np.asarray({vals[0]}), np.asarray({vals[1]}))"]
+    return "\n".join(lines)
+
+
+def ufunc_doc(rec: _ops.EwOp) -> str:
+    """The NumPy-format docstring of the ufunc made from table row ``rec``."""
+    ins = "x" if rec.nin == 1 else "x1, x2"
+    out = {"same": "the promoted dtype of the inputs (NEP 50)", "bool": "bool",
+           "real": "the real-valued dtype of the input (float for complex)"}[rec.out]
+    methods = ("" if rec.nin == 1 else
+               "\n\nAs a ufunc it also has ``reduce``, ``accumulate``, ``reduceat``, "
+               "``outer`` and ``at``\n(``at`` with a ``b`` operand); see :class:`clnp.ufunc`.")
+    if rec.nin == 1:
+        methods = "\n\nAs a ufunc it also has ``at(a, indices)``; see :class:`clnp.ufunc`."
+    return f"""{rec.name}({ins}, /, out=None, *, where=True, casting='same_kind', order='K', dtype=None)
+
+{_summary(rec)}{methods}
+
+Parameters
+----------
+{ins} : Array or array_like
+    Input{'s' if rec.nin > 1 else ''} of the standard's category "{rec.category}". Python
+    scalars, lists and NumPy arrays are accepted and uploaded next to the array operand
+    (Python scalars are weakly typed, NEP 50){'; inputs broadcast together' if rec.nin > 1 else ''}.
+out : Array, optional
+    Array the result is written to (cast under ``casting``); it is also returned.
+where : array_like of bool, optional
+    Where False, the result keeps ``out``'s value (zero when no ``out`` is given).
+casting : {{'no', 'equiv', 'safe', 'same_kind', 'unsafe'}}, optional
+    Casts allowed between the inputs, ``dtype`` and ``out``.
+order : {{'K', 'A', 'C'}}, optional
+    Results are C-ordered; ``'F'`` raises ValueError.
+dtype : dtype, optional
+    Computation dtype: the inputs are cast to it first.
+
+Returns
+-------
+Array
+    The elementwise result, of {out}.
+
+Raises
+------
+TypeError
+    An input dtype outside the op's category, an operand that is not array-like, or a cast
+    that ``casting`` forbids.
+ValueError
+    Shapes that do not broadcast together (or into ``out``).
+OverflowError
+    A Python int that does not fit the integer dtype it is computed in.
+
+Examples
+--------
+{_example(rec)}
+"""
+
 
 for _rec in _ops.OPS.values():
     if _rec.nin == 3 or _rec.name == "copy" or _rec.name == "round":
         continue
     _f = (_make_unary if _rec.nin == 1 else _make_binary)(_rec.name)
     _f.__name__ = _f.__qualname__ = _rec.name
-    _f.__doc__ = _DOC.format(
-        name=_rec.name, s="" if _rec.nin == 1 else "s", ref=f"numpy.{_rec.ref.__name__}",
-        category=_rec.category,
-        extra=(" (booleans and integers are computed in floating point, as NumPy does)"
-               if _rec.float_only else ""),
-        out={"same": "promoted", "bool": "bool", "real": "real-valued"}[_rec.out],
-        bcast="" if _rec.nin == 1 else "; inputs broadcast together and either may be a "
-                                       "Python scalar")
-    globals()[_rec.name] = _f
+    globals()[_rec.name] = ufunc(_rec, _f, ufunc_doc(_rec))
     __all__.append(_rec.name)
 
 

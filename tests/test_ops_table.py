@@ -473,10 +473,17 @@ def test_unsupported_operands_raise_type_error(device):
     x = clnp.zeros((3,), dtype=clnp.float32, device=device)
     with pytest.raises(TypeError, match="add.*str"):
         clnp.add(x, "1")
-    with pytest.raises(TypeError, match="add.*array"):
-        clnp.add(1, 2)
-    with pytest.raises(TypeError, match="sin.*array"):
-        clnp.sin(1.0)
+    with pytest.raises(TypeError, match="add.*object"):
+        clnp.add(x, object())
+
+
+def test_scalar_only_calls_compute_like_numpy():
+    # NumPy computes np.add(1, 2) and np.sin(1.0) in the default dtypes (issue #12)
+    r = clnp.add(1, 2)
+    assert r.shape == () and r.dtype == np.int64 and int(r) == 3
+    s = clnp.sin(1.0)
+    assert s.shape == () and s.dtype == clnp.default_device().default_float
+    np.testing.assert_allclose(float(s), np.sin(1.0), rtol=1e-6)
 
 
 def test_incompatible_shapes_raise_value_error(device):
