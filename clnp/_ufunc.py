@@ -115,7 +115,11 @@ def write_out(name: str, result: Any, out: Any, casting: str = "same_kind") -> A
         raise TypeError(f"Cannot cast ufunc '{name}' output from {result.dtype!r} to "
                         f"{out.dtype!r} with casting rule '{casting}'")
     from ._eager import broadcast_shapes
-    if broadcast_shapes(result.shape, out.shape) != out.shape:
+    try:
+        fits = broadcast_shapes(result.shape, out.shape) == out.shape
+    except ValueError:
+        fits = False
+    if not fits:
         raise ValueError(f"{name}: non-broadcastable output operand with shape {out.shape} "
                          f"doesn't match the broadcast shape {result.shape}")
     if result.dtype != out.dtype:
@@ -317,7 +321,9 @@ class ufunc:
         ns = _ns()
         red = _REDUCTION[self._op]
         if mask is not None:
-            fill = self.identity if init is None else init
+            # masked-out elements become the identity (max/min have none: ``initial``,
+            # which they may meet twice)
+            fill = self.identity if self.identity is not None else init
             x = ns.where(mask, x, fill)
         nred = math.prod(x.shape[a] for a in axes)
         if red in ("max", "min") and nred == 0:
