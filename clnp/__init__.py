@@ -59,6 +59,8 @@ from ._ufunc import ufunc
 # NumPy names beyond the standard; a name defined above keeps that definition
 _np_all = [_n for _n in _npf.__all__ if _n not in globals()]
 globals().update({_n: getattr(_npf, _n) for _n in _np_all})
+from ._numpy_signatures import install as _install_numpy_signatures
+_install_numpy_signatures(globals())     # NumPy's positional parameters and extra keywords
 
 __version__ = "0.1.0"
 __array_api_version__ = "2025.12"

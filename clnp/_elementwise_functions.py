@@ -258,18 +258,57 @@ def round(x, /):
     return apply("round", x)
 
 
-def where(condition, x1, x2, /):
+_UNSET = object()
+
+
+def where(condition, x1=_UNSET, x2=_UNSET, /):
     """Elements of ``x1`` where ``condition`` is true, else of ``x2`` (broadcast together).
 
-    ``condition`` must be a boolean array; ``x1``/``x2`` are arrays or Python scalars and the
-    result dtype is their promoted dtype."""
+    Parameters
+    ----------
+    condition : Array or array_like
+        Where true, take ``x1``. A non-boolean condition counts its non-zero elements as
+        true (NumPy); lists and NumPy arrays are uploaded.
+    x1, x2 : Array, array_like or Python scalar, optional
+        The values; the result dtype is their promoted dtype (NEP 50 for Python scalars).
+        Both omitted: ``where(condition)`` is ``nonzero(condition)``, as in NumPy.
+
+    Returns
+    -------
+    Array or tuple of Array
+        The selection, or (one argument) the int64 indices of the true elements per axis.
+
+    Raises
+    ------
+    TypeError
+        Only one of ``x1``/``x2`` given, or operands that are not arrays or scalars.
+    ValueError
+        Shapes that do not broadcast together.
+
+    Examples
+    --------
+    >>> import clnp as np
+    >>> x = np.asarray([1.0, -2.0, 3.0])
+    >>> np.where(x > 0, x, 0.0)          # [1., 0., 3.]
+    >>> np.where(x > 0)                  # (array([0, 2]),)
+    """
+    if isinstance(condition, (list, tuple)):
+        condition = np.asarray(condition)
+    if x1 is _UNSET and x2 is _UNSET:
+        from ._creation_functions import asarray
+        from ._searching_functions import nonzero
+        c = condition if is_array(condition) else asarray(condition)
+        return nonzero(c)
+    if x1 is _UNSET or x2 is _UNSET:
+        raise TypeError("where: either both or neither of x1 and x2 should be given")
+    x1, x2 = (np.asarray(v) if isinstance(v, (list, tuple)) else v for v in (x1, x2))
     norm, device = _normalize("where", (condition, x1, x2))
     condition, x1, x2 = norm
     if not is_array(condition):
-        raise TypeError(f"where: condition must be a boolean array; got "
+        raise TypeError(f"where: condition must be an array; got "
                         f"{type(condition).__name__}")
     if condition.dtype != dt.bool_:
-        raise TypeError(f"where: condition must have dtype bool; got {condition.dtype}")
+        condition = apply("not_equal", condition, 0)     # NumPy: non-zero is true
     if any(is_array(a) or isinstance(a, _Strong) for a in (x1, x2)):
         res = _promote("where", [x1, x2])
         if not device.has_fp64 and res in (dt.float64, dt.complex128):

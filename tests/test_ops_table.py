@@ -463,10 +463,13 @@ def test_dtype_outside_category_raises(rec, device):
     assert len(device._kernels) == kernels_before
 
 
-def test_where_rejects_non_bool_condition(device):
-    x = clnp.zeros((3,), dtype=clnp.float32, device=device)
-    with pytest.raises(TypeError, match="where.*bool.*float32"):
-        clnp.where(x, x, x)
+def test_where_non_bool_condition_counts_non_zero(device):
+    # NumPy: a numeric condition selects where it is non-zero (issue #12)
+    h = np.asarray([0.0, 2.0, -1.0, 0.0], np.float32)
+    x = clnp.asarray(h, device=device)
+    np.testing.assert_array_equal(clnp.where(x, x, 5.0).to_numpy(), np.where(h, h, 5.0))
+    with pytest.raises(TypeError, match="both or neither"):
+        clnp.where(x, x)
 
 
 def test_unsupported_operands_raise_type_error(device):

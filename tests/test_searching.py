@@ -132,7 +132,7 @@ def test_argmax_zero_dim_and_errors(device):
     with pytest.raises(TypeError):
         clnp.argmax(y, axis=(0, 1))
     with pytest.raises(TypeError):
-        clnp.argmax(np.ones(3))
+        clnp.argmax(object())
 
 
 @settings(max_examples=25, deadline=None,
