@@ -60,6 +60,8 @@ from ._ufunc import ufunc
 _np_all = [_n for _n in _npf.__all__ if _n not in globals()]
 globals().update({_n: getattr(_npf, _n) for _n in _np_all})
 from ._numpy_signatures import install as _install_numpy_signatures
+from ._ufunc import install_composites as _install_composites
+_install_composites(globals())           # NumPy-layer elementwise functions as ufuncs
 _install_numpy_signatures(globals())     # NumPy's positional parameters and extra keywords
 
 __version__ = "0.1.0"

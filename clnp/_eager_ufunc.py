@@ -72,6 +72,28 @@ def fold(x: Array, op: str, axis: int, starts: Sequence[int], ends: Sequence[int
     return y
 
 
+def element_offsets(a: Array, indices: Sequence[Array]) -> Array:
+    """int64 storage offsets of ``a[i0, i1, ..., :, ...]`` (integer index arrays for the
+    leading dims, broadcast together; negative indices wrap), shaped like that selection.
+    One bounds-checked launch for the indexed dims (IndexError before anything is written),
+    plus one add per remaining dim."""
+    from ._eager import broadcast_shapes, iota, linear_offsets
+    bshape = broadcast_shapes(*(i.shape for i in indices))
+    off = linear_offsets(a, list(indices), bshape)
+    from ._eager import ew_apply
+    off = ew_apply("add", [off, a._offset], dt.int64, dt.int64, [dt.int64, dt.int64])
+    k = len(indices)
+    for n, st in zip(a.shape[k:], a._strides[k:]):
+        lead = off.ndim
+        off = Array(off._buf, off._offset, off.shape + (1,), off._strides + (0,), dt.int64,
+                    off.device)
+        r = iota(n=n, start=0, step=st, dtype=dt.int64, device=a.device)
+        r = Array(r._buf, r._offset, (1,) * lead + (n,), (0,) * lead + (1,), dt.int64,
+                  r.device)
+        off = ew_apply("add", [off, r], dt.int64, dt.int64, [dt.int64, dt.int64])
+    return off
+
+
 def at_segments(a: Array, offsets: Array, b: Array | None, op: str,
                 compute: np.dtype) -> None:
     """``a.flat_storage[offsets[k]] = op(a..., b[k])`` for every ``k`` in order, in place:

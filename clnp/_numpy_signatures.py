@@ -359,3 +359,8 @@ def install(namespace: dict[str, Any]) -> None:
         for k, v in list(namespace.items()):
             if v is orig:
                 namespace[k] = new
+        for mod in ("linalg", "fft"):         # extensions re-export some (linalg.tensordot)
+            m = namespace.get(mod)
+            for k, v in list(vars(m).items()) if m is not None else ():
+                if v is orig:
+                    setattr(m, k, new)

@@ -143,6 +143,9 @@ class ufunc:
     def __init__(self, rec: _ops.EwOp, fn: Callable[..., Any], doc: str):
         self._rec = rec
         self._op = rec.name
+        # a row of the op table (C template: device folds, at kernels), or a composite
+        # function of clnp's NumPy layer (its methods compose __call__)
+        self._table = _ops.OPS.get(rec.name) is rec
         self._fn = fn
         self.nin = rec.nin
         self.nargs = rec.nin + 1
@@ -169,7 +172,11 @@ class ufunc:
     @property
     def types(self) -> list[str]:
         """The loops, as NumPy lists them (``'ff->f'``): one per input dtype the op
-        computes in directly."""
+        computes in directly (composites: NumPy's loops over clnp's dtypes)."""
+        if self._types is None and not self._table:
+            chars = {d.char for d in dt.ALL}
+            self._types = [t for t in self._rec.ref.types
+                           if set(t.replace("->", "")) <= chars]
         if self._types is None:
             out = []
             for d in sorted(dt.ALL, key=lambda d: _TYPE_ORDER.index(d.char)):
@@ -312,6 +319,10 @@ class ufunc:
             r = self._reduce_primitive(x, axes, d, init, mask)
         else:
             r = self._reduce_fold(x, axes, init, mask, nred)
+            if r.dtype != x.dtype:
+                raise TypeError(f"{name}: the op maps {x.dtype} operands to {r.dtype}, so "
+                                f"it cannot reduce them (NumPy: no loop matching the "
+                                f"specified signature)")
         if keepdims:
             r = _ns().reshape(r, tuple(1 if i in axes else n for i, n in enumerate(x.shape)))
         return write_out(name, r, out)
@@ -345,7 +356,7 @@ class ufunc:
     def _reduce_fold(self, x: Any, axes: tuple[int, ...], init: Any, mask: Any,
                      nred: int) -> Any:
         ns = _ns()
-        compute = self._fold_dtype(x, "reduce")
+        compute = self._fold_dtype(x, "reduce") if self._table else x.dtype
         kept = [i for i in range(x.ndim) if i not in axes]
         kshape = tuple(x.shape[i] for i in kept)
         if len(axes) != 1:       # one folded axis last (a copy; reorderable ops only)
@@ -360,11 +371,27 @@ class ufunc:
             init = self.identity
         if nred == 0:
             return ns.full(kshape, init, dtype=compute, device=x.device)
-        if _concrete(x, mask):
+        if self._table and _concrete(x, mask):
             from ._eager_ufunc import fold
             r = fold(x, self._op, ax, [0], [nred], "reduce", init, mask)
             return ns.reshape(r, kshape)
+        if not self._table and self._op in _REORDERABLE and mask is None:
+            r = self._tree(x, ax)
+            return r if init is None else self._fn(r, init)
         return self._compose_fold(x, ax, 0, nred, init, mask)
+
+    def _tree(self, x: Any, ax: int) -> Any:
+        """Pairwise reduction along ``ax`` (reorderable composites: log2(n) calls)."""
+        ns = _ns()
+
+        def part(a: Any, lo: int, hi: int | None) -> Any:
+            return a[(slice(None),) * ax + (slice(lo, hi),)]
+        while x.shape[ax] > 1:
+            n = x.shape[ax]
+            h = n // 2
+            r = self._fn(part(x, 0, h), part(x, h, 2 * h))
+            x = ns.concat([r, part(x, 2 * h, None)], axis=ax) if n % 2 else r
+        return x[(slice(None),) * ax + (0,)]
 
     def _compose_fold(self, x: Any, ax: int, start: int, stop: int, init: Any,
                       mask: Any) -> Any:
@@ -403,11 +430,12 @@ class ufunc:
         if self._op in _SCAN and x.dtype.kind in "iufc":
             r = primitive(_SCAN[self._op]).bind(x, axis=ax, include_initial=False)
         else:
-            self._fold_dtype(x, "accumulate")
+            if self._table:
+                self._fold_dtype(x, "accumulate")
             n = x.shape[ax]
             if x.size == 0:
                 r = _ns().empty(x.shape, dtype=x.dtype, device=x.device)
-            elif _concrete(x):
+            elif self._table and _concrete(x):
                 from ._eager_ufunc import fold
                 r = fold(x, self._op, ax, [0], [n], "accumulate")
             else:
@@ -448,8 +476,9 @@ class ufunc:
         d = self._method_dtype(x, dtype, "reduceat")
         if x.dtype != d:
             x = x.astype(d)
-        self._fold_dtype(x, "reduceat")
-        if _concrete(x):
+        if self._table:
+            self._fold_dtype(x, "reduceat")
+        if self._table and _concrete(x):
             from ._eager_ufunc import fold
             r = fold(x, self._op, ax, idx.tolist(), ends.tolist(), "reduce")
         else:
@@ -483,8 +512,9 @@ class ufunc:
             raise ValueError(f"{name}: {'second operand needed' if b is None else 'too many operands'}"
                              f" for a ufunc with {self.nin} input(s)")
         ns = _ns()
-        off = ns.reshape(self._offsets(a)[indices], (-1,))
-        shape = a[indices].shape if b is not None else None
+        off = self._index_offsets(a, indices)
+        shape = off.shape
+        off = ns.reshape(off, (-1,))
         from ._promotion import resolve
         if b is None:
             compute, res, _ = resolve(self._rec, (a,))
@@ -505,10 +535,74 @@ class ufunc:
         if not np.can_cast(res, a.dtype, "same_kind"):
             raise TypeError(f"Cannot cast ufunc '{self.__name__}' output from {res!r} to "
                             f"{a.dtype!r} with casting rule 'same_kind'")
+        if not self._table:
+            return self._at_rounds(a, indices, b)
         from ._eager_ufunc import at_add_atomic, at_segments
         if self._op == "add" and compute == a.dtype and at_add_atomic(a, off, bv):
             return None
         at_segments(a, off, bv, self._op, compute)
+        return None
+
+    def _index_offsets(self, a: Array, indices: Any) -> Any:
+        """Storage offsets of ``a[indices]``: integer index arrays (the common ``at``
+        forms) in one bounds-checked launch, any other index through a grid of offsets."""
+        ns = _ns()
+        key = indices if isinstance(indices, tuple) else (indices,)
+        arrays = []
+        for k in key:
+            if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+                k = np.asarray(k)
+            if isinstance(k, (list, np.ndarray)):
+                h = np.asarray(k)
+                if h.dtype.kind not in "iu" and not (h.size == 0 and h.dtype.kind == "f"):
+                    break
+                k = ns.asarray(h.astype(np.int64), device=a.device)
+            if not (isinstance(k, Array) and k.dtype.kind in "iu"):
+                break
+            arrays.append(k)
+        else:
+            if 0 < len(arrays) <= a.ndim:
+                from ._eager import IndexOutOfBounds
+                from ._eager_ufunc import element_offsets
+                try:
+                    return element_offsets(a, arrays)
+                except IndexOutOfBounds as e:
+                    raise IndexError(f"{self.__name__}.at: index {e.value} is out of bounds "
+                                     f"for axis {e.j} with size {e.size}") from None
+        return self._offsets(a)[indices]
+
+    def _at_rounds(self, a: Array, indices: Any, b: Any) -> None:
+        """``at`` of a composite (no C template): the k-th occurrences of every element
+        are updated together in round k (gather, compute, scatter), which applies the op
+        once per occurrence in order, as NumPy's unbuffered loop does."""
+        ns = _ns()
+        off = self._index_offsets(a, indices)
+        shape = off.shape
+        off = ns.reshape(off, (-1,)).to_numpy()
+        flat = ns.reshape(a, (-1,)) if a.is_contiguous else None
+        if flat is None:
+            raise TypeError(f"{self.__name__}.at: needs a contiguous array for this "
+                            f"composite ufunc (copy it first)")
+        rel = off - a._offset
+        bv = None
+        if b is not None:
+            bv = _as_array(b, f"{self.__name__}.at", a.device)
+            bv = ns.reshape(ns.broadcast_to(bv, shape), (-1,))
+        order = np.argsort(rel, kind="stable")
+        srt = rel[order]
+        start = np.r_[0, np.flatnonzero(srt[1:] != srt[:-1]) + 1]
+        rank = np.empty(len(rel), np.int64)
+        rank[order] = np.arange(len(rel)) - np.repeat(start, np.diff(np.r_[start, len(rel)]))
+        for k in range(int(rank.max()) + 1 if len(rel) else 0):
+            sel = np.flatnonzero(rank == k)
+            pos = ns.asarray(rel[sel], device=a.device)
+            cur = flat[pos]
+            args = (cur,) if bv is None else (cur, bv[ns.asarray(sel, device=a.device)])
+            r = self._fn(*args)
+            if not np.can_cast(r.dtype, a.dtype, "same_kind"):
+                raise TypeError(f"Cannot cast ufunc '{self.__name__}' output from "
+                                f"{r.dtype!r} to {a.dtype!r} with casting rule 'same_kind'")
+            flat[pos] = r.astype(a.dtype) if r.dtype != a.dtype else r
         return None
 
     @staticmethod
@@ -521,3 +615,46 @@ class ufunc:
                 r = ns.arange(0, n * s, s, dtype=dt.int64, device=a.device)
                 off = off + ns.reshape(r, (n,) + (1,) * (a.ndim - k - 1))
         return off
+
+
+# NumPy ufuncs that clnp implements as compositions in its NumPy layer:
+# name -> (identity, reorderable)
+COMPOSITES: dict[str, tuple[Any, bool]] = {
+    "fmax": (None, True), "fmin": (None, True), "fmod": (None, False),
+    "float_power": (None, False), "heaviside": (None, False),
+    "logaddexp2": (-math.inf, True), "exp2": (None, False), "fabs": (None, False),
+    "rint": (None, False), "degrees": (None, False), "radians": (None, False),
+    "deg2rad": (None, False), "rad2deg": (None, False),
+}
+
+
+def composite(name: str, fn: Callable[..., Any]) -> ufunc:
+    """The ufunc object for NumPy-layer function ``fn`` (NumPy's ufunc ``name``)."""
+    ref = getattr(np, name)
+    identity, reorderable = COMPOSITES[name]
+    rec = _ops.EwOp(name, ref.nin, "any", {}, ref)
+    if identity is not None:
+        IDENTITY[name] = identity
+    if reorderable:
+        _REORDERABLE.add(name)
+    ins = "x" if ref.nin == 1 else "x1, x2"
+    doc = (f"{name}({ins}, /, out=None, *, where=True, casting='same_kind', order='K', "
+           f"dtype=None)\n\n{(fn.__doc__ or '').strip()}\n\nA :class:`clnp.ufunc` composed "
+           f"from clnp's elementwise ops: calls take NumPy's keywords; ``reduce`` (pairwise "
+           f"for {'this reorderable op' if reorderable else 'reorderable ops'}, else one call "
+           f"per element along the axis), ``accumulate``, ``reduceat``, ``outer`` and "
+           f"``at`` compose calls.\n\nParameters\n----------\n{ins} : Array or array_like"
+           f"\n    Inputs (NumPy's dtype rules).\nout, where, casting, order, dtype\n    As "
+           f"for every ufunc (see :class:`clnp.ufunc`).\n\nReturns\n-------\nArray\n\n"
+           f"Examples\n--------\n>>> import clnp as np\n>>> np.{name}("
+           f"{', '.join(['np.asarray([1.0, 2.5])'] * ref.nin)})\n")
+    return ufunc(rec, fn, doc)
+
+
+def install_composites(namespace: dict[str, Any]) -> None:
+    """Replace the NumPy layer's functions of :data:`COMPOSITES` in ``namespace`` (and their
+    aliases) by ufunc objects."""
+    # NumPy's aliases are distinct ufuncs (deg2rad is not radians): one object per name
+    for name, fn in [(n, namespace.get(n)) for n in COMPOSITES]:
+        if fn is not None and not isinstance(fn, ufunc):
+            namespace[name] = composite(name, fn)

@@ -324,3 +324,37 @@ def test_ufuncs_under_grad_and_vmap(device, rng):
     close(r, a[:, :, None] - a[:, None, :])
     with pytest.raises(TypeError, match="in place"):
         cg.grad(lambda x: (clnp.add.at(x, [0], 1.0), clnp.sum(x))[1])(A)
+
+
+# ------------------------------------------------------------------------------ composites
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")   # NumPy's fmod of NaN
+def test_composite_ufuncs_match_numpy(device, rng):
+    """NumPy's ufuncs that clnp composes from table ops (fmax, fmod, rint, ...) are ufunc
+    objects too; their methods compose calls."""
+    from clnp._ufunc import COMPOSITES
+    for name in COMPOSITES:
+        u, ref = getattr(clnp, name), getattr(np, name)
+        assert isinstance(u, clnp.ufunc), name
+        assert (u.nin, u.nout, u.__name__, u.identity) == (ref.nin, ref.nout, ref.__name__,
+                                                           ref.identity), name
+    a = rng.standard_normal((3, 5)).astype(np.float32)
+    a[1, 2] = np.nan
+    A = up(a, device)
+    for name in ("fmax", "fmin", "logaddexp2"):
+        close(getattr(clnp, name).reduce(A, axis=1), getattr(np, name).reduce(a, axis=1),
+              rtol=1e-5)
+    close(clnp.fmax.reduce(A, axis=None), np.fmax.reduce(a, axis=None))
+    close(clnp.fmod.reduce(A, axis=0), np.fmod.reduce(a, axis=0), rtol=1e-5)
+    close(clnp.fmin.accumulate(A, axis=1), np.fmin.accumulate(a, axis=1))
+    close(clnp.fmax.reduceat(A, [0, 3, 1], axis=1), np.fmax.reduceat(a, [0, 3, 1], axis=1))
+    close(clnp.heaviside.outer(A[0], A[1]), np.heaviside.outer(a[0], a[1]))
+    h = np.zeros(4, np.float32)
+    D = up(h, device)
+    np.fmax.at(h, [0, 0, 3], np.asarray([2.0, np.nan, -1.0], np.float32))
+    clnp.fmax.at(D, [0, 0, 3], up(np.asarray([2.0, np.nan, -1.0], np.float32), device))
+    close(D, h)
+    h = np.asarray([0.4, 1.6, -2.5], np.float32)
+    D = up(h, device)
+    np.degrees.at(h, [1, 1])
+    clnp.degrees.at(D, [1, 1])
+    close(D, h, rtol=1e-5)
