@@ -62,7 +62,10 @@ globals().update({_n: getattr(_npf, _n) for _n in _np_all})
 from ._numpy_signatures import install as _install_numpy_signatures
 from ._ufunc import install_composites as _install_composites
 _install_composites(globals())           # NumPy-layer elementwise functions as ufuncs
-_install_numpy_signatures(globals())     # NumPy's positional parameters and extra keywords
+# NumPy's positional parameters and extra keywords; array-likes for the standard's functions
+_install_numpy_signatures(globals(), tuple(_m_all + _s_all + _search_all + _cum_all +
+                                           _util_all + _sort_all + _set_all + _la_all +
+                                           _i_all + ["astype"]))
 
 __version__ = "0.1.0"
 __array_api_version__ = "2025.12"

@@ -348,9 +348,40 @@ def numpy_signature(name: str, orig: Callable[..., Any]) -> Callable[..., Any]:
     return f
 
 
-def install(namespace: dict[str, Any]) -> None:
+_ARRAY_PARAM_NAMES = ("x", "x1", "x2")
+_LITERALS = (type(None), bool, int, float, str)
+
+
+def array_like_signature(orig: Callable[..., Any]) -> tuple[str, tuple[str, ...]] | None:
+    """A :data:`SIGNATURES` entry keeping ``orig``'s own signature and making its standard
+    array parameters (``x``, ``x1``, ``x2``, positional-only) take array-likes; None when it
+    has none, or a default that does not round-trip through its repr."""
+    try:
+        sig = inspect.signature(orig)
+    except (TypeError, ValueError):
+        return None
+    arrays = tuple(n for n, p in sig.parameters.items()
+                   if n in _ARRAY_PARAM_NAMES and p.kind is p.POSITIONAL_ONLY)
+    if not arrays or any(p.default is not p.empty and not isinstance(p.default, _LITERALS)
+                         for p in sig.parameters.values()):
+        return None
+    plain = sig.replace(parameters=[p.replace(annotation=p.empty)
+                                    for p in sig.parameters.values()],
+                        return_annotation=sig.empty)
+    return str(plain)[1:-1], arrays
+
+
+def install(namespace: dict[str, Any], array_like: tuple[str, ...] = ()) -> None:
     """Replace each function of :data:`SIGNATURES` in ``namespace`` (the package's globals)
-    by its NumPy-signature wrapper; NumPy aliases of the same function follow."""
+    by its NumPy-signature wrapper; NumPy aliases of the same function follow. The functions
+    named in ``array_like`` keep their signatures and take array-likes for their array
+    parameters."""
+    for name in array_like:
+        f = namespace.get(name)
+        if name not in SIGNATURES and callable(f) and not isinstance(f, type):
+            entry = array_like_signature(f)
+            if entry is not None:
+                SIGNATURES[name] = entry
     for name in SIGNATURES:
         orig = namespace.get(name)
         if orig is None or not callable(orig) or hasattr(orig, "__wrapped_standard__"):
