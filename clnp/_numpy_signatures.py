@@ -103,6 +103,11 @@ _SCALAR_TYPES = (bool, int, float, complex, type(None))
 SEQUENCE_PARAMS = {"concat": "arrays", "concatenate": "arrays", "stack": "arrays"}
 
 
+def device_of(values: Any) -> Any:
+    """The device of the first array among ``values`` (None: the default device)."""
+    return next((v.device for v in values if is_array(v)), None)
+
+
 def as_arrays(seq: Any, fname: str) -> Any:
     """A sequence of array-likes with every element an array, next to the first array."""
     if not isinstance(seq, (list, tuple)) or all(type(a) is Array for a in seq):
@@ -326,8 +331,13 @@ def numpy_signature(name: str, orig: Callable[..., Any]) -> Callable[..., Any]:
     plain = " and ".join(
         f"{n} is _d_{n}" if defaults_of[n] is _NV or defaults_of[n] is None or
         isinstance(defaults_of[n], bool) else f"{n} == _d_{n}" for n in extras) or "True"
-    conv = "".join(f"    if type({a}) is not _Array:\n        {a} = _as_array({a}, {name!r})\n"
-                   for a in arrays)
+    conv = ""
+    if arrays:      # array-likes go to the device of the array operands
+        tup = "(" + ", ".join(arrays) + ",)"
+        conv = (f"    if {' or '.join(f'type({a}) is not _Array' for a in arrays)}:\n"
+                f"        _dev = _device_of({tup})\n" +
+                "".join(f"        if type({a}) is not _Array:\n"
+                        f"            {a} = _as_array({a}, {name!r}, _dev)\n" for a in arrays))
     conv += "".join(f"    if type({a}) not in _SCALAR_TYPES:\n"
                     f"        {a} = _as_scalar({a}, {name!r}, {a!r})\n"
                     for a in SCALAR_PARAMS.get(name, ()))
@@ -339,7 +349,7 @@ def numpy_signature(name: str, orig: Callable[..., Any]) -> Callable[..., Any]:
            f"    return _extras({name!r}, _orig, {{{', '.join(f'{n!r}: {n}' for n in std)}}}, "
            f"{{{', '.join(f'{n!r}: {n}' for n in extras)}}}, _defaults)\n")
     env.update({"_orig": orig, "_extras": _extras, "_Array": Array, "_as_array": as_array,
-                "_as_scalar": as_scalar, "_as_arrays": as_arrays, "_SCALAR_TYPES": _SCALAR_TYPES,
+                "_as_scalar": as_scalar, "_as_arrays": as_arrays, "_device_of": device_of, "_SCALAR_TYPES": _SCALAR_TYPES,
                 "_defaults": defaults_of, **{f"_d_{n}": d for n, d in defaults_of.items()}})
     exec(src, env)                                # noqa: S102
     f = env[name]
