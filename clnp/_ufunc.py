@@ -35,20 +35,10 @@ class _NoValue:
 
 NoValue = _NoValue()
 
-# NumPy's identities (``ufunc.identity``); ops not listed have none
-IDENTITY: dict[str, Any] = {
-    "add": 0, "multiply": 1, "logical_and": True, "logical_or": False, "logical_xor": False,
-    "bitwise_and": -1, "bitwise_or": 0, "bitwise_xor": 0, "hypot": 0,
-    "logaddexp": -math.inf,
-}
 # ops whose reductions have a dedicated primitive (``reduce``; op name)
 _REDUCTION = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
               "logical_and": "all", "logical_or": "any"}
 _SCAN = {"add": "cumsum", "multiply": "cumprod"}
-# ops NumPy lets reduce over several axes at once (associative and commutative)
-_REORDERABLE = {"add", "multiply", "maximum", "minimum", "logical_and", "logical_or",
-                "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "hypot",
-                "logaddexp"}
 _CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
 _ARRAY_LIKE = (list, tuple, range)
 _TYPE_ORDER = "?bBhHiIlLqQefdgFDG"     # NumPy's order of ``ufunc.types``
@@ -149,7 +139,7 @@ class ufunc:
         self._fn = fn
         self.nin = rec.nin
         self.nargs = rec.nin + 1
-        self.identity = IDENTITY.get(rec.name)
+        self.identity = rec.identity
         self.__name__ = self.__qualname__ = rec.ref.__name__
         self.__doc__ = doc
         self._types: list[str] | None = None
@@ -294,7 +284,7 @@ class ufunc:
         self._binary_only("reduce")
         x = _as_array(array, name)
         axes = normalize_axes(axis, x.ndim, name)
-        if len(axes) > 1 and self._op not in _REORDERABLE:
+        if len(axes) > 1 and not self._rec.reorderable:
             raise ValueError(f"reduction operation '{self.__name__}' is not reorderable, so "
                              f"at most one axis may be specified")
         d = self._method_dtype(x, dtype, "reduce")
@@ -375,7 +365,7 @@ class ufunc:
             from ._eager_ufunc import fold
             r = fold(x, self._op, ax, [0], [nred], "reduce", init, mask)
             return ns.reshape(r, kshape)
-        if not self._table and self._op in _REORDERABLE and mask is None:
+        if not self._table and self._rec.reorderable and mask is None:
             r = self._tree(x, ax)
             return r if init is None else self._fn(r, init)
         return self._compose_fold(x, ax, 0, nred, init, mask)
@@ -632,11 +622,7 @@ def composite(name: str, fn: Callable[..., Any]) -> ufunc:
     """The ufunc object for NumPy-layer function ``fn`` (NumPy's ufunc ``name``)."""
     ref = getattr(np, name)
     identity, reorderable = COMPOSITES[name]
-    rec = _ops.EwOp(name, ref.nin, "any", {}, ref)
-    if identity is not None:
-        IDENTITY[name] = identity
-    if reorderable:
-        _REORDERABLE.add(name)
+    rec = _ops.EwOp(name, ref.nin, "any", {}, ref, identity=identity, reorderable=reorderable)
     ins = "x" if ref.nin == 1 else "x1, x2"
     doc = (f"{name}({ins}, /, out=None, *, where=True, casting='same_kind', order='K', "
            f"dtype=None)\n\n{(fn.__doc__ or '').strip()}\n\nA :class:`clnp.ufunc` composed "
