@@ -99,6 +99,15 @@ def _compare_out_of_range(name: str, args: list[Any], compute: np.dtype) -> Any:
     return apply("greater_equal" if truth else "less", x, lo)
 
 
+def _truth(a: Any) -> Any:
+    """A logical op's operand as bool: NumPy counts non-zero values as true."""
+    if isinstance(a, _Strong):
+        return bool(a.value)
+    if isinstance(a, _PY_SCALARS):
+        return bool(a)
+    return a if a.dtype == dt.bool_ else apply("not_equal", a, 0)
+
+
 def apply(name: str, *args: Any) -> Any:
     """Apply elementwise op ``name`` to arrays/scalars (broadcasting, NEP 50 promotion)."""
     fast = apply_fast(name, args)
@@ -106,6 +115,8 @@ def apply(name: str, *args: Any) -> Any:
         return fast
     rec = _ops.OPS[name]
     norm, device = _normalize(name, args)
+    if rec.extra.get("truthy"):
+        norm = [_truth(a) for a in norm]
     compute, out, arg_dtypes, overflow = _resolve(rec, norm, device)
     if overflow:
         if name in _COMPARISONS and len(norm) == 2:

@@ -116,7 +116,8 @@ ew("isinf", 1, "numeric", {"b": "0", "i": "0", "u": "0", "f": "isinf({0})",
                            "c": "(isinf(({0}).x) || isinf(({0}).y))"}, np.isinf, out="bool")
 ew("isnan", 1, "numeric", {"b": "0", "i": "0", "u": "0", "f": "isnan({0})",
                            "c": "(isnan(({0}).x) || isnan(({0}).y))"}, np.isnan, out="bool")
-ew("logical_not", 1, "boolean", {"b": "(!({0}))"}, np.logical_not)
+# logical ops take any dtype as NumPy does: non-zero is true (``extra["truthy"]``)
+ew("logical_not", 1, "boolean", {"b": "(!({0}))"}, np.logical_not, extra={"truthy": True})
 ew("bitwise_invert", 1, "integer or boolean", {"b": "(!({0}))", "i": "(~({0}))", "u": "(~({0}))"},
    np.invert, dunder=("__invert__",))
 
@@ -178,11 +179,11 @@ for _n, _op, _d in (("greater", ">", "__gt__"), ("greater_equal", ">=", "__ge__"
 
 # ---- logical and bitwise
 ew("logical_and", 2, "boolean", {"b": "(({0}) && ({1}))"}, np.logical_and, identity=True,
-   reorderable=True)
+   reorderable=True, extra={"truthy": True})
 ew("logical_or", 2, "boolean", {"b": "(({0}) || ({1}))"}, np.logical_or, identity=False,
-   reorderable=True)
+   reorderable=True, extra={"truthy": True})
 ew("logical_xor", 2, "boolean", {"b": "((!({0})) != (!({1})))"}, np.logical_xor,
-   identity=False, reorderable=True)
+   identity=False, reorderable=True, extra={"truthy": True})
 for _n, _op, _d, _id in (("bitwise_and", "&", "__and__", -1), ("bitwise_or", "|", "__or__", 0),
                          ("bitwise_xor", "^", "__xor__", 0)):
     ew(_n, 2, "integer or boolean", {k: f"(({{0}}) {_op} ({{1}}))" for k in "biu"},
