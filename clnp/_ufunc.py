@@ -215,7 +215,7 @@ class ufunc:
             args = self._cast_inputs(args, dtype, casting)
         r = self._fn(*args)
         if where is not True:
-            r = self._masked(r, where, out)
+            r = self._masked(r, where, out, casting)
         return write_out(name, r, out, casting)
 
     def _cast_inputs(self, args: tuple[Any, ...], dtype: Any, casting: str) -> tuple[Any, ...]:
@@ -235,7 +235,7 @@ class ufunc:
             res.append(a)
         return tuple(res)
 
-    def _masked(self, r: Any, where: Any, out: Any) -> Any:
+    def _masked(self, r: Any, where: Any, out: Any, casting: str) -> Any:
         ns = _ns()
         mask = _as_array(where, self.__name__, r.device)
         if mask.dtype != dt.bool_:
@@ -244,7 +244,11 @@ class ufunc:
         base = out[0] if isinstance(out, tuple) else out
         if base is None:
             base = ns.zeros(r.shape, dtype=r.dtype, device=r.device)
-        elif base.dtype != r.dtype and np.can_cast(r.dtype, base.dtype, "unsafe"):
+        elif base.dtype != r.dtype:
+            if not np.can_cast(r.dtype, base.dtype, casting):
+                raise TypeError(f"Cannot cast ufunc '{self.__name__}' output from "
+                                f"{r.dtype!r} to {base.dtype!r} with casting rule "
+                                f"'{casting}'")
             r = r.astype(base.dtype)
         return ns.where(mask, r, base)
 

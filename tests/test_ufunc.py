@@ -89,6 +89,9 @@ def test_call_casting_errors(device):
                                         ".*int32.* with casting rule 'same_kind'"):
         clnp.add(i, 1.5, out=i)
     np.testing.assert_array_equal(i.to_numpy(), [0, 1, 2])     # nothing written
+    m = clnp.asarray(np.asarray([True, False, True]), device=device)
+    with pytest.raises(TypeError, match="Cannot cast ufunc 'add' output"):
+        clnp.add(i, 1.5, out=i, where=m)
     clnp.add(i, 1.5, out=i, casting="unsafe")
     np.testing.assert_array_equal(i.to_numpy(), [1, 2, 3])
     f = clnp.ones((2, 2), dtype=clnp.float32, device=device)
