@@ -196,9 +196,10 @@ def _example(rec: _ops.EwOp) -> str:
         vals = [f"[{a}, {b}]", f"[{round(0.5 * (lo + hi), 2)}, {b}]"]
     call = ", ".join(f"np.asarray({v})" for v in vals[:rec.nin])
     lines = [">>> import clnp as np", f">>> np.{rec.name}({call})"]
+    if rec.nin == 2 and rec.out == "same" and not rec.float_only:
+        lines.append(f">>> np.{rec.name}.reduce(np.asarray({vals[0]}))")
     if rec.nin == 2:
-        lines += [f">>> np.{rec.name}.reduce(np.asarray({vals[0]}))",
-                  f">>> np.{rec.name}.outer(np.asarray({vals[0]}), np.asarray({vals[1]}))"]
+        lines.append(f">>> np.{rec.name}.outer(np.asarray({vals[0]}), np.asarray({vals[1]}))")
     return "\n".join(lines)
 
 

@@ -121,10 +121,30 @@ def write_out(name: str, result: Any, out: Any, casting: str = "same_kind") -> A
 class ufunc:
     """A universal function: an elementwise op with NumPy's ufunc interface.
 
-    Attributes: ``nin``, ``nout``, ``nargs``, ``identity``, ``ntypes``, ``types``,
-    ``signature`` (None: elementwise), ``__name__`` (NumPy's name). Methods: ``reduce``,
-    ``accumulate``, ``reduceat``, ``outer``, ``at``. Instances exist for every op of the
-    elementwise table and are the functions of the namespace (``clnp.add`` is one).
+    Instances exist for every op of the elementwise table and for NumPy's ufuncs clnp
+    composes (``fmax``, ``rint``, ...); they are the namespace's functions (``clnp.add``
+    is one, ``isinstance(clnp.add, clnp.ufunc)``). See docs/ufuncs.md.
+
+    Attributes
+    ----------
+    nin, nout, nargs : int
+        Inputs, outputs (1) and their sum.
+    identity : scalar or None
+        NumPy's identity of the op (``add``: 0), from its table row.
+    types : list of str
+        Loops as NumPy lists them (``'ff->f'``); ``ntypes`` counts them.
+    signature : None
+        Elementwise (not a generalized ufunc).
+
+    Methods
+    -------
+    __call__(*args, out=None, where=True, casting='same_kind', order='K', dtype=None)
+    reduce, accumulate, reduceat, outer, at
+
+    Examples
+    --------
+    >>> import clnp as np
+    >>> np.add.nin, np.add.identity, np.add.reduce(np.asarray([1, 2, 3]))
     """
 
     nout = 1
@@ -283,7 +303,52 @@ class ufunc:
 
     def reduce(self, array: Any, axis: Any = 0, dtype: Any = None, out: Any = None,
                keepdims: bool = False, initial: Any = NoValue, where: Any = True) -> Any:
-        """Reduce ``array``'s dimension(s) ``axis`` by applying the ufunc along them."""
+        """Reduce ``array``'s dimension(s) ``axis`` by applying the ufunc along them.
+
+        Parameters
+        ----------
+        array : Array or array_like
+            The values; lists and NumPy arrays are uploaded.
+        axis : int, tuple of int or None, optional
+            Axis (default 0), axes (ops whose row is ``reorderable`` only) or None (all).
+        dtype : dtype, optional
+            Computation and result dtype. Default: the input's, except that ``add`` and
+            ``multiply`` widen booleans and integers narrower than 64 bits, as NumPy does.
+        out : Array, optional
+            Written with the result (``same_kind`` casting) and returned.
+        keepdims : bool, optional
+            Keep the reduced axes with size one.
+        initial : scalar, optional
+            Starting value of every fold (the identity when omitted; ops without one start
+            from the first element).
+        where : array_like of bool, optional
+            Elements that take part (broadcast to ``array``); ops without an identity need
+            ``initial``.
+
+        Returns
+        -------
+        Array
+            The reduction: ``add``, ``multiply``, ``maximum``, ``minimum``, ``logical_and``,
+            ``logical_or`` through the ``reduce`` primitive (sum, prod, max, min, all, any);
+            other ops fold left to right on the device (``subtract.reduce`` is
+            ``a[0] - a[1] - ...``), or compose elementwise calls under transformations.
+
+        Raises
+        ------
+        ValueError
+            A unary ufunc; several axes for an op that is not reorderable; an empty reduction
+            without identity or ``initial``; ``where`` without an identity or ``initial``.
+        TypeError
+            An op whose result dtype differs from its operands' (``less.reduce`` of ints).
+
+        Examples
+        --------
+        >>> import clnp as np
+        >>> x = np.asarray([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        >>> np.add.reduce(x)                       # [5., 7., 9.]
+        >>> np.subtract.reduce(x, axis=1)          # [-4., -7.]
+        >>> np.maximum.reduce(x, axis=None, initial=10.0)   # 10.0
+        """
         name = f"{self.__name__}.reduce"
         self._binary_only("reduce")
         x = _as_array(array, name)
@@ -408,8 +473,39 @@ class ufunc:
 
     # ------------------------------------------------------------------ accumulate
     def accumulate(self, array: Any, axis: int = 0, dtype: Any = None, out: Any = None) -> Any:
-        """Accumulate the result of applying the ufunc along ``axis`` (``add.accumulate``
-        is ``cumsum``)."""
+        """Accumulate the result of applying the ufunc along ``axis``.
+
+        Parameters
+        ----------
+        array : Array or array_like
+            The values (at least one dimension).
+        axis : int, optional
+            The axis (default 0).
+        dtype : dtype, optional
+            Computation and result dtype (default as for :meth:`reduce`).
+        out : Array, optional
+            Written with the result and returned.
+
+        Returns
+        -------
+        Array
+            Shaped like ``array``: element ``i`` is the reduction of elements ``0..i``.
+            ``add``/``multiply`` run the ``cumsum``/``cumprod`` primitives, other ops a
+            device fold storing every step.
+
+        Raises
+        ------
+        ValueError
+            A unary ufunc.
+        TypeError
+            A 0-d array or ``axis=None``; an op whose result dtype differs from its operands'.
+
+        Examples
+        --------
+        >>> import clnp as np
+        >>> np.maximum.accumulate(np.asarray([1, 3, 2, 5]))      # [1, 3, 3, 5]
+        >>> np.subtract.accumulate(np.asarray([10.0, 1.0, 2.0]))   # [10., 9., 7.]
+        """
         name = f"{self.__name__}.accumulate"
         self._binary_only("accumulate")
         x = _as_array(array, name)
@@ -449,8 +545,41 @@ class ufunc:
     # ------------------------------------------------------------------ reduceat
     def reduceat(self, array: Any, indices: Any, axis: int = 0, dtype: Any = None,
                  out: Any = None) -> Any:
-        """Reduce slices ``[indices[i], indices[i + 1])`` along ``axis`` (a single element
-        where ``indices[i] >= indices[i + 1]``; the last slice runs to the end)."""
+        """Reduce the slices ``[indices[i], indices[i + 1])`` along ``axis``.
+
+        Parameters
+        ----------
+        array : Array or array_like
+            The values.
+        indices : sequence of int or Array
+            Slice starts (read on the host: they shape the result). Where
+            ``indices[i] >= indices[i + 1]`` the result is ``array[indices[i]]``; the last
+            slice runs to the end of the axis.
+        axis : int, optional
+            The axis (default 0).
+        dtype : dtype, optional
+            Computation and result dtype (default as for :meth:`reduce`).
+        out : Array, optional
+            Written with the result and returned.
+
+        Returns
+        -------
+        Array
+            ``array``'s shape with ``axis`` of length ``len(indices)``: one device fold per
+            slice, left to right.
+
+        Raises
+        ------
+        IndexError
+            An index outside ``[0, array.shape[axis])``.
+        TypeError
+            Indices that are not a 1-d sequence of integers.
+
+        Examples
+        --------
+        >>> import clnp as np
+        >>> np.add.reduceat(np.arange(8), [0, 4, 1, 5])        # [6, 4, 10, 18]
+        """
         name = f"{self.__name__}.reduceat"
         self._binary_only("reduceat")
         x = _as_array(array, name)
@@ -482,7 +611,30 @@ class ufunc:
 
     # ------------------------------------------------------------------ outer
     def outer(self, A: Any, B: Any, /, **kwargs: Any) -> Any:
-        """``op(a, b)`` for every pair: the result has shape ``A.shape + B.shape``."""
+        """``op(a, b)`` for every pair ``a`` of ``A`` and ``b`` of ``B``.
+
+        Parameters
+        ----------
+        A, B : Array or array_like
+            The operands.
+        **kwargs
+            ``out``, ``where``, ``casting``, ``order``, ``dtype`` as for the call.
+
+        Returns
+        -------
+        Array
+            Shape ``A.shape + B.shape``: a broadcast call, so differentiable and batchable.
+
+        Raises
+        ------
+        ValueError
+            A unary ufunc.
+
+        Examples
+        --------
+        >>> import clnp as np
+        >>> np.multiply.outer(np.asarray([1, 2]), np.asarray([10, 20, 30]))
+        """
         name = f"{self.__name__}.outer"
         self._binary_only("outer")
         a = _as_array(A, name)
@@ -492,8 +644,42 @@ class ufunc:
 
     # ------------------------------------------------------------------ at
     def at(self, a: Any, indices: Any, b: Any = None, /) -> None:
-        """Unbuffered in-place ``a[indices] = op(a[indices], b)``: an index repeated ``k``
-        times applies the op ``k`` times (``add.at`` accumulates every value)."""
+        """Unbuffered in-place ``a[indices] = op(a[indices], b)``.
+
+        An element indexed ``k`` times is updated ``k`` times, in the order of the
+        occurrences (``add.at`` adds every value, ``negative.at`` twice restores it).
+
+        Parameters
+        ----------
+        a : Array
+            Updated in place (a concrete array: not a traced value).
+        indices : index
+            Anything ``a[indices]`` accepts: integers, integer arrays or lists (one bounds-
+            checked launch), tuples of them, slices, boolean masks.
+        b : Array, array_like or scalar, optional
+            Second operand of binary ufuncs, broadcast to ``a[indices]``'s shape.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        TypeError
+            A traced or non-clnp ``a``; a result that does not cast to ``a.dtype`` under
+            ``same_kind``.
+        ValueError
+            ``b`` missing for a binary ufunc or given for a unary one.
+        IndexError
+            An index out of bounds (nothing is written).
+
+        Examples
+        --------
+        >>> import clnp as np
+        >>> a = np.zeros(4)
+        >>> np.add.at(a, [0, 0, 2], 1.0)          # a == [2., 0., 1., 0.]
+        >>> np.maximum.at(a, [1, 1], [5.0, 3.0])  # a == [2., 5., 1., 0.]
+        """
         name = f"{self.__name__}.at"
         if not isinstance(a, Array):
             if is_array(a):
