@@ -94,6 +94,13 @@ def element_offsets(a: Array, indices: Sequence[Array]) -> Array:
     return off
 
 
+def scan(x: Array, op: str, axis: int) -> Array:
+    """Inclusive scan of reorderable table op ``op`` along ``axis`` (``x`` in its compute
+    dtype) by the parallel scan kernels of ``cumsum``, generalised to the op's template."""
+    from ._eager_search import _scan
+    return _scan(x, op, axis, False)
+
+
 def at_segments(a: Array, offsets: Array, b: Array | None, op: str,
                 compute: np.dtype) -> None:
     """``a.flat_storage[offsets[k]] = op(a..., b[k])`` for every ``k`` in order, in place:

@@ -39,6 +39,9 @@ NoValue = _NoValue()
 _REDUCTION = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
               "logical_and": "all", "logical_or": "any"}
 _SCAN = {"add": "cumsum", "multiply": "cumprod"}
+# reductions of reorderable ops over fewer rows than this, each longer than _LONG_ROW, take
+# the parallel scan instead of one sequential fold per row
+_FEW_ROWS, _LONG_ROW = 64, 4096
 _CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
 _ARRAY_LIKE = (list, tuple, range)
 _TYPE_ORDER = "?bBhHiIlLqQefdgFDG"     # NumPy's order of ``ufunc.types``
@@ -430,6 +433,13 @@ class ufunc:
             init = self.identity
         if nred == 0:
             return ns.full(kshape, init, dtype=compute, device=x.device)
+        if self._table and self._rec.reorderable and mask is None and init is None and \
+                nred > _LONG_ROW and math.prod(kshape) < _FEW_ROWS and _concrete(x):
+            # a few long rows: a sequential fold per row would leave the device idle; the
+            # parallel scan's last element is the reduction
+            from ._eager_ufunc import scan
+            r = scan(x, self._op, ax)
+            return r[(slice(None),) * ax + (-1,)]
         if self._table and _concrete(x, mask):
             from ._eager_ufunc import fold
             r = fold(x, self._op, ax, [0], [nred], "reduce", init, mask)
@@ -525,6 +535,9 @@ class ufunc:
             n = x.shape[ax]
             if x.size == 0:
                 r = _ns().empty(x.shape, dtype=x.dtype, device=x.device)
+            elif self._table and _concrete(x) and self._rec.reorderable:
+                from ._eager_ufunc import scan
+                r = scan(x, self._op, ax)         # parallel: the op is associative
             elif self._table and _concrete(x):
                 from ._eager_ufunc import fold
                 r = fold(x, self._op, ax, [0], [n], "accumulate")

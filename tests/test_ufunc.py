@@ -366,3 +366,20 @@ def test_composite_ufuncs_match_numpy(device, rng):
     np.degrees.at(h, [1, 1])
     clnp.degrees.at(D, [1, 1])
     close(D, h, rtol=1e-5)
+
+
+def test_long_rows_take_the_parallel_scan(device, rng):
+    # reorderable ops scan with the cumsum kernels generalised to their template; reductions
+    # of a few long rows take the scan's last element (long enough to split rows in chunks)
+    a = rng.standard_normal((2, 9000)).astype(np.float32)
+    a[1, 123] = np.nan
+    A = up(a, device)
+    with np.errstate(invalid="ignore"):
+        close(clnp.maximum.accumulate(A, axis=1), np.maximum.accumulate(a, axis=1))
+        close(clnp.maximum.reduce(A, axis=1), np.maximum.reduce(a, axis=1))
+        close(clnp.logaddexp.reduce(A, axis=1), np.logaddexp.reduce(a, axis=1), rtol=1e-4)
+    b = rng.integers(0, 1 << 20, 9000).astype(np.int64)
+    close(clnp.bitwise_or.reduce(up(b, device)), np.bitwise_or.reduce(b))
+    close(clnp.bitwise_xor.accumulate(up(b, device)), np.bitwise_xor.accumulate(b))
+    m = rng.random(9000) > 0.5
+    close(clnp.logical_xor.reduce(up(m, device)), np.logical_xor.reduce(m))
