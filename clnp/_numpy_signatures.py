@@ -145,10 +145,10 @@ def as_scalar(v: Any, fname: str, name: str) -> Any:
     """A 0-d array (clnp or NumPy) as the Python scalar it holds (one device read)."""
     if isinstance(v, np.generic):
         return v                        # NumPy scalars keep their dtype
+    if fname in ("full", "full_like") and is_array(v):
+        return v                        # full fills from a device array itself (no read)
     if getattr(v, "ndim", None) == 0 and isinstance(v, (Array, np.ndarray)):
         return v[()] if isinstance(v, np.ndarray) else v.to_numpy()[()]
-    if fname in ("full", "full_like") and is_array(v):
-        return v                        # full broadcasts an array fill value itself
     if isinstance(v, (Array, np.ndarray)):
         raise TypeError(f"{fname}: {name} must be a scalar or a 0-d array; got an array of "
                         f"shape {v.shape} (NumPy's array-valued {name} is not supported)")

@@ -83,6 +83,7 @@ def test_array_likes(xa):
     check(clnp.where([[True, False]]), np.where([[True, False]]))
     check(clnp.isin(x, [0.5, 1.5]), np.isin(a, [0.5, 1.5]))
     check(clnp.full((2,), x.max()), np.full((2,), a.max()))
+    check(clnp.full((2,), np.array(3, np.float32)), np.full((2,), np.array(3, np.float32)))
     check(clnp.zeros_like([[1, 2]]), np.zeros_like([[1, 2]]))
 
 
