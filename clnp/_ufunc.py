@@ -769,13 +769,15 @@ class ufunc:
         are updated together in round k (gather, compute, scatter), which applies the op
         once per occurrence in order, as NumPy's unbuffered loop does."""
         ns = _ns()
+        if not a.is_contiguous:         # work on a dense copy, then write it back
+            c = ns.asarray(a, copy=True)
+            self._at_rounds(c, indices, b)
+            a[...] = c
+            return None
         off = self._index_offsets(a, indices)
         shape = off.shape
         off = ns.reshape(off, (-1,)).to_numpy()
-        flat = ns.reshape(a, (-1,)) if a.is_contiguous else None
-        if flat is None:
-            raise TypeError(f"{self.__name__}.at: needs a contiguous array for this "
-                            f"composite ufunc (copy it first)")
+        flat = ns.reshape(a, (-1,))
         rel = off - a._offset
         bv = None
         if b is not None:

@@ -366,6 +366,12 @@ def test_composite_ufuncs_match_numpy(device, rng):
     np.degrees.at(h, [1, 1])
     clnp.degrees.at(D, [1, 1])
     close(D, h, rtol=1e-5)
+    # a strided view: the update lands in the base array
+    g = np.arange(12, dtype=np.float32).reshape(3, 4)
+    G = up(g, device)
+    np.fmin.at(g[:, ::2], ([0, 0, 2], [1, 1, 0]), np.asarray([5.0, 2.0, 1.0], np.float32))
+    clnp.fmin.at(G[:, ::2], ([0, 0, 2], [1, 1, 0]), np.asarray([5.0, 2.0, 1.0], np.float32))
+    close(G, g)
 
 
 def test_long_rows_take_the_parallel_scan(device, rng):
