@@ -48,8 +48,13 @@ def _check_targets(fn: str, target: Any, C: int, ignore_index: int) -> None:
     reads one flag back from the device (traced targets cannot be inspected)."""
     if _traced(target) or target.size == 0:
         return
-    bad = xp.logical_and(xp.logical_or(target < 0, target >= C), target != ignore_index)
-    if bool(xp.any(bad)):
+    from clnp._prims import EVAL, set_interpreter
+    # a concrete target is checked eagerly even while a transformation traces the loss
+    # (under jit the ops would otherwise be staged, and their result unknown)
+    with set_interpreter(EVAL):
+        bad = xp.logical_and(xp.logical_or(target < 0, target >= C), target != ignore_index)
+        found = bool(xp.any(bad))
+    if found:
         t = np.asarray(target.to_numpy()).reshape(-1)
         v = next(int(e) for e in t if not (0 <= e < C or e == ignore_index))
         raise IndexError(f"{fn}: target {v} is out of bounds for {C} classes (and is not "
