@@ -21,7 +21,9 @@ X4 = (2, 4, 6, 6)      # the NCHW activation shape most tests share
 
 
 def _dtype(device):
-    return np.float64 if device.has_fp64 else np.float32
+    """float32, the dtype models train in: the module tests compile the same kernels, which
+    keeps the suite's compile time down (PoCL builds each program in 0.5-2 s)."""
+    return np.float32
 
 
 def _tol(dtype):
@@ -385,7 +387,7 @@ def _adjoint_check(f, x, device, rng):
     ct = rng.standard_normal(out.shape).astype(x.dtype)
     (g,) = cg.vjp(f, xs)[1](clnp.asarray(ct, device=device))
     np.testing.assert_allclose(float(np.sum(ct * np.asarray(jt))),
-                               float(np.sum(np.asarray(g) * t)), rtol=1e-6)
+                               float(np.sum(np.asarray(g) * t)), rtol=1e-4)
 
 
 def test_forward_mode(device, rng):
