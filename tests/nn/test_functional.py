@@ -118,6 +118,21 @@ def test_conv2d_unbatched_and_no_bias(device, rng):
           [x, w], device, rng)
 
 
+def test_conv2d_strided_views(device, rng):
+    """Inputs that are views (permuted, sliced) are read through their strides."""
+    dt = _dtype(device)
+    base = rng.standard_normal((4, 2, 7, 6)).astype(dt)
+    w = rng.standard_normal((6, 4, 3, 2)).astype(dt)
+    xv = clnp.permute_dims(clnp.asarray(base, device=device), (1, 0, 2, 3))[:, :, 1:, :]
+    ref = TF.conv2d(torch.tensor(base.transpose(1, 0, 2, 3)[:, :, 1:, :].copy()),
+                    torch.tensor(w), stride=(1, 2), padding=1).numpy()
+    y = F.conv2d(xv, clnp.asarray(w, device=device), stride=(1, 2), padding=1)
+    np.testing.assert_allclose(np.asarray(y), ref, **_tol(dt))
+    y = F.max_pool2d(xv[:, :, :, ::2], 2, 1)
+    ref = TF.max_pool2d(torch.tensor(base.transpose(1, 0, 2, 3)[:, :, 1:, ::2].copy()), 2, 1)
+    np.testing.assert_allclose(np.asarray(y), ref.numpy(), **_tol(dt))
+
+
 @pytest.mark.parametrize("kw", [dict(), dict(stride=2, padding=2, dilation=2),
                                 dict(padding="same"), dict(groups=2)])
 def test_conv1d(device, rng, kw):
