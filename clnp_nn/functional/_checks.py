@@ -29,8 +29,11 @@ def array(fn: str, name: str, v: Any, *, ndim: int | Sequence[int] | None = None
     if ndim is not None:
         allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
         if v.ndim not in allowed:
-            ranks = " or ".join(str(a) for a in allowed)
-            raise ValueError(f"{fn}: argument '{name}' must be {ranks}-D, got shape "
+            if isinstance(ndim, range):
+                ranks = f"at least {ndim.start}-D"
+            else:
+                ranks = " or ".join(str(a) for a in allowed) + "-D"
+            raise ValueError(f"{fn}: argument '{name}' must be {ranks}, got shape "
                              f"{tuple(v.shape)}")
     return v
 

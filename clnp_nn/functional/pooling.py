@@ -47,7 +47,7 @@ def _window(fn: str, x: Any, kernel_size: Any, stride: Any, padding: Any, dilati
 
 def _windows(x4: Any, k: tuple, s: tuple, p: tuple, d: tuple, out_hw: tuple,
              fill: float) -> Any:
-    """(N, C, KH*KW, OH, OW) windows... as (C, KH*KW, N, OH, OW), the im2col layout."""
+    """The pooling windows of ``x4`` as (C, KH*KW, N, OH, OW): im2col's layout, reshaped."""
     N, C = x4.shape[0], x4.shape[1]
     cols = im2col(x4, kernel=k, stride=s, padding=p, dilation=d, out_hw=out_hw, fill=fill)
     return xp.reshape(cols, (C, k[0] * k[1], N, out_hw[0], out_hw[1]))
