@@ -435,6 +435,25 @@ def test_vmap_matches_loop(device, rng):
         np.testing.assert_allclose(np.asarray(per)[i], np.asarray(gi), **_tol(dt))
 
 
+def test_vmap_attention_dropout_embedding(device, rng):
+    dt = _dtype(device)
+    q = clnp.asarray(rng.standard_normal((3, 2, 4, 8)).astype(dt), device=device)
+    f = lambda a: F.scaled_dot_product_attention(a, a, a, is_causal=True)   # noqa: E731
+    out = np.asarray(cg.vmap(f)(q))
+    for i in range(3):
+        np.testing.assert_allclose(out[i], np.asarray(f(q[i])), **_tol(dt))
+    keys = cg.random.split(cg.random.key(3, device=device), 3)
+    x = clnp.ones((3, 64), dtype=clnp.float32, device=device)
+    masks = np.asarray(cg.vmap(lambda k, a: F.dropout(a, 0.5, key=k))(keys, x))
+    for i in range(3):          # each batch element uses its own key, as an unbatched call
+        np.testing.assert_array_equal(masks[i], np.asarray(F.dropout(x[i], 0.5, key=keys[i])))
+    assert not np.array_equal(masks[0], masks[1])
+    w = clnp.asarray(rng.standard_normal((5, 3)).astype(dt), device=device)
+    ids = clnp.asarray(np.array([[0, 4], [3, 3], [1, 2]]), device=device)
+    np.testing.assert_allclose(np.asarray(cg.vmap(lambda i: F.embedding(i, w))(ids)),
+                               np.asarray(w)[np.asarray(ids)])
+
+
 def test_jit_matches_eager(device, rng):
     dt = _dtype(device)
     x = clnp.asarray(rng.standard_normal(X4).astype(dt), device=device)
