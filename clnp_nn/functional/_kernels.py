@@ -26,6 +26,7 @@ from clnp._array import Array
 from clnp._codegen import ctypes as C
 from clnp._custom_kernels import ElementwiseKernel
 from clnp._prims import def_impl, primitive
+from clnp._eager import local_size
 from clnp._runtime import launch
 from clnp_grad._rules import JVP, VJP
 from clnp_grad._vmap import BATCH
@@ -124,6 +125,81 @@ def _render_col2im(dtype: np.dtype) -> tuple[str, str, list]:
     return src, "clnp_nn_col2im", args
 
 
+def _render_im2col_elem(dtype: np.dtype) -> tuple[str, str, list]:
+    """Range (OH*OW rounded up to the work-group size, N, C*KH*KW), one element per
+    work-item: neighbouring work-items write neighbouring columns (coalesced on GPUs)."""
+    st, ct = C.storage_ctype(dtype), C.compute_ctype(dtype)
+    geom = ", ".join(f"const int {g}" for g in _GEOM)
+    src = "\n".join(_prelude(dtype) + [
+        f"// clnp_nn im2col (element) {dtype}",
+        f"__kernel void clnp_nn_im2col_e(const long ncol, {geom},",
+        f"    __global const {st} *x, const long xo, const long sn, const long sc,",
+        f"    const long sh, const long sw, const {ct} fill, __global {st} *y)",
+        "{",
+        "  const int l = get_global_id(0);",
+        "  if (l >= OH * OW) return;",
+        "  const int n = get_global_id(1), r = get_global_id(2);",
+        "  const int ow = l % OW, oh = l / OW;",
+        "  const int kj = r % KW, kt = r / KW, ki = kt % KH, c = kt / KH;",
+        "  const int ih = oh * SH - PH + ki * DH, iw = ow * SW - PW + kj * DW;",
+        f"  {ct} v = fill;",
+        "  if (ih >= 0 && ih < H && iw >= 0 && iw < W)",
+        f"    v = {C.load(dtype, 'x', 'xo + n * sn + c * sc + ih * sh + iw * sw')};",
+        f"  {C.store(dtype, 'y', 'r * ncol + (long)n * (OH * OW) + l', 'v')}",
+        "}"])
+    args = [_I64] + [_I32] * len(_GEOM) + [None, _I64, _I64, _I64, _I64, _I64,
+                                            C.scalar_arg_dtype(dtype), None]
+    return src, "clnp_nn_im2col_e", args
+
+
+def _render_col2im_elem(dtype: np.dtype) -> tuple[str, str, list]:
+    """Range (H*W rounded up, C, N), one input pixel per work-item, summing over the taps
+    that read it."""
+    st, ct = C.storage_ctype(dtype), C.compute_ctype(dtype)
+    geom = ", ".join(f"const int {g}" for g in _GEOM)
+    src = "\n".join(_prelude(dtype) + [
+        f"// clnp_nn col2im (element) {dtype}",
+        f"__kernel void clnp_nn_col2im_e({geom},",
+        f"    __global const {st} *cols, const long co, const long rs, const long cs,",
+        f"    __global {st} *x)",
+        "{",
+        "  const int p = get_global_id(0);",
+        "  if (p >= H * W) return;",
+        "  const int c = get_global_id(1), n = get_global_id(2);",
+        "  const int w = p % W, h = p / W;",
+        f"  {ct} acc = 0;",
+        "  for (int ki = 0; ki < KH; ++ki) {",
+        "    const int hh = h + PH - ki * DH;",
+        "    if (hh < 0 || hh % SH) continue;",
+        "    const int oh = hh / SH;",
+        "    if (oh >= OH) continue;",
+        "    for (int kj = 0; kj < KW; ++kj) {",
+        "      const int ww = w + PW - kj * DW;",
+        "      if (ww < 0 || ww % SW) continue;",
+        "      const int ow = ww / SW;",
+        "      if (ow >= OW) continue;",
+        "      const long r = (long)(c * KH + ki) * KW + kj;",
+        "      const long col = ((long)n * OH + oh) * OW + ow;",
+        f"      acc += {C.load(dtype, 'cols', 'co + r * rs + col * cs')};",
+        "    }",
+        "  }",
+        f"  {C.store(dtype, 'x', '((long)n * C + c) * (H * W) + p', 'acc')}",
+        "}"])
+    args = [_I32] * len(_GEOM) + [None, _I64, _I64, _I64, None]
+    return src, "clnp_nn_col2im_e", args
+
+
+# Which kernel shape each device gets: "row" (one work-item per row: CPUs, where per-item
+# index arithmetic and work-group scheduling dominate) or "element" (one per element:
+# GPUs, where neighbouring work-items must touch neighbouring addresses). None: by the
+# device's type; tests set it to run both shapes on any device.
+VARIANT: str | None = None
+
+
+def _variant(dev: Any) -> str:
+    return VARIANT or ("row" if dev.is_cpu else "element")
+
+
 def _geometry(C_: int, in_hw: tuple, kernel: tuple, out_hw: tuple, stride: tuple,
               padding: tuple, dilation: tuple) -> list[int]:
     return [C_, in_hw[0], in_hw[1], kernel[0], kernel[1], out_hw[0], out_hw[1], stride[0],
@@ -148,9 +224,15 @@ def im2col_impl(x: Array, *, kernel: tuple, stride: tuple, padding: tuple, dilat
         return out
     _fits_int("im2col", (N, rows, out_hw[0] * out_hw[1], H * W, C_ * H * W))
     dev = x.device
-    kern = dev.kernel(("clnp_nn_im2col", x.dtype), lambda: _render_im2col(x.dtype))
     fill_v = C.scalar_arg_dtype(x.dtype).type(fill)
-    launch(dev, kern, (out_hw[0], N, rows), None, ncol,
+    if _variant(dev) == "row":
+        kern = dev.kernel(("clnp_nn_im2col", x.dtype), lambda: _render_im2col(x.dtype))
+        gsize, lsize = (out_hw[0], N, rows), None
+    else:
+        kern = dev.kernel(("clnp_nn_im2col_e", x.dtype), lambda: _render_im2col_elem(x.dtype))
+        L = local_size(dev)
+        gsize, lsize = (-(-(out_hw[0] * out_hw[1]) // L) * L, N, rows), (L, 1, 1)
+    launch(dev, kern, gsize, lsize, ncol,
            *_geometry(C_, (H, W), kernel, out_hw, stride, padding, dilation),
            x._buf, x._offset, *x._strides, fill_v, out._buf)
     return out
@@ -170,8 +252,15 @@ def col2im_impl(cols: Array, *, kernel: tuple, stride: tuple, padding: tuple, di
         return xp.zeros(out.shape, dtype=cols.dtype, device=cols.device)
     _fits_int("col2im", (N, C_, rows, in_hw[0] * in_hw[1], out_hw[0] * out_hw[1]))
     dev = cols.device
-    kern = dev.kernel(("clnp_nn_col2im", cols.dtype), lambda: _render_col2im(cols.dtype))
-    launch(dev, kern, (in_hw[0], C_, N), None,
+    if _variant(dev) == "row":
+        kern = dev.kernel(("clnp_nn_col2im", cols.dtype), lambda: _render_col2im(cols.dtype))
+        gsize, lsize = (in_hw[0], C_, N), None
+    else:
+        kern = dev.kernel(("clnp_nn_col2im_e", cols.dtype),
+                          lambda: _render_col2im_elem(cols.dtype))
+        L = local_size(dev)
+        gsize, lsize = (-(-(in_hw[0] * in_hw[1]) // L) * L, C_, N), (L, 1, 1)
+    launch(dev, kern, gsize, lsize,
            *_geometry(C_, in_hw, kernel, out_hw, stride, padding, dilation),
            cols._buf, cols._offset, cols._strides[0], cols._strides[1], out._buf)
     return out

@@ -118,6 +118,23 @@ def test_conv2d_unbatched_and_no_bias(device, rng):
           [x, w], device, rng)
 
 
+@pytest.mark.parametrize("variant", ["row", "element"])
+def test_kernel_variants(device, rng, monkeypatch, variant):
+    """Both kernel shapes (CPU rows, GPU elements) on this device: a strided, padded,
+    dilated convolution and its gradients, and a transposed convolution."""
+    from clnp_nn.functional import _kernels
+    monkeypatch.setattr(_kernels, "VARIANT", variant)
+    dt = _dtype(device)
+    kw = dict(stride=(2, 1), padding=(1, 2), dilation=(1, 2))
+    args = [rng.standard_normal(X4).astype(dt), rng.standard_normal((6, 4, 3, 2)).astype(dt)]
+    check(lambda x, w: F.conv2d(x, w, **kw), lambda x, w: TF.conv2d(x, w, **kw), args,
+          device, rng)
+    args = [rng.standard_normal(X4).astype(dt), rng.standard_normal((4, 6, 3, 3)).astype(dt)]
+    check(lambda x, w: F.conv_transpose2d(x, w, stride=2, padding=1, output_padding=1),
+          lambda x, w: TF.conv_transpose2d(x, w, stride=2, padding=1, output_padding=1), args,
+          device, rng)
+
+
 def test_conv2d_strided_views(device, rng):
     """Inputs that are views (permuted, sliced) are read through their strides."""
     dt = _dtype(device)
