@@ -76,7 +76,8 @@ def main() -> None:
           f"{a.reps}")
 
     def c_loss(x, w1):
-        return 0.5 * clnp.sum(F.conv2d(x, w1, padding=1) ** 2)
+        y = F.conv2d(x, w1, padding=1)
+        return 0.5 * clnp.sum(y * y)
 
     def c_block(x, w1, w2):
         h = F.relu(F.batch_norm(F.conv2d(x, w1, padding=1), zeros, ones, training=True)[0])
