@@ -106,8 +106,10 @@ def main() -> None:
                                atol=1e-3)
     t_block_bwd()
     gb = g_block(xc, w1c, w2c)
-    ref = w1t.grad.numpy()   # float32 sums of 16k terms: compare at the gradient's scale
-    np.testing.assert_allclose(np.asarray(gb[1]), ref, rtol=1e-2, atol=1e-4 * np.abs(ref).max())
+    # float32 sums over N*H*W terms and ReLU kinks: against a float64 reference both clnp and
+    # PyTorch float32 are off by ~1e-3 of the largest weight gradient at batch 64
+    ref = w1t.grad.numpy()
+    np.testing.assert_allclose(np.asarray(gb[1]), ref, rtol=1e-2, atol=5e-3 * np.abs(ref).max())
 
     rows = []
     r = race({"clnp": lambda: F.conv2d(xc, w1c, padding=1),
