@@ -13,7 +13,8 @@ from other processes hits both alike. Cases (3x3 convolution, stride 1, padding 
    under ``jit``.
 3. A ResNet-style block ``relu(bn(conv(relu(bn(conv(x))))) + x)`` forward + backward
    (training-mode batch norm), clnp under ``jit``.
-4. The im2col and col2im kernels alone, against a device copy of the same number of bytes
+4. Cases 1-3 again with Winograd F(2x2, 3x3) forced (``set_conv_algorithm("winograd")``).
+5. The im2col and col2im kernels alone, against a device copy of the same number of bytes
    (their bandwidth floor).
 """
 from __future__ import annotations
@@ -89,6 +90,7 @@ def main() -> None:
         h = TF.batch_norm(TF.conv2d(h, w2, padding=1), None, None, training=True)
         return TF.relu(h + x).sum()
 
+    F.set_conv_algorithm("im2col")      # cases 1-3: im2col whatever a tuning cache says
     g_conv = cg.jit(cg.grad(c_loss, argnums=(0, 1)))
     g_block = cg.jit(cg.grad(c_block, argnums=(0, 1, 2)))
 
@@ -119,6 +121,21 @@ def main() -> None:
     rows.append(("conv2d forward+backward", r))
     r = race({"clnp": lambda: g_block(xc, w1c, w2c), "torch": t_block_bwd}, a.reps)
     rows.append(("ResNet block forward+backward", r))
+    prev = F.set_conv_algorithm("winograd")
+    try:
+        gw_conv = cg.jit(cg.grad(c_loss, argnums=(0, 1)))
+        gw_block = cg.jit(cg.grad(c_block, argnums=(0, 1, 2)))
+        np.testing.assert_allclose(np.asarray(gw_block(xc, w1c, w2c)[1]), ref, rtol=1e-2,
+                                   atol=5e-3 * np.abs(ref).max())
+        r = race({"clnp": lambda: F.conv2d(xc, w1c, padding=1),
+                  "torch": lambda: TF.conv2d(xt.detach(), w1t.detach(), padding=1)}, a.reps)
+        rows.append(("conv2d forward, Winograd", r))
+        r = race({"clnp": lambda: gw_conv(xc, w1c), "torch": t_conv_bwd}, a.reps)
+        rows.append(("conv2d forward+backward, Winograd", r))
+        r = race({"clnp": lambda: gw_block(xc, w1c, w2c), "torch": t_block_bwd}, a.reps)
+        rows.append(("ResNet block fwd+bwd, Winograd", r))
+    finally:
+        F.set_conv_algorithm(prev)
     geo = dict(kernel=(3, 3), stride=(1, 1), padding=(1, 1), dilation=(1, 1), out_hw=(S, S))
     cols = im2col(xc, **geo)
     r = race({"clnp": lambda: im2col(xc, **geo), "torch": lambda: cols + 0.0}, a.reps)

@@ -19,10 +19,12 @@ from .loss import (binary_cross_entropy_with_logits, cross_entropy, l1_loss, mse
                    nll_loss)
 from .normalization import batch_norm, group_norm, layer_norm, rms_norm
 from .pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d
+from ._conv_algo import autotune_conv2d, set_conv_algorithm
 from ._kernels import erf
 
 __all__ = ["relu", "gelu", "silu", "sigmoid", "softplus", "softmax", "log_softmax", "tanh",
            "linear", "conv1d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d",
            "adaptive_avg_pool2d", "batch_norm", "layer_norm", "group_norm", "rms_norm",
            "dropout", "embedding", "scaled_dot_product_attention", "cross_entropy",
-           "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy_with_logits", "erf"]
+           "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy_with_logits", "erf",
+           "autotune_conv2d", "set_conv_algorithm"]

@@ -2,7 +2,9 @@
 weights, PyTorch's semantics).
 
 A convolution is one im2col kernel (``nn_im2col``: the batch goes into the columns) and one
-GEMM with clnp's tuned ``matmul`` (a batched one per group). Differentiation reuses the
+GEMM with clnp's tuned ``matmul`` (a batched one per group). Stride-1 3x3 convolutions may
+run Winograd F(2x2, 3x3) instead (``_winograd``) where ``autotune_conv2d`` measured it
+faster for that problem on that device (``_conv_algo``). Differentiation reuses the
 GEMM's rules and the im2col adjoint, so the backward pass is two GEMMs (data and weight
 gradients) and one ``nn_col2im`` kernel, all on the device. A transposed convolution is the
 same pair in the other order: a GEMM, then col2im.
@@ -14,7 +16,10 @@ from typing import Any
 import clnp as xp
 
 from . import _checks as chk
+from ._conv_algo import choose
 from ._kernels import col2im, im2col
+from ._winograd import conv2d_winograd
+from ._winograd import eligible as winograd_applies
 
 __all__ = ["conv1d", "conv2d", "conv_transpose2d"]
 
@@ -76,6 +81,11 @@ def _conv(fn: str, x: Any, weight: Any, bias: Any, stride: tuple, padding: Any,
                    "height")
     OW = _out_size(fn, _user_shape(x.shape, nd), W, KW, stride[1], pads[1], dilation[1],
                    "width" if nd > 1 else "length")
+    algo = choose(x.device, x.dtype, tuple(x.shape), tuple(weight.shape), pads,
+                  nd == 2 and winograd_applies(kernel, stride, dilation, groups))
+    if algo == "winograd":
+        y = conv2d_winograd(x, weight, pads, (OH, OW))
+        return y if bias is None else y + xp.reshape(bias, (1, O, 1, 1))
     cols = im2col(x, kernel=kernel, stride=stride, padding=(pads[0][0], pads[1][0]),
                   dilation=dilation, out_hw=(OH, OW))                  # (Cin*KH*KW, N*OH*OW)
     if groups == 1:

@@ -135,6 +135,62 @@ def test_kernel_variants(device, rng, monkeypatch, variant):
           device, rng)
 
 
+@pytest.fixture
+def winograd():
+    prev = F.set_conv_algorithm("winograd")
+    yield
+    F.set_conv_algorithm(prev)
+
+
+@pytest.mark.parametrize("padding", [1, 0, (1, 0), "same"])
+def test_conv2d_winograd(device, rng, winograd, padding):
+    """Winograd F(2x2, 3x3): values and both gradients against PyTorch, odd output sizes
+    included (X4 is 6x6: padding 0 gives 4x4, (1, 0) gives 6x4; the 7x5 input odd ones)."""
+    dt = _dtype(device)
+    for shape in (X4, (2, 4, 7, 5)):
+        args = [rng.standard_normal(shape).astype(dt), rng.standard_normal((6, 4, 3, 3)).astype(dt),
+                rng.standard_normal(6).astype(dt)]
+        check(lambda x, w, b: F.conv2d(x, w, b, padding=padding),
+              lambda x, w, b: TF.conv2d(x, w, b, padding=padding), args, device, rng)
+
+
+def test_conv2d_winograd_transforms(device, rng, winograd):
+    dt = _dtype(device)
+    w = clnp.asarray(rng.standard_normal((6, 4, 3, 3)).astype(dt), device=device)
+    x = rng.standard_normal(X4).astype(dt)
+    _adjoint_check(lambda a: F.conv2d(a, w, padding=1), x, device, rng)
+    xs = rng.standard_normal((3,) + X4).astype(dt)
+    f = lambda a: F.conv2d(a, w, padding=1)   # noqa: E731
+    batched = np.asarray(cg.vmap(f)(clnp.asarray(xs, device=device)))
+    jitted = cg.jit(f)
+    for i in range(3):
+        ref = TF.conv2d(torch.tensor(xs[i]), torch.tensor(np.asarray(w)), padding=1).numpy()
+        np.testing.assert_allclose(batched[i], ref, **_tol(dt))
+        np.testing.assert_allclose(np.asarray(jitted(clnp.asarray(xs[i], device=device))), ref,
+                                   **_tol(dt))
+    # strided convolutions never take the Winograd path, even when forced
+    check(lambda x, w: F.conv2d(x, w, stride=2), lambda x, w: TF.conv2d(x, w, stride=2),
+          [x, np.asarray(w)], device, rng)
+
+
+def test_autotune_conv2d_stores_and_applies_its_choice(device, rng, tmp_path, monkeypatch):
+    from clnp_nn.functional import _conv_algo
+    monkeypatch.setenv("CLNP_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(_conv_algo, "_loaded", {})
+    best = F.autotune_conv2d(X4, (6, 4, 3, 3), padding=1, device=device, reps=1)
+    assert best in ("im2col", "winograd")
+    files = list(tmp_path.glob("nn-conv2d-*.json"))
+    assert len(files) == 1 and best in files[0].read_text()
+    key = _conv_algo.problem_key(np.float32, X4, (6, 4, 3, 3), ((1, 1), (1, 1)))
+    assert _conv_algo.choose(device, np.float32, X4, (6, 4, 3, 3), ((1, 1), (1, 1)),
+                             True) == best
+    monkeypatch.setattr(_conv_algo, "_loaded", {})                  # a new process reads it
+    assert _conv_algo._table(device)[key] == best
+    assert F.autotune_conv2d(X4, (6, 4, 3, 2), device=device) == "im2col"   # not 3x3
+    with pytest.raises(ValueError, match="set_conv_algorithm: mode must be one of"):
+        F.set_conv_algorithm("fft")
+
+
 def test_conv2d_strided_views(device, rng):
     """Inputs that are views (permuted, sliced) are read through their strides."""
     dt = _dtype(device)
