@@ -59,9 +59,21 @@ def _path(device: Any) -> Path:
     return _autotune.cache_dir() / f"nn-conv2d-{h}.json"
 
 
+_ids: dict[int, str] = {}
+
+
+def _device_id(device: Any) -> str:
+    """The GEMM tuner's device id (platform, device, driver), computed once per device: it
+    asks the driver, and every convolution looks it up."""
+    did = _ids.get(id(device))
+    if did is None:
+        from clnp import _autotune
+        did = _ids[id(device)] = _autotune.device_id(device)
+    return did
+
+
 def _table(device: Any) -> dict[str, str]:
-    from clnp import _autotune
-    did = _autotune.device_id(device)
+    did = _device_id(device)
     t = _loaded.get(did)
     if t is None:
         t = {}
