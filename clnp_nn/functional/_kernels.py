@@ -325,7 +325,27 @@ def erf_impl(x: Array) -> Array:
 
 
 def erf(x: Any) -> Any:
-    """The error function, elementwise, for a real floating array (OpenCL's ``erf``)."""
+    """The error function, elementwise (OpenCL's ``erf``), differentiable.
+
+    Parameters
+    ----------
+    x : Array
+        Real floating input.
+
+    Returns
+    -------
+    Array
+        ``erf(x)``, same shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a real floating array (from the kernel's type check).
+
+    Examples
+    --------
+    >>> erf(clnp.asarray([0.0, 1.0]))   # [0., 0.8427008]
+    """
     return primitive("nn_erf").bind(x)
 
 

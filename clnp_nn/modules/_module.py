@@ -29,13 +29,48 @@ __all__ = ["Module", "static", "buffer", "is_array", "is_inexact_array", "partit
 
 
 def static(default: Any = dataclasses.MISSING) -> Any:
-    """Declare a hyper-parameter field: part of the pytree's structure, not a leaf."""
+    """Declare a hyper-parameter field: part of the pytree's structure (hashable), not a leaf.
+
+    Parameters
+    ----------
+    default : optional
+        The field's default value.
+
+    Returns
+    -------
+    dataclasses.Field
+
+    Raises
+    ------
+    None
+
+    Examples
+    --------
+    >>> class Scale(Module):
+    ...     factor: float = static()
+    ...     def __init__(self, factor): self.factor = factor
+    ...     def __call__(self, x, *, key=None, training=True): return x * self.factor
+    """
     return dataclasses.field(default=default, metadata={"static": True})
 
 
 def buffer() -> Any:
     """Declare an array field that is a leaf but not a trainable parameter (PyTorch's
-    buffers): :func:`trainable_mask` marks it False."""
+    buffers): :func:`trainable_mask` marks it False.
+
+    Returns
+    -------
+    dataclasses.Field
+
+    Raises
+    ------
+    None
+
+    Examples
+    --------
+    >>> class Counter(Module):
+    ...     count: Any = buffer()
+    """
     return dataclasses.field(metadata={"buffer": True})
 
 
@@ -118,13 +153,47 @@ def _unflatten(cls: type, aux: Any, children: Any) -> Module:
 
 # ------------------------------------------------------------------------------ filters
 def is_array(x: Any) -> bool:
-    """Whether ``x`` is an array leaf (a clnp array or a traced one; not a NumPy array)."""
+    """Whether ``x`` is an array leaf (a clnp array or a traced one; not a NumPy array).
+
+    Parameters
+    ----------
+    x : any
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    None
+
+    Examples
+    --------
+    >>> params, rest = partition(model, is_array)
+    """
     return hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, (np.ndarray,
                                                                            np.generic))
 
 
 def is_inexact_array(x: Any) -> bool:
-    """Whether ``x`` is a floating (or complex) array leaf: what ``grad`` differentiates."""
+    """Whether ``x`` is a floating (or complex) array leaf: what ``grad`` differentiates.
+
+    Parameters
+    ----------
+    x : any
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    None
+
+    Examples
+    --------
+    >>> params, rest = partition(model, is_inexact_array)
+    """
     return is_array(x) and x.dtype.kind in "fc"
 
 
