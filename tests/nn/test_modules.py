@@ -121,7 +121,7 @@ def test_modules_are_immutable_pytrees(device):
 def _small_cnn(device):
     k = cg.random.split(_key(device), 3)
     return nn.Sequential(
-        nn.Conv2d(2, 4, 3, padding=1, key=k[0]), nn.BatchNorm2d(4), nn.ReLU(),
+        nn.Conv2d(2, 4, 3, padding=1, key=k[0]), nn.BatchNorm2d(4, device=device), nn.ReLU(),
         nn.MaxPool2d(2), nn.Flatten(), nn.Dropout(0.5), nn.Linear(4 * 3 * 3, 5, key=k[1]))
 
 
@@ -164,8 +164,9 @@ def test_layers_match_torch(device, rng):
                       (nn.AdaptiveAvgPool2d((4, 3)), torch.nn.AdaptiveAvgPool2d((4, 3))),
                       (nn.GELU("tanh"), torch.nn.GELU("tanh")), (nn.SiLU(), torch.nn.SiLU()),
                       (nn.Tanh(), torch.nn.Tanh()), (nn.Sigmoid(), torch.nn.Sigmoid()),
-                      (nn.GroupNorm(2, 4), torch.nn.GroupNorm(2, 4)),
-                      (nn.LayerNorm(6), torch.nn.LayerNorm(6)), (nn.RMSNorm(6), torch.nn.RMSNorm(6)),
+                      (nn.GroupNorm(2, 4, device=device), torch.nn.GroupNorm(2, 4)),
+                      (nn.LayerNorm(6, device=device), torch.nn.LayerNorm(6)),
+                      (nn.RMSNorm(6, device=device), torch.nn.RMSNorm(6)),
                       (nn.Flatten(1, 2), torch.nn.Flatten(1, 2))):
         np.testing.assert_allclose(_np(mod(xc)), tmod(torch.tensor(x)).detach().numpy(), **tol,
                                    err_msg=type(mod).__name__)
@@ -195,7 +196,7 @@ def test_multihead_attention_matches_torch(device, rng, batch_first):
 
 
 def test_batchnorm_state_matches_torch(device, rng):
-    bn = nn.BatchNorm2d(4, momentum=0.2)
+    bn = nn.BatchNorm2d(4, momentum=0.2, device=device)
     tbn = torch.nn.BatchNorm2d(4, momentum=0.2)
     assert bn.stateful
     for step in range(2):
@@ -213,7 +214,7 @@ def test_batchnorm_state_matches_torch(device, rng):
                                atol=1e-5)
     with pytest.raises(ValueError, match=r"BatchNorm2d: expected 4-D input, got shape \(3, 4\)"):
         bn(clnp.zeros((3, 4), device=device))
-    y1, _ = nn.BatchNorm1d(4)(clnp.asarray(x[:, :, 0, 0], device=device))
+    y1, _ = nn.BatchNorm1d(4, device=device)(clnp.asarray(x[:, :, 0, 0], device=device))
     assert y1.shape == (3, 4)
 
 
