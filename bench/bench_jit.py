@@ -57,8 +57,17 @@ except Exception:  # pragma: no cover
 try:
     import jax  # type: ignore
     import jax.numpy as jnp  # type: ignore
+    JAX_DEV = jax.devices()[0].platform          # "cpu", or "gpu" with JAX_PLATFORMS=cuda
 except Exception:  # pragma: no cover
     jax = jnp = None
+    JAX_DEV = "cpu"
+try:  # GPU-only peer
+    import cupy  # type: ignore
+except Exception:  # pragma: no cover
+    cupy = None
+
+# On a GPU device the peers run on the GPU too: torch on CUDA, JAX as JAX_PLATFORMS says.
+TORCH_DEV = "cpu"
 
 ROWS: list[dict] = []
 VIEWS = {"reshape", "transpose", "broadcast_to", "slice", "stop_gradient"}
@@ -84,6 +93,11 @@ def nosync() -> None:
 
 def jsync(out: list) -> Callable[[], None]:
     return lambda: jax.block_until_ready(out[0])
+
+
+def tsync() -> None:
+    if TORCH_DEV == "cuda":
+        torch.cuda.synchronize()
 
 
 # ------------------------------------------------------------------------- 1. ew_chain
@@ -146,9 +160,21 @@ def bench_chain(dev: Any, prg: Any, reps: int) -> None:
         def run() -> None:
             out[0] = jj(xj)
         t_jax = ms(run, reps, jsync(out))
-        row(bench, "jax jit (cpu)", t_jax, note=f"jax/jit={t_jax / t_jit:.2f}")
+        row(bench, f"jax jit ({JAX_DEV})", t_jax, note=f"jax/jit={t_jax / t_jit:.2f}")
     else:
-        row(bench, "jax jit (cpu)", float("nan"), note="skipped: jax not installed")
+        row(bench, "jax jit", float("nan"), note="skipped: jax not installed")
+    if torch is not None and TORCH_DEV == "cuda":
+        xt = torch.tensor(xh, device="cuda")
+        t_t = ms(lambda: chain(torch, xt), reps, tsync)
+        row(bench, "torch cuda eager", t_t, note=f"torch/jit={t_t / t_jit:.2f}")
+    if cupy is not None and not dev.is_cpu:
+        xc = cupy.asarray(xh)
+        ck = cupy.ElementwiseKernel("float32 x", "float32 y",
+                                    "y = expf(sinf(x) * 2.0f + cosf(x)) / (1.0f + x * x)"
+                                    " - 0.5f * tanhf(x)", "chain_ck")
+        np.testing.assert_allclose(cupy.asnumpy(ck(xc)), ref, rtol=1e-4, atol=1e-5)
+        t_c = ms(lambda: ck(xc), reps, cupy.cuda.Device().synchronize)
+        row(bench, "cupy ElementwiseKernel", t_c, note=f"cupy/jit={t_c / t_jit:.2f}")
 
 
 # --------------------------------------------------------------- 2. softmax / layernorm
@@ -269,8 +295,8 @@ def bench_mlp(reps: int) -> None:
     row(bench, f"clnp eager vg+update ({k_e} prims)", t_e, note=f"eager/jit={t_e / t_j:.2f}")
     row(bench, "numpy hand backprop", t_np, note=f"numpy/jit={t_np / t_j:.2f}")
     if torch is not None:
-        tp = {k: torch.tensor(v, requires_grad=True) for k, v in ph.items()}
-        tx, ty = torch.tensor(xh), torch.tensor(yh)
+        tp = {k: torch.tensor(v, requires_grad=True, device=TORCH_DEV) for k, v in ph.items()}
+        tx, ty = torch.tensor(xh, device=TORCH_DEV), torch.tensor(yh, device=TORCH_DEV)
 
         def tstep() -> Any:
             for v in tp.values():
@@ -282,9 +308,11 @@ def bench_mlp(reps: int) -> None:
             return loss.item(), new
         l_t, q_t = tstep()
         np.testing.assert_allclose(l_t, ref_loss, rtol=1e-4, err_msg="torch: loss")
-        np.testing.assert_allclose(q_t["w1"].numpy(), ref_p["w1"], rtol=1e-3, atol=1e-5)
-        t_t = ms(tstep, reps, nosync, warm=3)
-        row(bench, f"torch {torch.__version__} cpu eager", t_t, note=f"torch/jit={t_t / t_j:.2f}")
+        np.testing.assert_allclose(q_t["w1"].detach().cpu().numpy(), ref_p["w1"], rtol=1e-3,
+                                   atol=1e-5)
+        t_t = ms(tstep, reps, tsync, warm=3)
+        row(bench, f"torch {torch.__version__} {TORCH_DEV} eager", t_t,
+            note=f"torch/jit={t_t / t_j:.2f}")
     else:
         row(bench, "torch cpu", float("nan"), note="skipped: torch not installed")
     if jax is not None:
@@ -299,9 +327,57 @@ def bench_mlp(reps: int) -> None:
         def run() -> None:
             out[0] = jj(jp, jx, jy)
         t_x = ms(run, reps, jsync(out))
-        row(bench, "jax jit (cpu)", t_x, note=f"jax/jit={t_x / t_j:.2f}")
+        row(bench, f"jax jit ({JAX_DEV})", t_x, note=f"jax/jit={t_x / t_j:.2f}")
     else:
-        row(bench, "jax jit (cpu)", float("nan"), note="skipped: jax not installed")
+        row(bench, "jax jit", float("nan"), note="skipped: jax not installed")
+
+
+# ---------------------------------------------------------------- 3b. loop in one kernel
+def bench_loop(reps: int) -> None:
+    """Mandelbrot escape counts, 64 iterations of a fori_loop over 2^20 points: the loop in
+    one kernel vs the same loop run from the host (one compiled body per iteration) vs
+    NumPy."""
+    from clnp_grad import lax
+    n, iters = 1 << 20, 64
+    bench = f"fori_loop mandelbrot 2^20 x{iters}"
+    print(f"\n== {bench}")
+    ch = np.random.default_rng(4).uniform(-2, 0.5, n).astype(np.float32)
+
+    def mandel(c: Any) -> Any:
+        def body(i: Any, st: Any) -> Any:
+            zr, zi, cnt = st
+            zr2, zi2 = zr * zr - zi * zi + c, 2.0 * zr * zi + 0.25
+            inside = zr2 * zr2 + zi2 * zi2 < 4.0
+            return (clnp.where(inside, zr2, zr), clnp.where(inside, zi2, zi),
+                    cnt + clnp.astype(inside, clnp.int32))
+        z = clnp.zeros_like(c)
+        return lax.fori_loop(0, iters, body, (z, z, clnp.zeros(c.shape, dtype=clnp.int32)))[2]
+
+    def mandel_np(c: np.ndarray) -> np.ndarray:
+        zr = zi = np.zeros_like(c)
+        cnt = np.zeros(c.shape, np.int32)
+        for _ in range(iters):
+            zr2 = zr * zr - zi * zi + c
+            zi2 = np.float32(2) * zr * zi + np.float32(0.25)
+            inside = zr2 * zr2 + zi2 * zi2 < 4
+            zr, zi, cnt = np.where(inside, zr2, zr), np.where(inside, zi2, zi), cnt + inside
+        return cnt
+    c = clnp.asarray(ch)
+    jm = clnp_grad.jit(mandel)
+    ref = mandel_np(ch)
+    agree = float(np.mean(np.asarray(jm(c)) == ref))   # float32 orbits may part near 4.0
+    if agree < 0.999:
+        raise AssertionError(f"mandelbrot: only {agree:.4f} of the counts match NumPy")
+    t_k = ms(lambda: jm(c), reps)
+    os.environ["CLNP_LOOP_KERNELS"] = "0"    # read when a loop is first staged
+    jh = clnp_grad.jit(mandel)
+    np.testing.assert_array_equal(np.asarray(jh(c)), np.asarray(jm(c)))
+    t_h = ms(lambda: jh(c), reps)
+    os.environ.pop("CLNP_LOOP_KERNELS")
+    t_np = ms(lambda: mandel_np(ch), max(1, reps // 2), nosync, warm=1)
+    row(bench, "clnp jit, loop in one kernel", t_k)
+    row(bench, "clnp jit, host loop of compiled bodies", t_h, note=f"host/kernel={t_h / t_k:.2f}")
+    row(bench, "numpy", t_np, note=f"numpy/kernel={t_np / t_k:.2f}")
 
 
 # -------------------------------------------------------------------- 4. per-call overhead
@@ -429,8 +505,11 @@ def main() -> None:
     ap.add_argument("--csv", default=None, help="output CSV (default bench/results/jit-<dev>.csv)")
     args = ap.parse_args()
     reps = args.reps or (3 if args.quick else 7)
+    global TORCH_DEV
     dev = clnp.default_device()
     tag = "pocl-cpu" if dev.is_cpu else "gpu"
+    if not dev.is_cpu and torch is not None and torch.cuda.is_available():
+        TORCH_DEV = "cuda"
     path = args.csv or os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",
                                     f"jit-{tag}.csv")
     print(f"device: {dev}; reps={reps}; torch={getattr(torch, '__version__', None)}; "
@@ -439,6 +518,7 @@ def main() -> None:
     bench_chain(dev, prg, reps)
     bench_rowwise(reps, args.quick)
     bench_mlp(reps)
+    bench_loop(reps)
     bench_overhead(dev, prg)
     bench_cold()
     write_csv(path, ROWS)

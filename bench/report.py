@@ -42,7 +42,12 @@ SECTIONS = {
     "gemm": ("GEMM", "bench/bench_gemm.py"),
     "grad": ("Automatic differentiation (value_and_grad of an MLP)", "bench/bench_grad.py"),
     "extended": ("Extended workloads (library routines)", "bench/bench_extended.py"),
+    "jit": ("jit: fused kernels, loops, per-call cost (clnp_grad.jit)", "bench/bench_jit.py"),
+    "disk-cache": ("Disk cache of compiled programs", "bench/bench_disk_cache.py"),
+    "linalg-check": ("LinAlgError checks in eager linalg", "bench/bench_linalg_check.py"),
+    "amp": ("Mixed precision (float16 storage)", "bench/bench_amp.py"),
 }
+RENDER = {"jit": "render_jit"}
 
 
 def _f(v: str | None, spec: str) -> str:
@@ -116,13 +121,68 @@ def chart(rows: list[dict], peers: list[str], dev: str) -> str | None:
     return png
 
 
+def jit_ratios(rows: list[dict]) -> list[tuple[str, float]]:
+    """(label, peer time / clnp jit time) from the ``X/jit=r`` notes of bench_jit.py rows
+    (``X/kernel`` for the loop kernel; ``jit/raw`` is turned around to raw/jit)."""
+    out = []
+    for r in rows:
+        note = r.get("ratio_note") or ""
+        if "=" not in note:
+            continue
+        key, _, val = note.split(";")[0].partition("=")
+        num, _, den = key.partition("/")
+        try:
+            v = float(val)
+        except ValueError:
+            continue
+        if den in ("jit", "kernel"):
+            out.append((f"{r['benchmark']}: {r['impl']}", v))
+        elif num == "jit" and den == "raw" and v > 0:
+            out.append((f"{r['benchmark']}: raw PyOpenCL launch", 1 / v))
+    return out
+
+
+def render_jit(path: str, out: list[str]) -> None:
+    """bench_jit.py's table, then a chart of how much faster clnp jit is than each peer."""
+    render_plain(path, out)
+    rows = list(csv.DictReader(open(path)))
+    ratios = jit_ratios(rows)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    if not ratios:
+        return
+    tag = os.path.basename(path)[len("jit-"):-len(".csv")]
+    fig, ax = plt.subplots(figsize=(12, 0.32 * len(ratios) + 1.2))
+    vals = [v for _, v in ratios]
+    ax.barh(range(len(ratios)), vals,
+            color=["tab:green" if v >= 1 else "tab:red" for v in vals])
+    ax.axvline(1.0, color="k", lw=1)
+    ax.set_xscale("log")
+    ax.set_yticks(range(len(ratios)), [lbl for lbl, _ in ratios], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("other time / clnp jit time (log scale; > 1: jit faster)")
+    ax.set_title(f"clnp_grad.jit against eager clnp and peers ({tag})")
+    fig.tight_layout()
+    fig.subplots_adjust(left=0.4)     # the labels are long
+    os.makedirs(os.path.join(ROOT, "docs", "img"), exist_ok=True)
+    png = os.path.join(ROOT, "docs", "img", f"jit-{tag}.png")
+    fig.savefig(png, dpi=90)
+    plt.close(fig)
+    out.append(f"![clnp jit against peers, {tag}]({os.path.relpath(png, ROOT + '/docs')})\n")
+
+
 def render_plain(path: str, out: list[str]) -> None:
     rows = list(csv.DictReader(open(path)))
     if not rows:
         return
     cols = [c for c in rows[0] if c != "device" and any(r.get(c) not in ("", None)
                                                         for r in rows)]
-    out.append(f"### {rows[0].get('device', '')} (`{os.path.relpath(path, ROOT)}`)\n")
+    dev = rows[0].get("device") or os.path.basename(path).split("-", 1)[-1][:-len(".csv")]
+    out.append(f"### {dev} (`{os.path.relpath(path, ROOT)}`)\n")
     out.append("| " + " | ".join(cols) + " |")
     out.append("|---" * len(cols) + "|")
     for r in rows:
@@ -150,7 +210,7 @@ def main() -> None:
             continue
         out.append(f"## {title}\n\nFrom `{script}` (see its docstring for what is timed).\n")
         for path in paths:
-            render_plain(path, out)
+            globals()[RENDER.get(prefix, "render_plain")](path, out)
     notes = os.path.join(HERE, "NOTES.md")
     if os.path.exists(notes):
         out.append(open(notes).read())

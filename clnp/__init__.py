@@ -49,10 +49,16 @@ from ._set_functions import *  # noqa: F401,F403
 from ._set_functions import __all__ as _set_all
 from ._linear_algebra_functions import *  # noqa: F401,F403
 from ._linear_algebra_functions import __all__ as _la_all
-from . import _elementwise_functions, _indexing  # noqa: F401  (used by the operator mixin)
+from . import _elementwise_functions, _indexing, _inplace  # noqa: F401  (used by the operator mixin)
 from . import fft  # noqa: F401  (clnp.fft: the Array API fft extension)
 from . import linalg  # noqa: F401  (clnp.linalg: the Array API linalg extension)
 from . import random  # noqa: F401  (clnp.random: NumPy's random API, Philox)
+# dir() of clnp and of its public submodules lists __all__, not their imports (clnp/_namespace.py)
+from ._namespace import hide_imports as _hide_imports
+__dir__ = _hide_imports(__name__)
+for _public in (fft, linalg, random):
+    _public.__dir__ = _hide_imports(_public.__name__)  # type: ignore[method-assign]
+del _public
 from . import _numpy_functions as _npf
 from ._custom_kernels import ElementwiseKernel, RawKernel
 # NumPy names beyond the standard; a name defined above keeps that definition
@@ -78,8 +84,24 @@ newaxis = None
 
 
 def asnumpy(x: object) -> object:
-    """Copy a clnp array to a NumPy array (CuPy's spelling); other inputs go through
-    ``numpy.asarray``."""
+    """Copy a clnp array to a NumPy array (CuPy's spelling).
+
+    Parameters
+    ----------
+    x : object
+        A clnp array; anything else goes through ``numpy.asarray``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The host copy (the host waits for pending work on the array).
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.asnumpy(clnp.arange(3))
+    array([0, 1, 2])
+    """
     import numpy
     if isinstance(x, Array):
         return x.to_numpy()
@@ -87,8 +109,28 @@ def asnumpy(x: object) -> object:
 
 
 def free_pooled_memory(device: Device | None = None) -> None:
-    """Return memory held by the pool of ``device`` (all devices when None) to the driver
-    (an older spelling of :func:`release_memory`)."""
+    """Return the pooled memory of ``device`` to the driver (older name of :func:`release_memory`).
+
+    Parameters
+    ----------
+    device : Device, optional
+        The device (every device when None).
+
+    Returns
+    -------
+    None
+        Arrays in use are untouched.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.zeros(4096)
+    >>> del x                                  # its block goes back to the pool
+    >>> before = clnp.memory_info().pooled
+    >>> clnp.free_pooled_memory()
+    >>> clnp.memory_info().pooled <= before
+    True
+    """
     release_memory(device)
 
 
@@ -96,7 +138,7 @@ __all__ = sorted(set(_c_all + _d_all + _e_all + _i_all + _m_all + _s_all + _sear
                      _cum_all + _util_all + _sort_all + _set_all + _la_all + _np_all + [
     "Array", "ndarray", "Device", "devices", "default_device", "set_default_device",
     "synchronize", "asnumpy", "memory_info", "MemoryInfo", "release_memory",
-    "free_pooled_memory", "matrix_transpose",
+    "free_pooled_memory", "matrix_transpose", "bool_",
     "__array_namespace_info__", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
     "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128", "e", "inf",
     "nan", "pi", "newaxis", "DeviceMemoryError", "KernelBuildError", "UnsupportedDtypeError",

@@ -218,6 +218,32 @@ class Array(ArrayOperators):
     def __str__(self) -> str:
         return str(self.to_numpy())
 
+    def __format__(self, format_spec: str) -> str:
+        """``format(x, spec)`` and f-strings, as NumPy: a 0-d array formats its element
+        (``f"{x:.2f}"``); any array formats as ``str(x)`` with an empty spec; a non-empty spec
+        on an array of one or more dimensions is a TypeError, as in NumPy."""
+        if not self._shape:
+            return format(self.to_numpy()[()], format_spec)
+        if format_spec:
+            raise TypeError(f"unsupported format string {format_spec!r} passed to "
+                            f"clnp.Array.__format__ for an array of shape {self._shape} "
+                            f"(NumPy formats only 0-d arrays with a spec); format its "
+                            f"elements, e.g. [format(v, {format_spec!r}) for v in "
+                            f"x.tolist()]")
+        return str(self)
+
+    def __round__(self, ndigits: int | None = None) -> Any:
+        """Python's ``round(x)``/``round(x, n)`` on a 0-d array, as on the NumPy scalar a
+        NumPy reduction returns: ``round(x)`` is a Python int (float input), ``round(x, n)``
+        a NumPy scalar. NumPy arrays of one or more dimensions do not support ``round()``:
+        neither do clnp's (use ``clnp.round(x)`` or ``x.round(decimals)``)."""
+        if self._shape:
+            raise TypeError(f"round() of an array of shape {self._shape} is not defined (nor "
+                            f"for NumPy arrays); use clnp.round(x) or x.round(decimals) "
+                            f"(clnp.around(x, decimals)) for elementwise rounding")
+        v = self.to_numpy()[()]
+        return round(v) if ndigits is None else round(v, ndigits)
+
     __hash__ = None  # type: ignore[assignment]  # mutable, like numpy.ndarray
 
     def __reduce__(self):

@@ -315,11 +315,43 @@ TUNABLE = ("float32", "float64", "complex64", "complex128", "float16", "tf32")
 
 def autotune(device=None, dtypes: Sequence[str] | None = None, n: int | None = None,
              verbose: bool = False) -> dict[str, dict[str, Any]]:
-    """Tune the GEMM kernels of ``device`` (default: the default device) for ``dtypes``
-    (configuration keys, default: every one that applies: float32, float64, complex64,
-    complex128, plus float16 and tf32 on tensor-core devices; on GPUs each also for small
-    products, key suffix ``":small"``), save the results to the cache and return them as
-    ``{key: configuration}``. Runs are explicit only: the library never tunes by itself."""
+    """Tune the GEMM kernels of ``device`` and cache the result.
+
+    Parameters
+    ----------
+    device : Device or str, optional
+        The device (default: the default device).
+    dtypes : sequence of str, optional
+        Configuration keys (default: every one that applies: float32, float64,
+        complex64, complex128, plus float16 and tf32 on tensor-core devices; on GPUs
+        each also for small products, key suffix ``":small"``).
+    n : int, optional
+        The matrix size timed.
+    verbose : bool, default False
+        Print each timing.
+
+    Returns
+    -------
+    dict
+        ``{key: configuration}``, also saved to the cache in ``CLNP_CACHE_DIR``. Runs
+        are explicit only: the library never tunes by itself.
+
+    Raises
+    ------
+    ValueError
+        An unknown configuration key.
+    UnsupportedDtypeError
+        A dtype the device does not support.
+
+    Examples
+    --------
+    Tuning times real kernels for minutes, so this example is not run by the tests:
+
+    >>> import clnp
+    >>> configs = clnp.autotune(dtypes=["float32"])  # doctest: +SKIP
+    >>> sorted(configs)  # doctest: +SKIP
+    ['float32']
+    """
     from ._eager_linalg import tensor_cores
     from ._runtime import default_device, select_device
     device = default_device() if device is None else select_device(device)
@@ -355,6 +387,37 @@ def autotune(device=None, dtypes: Sequence[str] | None = None, n: int | None = N
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``python -m clnp.tune`` command line: tune a device's GEMM kernels, or show the cache.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments (default: ``sys.argv[1:]``): ``--device SPEC``, ``--dtypes
+        KEY,...``, ``--n N``, ``--show``.
+
+    Returns
+    -------
+    int
+        The exit status, 0; the tuned (or, with ``--show``, cached) configurations are
+        printed as JSON.
+
+    Raises
+    ------
+    SystemExit
+        Invalid arguments (from argparse).
+    ValueError
+        A device spec that matches no device.
+
+    Examples
+    --------
+    ``--show`` only reads the cache:
+
+    >>> from clnp.tune import main
+    >>> main(["--show"])  # doctest: +ELLIPSIS
+    {
+     "device": ...
+    0
+    """
     import argparse
     from ._runtime import default_device, select_device
     p = argparse.ArgumentParser(prog="python -m clnp.tune",

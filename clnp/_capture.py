@@ -22,8 +22,10 @@ from typing import Any, Callable, Sequence
 import pyopencl as cl
 
 from ._array import Array
+from ._bound import bind
 from ._runtime import Device
 
+from . import _capture_hooks as _hooks
 from ._capture_hooks import _STATE, Recording
 
 
@@ -48,10 +50,11 @@ class Replay:
 
     @property
     def n_launches(self) -> int:
-        return sum(1 for s in self.steps if s[0] == "k" or s[0] == "p")
+        return sum(1 for s in self.steps if s[0] in ("k", "p", "b"))
 
     def kernels(self) -> list[Any]:
-        return [s[1] for s in self.steps if s[0] in ("k", "p")]
+        return [s[1].kernel if s[0] == "b" else s[1] for s in self.steps
+                if s[0] in ("k", "p", "b")]
 
     def __call__(self, inputs: Sequence[Array]) -> list[Array]:
         device = self.device
@@ -71,12 +74,17 @@ class Replay:
         queue = device.queue
         for step in self.steps:
             kind = step[0]
-            if kind == "k":
+            if kind == "b":
+                _, bound, slots, _kept = step
+                bound(queue, [bufs[k] for _, k in slots])
+            elif kind == "k":
                 _, kernel, gsize, lsize, args, slots = step
                 if slots:
                     args = list(args)
                     for pos, k in slots:
                         args[pos] = bufs[k]
+                if _hooks.current() is not None:     # a replay inside another capture
+                    _hooks.note_launch(kernel, gsize, lsize, args)
                 kernel(queue, gsize, lsize, *args)
             elif kind == "p":
                 _, kernel, gsize, lsize, slots, fixed = step
@@ -84,11 +92,16 @@ class Replay:
                     kernel.set_arg(pos, bufs[k])
                 for pos, b in fixed:
                     kernel.set_arg(pos, b)
+                if _hooks.current() is not None:
+                    _hooks.note_preset_launch(kernel, gsize, lsize, dict(
+                        [(pos, bufs[k]) for pos, k in slots] + list(fixed)))
                 cl.enqueue_nd_range_kernel(queue, kernel, gsize, lsize)
             else:   # "u": an upload of constant host data into a buffer
                 _, k, dst, host = step
-                device.keep_until_done(cl.enqueue_copy(
-                    queue, bufs[k] if k is not None else dst, host, is_blocking=False))
+                target = bufs[k] if k is not None else dst
+                if _hooks.current() is not None:
+                    _hooks.note_upload(target, host)
+                device.keep_until_done(cl.enqueue_copy(queue, target, host, is_blocking=False))
         return outs
 
 
@@ -148,7 +161,11 @@ def capture(fn: Callable[..., Any], inputs: Sequence[Array], device: Device
                           if isinstance(a, cl.MemoryObjectHolder) and id(a) in slot_of)
             # rebound positions hold None: the first call's buffers must not be kept alive
             kept = [None if any(p == q for q, _ in slots) else a for p, a in enumerate(args)]
-            steps.append(("k", kernel, gsize, lsize, tuple(kept), slots))
+            bound = bind(kernel, gsize, lsize, args, [p for p, _ in slots])
+            if bound is not None:   # "b" keeps ``kept``: set_arg does not hold the buffers
+                steps.append(("b", bound, slots, tuple(kept)))
+            else:
+                steps.append(("k", kernel, gsize, lsize, tuple(kept), slots))
         else:
             slots = tuple((p, slot_of[id(b)]) for p, b in preset.items() if id(b) in slot_of)
             fixed = tuple((p, b) for p, b in preset.items() if id(b) not in slot_of)

@@ -75,13 +75,46 @@ def _sequence_dtype(host: np.ndarray, device: Device) -> np.dtype:
 
 def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None,
             copy: bool | None = None) -> Any:
-    """Convert ``obj`` (array, NumPy array or scalar, nested sequence, Python scalar, object
-    with ``__array__``, the buffer protocol or ``__dlpack__``) to a clnp array on ``device``.
+    """Convert ``obj`` to a clnp array on ``device``.
 
-    ``copy=True`` always copies, ``copy=False`` never does (ValueError when a copy is needed,
-    which is always the case for host data), ``None`` copies only when needed. Python ints
-    outside int64 raise OverflowError unless ``dtype`` says otherwise; ragged sequences raise
-    ValueError; non-numeric data raises TypeError."""
+    Parameters
+    ----------
+    obj : array_like
+        A clnp array, NumPy array or scalar, nested sequence, Python scalar, or an
+        object with ``__array__``, the buffer protocol or ``__dlpack__``.
+    dtype : dtype, optional
+        The result's dtype.
+    device : Device, optional
+        Where the result lives (default: the default device, or ``x``'s device).
+    copy : bool, optional
+        True always copies, False never does (ValueError when a copy is needed, which is
+        always the case for host data), None copies only when needed.
+
+    Returns
+    -------
+    array
+        The array; ``obj`` itself when it is a clnp array that needs no conversion.
+
+    Raises
+    ------
+    OverflowError
+        Python ints outside int64 without a ``dtype`` that holds them.
+    ValueError
+        Ragged sequences, or ``copy=False`` where a copy is needed.
+    TypeError
+        Non-numeric data.
+
+    Examples
+    --------
+    >>> import clnp, numpy
+    >>> x = clnp.asarray([1, 2, 3])
+    >>> x.dtype, x.shape
+    (dtype('int64'), (3,))
+    >>> print(clnp.asarray(numpy.arange(3, dtype=numpy.float32)))
+    [0. 1. 2.]
+    >>> clnp.asarray(x) is x
+    True
+    """
     if is_array(obj):
         dev = obj.device if device is None else _device(device)
         d = _dtype(dtype, dev, "asarray") or obj.dtype
@@ -167,12 +200,77 @@ def _unwrap_nested(seq: Any) -> Any:
 
 
 def array(obj: Any, dtype: Any = None, *, copy: bool = True, device: Any = None) -> Any:
-    """NumPy's ``array``: like :func:`asarray` but copies by default."""
+    """Create an array; NumPy's ``array``, which copies by default.
+
+    Parameters
+    ----------
+    obj : array_like
+        An array, NumPy array, nested sequence or scalar.
+    dtype : dtype, optional
+        The result's dtype.
+    copy : bool, default True
+        Copy even when ``obj`` is already a clnp array of the right dtype and device.
+    device : Device, optional
+        Where the result lives (default: the default device, or ``x``'s device).
+
+    Returns
+    -------
+    array
+        The new array.
+
+    Raises
+    ------
+    ValueError
+        Ragged nested sequences.
+    TypeError
+        Non-numeric data.
+
+    See Also
+    --------
+    asarray : converts without copying when it can.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> a = clnp.array([[1, 2], [3, 4]])
+    >>> a.shape
+    (2, 2)
+    >>> b = clnp.array(a)
+    >>> b[0, 0] = 9
+    >>> int(a[0, 0])
+    1
+    """
     return asarray(obj, dtype=dtype, device=device, copy=copy if copy else None)
 
 
 def empty(shape: Any, *, dtype: Any = None, device: Any = None) -> Array:
-    """An uninitialised array of ``shape`` (default dtype: the default floating type)."""
+    """An uninitialised array of ``shape``.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The result's shape.
+    dtype : dtype, optional
+        The dtype (default: the default floating type).
+    device : Device, optional
+        Where the result lives (default: the default device, or ``x``'s device).
+
+    Returns
+    -------
+    array
+        An array whose values are whatever the memory held.
+
+    Raises
+    ------
+    ValueError
+        A negative dimension.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.empty((2, 3), dtype=clnp.int32).shape
+    (2, 3)
+    """
     dev = _device(device)
     d = _dtype(dtype, dev, "empty") or dev.default_float
     return Array.empty(normalize_shape(shape, "empty"), d, dev)
@@ -197,8 +295,37 @@ def _check_fill(fill_value: Any, d: np.dtype, fname: str) -> Any:
 
 
 def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Any:
-    """An array of ``shape`` filled with ``fill_value``; the dtype defaults from the value's
-    Python type (bool, int64, default float, default complex), or from a 0-d array's dtype."""
+    """An array of ``shape`` filled with ``fill_value``.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The result's shape.
+    fill_value : bool, int, float, complex or 0-d array
+        The value.
+    dtype : dtype, optional
+        The dtype (default: from the value's Python type: bool, int64, the default float
+        or complex; or a 0-d array's dtype).
+    device : Device, optional
+        Where the result lives (default: the default device, or ``x``'s device).
+
+    Returns
+    -------
+    array
+        The filled array.
+
+    Raises
+    ------
+    OverflowError
+        ``fill_value`` does not fit an integer ``dtype``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.full((2, 2), 7))
+    [[7 7]
+     [7 7]]
+    """
     dev = _device(device)
     shape = normalize_shape(shape, "full")
     if is_array(fill_value):
@@ -227,13 +354,66 @@ def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) 
 
 
 def zeros(shape: Any, *, dtype: Any = None, device: Any = None) -> Any:
-    """An array of zeros (default dtype: the default floating type)."""
+    """An array of zeros.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The result's shape.
+    dtype : dtype, optional
+        The dtype (default: the default floating type).
+    device : Device, optional
+        Where the result lives (default: the default device, or ``x``'s device).
+
+    Returns
+    -------
+    array
+        The array of zeros.
+
+    Raises
+    ------
+    ValueError
+        A negative dimension.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.zeros(3))
+    [0. 0. 0.]
+    """
     dev = _device(device)
     return full(shape, 0, dtype=_dtype(dtype, dev, "zeros") or dev.default_float, device=dev)
 
 
 def ones(shape: Any, *, dtype: Any = None, device: Any = None) -> Any:
-    """An array of ones (default dtype: the default floating type)."""
+    """An array of ones.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The result's shape.
+    dtype : dtype, optional
+        The dtype (default: the default floating type).
+    device : Device, optional
+        Where the result lives (default: the default device, or ``x``'s device).
+
+    Returns
+    -------
+    array
+        The array of ones.
+
+    Raises
+    ------
+    ValueError
+        A negative dimension.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.ones((2, 3), dtype=clnp.int32))
+    [[1 1 1]
+     [1 1 1]]
+    """
     dev = _device(device)
     return full(shape, 1, dtype=_dtype(dtype, dev, "ones") or dev.default_float, device=dev)
 
@@ -247,26 +427,113 @@ def _like(x: Any, dtype: Any, device: Any, fname: str) -> tuple[tuple[int, ...],
 
 
 def empty_like(x: Any, /, *, dtype: Any = None, device: Any = None) -> Array:
-    """An uninitialised array with the shape (and by default dtype and device) of ``x``."""
+    """An uninitialised array with the shape (and by default dtype and device) of ``x``.
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    dtype : dtype, optional
+        The dtype (default: ``x``'s).
+    device : Device, optional
+        Where the result lives (default: the default device, or ``x``'s device).
+
+    Returns
+    -------
+    array
+        An array of ``x``'s shape with unspecified values.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> y = clnp.empty_like(clnp.ones((2, 2), dtype=clnp.float32))
+    >>> y.shape, y.dtype
+    ((2, 2), dtype('float32'))
+    """
     shape, d, dev = _like(x, dtype, device, "empty_like")
     return Array.empty(shape, d, dev)
 
 
 def zeros_like(x: Any, /, *, dtype: Any = None, device: Any = None) -> Any:
-    """Zeros with the shape (and by default dtype and device) of ``x``."""
+    """Zeros with the shape (and by default dtype and device) of ``x``.
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    dtype : dtype, optional
+        The dtype (default: ``x``'s).
+    device : Device, optional
+        Where the result lives (default: the default device, or ``x``'s device).
+
+    Returns
+    -------
+    array
+        The array of zeros.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.zeros_like(clnp.asarray([[1, 2]])))
+    [[0 0]]
+    """
     shape, d, dev = _like(x, dtype, device, "zeros_like")
     return full(shape, 0, dtype=d, device=dev)
 
 
 def ones_like(x: Any, /, *, dtype: Any = None, device: Any = None) -> Any:
-    """Ones with the shape (and by default dtype and device) of ``x``."""
+    """Ones with the shape (and by default dtype and device) of ``x``.
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    dtype : dtype, optional
+        The dtype (default: ``x``'s).
+    device : Device, optional
+        Where the result lives (default: the default device, or ``x``'s device).
+
+    Returns
+    -------
+    array
+        The array of ones.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.ones_like(clnp.arange(3)))
+    [1 1 1]
+    """
     shape, d, dev = _like(x, dtype, device, "ones_like")
     return full(shape, 1, dtype=d, device=dev)
 
 
 def full_like(x: Any, /, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Any:
-    """``fill_value`` with the shape (and by default dtype and device) of ``x``; the value is
-    cast to that dtype as NumPy does (a float truncates into an integer array)."""
+    """``fill_value`` with the shape (and by default dtype and device) of ``x``.
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    fill_value : bool, int, float or complex
+        The value; cast to the dtype as NumPy does (a float truncates into an integer
+        array).
+    dtype : dtype, optional
+        The dtype (default: ``x``'s).
+    device : Device, optional
+        Where the result lives (default: the default device, or ``x``'s device).
+
+    Returns
+    -------
+    array
+        The filled array.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.full_like(clnp.arange(3), 2.7))
+    [2 2 2]
+    """
     shape, d, dev = _like(x, dtype, device, "full_like")
     return full(shape, fill_value, dtype=d, device=dev)
 
@@ -281,11 +548,46 @@ def _real_scalar(v: Any, name: str, fname: str) -> Any:
 
 def arange(start: Any, /, stop: Any = None, step: Any = 1, *, dtype: Any = None,
            device: Any = None) -> Any:
-    """Evenly spaced values in the half-open interval ``[start, stop)``: ``ceil((stop - start)
-    / step)`` values (none when that is negative). The dtype defaults to int64 when every
-    argument is an int, else to the default floating type. Values are computed on the device
-    as ``start + i * delta`` with NumPy's ``delta`` (the difference of the first two values in
-    the result dtype)."""
+    """Evenly spaced values in the half-open interval ``[start, stop)``.
+
+    The dtype defaults to int64 when every argument is an int, else to the default floating
+    type. Values are computed on the device as ``start + i * delta`` with NumPy's ``delta``
+    (the difference of the first two values in the result dtype).
+
+    Parameters
+    ----------
+    start : int or float
+        The first value; with ``stop`` omitted, the end (and the start is 0).
+    stop : int or float, optional
+        The end, excluded.
+    step : int or float, default 1
+        The spacing; not zero.
+    dtype : dtype, optional
+        The result's dtype.
+    device : Device, optional
+        Where the result lives (default: the default device, or ``x``'s device).
+
+    Returns
+    -------
+    array
+        1-D array of ``ceil((stop - start) / step)`` values (none when that is
+        negative).
+
+    Raises
+    ------
+    ValueError
+        ``step`` is zero.
+    TypeError
+        An argument is not a real number.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.arange(5))
+    [0 1 2 3 4]
+    >>> print(clnp.arange(1.0, 2.0, 0.25))
+    [1.   1.25 1.5  1.75]
+    """
     dev = _device(device)
     if stop is None:
         start, stop = 0, start
@@ -321,10 +623,45 @@ def arange(start: Any, /, stop: Any = None, step: Any = 1, *, dtype: Any = None,
 
 def linspace(start: Any, stop: Any, /, num: int, *, dtype: Any = None, device: Any = None,
              endpoint: bool = True) -> Any:
-    """``num`` evenly spaced samples over ``[start, stop]`` (or ``[start, stop)`` when
-    ``endpoint`` is False). Computed as NumPy does, ``start + i * step`` in float64 (complex128
-    for complex bounds) where the device has fp64, then cast; with ``endpoint`` the last value
-    is exactly ``stop``. Integer dtypes take the floor, as in NumPy."""
+    """``num`` evenly spaced samples over ``[start, stop]`` (or ``[start, stop)``).
+
+    Computed as NumPy does, ``start + i * step`` in float64 (complex128 for complex bounds)
+    where the device has fp64, then cast; with ``endpoint`` the last value is exactly
+    ``stop``. Integer dtypes take the floor, as in NumPy.
+
+    Parameters
+    ----------
+    start : float or complex
+        The first sample.
+    stop : float or complex
+        The last sample (or the excluded end).
+    num : int
+        Number of samples, at least 0.
+    dtype : dtype, optional
+        The dtype (default: the default floating or complex type).
+    device : Device, optional
+        Where the result lives (default: the default device, or ``x``'s device).
+    endpoint : bool, default True
+        Include ``stop``.
+
+    Returns
+    -------
+    array
+        1-D array of ``num`` samples.
+
+    Raises
+    ------
+    ValueError
+        ``num`` is negative.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.linspace(0, 1, 5))
+    [0.   0.25 0.5  0.75 1.  ]
+    >>> print(clnp.linspace(0, 1, 4, endpoint=False))
+    [0.   0.25 0.5  0.75]
+    """
     dev = _device(device)
     try:
         num = operator.index(num)
@@ -362,8 +699,38 @@ def linspace(start: Any, stop: Any, /, num: int, *, dtype: Any = None, device: A
 
 def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = None,
         device: Any = None) -> Any:
-    """A 2-D array with ones on the ``k``-th diagonal (``k > 0`` above the main diagonal,
-    ``k < 0`` below) and zeros elsewhere."""
+    """A 2-D array with ones on the ``k``-th diagonal and zeros elsewhere.
+
+    Parameters
+    ----------
+    n_rows : int
+        Number of rows.
+    n_cols : int, optional
+        Number of columns (default: ``n_rows``).
+    k : int, default 0
+        The diagonal: ``k > 0`` above the main diagonal, ``k < 0`` below.
+    dtype : dtype, optional
+        The dtype (default: the default floating type).
+    device : Device, optional
+        Where the result lives (default: the default device, or ``x``'s device).
+
+    Returns
+    -------
+    array
+        Array of shape ``(n_rows, n_cols)``.
+
+    Raises
+    ------
+    ValueError
+        A negative size.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.eye(2, 3, k=1))
+    [[0. 1. 0.]
+     [0. 0. 1.]]
+    """
     dev = _device(device)
     n_rows = operator.index(n_rows)
     n_cols = n_rows if n_cols is None else operator.index(n_cols)
@@ -378,8 +745,37 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = N
 
 
 def meshgrid(*arrays: Any, indexing: str = "xy") -> tuple[Any, ...]:
-    """Coordinate matrices from 1-D coordinate vectors: a tuple of arrays (copies). With
-    ``xy`` (Cartesian) indexing the first two output dims are swapped relative to ``ij``."""
+    """Coordinate matrices from 1-D coordinate vectors.
+
+    Parameters
+    ----------
+    *arrays : array
+        1-D coordinate vectors.
+    indexing : {'xy', 'ij'}, default 'xy'
+        Cartesian (``xy``: the first two output dimensions are swapped) or matrix
+        (``ij``) indexing.
+
+    Returns
+    -------
+    tuple of array
+        One array per input (copies), all of the same shape.
+
+    Raises
+    ------
+    ValueError
+        ``indexing`` is neither 'xy' nor 'ij'.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> X, Y = clnp.meshgrid(clnp.asarray([1, 2, 3]), clnp.asarray([10, 20]))
+    >>> print(X)
+    [[1 2 3]
+     [1 2 3]]
+    >>> print(Y)
+    [[10 10 10]
+     [20 20 20]]
+    """
     from ._manipulation_functions import broadcast_to
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij'; got {indexing!r}")
@@ -426,20 +822,97 @@ def _tri(x: Any, k: Any, lower: bool, fname: str) -> Any:
 
 
 def tril(x: Any, /, *, k: int = 0) -> Any:
-    """The lower triangle (on and below the ``k``-th diagonal) of each matrix in ``x``; the
-    rest is zero."""
+    """The lower triangle of each matrix in ``x``; the rest is zero.
+
+    Parameters
+    ----------
+    x : array
+        Array of at least two dimensions (a stack of matrices).
+    k : int, default 0
+        Keep the elements on and below the ``k``-th diagonal.
+
+    Returns
+    -------
+    array
+        An array of ``x``'s shape and dtype.
+
+    Raises
+    ------
+    ValueError
+        ``x`` has fewer than two dimensions.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.tril(clnp.ones((3, 3), dtype=clnp.int32)))
+    [[1 0 0]
+     [1 1 0]
+     [1 1 1]]
+    """
     return _tri(x, k, True, "tril")
 
 
 def triu(x: Any, /, *, k: int = 0) -> Any:
-    """The upper triangle (on and above the ``k``-th diagonal) of each matrix in ``x``; the
-    rest is zero."""
+    """The upper triangle of each matrix in ``x``; the rest is zero.
+
+    Parameters
+    ----------
+    x : array
+        Array of at least two dimensions (a stack of matrices).
+    k : int, default 0
+        Keep the elements on and above the ``k``-th diagonal.
+
+    Returns
+    -------
+    array
+        An array of ``x``'s shape and dtype.
+
+    Raises
+    ------
+    ValueError
+        ``x`` has fewer than two dimensions.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.triu(clnp.ones((3, 3), dtype=clnp.int32), k=1))
+    [[0 1 1]
+     [0 0 1]
+     [0 0 0]]
+    """
     return _tri(x, k, False, "triu")
 
 
 def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Any:
-    """An array from any DLPack producer (NumPy, PyTorch, JAX, clnp, ...). Host data is
-    always copied to the device, so ``copy=False`` raises BufferError for it."""
+    """An array from any DLPack producer (NumPy, PyTorch, JAX, clnp...).
+
+    Parameters
+    ----------
+    x : object
+        An object with ``__dlpack__`` and ``__dlpack_device__``.
+    device : Device, optional
+        Where the result lives (default: the default device, or ``x``'s device).
+    copy : bool, optional
+        Host data is always copied to the device, so ``copy=False`` raises for it.
+
+    Returns
+    -------
+    array
+        A clnp array with ``x``'s shape and dtype.
+
+    Raises
+    ------
+    BufferError
+        ``copy=False`` for host data, or a producer that cannot export.
+    TypeError
+        ``x`` does not implement DLPack.
+
+    Examples
+    --------
+    >>> import clnp, numpy
+    >>> print(clnp.from_dlpack(numpy.arange(3)))
+    [0 1 2]
+    """
     if is_array(x):
         return asarray(x, device=device, copy=copy)
     if not hasattr(x, "__dlpack__"):

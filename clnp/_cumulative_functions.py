@@ -54,33 +54,138 @@ def _cumulative(x: Any, op: str, axis: Any, dtype: Any, include_initial: bool,
 
 def cumulative_sum(x: Any, /, *, axis: int | None = None, dtype: Any = None,
                    include_initial: bool = False) -> Any:
-    """Calculates the cumulative sum of elements in the input array ``x``.
+    """Cumulative sum of the elements of ``x`` along ``axis``.
 
-    ``axis`` is required when ``x`` has more than one dimension. Integer and boolean inputs
-    accumulate in the default integer dtype of their signedness unless ``dtype`` is given
-    (the input is cast to the result dtype first). With ``include_initial`` the first value
-    along ``axis`` is the additive identity (zero) and the axis grows by one."""
+    Parameters
+    ----------
+    x : array
+        Input array.
+    axis : int, optional
+        The axis; required when ``x`` has more than one dimension.
+    dtype : dtype, optional
+        The result dtype (default: integer and bool input in the default integer type of
+        its signedness); the input is cast to it first.
+    include_initial : bool, default False
+        Start with the additive identity (zero); the axis grows by one.
+
+    Returns
+    -------
+    array
+        The running sums.
+
+    Raises
+    ------
+    ValueError
+        ``axis`` omitted for a multi-dimensional ``x``.
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.cumulative_sum(clnp.asarray([1, 2, 3])))
+    [1 3 6]
+    >>> print(clnp.cumulative_sum(clnp.asarray([1, 2, 3]), include_initial=True))
+    [0 1 3 6]
+    """
     return _cumulative(x, "sum", axis, dtype, include_initial, "cumulative_sum", False)
 
 
 def cumulative_prod(x: Any, /, *, axis: int | None = None, dtype: Any = None,
                     include_initial: bool = False) -> Any:
-    """Calculates the cumulative product of elements in the input array ``x``.
+    """Cumulative product of the elements of ``x`` along ``axis``.
 
-    ``axis`` is required when ``x`` has more than one dimension. Integer and boolean inputs
-    accumulate in the default integer dtype of their signedness unless ``dtype`` is given
-    (the input is cast to the result dtype first). With ``include_initial`` the first value
-    along ``axis`` is the multiplicative identity (one) and the axis grows by one."""
+    Parameters
+    ----------
+    x : array
+        Input array.
+    axis : int, optional
+        The axis; required when ``x`` has more than one dimension.
+    dtype : dtype, optional
+        The result dtype (default: integer and bool input in the default integer type of
+        its signedness); the input is cast to it first.
+    include_initial : bool, default False
+        Start with the multiplicative identity (one); the axis grows by one.
+
+    Returns
+    -------
+    array
+        The running products.
+
+    Raises
+    ------
+    ValueError
+        ``axis`` omitted for a multi-dimensional ``x``.
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.cumulative_prod(clnp.asarray([[1, 2], [3, 4]]), axis=1))
+    [[ 1  2]
+     [ 3 12]]
+    """
     return _cumulative(x, "prod", axis, dtype, include_initial, "cumulative_prod", False)
 
 
 def cumsum(a: Any, axis: int | None = None, dtype: Any = None) -> Any:
-    """Cumulative sum along ``axis`` (NumPy's ``cumsum``: the flattened array when ``axis`` is
-    None); integers accumulate in the default integer dtype."""
+    """NumPy's ``cumsum``: cumulative sum along ``axis`` (the flattened array when None).
+
+    Parameters
+    ----------
+    a : array
+        Input array.
+    axis : int, optional
+        The axis (the flattened array when None).
+    dtype : dtype, optional
+        The result dtype (default: integers in the default integer dtype).
+
+    Returns
+    -------
+    array
+        The running sums.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.cumsum(clnp.asarray([[1, 2], [3, 4]])))
+    [ 1  3  6 10]
+    """
     return _cumulative(a, "sum", axis, dtype, False, "cumsum", True)
 
 
 def cumprod(a: Any, axis: int | None = None, dtype: Any = None) -> Any:
-    """Cumulative product along ``axis`` (NumPy's ``cumprod``: the flattened array when
-    ``axis`` is None); integers accumulate in the default integer dtype."""
+    """NumPy's ``cumprod``: cumulative product along ``axis`` (the flattened array when None).
+
+    Parameters
+    ----------
+    a : array
+        Input array.
+    axis : int, optional
+        The axis (the flattened array when None).
+    dtype : dtype, optional
+        The result dtype (default: integers in the default integer dtype).
+
+    Returns
+    -------
+    array
+        The running products.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.cumprod(clnp.asarray([1, 2, 3, 4])))
+    [ 1  2  6 24]
+    """
     return _cumulative(a, "prod", axis, dtype, False, "cumprod", True)

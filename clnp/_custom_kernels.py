@@ -130,7 +130,16 @@ class ElementwiseKernel:
     NumPy dtype names or one-letter placeholders (``T x``) resolved from the arguments; the
     body sees every non-raw parameter as a scalar variable of its compute type (float16 as
     float, bool as int), ``raw`` parameters as ``__global`` pointers to their (C-contiguous)
-    elements, ``i`` (the flat index) and ``n`` (the size). See docs/custom_kernels.md."""
+    elements, ``i`` (the flat index) and ``n`` (the size). See docs/custom_kernels.md.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> k = clnp.ElementwiseKernel("float32 x, float32 y", "float32 z", "z = x * y + 1", "fma1")
+    >>> print(k(clnp.asarray([1.0, 2.0], dtype=clnp.float32),
+    ...         clnp.asarray([3.0, 4.0], dtype=clnp.float32)))
+    [4. 9.]
+    """
 
     def __init__(self, in_params: str, out_params: str, operation: str, name: str = "kernel",
                  preamble: str = "", **kwargs: Any):
@@ -350,6 +359,55 @@ def _elementwise_kernel_impl(*args: Any, in_params: tuple[Param, ...],
     return tuple(outs)
 
 
+_FUSABLE: dict[tuple, str | None] = {}
+
+
+def fusable_op(params: dict) -> str | None:
+    """The name of an op record (``clnp._ops.CUSTOM``) through which ``clnp_grad.jit`` fuses
+    an ``elementwise_kernel`` equation with these parameters into its neighbours' kernel, or
+    None when the kernel must run by itself: more than one output, a raw argument, a body
+    that reads the index ``i`` or the size ``n``, a preamble (its definitions could clash
+    with another kernel's in one program), or ``size=``.
+
+    The record's template calls an inline function holding the user's body (one per kernel
+    and dtypes), registered with the C helpers, so the fused kernel is rendered by the same
+    code as every op of the table."""
+    key = (params["operation"], params["preamble"], params["in_params"],
+           params["out_params"], params["in_dtypes"], params["out_dtypes"],
+           params["loop_size"])
+    if key in _FUSABLE:
+        return _FUSABLE[key]
+    ins, outs = params["in_params"], params["out_params"]
+    ok = (len(outs) == 1 and not any(p.raw for p in ins + outs) and params["loop_size"] is None
+          and not params["preamble"].strip() and not uses_index(params["operation"]))
+    name = None
+    if ok:
+        import hashlib
+
+        from . import _ops
+        from ._codegen import ctypes as C
+        from ._codegen import helpers
+        from ._codegen.custom import render_custom_function
+        digest = hashlib.sha1(repr(key).encode()).hexdigest()[:12]
+        name = f"ck_{params['name']}_{digest}"
+        typedefs = {}
+        for p, d in zip(ins + outs, params["in_dtypes"] + params["out_dtypes"]):
+            if p.placeholder:
+                typedefs[p.type] = d
+        in_args = tuple(CustomArg(p.name, d, "array") for p, d in
+                        zip(ins, params["in_dtypes"]))
+        out_arg = CustomArg(outs[0].name, params["out_dtypes"][0], "array")
+        ctype = C.compute_ctype(out_arg.dtype)
+        text = render_custom_function(helpers.helper_name(name, ctype), params["operation"],
+                                      in_args, out_arg, tuple(sorted(typedefs.items())))
+        helpers._register(name, (ctype,), lambda _ct, _names, text=text: text)
+        call = f"clnp_{name}_{{T}}(" + ", ".join(f"{{{k}}}" for k in range(len(ins))) + ")"
+        _ops.CUSTOM[name] = _ops.EwOp(name, len(ins), "custom", {k: call for k in "biufc"},
+                                      lambda *a: None)
+    _FUSABLE[key] = name
+    return name
+
+
 def run_custom_elementwise(args: Sequence[Any], outs: Sequence[Array], shape: tuple[int, ...],
                            *, in_params: tuple[Param, ...], out_params: tuple[Param, ...],
                            operation: str, name: str, preamble: str,
@@ -460,7 +518,21 @@ class RawKernel:
     ``outputs=`` (an index or a tuple of indices into ``args``) calls it functionally, the
     way transformations need it: the listed arrays are copied, the kernel writes the copies
     and they are returned; the arguments are left untouched. Under ``clnp_grad``
-    transformations ``outputs=`` is required (``raw_kernel`` primitive)."""
+    transformations ``outputs=`` is required (``raw_kernel`` primitive).
+
+    Examples
+    --------
+    >>> import clnp
+    >>> k = clnp.RawKernel('''
+    ... __kernel void twice(__global float *x, int n) {
+    ...     int i = get_global_id(0);
+    ...     if (i < n) x[i] *= 2.0f;
+    ... }''', "twice")
+    >>> x = clnp.asarray([1.0, 2.0, 3.0], dtype=clnp.float32)
+    >>> k((3,), None, (x, 3))
+    >>> print(x)
+    [2. 4. 6.]
+    """
 
     def __init__(self, code: str, name: str, options: Sequence[str] = (), **kwargs: Any):
         if kwargs.get("backend", "opencl") not in ("opencl",):

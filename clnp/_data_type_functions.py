@@ -14,9 +14,37 @@ __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
 
 def astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> Any:
-    """Copy of ``x`` cast to ``dtype`` (NumPy casting: complex to real drops the imaginary
-    part, float to int truncates). With ``copy=False`` the input is returned when no cast is
-    needed."""
+    """A copy of ``x`` cast to ``dtype``.
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    dtype : dtype
+        The target dtype.
+    copy : bool, default True
+        False returns ``x`` itself when no cast is needed.
+    device : Device, optional
+        Where the result lives (default: the default device, or ``x``'s device).
+
+    Returns
+    -------
+    array
+        The cast array (NumPy casting: complex to real drops the imaginary part, float
+        to int truncates).
+
+    Raises
+    ------
+    TypeError
+        A dtype clnp does not support (``UnsupportedDtypeError``, a TypeError, where the
+        device lacks it, such as float64 without fp64).
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.astype(clnp.asarray([1.7, -1.7]), clnp.int32))
+    [ 1 -1]
+    """
     check_array(x, "astype")
     d = dt.as_dtype(dtype, "astype")
     if device is not None:
@@ -37,8 +65,31 @@ def _dtype_of(v: Any, fname: str) -> np.dtype:
 
 
 def can_cast(from_: Any, to: Any, /) -> bool:
-    """Whether ``from_`` (dtype or array) can be cast to ``to`` without loss under type
-    promotion (NumPy's "safe" casting, which contains the standard's promotion table)."""
+    """Whether ``from_`` can be cast to ``to`` without loss.
+
+    Parameters
+    ----------
+    from_ : dtype or array
+        The source.
+    to : dtype
+        The target.
+
+    Returns
+    -------
+    bool
+        NumPy's "safe" casting, which contains the standard's promotion table.
+
+    Raises
+    ------
+    TypeError
+        An argument is not a dtype or array.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.can_cast(clnp.int8, clnp.int32), clnp.can_cast(clnp.float64, clnp.float32)
+    (True, False)
+    """
     f, t = _dtype_of(from_, "can_cast"), dt.as_dtype(to)
     return bool(np.can_cast(f, t, casting="safe"))
 
@@ -64,7 +115,31 @@ class iinfo_object:
 
 
 def finfo(type: Any, /) -> finfo_object:
-    """Machine limits of a floating-point dtype (or array), as Python floats."""
+    """Machine limits of a floating-point dtype.
+
+    Parameters
+    ----------
+    type : dtype or array
+        A floating-point dtype, or an array of one.
+
+    Returns
+    -------
+    finfo_object
+        ``bits``, ``eps``, ``max``, ``min``, ``smallest_normal`` (Python floats) and
+        ``dtype``.
+
+    Raises
+    ------
+    TypeError
+        Not a floating-point dtype.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> fi = clnp.finfo(clnp.float32)
+    >>> fi.bits, fi.eps == 2.0 ** -23
+    (32, True)
+    """
     d = _dtype_of(type, "finfo")
     if d.kind not in "fc":
         raise TypeError(f"finfo: {d} is not a floating-point dtype")
@@ -76,7 +151,30 @@ def finfo(type: Any, /) -> finfo_object:
 
 
 def iinfo(type: Any, /) -> iinfo_object:
-    """Machine limits of an integer dtype (or array), as Python ints."""
+    """Machine limits of an integer dtype.
+
+    Parameters
+    ----------
+    type : dtype or array
+        An integer dtype, or an array of one.
+
+    Returns
+    -------
+    iinfo_object
+        ``bits``, ``max``, ``min`` (Python ints) and ``dtype``.
+
+    Raises
+    ------
+    TypeError
+        Not an integer dtype.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> ii = clnp.iinfo(clnp.int8)
+    >>> ii.min, ii.max
+    (-128, 127)
+    """
     d = _dtype_of(type, "iinfo")
     if d.kind not in "iu":
         raise TypeError(f"iinfo: {d} is not an integer dtype")
@@ -85,9 +183,36 @@ def iinfo(type: Any, /) -> iinfo_object:
 
 
 def isdtype(dtype: Any, kind: Any) -> bool:
-    """Whether ``dtype`` is of ``kind``: a dtype, a kind name ('bool', 'signed integer',
-    'unsigned integer', 'integral', 'real floating', 'complex floating', 'numeric'), or a tuple
-    of those."""
+    """Whether ``dtype`` is of ``kind``.
+
+    Parameters
+    ----------
+    dtype : dtype
+        The dtype to test.
+    kind : dtype, str or tuple
+        A dtype, a kind name ('bool', 'signed integer', 'unsigned integer', 'integral',
+        'real floating', 'complex floating', 'numeric'), or a tuple of those.
+
+    Returns
+    -------
+    bool
+        True when ``dtype`` matches ``kind`` (any entry of a tuple).
+
+    Raises
+    ------
+    TypeError
+        ``dtype`` is not a dtype.
+    ValueError
+        An unknown kind name.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.isdtype(clnp.int16, "integral")
+    True
+    >>> clnp.isdtype(clnp.float32, ("bool", "complex floating"))
+    False
+    """
     if is_array(dtype) or not isinstance(dtype, np.dtype):
         raise TypeError(f"isdtype: expected a dtype; got {type_name(dtype)}")
     if isinstance(kind, tuple):
@@ -116,8 +241,31 @@ def builtins_any(it: Any) -> bool:
 
 
 def result_type(*arrays_and_dtypes: Any) -> np.dtype:
-    """The dtype that results from applying type promotion to the arguments (arrays, dtypes
-    and Python scalars; scalars are weak, as in binary operations)."""
+    """The dtype that type promotion gives for the arguments.
+
+    Parameters
+    ----------
+    *arrays_and_dtypes : array, dtype or Python scalar
+        The operands; Python scalars are weak, as in binary operations.
+
+    Returns
+    -------
+    dtype
+        The promoted dtype.
+
+    Raises
+    ------
+    TypeError
+        The dtypes do not promote (or no array or dtype is given).
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.result_type(clnp.int8, clnp.uint8)
+    dtype('int16')
+    >>> clnp.result_type(clnp.asarray([1.0], dtype=clnp.float32), 2.0)
+    dtype('float32')
+    """
     if not arrays_and_dtypes:
         raise ValueError("result_type: at least one array or dtype is required")
     res = None

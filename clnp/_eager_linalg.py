@@ -72,26 +72,84 @@ def _check_precision(precision: str) -> str:
 
 
 def set_matmul_precision(precision: str) -> None:
-    """Set the precision of float32 matrix products (``matmul``, ``tensordot``, ``vecdot``,
-    ``dot_general``...) for the current thread/context.
+    """Set the precision of float32 matrix products for the current thread/context.
 
-    ``"highest"`` (alias ``"float32"``, the default): products and sums in float32, as NumPy.
-    ``"tf32"`` (alias ``"tensorfloat32"``): the operands may be rounded to TF32 (10 mantissa
-    bits) and multiplied on tensor cores with float32 sums, where the device has them (NVIDIA,
-    compute capability >= 8.0); elsewhere float32 products stay exact. Other dtypes are not
-    affected (float16 products always use float32 sums)."""
+    Parameters
+    ----------
+    precision : str
+        ``"highest"`` (alias ``"float32"``, the default): products and sums in float32,
+        as NumPy. ``"tf32"`` (alias ``"tensorfloat32"``): the operands may be rounded to
+        TF32 (10 mantissa bits) and multiplied on tensor cores with float32 sums, where
+        the device has them (NVIDIA, compute capability >= 8.0); elsewhere float32
+        products stay exact.
+
+    Returns
+    -------
+    None
+        Affects ``matmul``, ``tensordot``, ``vecdot``, ``dot_general``...; other dtypes
+        are not affected (float16 products always use float32 sums).
+
+    Raises
+    ------
+    ValueError
+        An unknown precision name.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.set_matmul_precision("tf32")
+    >>> clnp.get_matmul_precision()
+    'tf32'
+    >>> clnp.set_matmul_precision("highest")
+    """
     _precision.set(_check_precision(precision))
 
 
 def get_matmul_precision() -> str:
-    """The current float32 matrix-product precision: ``"highest"`` or ``"tf32"``."""
+    """The current float32 matrix-product precision.
+
+    Returns
+    -------
+    str
+        ``"highest"`` or ``"tf32"``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.get_matmul_precision()
+    'highest'
+    """
     return _precision.get()
 
 
 @contextlib.contextmanager
 def matmul_precision(precision: str) -> Iterator[None]:
-    """Context manager: float32 matrix products inside the block use ``precision`` (see
-    :func:`set_matmul_precision`); the previous setting is restored on exit."""
+    """Context manager: float32 matrix products inside the block use ``precision``.
+
+    Parameters
+    ----------
+    precision : str
+        As for :func:`set_matmul_precision`.
+
+    Returns
+    -------
+    context manager
+        The previous setting is restored on exit.
+
+    Raises
+    ------
+    ValueError
+        An unknown precision name.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> with clnp.matmul_precision("tf32"):
+    ...     print(clnp.get_matmul_precision())
+    tf32
+    >>> clnp.get_matmul_precision()
+    'highest'
+    """
     token = _precision.set(_check_precision(precision))
     try:
         yield

@@ -34,6 +34,7 @@ from ._codegen.linalg import LinalgSpec, render_linalg
 from ._eager import (collapse, contiguous_copy, copy_into, ew_apply, full, slice_,
                      transpose)
 from ._eager_linalg import dot_general
+from ._linalg_info import note
 from ._prims import def_impl
 from ._runtime import Device, launch
 
@@ -44,6 +45,7 @@ _FORCE_GROUP: int | None = None
 # and on CPUs the GEMM kernel outruns the single-item loops. Tests lower it.
 _BLOCKED_MIN = {"cpu": 128, "gpu": 128}
 _NB = 64          # panel width / block size of the blocked algorithms
+_NOT_PD = 2       # the Cholesky status bit of a pivot <= 0 (1: NaN/inf, which NumPy lets pass)
 
 
 def _group(device: Device) -> int:
@@ -120,6 +122,13 @@ def _scratch(n: int, dtype: np.dtype, device: Device) -> Array:
     return Array.empty((max(int(n), 1),), dtype, device)
 
 
+def _info(nbatch: int, device: Device, mask: int = -1) -> Array:
+    """The status array of one launch (one int per matrix; see ``clnp._linalg_info``)."""
+    info = Array.empty((max(nbatch, 1),), dt.int32, device)
+    note(info, mask)
+    return info
+
+
 def _check_size(*dims: int) -> None:
     if max((a * b for a in dims for b in dims), default=0) >= 2 ** 31:
         raise ValueError(f"linalg: matrix dimensions {dims} are too large for the kernels "
@@ -142,7 +151,7 @@ def cholesky(x: Array, *, upper: bool = False) -> Array:
     B = nb0 * nb1
     work = _scratch(B * n * n, x.dtype, device)
     _run("chol", x.dtype, device, B, n, nb1, int(bool(upper)), n * n, *_mat(x, bs[0]),
-         *_mat(out, bs[1]), work._buf)
+         *_mat(out, bs[1]), work._buf, _info(B, device, _NOT_PD)._buf)
     return out
 
 
@@ -162,6 +171,7 @@ def _potrf_blocked(x: Array, out: Array, upper: bool) -> Array:
     copy_into(work, src)
     w = Array(work._buf, 0, (B, n, n), (n * n, n, 1), dtype, device)
     flag = full(shape=(B,), value=0, dtype=dt.int32, device=device)
+    note(flag, _NOT_PD)
     for k in range(0, n, _NB):
         kb = min(_NB, n - k)
         _run("cholpanel", dtype, device, B, n, k, kb, work._buf, flag._buf)
@@ -198,7 +208,7 @@ def _getrf(x: Array) -> tuple[Array, Array, Array, Array, Array]:
         return lu, piv, det, sgn, lad
     (x,), nb0, nb1, bs = _batch(bshape, [x], [lu])
     _run("getrf", x.dtype, device, nb0 * nb1, n, nb1, *_mat(x, bs[0]), lu._buf, piv._buf,
-         det._buf, sgn._buf, lad._buf)
+         det._buf, sgn._buf, lad._buf, _info(nb0 * nb1, device)._buf)
     return lu, piv, det, sgn, lad
 
 
@@ -223,7 +233,8 @@ def _getrf_blocked(x: Array, lu: Array, piv: Array, det: Array, sgn: Array, lad:
             _gemm_sub(_view(w, (0, k + kb, k + kb), (B, m, m)),
                       _view(w, (0, k + kb, k), (B, m, kb)),
                       _view(w, (0, k, k + kb), (B, kb, m)), 1)
-    _run("lustat", dtype, device, B, n, lu._buf, piv._buf, det._buf, sgn._buf, lad._buf)
+    _run("lustat", dtype, device, B, n, lu._buf, piv._buf, det._buf, sgn._buf, lad._buf,
+         _info(B, device)._buf)
 
 
 @def_impl("lu", multiple_results=True)
@@ -373,7 +384,8 @@ def _eigen(kind: str, x: Array, w_dtype: np.dtype, compute_v: bool, ws: int,
         scratch.append(_scratch(B * rws, _real(x.dtype), device))
     va = _mat(v, bs[2]) if compute_v else _mat(x, bs[0])
     _run(kind, x.dtype, device, B, n, nb1, int(compute_v), ws, *([rws] if rws else []),
-         *_mat(x, bs[0]), *_vec(w, bs[1]), *va, *(t._buf for t in scratch))
+         *_mat(x, bs[0]), *_vec(w, bs[1]), *va, *(t._buf for t in scratch),
+         _info(B, device)._buf)
     return w, v
 
 
@@ -404,7 +416,8 @@ def svd(x: Array, *, full_matrices: bool = True, compute_uv: bool = True
     ua = _mat(u, bs[2]) if compute_uv else _mat(x, bs[0])
     ha = _mat(vh, bs[3]) if compute_uv else _mat(x, bs[0])
     _run("svd", x.dtype, device, B, m, n, nb1, int(compute_uv), int(bool(full_matrices)), ws,
-         rws, *_mat(x, bs[0]), *_vec(s, bs[1]), *ua, *ha, work._buf, rwork._buf)
+         rws, *_mat(x, bs[0]), *_vec(s, bs[1]), *ua, *ha, work._buf, rwork._buf,
+         _info(B, device)._buf)
     return u, s, vh
 
 

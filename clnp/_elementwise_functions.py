@@ -15,7 +15,7 @@ import numpy as np
 from . import _dtypes as dt
 from . import _ops
 from ._array import Array
-from ._dispatch import apply_fast, inplace_fast
+from ._dispatch import apply_fast
 from ._helpers import is_array
 from ._prims import primitive
 
@@ -63,7 +63,8 @@ def _normalize(name: str, args: tuple[Any, ...]) -> tuple[list[Any], Any]:
             device = asarray(next(a for a in args if isinstance(a, np.ndarray))).device
         else:
             raise TypeError(f"{name}: at least one argument must be an array; got "
-                            f"{', '.join(type(a).__name__ for a in args)}")
+                            f"{', '.join(type(a).__name__ for a in args)} (wrap lists with "
+                            f"clnp.asarray)")
     out: list[Any] = []
     for a in args:
         if is_array(a) or (isinstance(a, _PY_SCALARS) and not isinstance(a, np.generic)):
@@ -80,8 +81,9 @@ def _normalize(name: str, args: tuple[Any, ...]) -> tuple[list[Any], Any]:
             # without fp64 a NumPy double (e.g. from a host reduction) acts as a Python float
             out.append(_Strong(a.item(), d) if device.supports(d) else a.item())
         else:
+            wrap = " (wrap lists with clnp.asarray)" if isinstance(a, (list, tuple)) else ""
             raise TypeError(f"{name}: unsupported operand type {type(a).__name__}; expected "
-                            f"an array, a Python scalar or a NumPy array/scalar")
+                            f"an array, a Python scalar or a NumPy array/scalar{wrap}")
     return out, device
 
 
@@ -233,35 +235,6 @@ def apply(name: str, *args: Any) -> Any:
                          f"(exponent {norm[1]} with {compute} base)")
     return primitive(name).bind(*_kernel_args(norm, compute), dtype=compute, out_dtype=out,
                                 arg_dtypes=arg_dtypes)
-
-
-def inplace(name: str, x: Any, other: Any) -> Any:
-    """``x op= other``: the result keeps x's dtype and shape; eager arrays are written in place
-    (through a temporary when ``other`` overlaps ``x``), tracers are rebound functionally."""
-    if inplace_fast(name, x, other):
-        return x
-    rec = _ops.OPS[name]
-    norm, device = _normalize(name, (x, other))
-    compute, out, arg_dtypes, overflow = _resolve(rec, norm, device)
-    if overflow:
-        raise OverflowError(f"{name}: Python integer {other} out of bounds for {compute}")
-    if out != x.dtype:
-        raise TypeError(f"in-place {name} would change the dtype of the left operand from "
-                        f"{x.dtype} to {out}; write x = {name}(x, y) instead")
-    other = norm[1]
-    if is_array(other):
-        from ._eager import broadcast_shapes
-        if broadcast_shapes(x.shape, other.shape) != x.shape:
-            raise ValueError(f"in-place {name}: operand of shape {other.shape} cannot be "
-                             f"broadcast to the left operand's shape {x.shape}")
-    kargs = _kernel_args([x, other], compute)
-    if not isinstance(x, Array) or (is_array(other) and not isinstance(other, Array)):
-        # a tracer on either side: computed functionally, the caller's name is rebound
-        return primitive(name).bind(*kargs, dtype=compute, out_dtype=out,
-                                    arg_dtypes=arg_dtypes)
-    from ._eager import ew_apply
-    ew_apply(name, kargs, compute, out, arg_dtypes, out=x)
-    return x
 
 
 def _make_unary(name: str) -> Callable[..., Any]:

@@ -452,11 +452,38 @@ def _index_operand(indices: Any, x: Any, fname: str, n: int, axis: int) -> tuple
 
 
 def take(x: Any, indices: Any, /, *, axis: int | None = None) -> Any:
-    """Elements of ``x`` at integer ``indices`` along ``axis``; with ``axis=None`` the array
-    is flattened first (NumPy). Negative indices count from the end; an out-of-range index
-    raises IndexError (for a device ``indices`` array the check reads one flag back from the
-    device). The result is a new array of shape ``x.shape[:axis] + indices.shape +
-    x.shape[axis + 1:]``."""
+    """Elements of ``x`` at integer ``indices`` along ``axis``.
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    indices : array
+        Integer indices; negative ones count from the end.
+    axis : int, optional
+        The axis (the flattened array when None, as NumPy).
+
+    Returns
+    -------
+    array
+        A new array of shape ``x.shape[:axis] + indices.shape + x.shape[axis + 1:]``.
+
+    Raises
+    ------
+    IndexError
+        An index out of range (for device indices the check reads one flag back).
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.take(clnp.asarray([10, 20, 30]), clnp.asarray([2, 0])))
+    [30 10]
+    >>> print(clnp.take(clnp.asarray([[1, 2], [3, 4]]), clnp.asarray([1]), axis=1))
+    [[2]
+     [4]]
+    """
     check_array(x, "take")
     if axis is None:
         if x.ndim != 1:
@@ -471,9 +498,38 @@ def take(x: Any, indices: Any, /, *, axis: int | None = None) -> Any:
 
 
 def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
-    """Pick values from ``x`` at ``indices`` along ``axis``; ``indices`` has the same number
-    of dimensions as ``x`` and broadcasts with it on the other axes. Negative indices count
-    from the end; out-of-range ones raise IndexError (one flag read for device indices)."""
+    """Pick values from ``x`` at ``indices`` along ``axis``.
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    indices : array
+        Integer indices with ``x``'s number of dimensions, broadcasting with ``x`` on
+        the other axes.
+    axis : int, default -1
+        The axis.
+
+    Returns
+    -------
+    array
+        The picked values.
+
+    Raises
+    ------
+    IndexError
+        An index out of range (one flag read for device indices).
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.asarray([[3, 1], [2, 5]])
+    >>> print(clnp.take_along_axis(x, clnp.argsort(x, axis=1), axis=1))
+    [[1 3]
+     [2 5]]
+    """
     check_array(x, "take_along_axis")
     if x.ndim == 0:
         raise ValueError("take_along_axis: x must have at least one dimension")

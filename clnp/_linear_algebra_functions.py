@@ -261,19 +261,24 @@ def vecmat(x1: Any, x2: Any, /) -> Any:
 
 
 def imatmul(x: Any, other: Any) -> Any:
-    """``x @= other``: the product must keep x's shape and dtype; eager arrays are written in
-    place (the product is computed into a new buffer first, so ``x @= x`` is safe), tracers
-    are rebound functionally."""
+    """``x @= other``: NumPy's ``matmul(x, other, out=x, casting="same_kind")``. The product
+    must keep x's shape; it is computed in the promoted dtype and cast back to x's dtype
+    within a kind (a float64 product into float32 ``x``), a cast across kinds raises
+    TypeError. Eager arrays are written in place (the product goes to a new buffer first, so
+    ``x @= x`` is safe), tracers are rebound functionally."""
+    from ._inplace import check_cast
+    if is_array(other) and other.ndim >= 1 and x.ndim >= 1:
+        # the dtype check comes first, from the operands alone, as in NumPy
+        check_cast("matmul", dt.promote(x.dtype, other.dtype), x.dtype)
     r = matmul(x, other)
     if r.shape != x.shape:
-        raise ValueError(f"in-place matmul: the product of shapes {x.shape} and {other.shape} "
-                         f"has shape {r.shape}, not the left operand's shape")
-    if r.dtype != x.dtype:
-        raise TypeError(f"in-place matmul would change the dtype of the left operand from "
-                        f"{x.dtype} to {r.dtype}; write x = x @ y instead")
+        raise ValueError(f"in-place matmul (@=): the product of shapes {x.shape} and "
+                         f"{other.shape} has shape {r.shape}, not the left operand's shape")
+    check_cast("matmul", r.dtype, x.dtype)
     from ._array import Array
     if not isinstance(x, Array) or not isinstance(r, Array):
-        return r
+        return r if r.dtype == x.dtype else primitive("convert_element_type").bind(
+            r, dtype=x.dtype)
     from ._eager import copy_into
     copy_into(x, r)
     return x

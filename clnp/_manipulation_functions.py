@@ -20,8 +20,29 @@ def _bshapes(*shapes):
 
 
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
-    """The shape that results from broadcasting ``shapes`` together (ValueError naming the
-    shapes when they are incompatible)."""
+    """The shape that results from broadcasting ``shapes`` together.
+
+    Parameters
+    ----------
+    *shapes : tuple of int
+        The shapes.
+
+    Returns
+    -------
+    tuple of int
+        The broadcast shape.
+
+    Raises
+    ------
+    ValueError
+        The shapes are incompatible (the message names them).
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.broadcast_shapes((2, 1), (3,))
+    (2, 3)
+    """
     for s in shapes:
         if not isinstance(s, (tuple, list)):
             raise TypeError(f"broadcast_shapes: expected shape tuples; got {type(s).__name__}")
@@ -29,8 +50,32 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def broadcast_to(x: Any, /, shape: Sequence[int]) -> Any:
-    """Broadcast ``x`` to ``shape``: a view whose broadcast dims have stride 0 (treat it as
-    read-only, as NumPy does); ValueError naming both shapes when they are incompatible."""
+    """Broadcast ``x`` to ``shape``: a view whose broadcast dimensions have stride 0.
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    shape : tuple of int
+        The target shape.
+
+    Returns
+    -------
+    array
+        A view of ``x`` (treat it as read-only, as NumPy does).
+
+    Raises
+    ------
+    ValueError
+        ``x``'s shape does not broadcast to ``shape`` (the message names both).
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.broadcast_to(clnp.asarray([1, 2]), (2, 2)))
+    [[1 2]
+     [1 2]]
+    """
     check_array(x, "broadcast_to")
     shape = normalize_shape(shape, "broadcast_to")
     if len(shape) < x.ndim or any(
@@ -42,7 +87,30 @@ def broadcast_to(x: Any, /, shape: Sequence[int]) -> Any:
 
 
 def broadcast_arrays(*arrays: Any) -> tuple[Any, ...]:
-    """Broadcast every input against the others; returns a tuple of views."""
+    """Broadcast every input against the others.
+
+    Parameters
+    ----------
+    *arrays : array
+        Arrays of broadcast-compatible shapes.
+
+    Returns
+    -------
+    tuple of array
+        Views of the inputs, all of the broadcast shape (treat them as read-only).
+
+    Raises
+    ------
+    ValueError
+        The shapes are incompatible (the message names them).
+
+    Examples
+    --------
+    >>> import clnp
+    >>> a, b = clnp.broadcast_arrays(clnp.asarray([[1], [2]]), clnp.asarray([10, 20, 30]))
+    >>> a.shape, b.shape
+    ((2, 3), (2, 3))
+    """
     for a in arrays:
         check_array(a, "broadcast_arrays", "arrays")
     shape = _bshapes(*(a.shape for a in arrays))
@@ -50,8 +118,35 @@ def broadcast_arrays(*arrays: Any) -> tuple[Any, ...]:
 
 
 def reshape(x: Any, /, shape: Sequence[int], *, copy: bool | None = None) -> Any:
-    """Reshape ``x`` (one dimension may be -1). A view whenever the strides allow it;
-    ``copy=False`` raises ValueError when they do not."""
+    """Give ``x`` a new shape with the same number of elements.
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    shape : tuple of int
+        The new shape; one dimension may be -1.
+    copy : bool, optional
+        True copies; False raises when a view is impossible; None makes a view whenever
+        the strides allow it.
+
+    Returns
+    -------
+    array
+        A view when the strides allow it, else a copy.
+
+    Raises
+    ------
+    ValueError
+        The sizes differ, or ``copy=False`` and the strides need a copy.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.reshape(clnp.arange(6), (2, -1)))
+    [[0 1 2]
+     [3 4 5]]
+    """
     check_array(x, "reshape")
     if not isinstance(shape, (tuple, list)):
         shape = (shape,)
@@ -88,7 +183,33 @@ def reshape(x: Any, /, shape: Sequence[int], *, copy: bool | None = None) -> Any
 
 
 def permute_dims(x: Any, /, axes: Sequence[int]) -> Any:
-    """Permute the axes of ``x`` (a view)."""
+    """Permute the axes of ``x``.
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    axes : tuple of int
+        A permutation of ``range(x.ndim)``.
+
+    Returns
+    -------
+    array
+        A view of ``x``.
+
+    Raises
+    ------
+    ValueError
+        ``axes`` is not a permutation of the axes.
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.permute_dims(clnp.ones((2, 3, 4)), (2, 0, 1)).shape
+    (4, 2, 3)
+    """
     check_array(x, "permute_dims")
     perm = tuple(normalize_axis(a, x.ndim, "permute_dims") for a in axes)
     if sorted(perm) != list(range(x.ndim)):
@@ -100,7 +221,29 @@ def permute_dims(x: Any, /, axes: Sequence[int]) -> Any:
 
 
 def matrix_transpose(x: Any, /) -> Any:
-    """Transpose the last two axes of ``x`` (a view)."""
+    """Transpose the last two axes of ``x``.
+
+    Parameters
+    ----------
+    x : array
+        Array of at least two dimensions.
+
+    Returns
+    -------
+    array
+        A view of ``x``.
+
+    Raises
+    ------
+    ValueError
+        ``x`` has fewer than two dimensions.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.matrix_transpose(clnp.ones((5, 2, 3))).shape
+    (5, 3, 2)
+    """
     check_array(x, "matrix_transpose")
     if x.ndim < 2:
         raise ValueError(f"matrix_transpose: x must have at least 2 dimensions; got shape "
@@ -111,7 +254,33 @@ def matrix_transpose(x: Any, /) -> Any:
 
 
 def expand_dims(x: Any, /, axis: int | tuple[int, ...] = 0) -> Any:
-    """Insert size-one dimensions at ``axis`` (positions in the result)."""
+    """Insert size-one dimensions at ``axis`` (positions in the result).
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    axis : int or tuple of int, default 0
+        Where the new dimensions go.
+
+    Returns
+    -------
+    array
+        A view of ``x`` with ``ndim + len(axis)`` dimensions.
+
+    Raises
+    ------
+    ValueError
+        A repeated axis.
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.expand_dims(clnp.asarray([1, 2]), axis=0).shape
+    (1, 2)
+    """
     check_array(x, "expand_dims")
     axes = axis if isinstance(axis, tuple) else (axis,)
     nd = x.ndim + len(axes)
@@ -123,7 +292,31 @@ def expand_dims(x: Any, /, axis: int | tuple[int, ...] = 0) -> Any:
 
 
 def squeeze(x: Any, /, axis: int | tuple[int, ...] | None = None) -> Any:
-    """Remove size-one dimensions ``axis`` (all of them when None, as NumPy does)."""
+    """Remove size-one dimensions.
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    axis : int or tuple of int, optional
+        The dimensions to remove (all size-one ones when None, as NumPy does).
+
+    Returns
+    -------
+    array
+        A view of ``x``.
+
+    Raises
+    ------
+    ValueError
+        A named axis does not have size one.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.squeeze(clnp.ones((1, 3, 1)), axis=0).shape
+    (3, 1)
+    """
     check_array(x, "squeeze")
     if axis is None:
         axes = tuple(i for i, n in enumerate(x.shape) if n == 1)
@@ -137,7 +330,32 @@ def squeeze(x: Any, /, axis: int | tuple[int, ...] | None = None) -> Any:
 
 
 def flip(x: Any, /, *, axis: int | tuple[int, ...] | None = None) -> Any:
-    """Reverse the order of elements along ``axis`` (all axes when None); a view."""
+    """Reverse the order of elements along ``axis``.
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    axis : int or tuple of int, optional
+        The axes (all of them when None).
+
+    Returns
+    -------
+    array
+        A view of ``x``.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.flip(clnp.asarray([[1, 2], [3, 4]]), axis=1))
+    [[2 1]
+     [4 3]]
+    """
     check_array(x, "flip")
     axes = normalize_axes(axis, x.ndim, "flip")
     if not axes or x.size == 0:
@@ -148,7 +366,35 @@ def flip(x: Any, /, *, axis: int | tuple[int, ...] | None = None) -> Any:
 
 
 def moveaxis(x: Any, source: int | tuple[int, ...], destination: int | tuple[int, ...], /) -> Any:
-    """Move axes ``source`` to positions ``destination`` (a view)."""
+    """Move axes ``source`` to positions ``destination``.
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    source : int or tuple of int
+        The axes to move.
+    destination : int or tuple of int
+        Their positions in the result.
+
+    Returns
+    -------
+    array
+        A view of ``x``.
+
+    Raises
+    ------
+    ValueError
+        Repeated axes, or ``source`` and ``destination`` of different lengths.
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.moveaxis(clnp.ones((2, 3, 4)), 0, -1).shape
+    (3, 4, 2)
+    """
     check_array(x, "moveaxis")
     src = normalize_axes(source, x.ndim, "moveaxis")
     dst = normalize_axes(destination, x.ndim, "moveaxis")
@@ -162,8 +408,34 @@ def moveaxis(x: Any, source: int | tuple[int, ...], destination: int | tuple[int
 
 
 def concat(arrays: Sequence[Any], /, *, axis: int | None = 0) -> Any:
-    """Join a sequence of arrays along an existing axis (flattened first when ``axis`` is
-    None); the result has the promoted dtype."""
+    """Join a sequence of arrays along an existing axis (``concatenate`` is NumPy's name).
+
+    Parameters
+    ----------
+    arrays : sequence of array
+        Arrays of the same shape except along ``axis``.
+    axis : int or None, default 0
+        The axis; None flattens the arrays first.
+
+    Returns
+    -------
+    array
+        The joined array, of the promoted dtype.
+
+    Raises
+    ------
+    ValueError
+        Shapes that differ outside ``axis``, zero-dimensional arrays, or an empty
+        sequence.
+    TypeError
+        Dtypes that do not promote.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.concat([clnp.asarray([1, 2]), clnp.asarray([3])]))
+    [1 2 3]
+    """
     arrays = list(arrays)
     if not arrays:
         raise ValueError("concat: need at least one array")
@@ -194,7 +466,32 @@ concatenate = concat
 
 
 def stack(arrays: Sequence[Any], /, *, axis: int = 0) -> Any:
-    """Join arrays of equal shape along a new axis."""
+    """Join arrays of equal shape along a new axis.
+
+    Parameters
+    ----------
+    arrays : sequence of array
+        Arrays of one shape.
+    axis : int, default 0
+        The new axis' position in the result.
+
+    Returns
+    -------
+    array
+        Array with one more dimension, of the promoted dtype.
+
+    Raises
+    ------
+    ValueError
+        The shapes differ, or the sequence is empty.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.stack([clnp.asarray([1, 2]), clnp.asarray([3, 4])], axis=1))
+    [[1 3]
+     [2 4]]
+    """
     arrays = list(arrays)
     if not arrays:
         raise ValueError("stack: need at least one array")
@@ -208,7 +505,32 @@ def stack(arrays: Sequence[Any], /, *, axis: int = 0) -> Any:
 
 
 def unstack(x: Any, /, *, axis: int = 0) -> tuple[Any, ...]:
-    """Split ``x`` into a tuple of arrays along ``axis`` (views)."""
+    """Split ``x`` into a tuple of arrays along ``axis``.
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    axis : int, default 0
+        The axis to split along.
+
+    Returns
+    -------
+    tuple of array
+        ``x.shape[axis]`` views.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> a, b = clnp.unstack(clnp.asarray([[1, 2], [3, 4]]))
+    >>> print(b)
+    [3 4]
+    """
     check_array(x, "unstack")
     if x.ndim == 0:
         raise ValueError("unstack: x must have at least one dimension")
@@ -219,10 +541,34 @@ def unstack(x: Any, /, *, axis: int = 0) -> tuple[Any, ...]:
 
 def roll(x: Any, /, shift: int | tuple[int, ...], *,
          axis: int | tuple[int, ...] | None = None) -> Any:
-    """Roll elements along ``axis`` by ``shift`` (the flattened array when ``axis`` is None).
+    """Roll elements along ``axis`` by ``shift``.
 
-    As in NumPy, ``shift`` and ``axis`` broadcast against each other and shifts that name the
-    same axis add up. Always returns a new array."""
+    Parameters
+    ----------
+    x : array
+        Input array.
+    shift : int or tuple of int
+        The shifts; they broadcast against ``axis``, and shifts naming the same axis add
+        up (as in NumPy).
+    axis : int or tuple of int, optional
+        The axes (the flattened array when None).
+
+    Returns
+    -------
+    array
+        A new array.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.roll(clnp.arange(5), 2))
+    [3 4 0 1 2]
+    """
     check_array(x, "roll")
     shifts = tuple(shift) if isinstance(shift, (tuple, list)) else (shift,)
     try:
@@ -255,11 +601,36 @@ def roll(x: Any, /, shift: int | tuple[int, ...], *,
 
 
 def repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Any:
-    """Repeat each element ``repeats`` times along ``axis`` (the flattened array when None).
+    """Repeat each element ``repeats`` times along ``axis``.
 
-    ``repeats`` is an int or a 1-D integer array (or list) with one count per element along
-    the axis (or a single count). Per-element counts give a data-dependent shape, so an array
-    ``repeats`` is read to the host."""
+    Parameters
+    ----------
+    x : array
+        Input array.
+    repeats : int or 1-D integer array
+        One count for all elements, or one per element along the axis (an array
+        ``repeats`` is read to the host: the result shape depends on it).
+    axis : int, optional
+        The axis (the flattened array when None).
+
+    Returns
+    -------
+    array
+        The repeated array.
+
+    Raises
+    ------
+    ValueError
+        Negative counts, or a count array of the wrong length.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.repeat(clnp.asarray([1, 2]), 2))
+    [1 1 2 2]
+    >>> print(clnp.repeat(clnp.asarray([1, 2]), clnp.asarray([1, 3])))
+    [1 2 2 2]
+    """
     check_array(x, "repeat")
     if axis is None:
         x = reshape(x, (-1,))
@@ -303,8 +674,33 @@ def repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Any:
 
 
 def tile(x: Any, repetitions: tuple[int, ...], /) -> Any:
-    """Construct an array by repeating ``x`` ``repetitions`` times along each axis (the
-    shorter of ``x.shape`` and ``repetitions`` is padded with leading ones)."""
+    """Construct an array by repeating ``x`` ``repetitions`` times along each axis.
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    repetitions : tuple of int
+        Repetitions per axis; the shorter of ``x.shape`` and ``repetitions`` is padded
+        with leading ones.
+
+    Returns
+    -------
+    array
+        The tiled array.
+
+    Raises
+    ------
+    ValueError
+        A negative repetition.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.tile(clnp.asarray([1, 2]), (2, 2)))
+    [[1 2 1 2]
+     [1 2 1 2]]
+    """
     check_array(x, "tile")
     if not isinstance(repetitions, (tuple, list)):
         repetitions = (repetitions,)

@@ -26,6 +26,12 @@ class MemoryInfo(Mapping):
     of ``in_use``); ``peak_in_use``: the largest ``in_use`` since the device's first
     allocation (or the last ``release_memory(reset_peak=True)``); ``active_blocks`` and
     ``held_blocks``: the pool's live and free block counts.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> sorted(dict(clnp.memory_info()))
+    ['active_blocks', 'held_blocks', 'in_use', 'peak_in_use', 'pooled']
     """
     in_use: int
     pooled: int
@@ -49,8 +55,32 @@ _KEYS = tuple(f.name for f in fields(MemoryInfo))
 
 
 def memory_info(device: Device | None = None) -> MemoryInfo:
-    """Bytes in use, pooled (held free for reuse) and the peak in use on ``device`` (a
-    device or a spec as for ``CLNP_DEVICE``; the default device when None)."""
+    """The memory pool's state on ``device``.
+
+    Parameters
+    ----------
+    device : Device or str, optional
+        A device, or a spec as for ``CLNP_DEVICE`` (default: the default device).
+
+    Returns
+    -------
+    MemoryInfo
+        ``in_use``, ``pooled`` (held free for reuse), ``peak_in_use`` (bytes),
+        ``active_blocks`` and ``held_blocks``; also a read-only mapping.
+
+    Raises
+    ------
+    ValueError
+        A device spec that matches no device.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.zeros(1024, dtype=clnp.float32)
+    >>> info = clnp.memory_info()
+    >>> info.in_use >= 4096
+    True
+    """
     d = default_device() if device is None else select_device(device)
     if "pool" not in d.__dict__:     # nothing allocated yet: do not create the pool
         return MemoryInfo(0, 0, d.peak_in_use, 0, 0)
@@ -61,9 +91,35 @@ def memory_info(device: Device | None = None) -> MemoryInfo:
 
 
 def release_memory(device: Device | None = None, *, reset_peak: bool = False) -> None:
-    """Return the blocks the pool holds free to the driver, on ``device`` (every device when
-    None); arrays in use are untouched. With ``reset_peak`` the peak restarts from the bytes
-    in use now."""
+    """Return the blocks the pool holds free to the driver.
+
+    Parameters
+    ----------
+    device : Device or str, optional
+        The device (every device when None).
+    reset_peak : bool, default False
+        Restart the peak from the bytes in use now.
+
+    Returns
+    -------
+    None
+        Arrays in use are untouched.
+
+    Raises
+    ------
+    ValueError
+        A device spec that matches no device.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.zeros(4096)
+    >>> del x                                  # its block goes back to the pool
+    >>> before = clnp.memory_info().pooled
+    >>> clnp.release_memory()
+    >>> clnp.memory_info().pooled <= before
+    True
+    """
     for d in ([select_device(device)] if device is not None else devices()):
         if "pool" not in d.__dict__:
             continue

@@ -38,7 +38,7 @@ def _binary(name: str):
     def iop(self, other):
         if not _ew_operand_ok(other):
             return NotImplemented
-        return _ns()._elementwise_functions.inplace(name, self, other)
+        return _ns()._inplace.inplace(name, self, other)
     return op, rop, iop
 
 

@@ -26,7 +26,8 @@ __all__ = [
     "logspace", "geomspace", "pad", "percentile", "quantile", "median", "average",
     "nanmean", "nansum", "nanmax", "nanmin", "nanprod", "nanstd", "nanvar", "nanargmax",
     "nanargmin", "nanmedian", "nanpercentile", "nanquantile", "nancumsum", "nancumprod",
-    "bincount", "histogram", "argwhere", "flatnonzero", "diag", "diagonal", "trace",
+    "bincount", "histogram", "histogram_bin_edges", "argwhere", "flatnonzero", "diag",
+    "diagonal", "trace",
     "allclose", "isclose", "array_equal", "around", "round_", "fix", "ravel", "swapaxes",
     "transpose", "atleast_1d", "atleast_2d", "atleast_3d", "vstack", "hstack", "dstack",
     "column_stack", "split", "array_split", "hsplit", "vsplit", "dsplit", "ptp", "ndim",
@@ -129,8 +130,43 @@ def _linspace_any(start: Any, stop: Any, num: int, endpoint: bool, axis: int,
 
 def logspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, base: Any = 10.0,
              dtype: Any = None, axis: int = 0, *, device: Any = None) -> Any:
-    """``base ** linspace(start, stop, num)``: ``num`` samples evenly spaced on a log scale
-    (``numpy.logspace``). ``start``/``stop`` may be arrays (the samples run along ``axis``)."""
+    """``num`` samples evenly spaced on a log scale: ``base ** linspace(start, stop, num)``.
+
+    Parameters
+    ----------
+    start : float or array_like
+        ``base ** start`` is the first sample.
+    stop : float or array_like
+        ``base ** stop`` is the last sample (or the excluded end).
+    num : int, default 50
+        Number of samples.
+    endpoint : bool, default True
+        Include ``stop``.
+    base : float, default 10.0
+        The base of the log space.
+    dtype : dtype, optional
+        The result dtype.
+    axis : int, default 0
+        Where the samples run when ``start``/``stop`` are arrays.
+    device : Device, optional
+        Where the result lives (default: the default device).
+
+    Returns
+    -------
+    array
+        The samples.
+
+    Raises
+    ------
+    ValueError
+        ``num`` is negative.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.logspace(0, 3, 4))
+    [   1.   10.  100. 1000.]
+    """
     xp = _xp()
     y = _linspace_any(start, stop, num, endpoint, axis, device)
     if is_array(base) or np.ndim(base) > 0:
@@ -144,8 +180,41 @@ def logspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, base: 
 
 def geomspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None,
               axis: int = 0, *, device: Any = None) -> Any:
-    """``num`` samples evenly spaced on a log scale whose ends are exactly ``start`` and
-    ``stop`` (``numpy.geomspace``); both must be non-zero real scalars of the same sign."""
+    """``num`` samples evenly spaced on a log scale whose ends are exactly ``start`` and ``stop``.
+
+    Parameters
+    ----------
+    start : float
+        The first sample, non-zero.
+    stop : float
+        The last sample, non-zero, of ``start``'s sign.
+    num : int, default 50
+        Number of samples.
+    endpoint : bool, default True
+        Include ``stop``.
+    dtype : dtype, optional
+        The result dtype.
+    axis : int, default 0
+        The sample axis.
+    device : Device, optional
+        Where the result lives (default: the default device).
+
+    Returns
+    -------
+    array
+        The samples (a geometric progression).
+
+    Raises
+    ------
+    ValueError
+        A zero bound.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.geomspace(1, 1000, 4))
+    [   1.   10.  100. 1000.]
+    """
     xp = _xp()
     vals = []
     for v, name in ((start, "start"), (stop, "stop")):
@@ -176,14 +245,66 @@ def geomspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype
 
 
 def identity(n: int, dtype: Any = None, *, device: Any = None) -> Any:
-    """The ``n x n`` identity matrix (``numpy.identity``; default dtype the default float)."""
+    """The ``n x n`` identity matrix (``numpy.identity``).
+
+    Parameters
+    ----------
+    n : int
+        Size.
+    dtype : dtype, optional
+        The dtype (default: the default float).
+    device : Device, optional
+        Where the result lives (default: the default device).
+
+    Returns
+    -------
+    array
+        The identity.
+
+    Raises
+    ------
+    ValueError
+        A negative ``n``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.identity(2, dtype=clnp.int32))
+    [[1 0]
+     [0 1]]
+    """
     return _xp().eye(operator.index(n), dtype=dtype, device=device)
 
 
 def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = float, *,
         device: Any = None) -> Any:
-    """An ``N x M`` array with ones at and below the ``k``-th diagonal, zeros elsewhere
-    (``numpy.tri``)."""
+    """An ``N x M`` array with ones at and below the ``k``-th diagonal (``numpy.tri``).
+
+    Parameters
+    ----------
+    N : int
+        Rows.
+    M : int, optional
+        Columns (default: ``N``).
+    k : int, default 0
+        The diagonal.
+    dtype : dtype, default float
+        The dtype.
+    device : Device, optional
+        Where the result lives (default: the default device).
+
+    Returns
+    -------
+    array
+        Ones at and below the diagonal, zeros elsewhere.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.tri(2, 3, dtype=clnp.int32))
+    [[1 0 0]
+     [1 1 0]]
+    """
     xp = _xp()
     N = operator.index(N)
     M = N if M is None else operator.index(M)
@@ -197,7 +318,31 @@ def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = float, *,
 
 
 def copy(a: Any, order: str = "K", subok: bool = False) -> Any:
-    """A new array with a copy of the data of ``a`` (``numpy.copy``)."""
+    """A new array with a copy of the data of ``a`` (``numpy.copy``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    order : str, default 'K'
+        Accepted for NumPy compatibility (copies are C-ordered).
+    subok : bool, default False
+        Accepted for NumPy compatibility.
+
+    Returns
+    -------
+    array
+        The copy.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> a = clnp.asarray([1, 2])
+    >>> b = clnp.copy(a)
+    >>> b[0] = 9
+    >>> a.tolist()
+    [1, 2]
+    """
     if is_array(a):
         return _xp().asarray(a, copy=True)
     return _arr(a)
@@ -205,13 +350,66 @@ def copy(a: Any, order: str = "K", subok: bool = False) -> Any:
 
 def asanyarray(a: Any, dtype: Any = None, order: Any = None, *, device: Any = None,
                copy: bool | None = None, like: Any = None) -> Any:
-    """``a`` as a clnp array (``numpy.asanyarray``; clnp has no array subclasses)."""
+    """``a`` as a clnp array (``numpy.asanyarray``; clnp has no array subclasses).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    dtype : dtype, optional
+        The dtype.
+    order : str, optional
+        Accepted for NumPy compatibility.
+    device : Device, optional
+        Where the result lives (default: the default device).
+    copy : bool, optional
+        As for :func:`asarray`.
+    like : object, optional
+        Accepted for NumPy compatibility.
+
+    Returns
+    -------
+    array
+        As :func:`asarray` returns it.
+
+    Raises
+    ------
+    ValueError
+        Ragged sequences.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.asanyarray([1, 2]))
+    [1 2]
+    """
     return _xp().asarray(a, dtype=dtype, device=device, copy=copy)
 
 
 def ascontiguousarray(a: Any, dtype: Any = None, *, like: Any = None) -> Any:
-    """``a`` as a C-contiguous clnp array of at least one dimension
-    (``numpy.ascontiguousarray``); copies only when needed."""
+    """``a`` as a C-contiguous clnp array of at least one dimension (``numpy.ascontiguousarray``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    dtype : dtype, optional
+        The dtype.
+    like : object, optional
+        Accepted for NumPy compatibility.
+
+    Returns
+    -------
+    array
+        ``a`` itself when it is already contiguous and of the dtype, else a copy.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.ones((2, 3)).T
+    >>> clnp.ascontiguousarray(x).is_contiguous
+    True
+    """
     xp = _xp()
     x = _arr(a, dtype=dtype)
     if x.ndim == 0:
@@ -223,17 +421,75 @@ def ascontiguousarray(a: Any, dtype: Any = None, *, like: Any = None) -> Any:
 
 # --------------------------------------------------------------------- shape queries
 def ndim(a: Any) -> int:
-    """Number of dimensions of ``a`` (``numpy.ndim``)."""
+    """Number of dimensions of ``a`` (``numpy.ndim``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+
+    Returns
+    -------
+    int
+        ``a.ndim``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.ndim(clnp.ones((2, 3))), clnp.ndim([1, 2])
+    (2, 1)
+    """
     return a.ndim if is_array(a) else np.ndim(a)
 
 
 def shape(a: Any) -> tuple[int, ...]:
-    """Shape of ``a`` (``numpy.shape``)."""
+    """Shape of ``a`` (``numpy.shape``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+
+    Returns
+    -------
+    tuple of int
+        ``a.shape``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.shape(clnp.ones((2, 3)))
+    (2, 3)
+    """
     return tuple(a.shape) if is_array(a) else np.shape(a)
 
 
 def size(a: Any, axis: int | None = None) -> int:
-    """Number of elements of ``a``, or along ``axis`` (``numpy.size``)."""
+    """Number of elements of ``a``, or along ``axis`` (``numpy.size``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int, optional
+        An axis.
+
+    Returns
+    -------
+    int
+        The count.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.size(clnp.ones((2, 3))), clnp.size(clnp.ones((2, 3)), axis=1)
+    (6, 3)
+    """
     if not is_array(a):
         return np.size(a, axis)
     if axis is None:
@@ -242,27 +498,101 @@ def size(a: Any, axis: int | None = None) -> int:
 
 
 def isscalar(element: Any) -> bool:
-    """Whether ``element`` is a scalar type (``numpy.isscalar``); arrays, including 0-d
-    clnp arrays, are not."""
+    """Whether ``element`` is a scalar type (``numpy.isscalar``).
+
+    Parameters
+    ----------
+    element : object
+        Anything.
+
+    Returns
+    -------
+    bool
+        True for Python and NumPy scalars; arrays, including 0-d clnp arrays, are not
+        scalars.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.isscalar(3.0), clnp.isscalar(clnp.asarray(3.0))
+    (True, False)
+    """
     return np.isscalar(element)
 
 
 def iscomplexobj(x: Any) -> bool:
-    """Whether ``x`` has a complex dtype (``numpy.iscomplexobj``), whatever its values."""
+    """Whether ``x`` has a complex dtype, whatever its values (``numpy.iscomplexobj``).
+
+    Parameters
+    ----------
+    x : array_like
+        Input.
+
+    Returns
+    -------
+    bool
+
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.iscomplexobj(clnp.asarray([1 + 0j])), clnp.iscomplexobj(clnp.asarray([1.0]))
+    (True, False)
+    """
     if is_array(x):
         return x.dtype.kind == "c"
     return np.iscomplexobj(x)
 
 
 def isrealobj(x: Any) -> bool:
-    """Whether ``x`` does not have a complex dtype (``numpy.isrealobj``)."""
+    """Whether ``x`` does not have a complex dtype (``numpy.isrealobj``).
+
+    Parameters
+    ----------
+    x : array_like
+        Input.
+
+    Returns
+    -------
+    bool
+
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.isrealobj(clnp.asarray([1.0]))
+    True
+    """
     return not iscomplexobj(x)
 
 
 # --------------------------------------------------------------------- manipulation
 def ravel(a: Any, order: str = "C") -> Any:
-    """The flattened array, a view when possible (``numpy.ravel``; ``order='F'`` reads in
-    column-major order)."""
+    """The flattened array, a view when possible (``numpy.ravel``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    order : {'C', 'F'}, default 'C'
+        Read in row-major or column-major order.
+
+    Returns
+    -------
+    array
+        1-D array.
+
+    Raises
+    ------
+    ValueError
+        An unknown order.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.ravel(clnp.asarray([[1, 2], [3, 4]]), order="F"))
+    [1 3 2 4]
+    """
     xp = _xp()
     x = _arr(a)
     if order == "F":
@@ -273,7 +603,33 @@ def ravel(a: Any, order: str = "C") -> Any:
 
 
 def swapaxes(a: Any, axis1: int, axis2: int) -> Any:
-    """``a`` with ``axis1`` and ``axis2`` interchanged, a view (``numpy.swapaxes``)."""
+    """``a`` with ``axis1`` and ``axis2`` interchanged, a view (``numpy.swapaxes``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis1 : int
+        First axis.
+    axis2 : int
+        Second axis.
+
+    Returns
+    -------
+    array
+        A view of ``a``.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.swapaxes(clnp.ones((2, 3, 4)), 0, 2).shape
+    (4, 3, 2)
+    """
     xp = _xp()
     x = _arr(a)
     i, j = normalize_axis(axis1, x.ndim, "swapaxes"), normalize_axis(axis2, x.ndim, "swapaxes")
@@ -283,8 +639,31 @@ def swapaxes(a: Any, axis1: int, axis2: int) -> Any:
 
 
 def transpose(a: Any, axes: Sequence[int] | None = None) -> Any:
-    """``a`` with its axes permuted (reversed when ``axes`` is None), a view
-    (``numpy.transpose``)."""
+    """``a`` with its axes permuted, a view (``numpy.transpose``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axes : sequence of int, optional
+        The permutation (reversed axes when None).
+
+    Returns
+    -------
+    array
+        A view of ``a``.
+
+    Raises
+    ------
+    ValueError
+        ``axes`` is not a permutation of the axes.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.transpose(clnp.ones((2, 3, 4))).shape
+    (4, 3, 2)
+    """
     xp = _xp()
     x = _arr(a)
     if axes is None:
@@ -313,20 +692,68 @@ def _atleast(arys: tuple, n: int) -> Any:
 
 
 def atleast_1d(*arys: Any) -> Any:
-    """Inputs as arrays with at least one dimension (``numpy.atleast_1d``); one input gives
-    one array, several give a tuple."""
+    """Inputs as arrays with at least one dimension (``numpy.atleast_1d``).
+
+    Parameters
+    ----------
+    *arys : array_like
+        Inputs.
+
+    Returns
+    -------
+    array or tuple of array
+        One input gives one array, several give a tuple.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.atleast_1d(clnp.asarray(5)).shape
+    (1,)
+    """
     return _atleast(arys, 1)
 
 
 def atleast_2d(*arys: Any) -> Any:
-    """Inputs as arrays with at least two dimensions (``numpy.atleast_2d``); ``(N,)``
-    becomes ``(1, N)``."""
+    """Inputs as arrays with at least two dimensions (``numpy.atleast_2d``).
+
+    Parameters
+    ----------
+    *arys : array_like
+        Inputs.
+
+    Returns
+    -------
+    array or tuple of array
+        ``(N,)`` becomes ``(1, N)``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.atleast_2d(clnp.asarray([1, 2])).shape
+    (1, 2)
+    """
     return _atleast(arys, 2)
 
 
 def atleast_3d(*arys: Any) -> Any:
-    """Inputs as arrays with at least three dimensions (``numpy.atleast_3d``); ``(N,)``
-    becomes ``(1, N, 1)`` and ``(M, N)`` becomes ``(M, N, 1)``."""
+    """Inputs as arrays with at least three dimensions (``numpy.atleast_3d``).
+
+    Parameters
+    ----------
+    *arys : array_like
+        Inputs.
+
+    Returns
+    -------
+    array or tuple of array
+        ``(N,)`` becomes ``(1, N, 1)`` and ``(M, N)`` becomes ``(M, N, 1)``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.atleast_3d(clnp.ones((2, 3))).shape
+    (2, 3, 1)
+    """
     return _atleast(arys, 3)
 
 
@@ -353,7 +780,34 @@ def _listify(x: Any) -> list:
 
 
 def vstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Any:
-    """Stack arrays vertically, row-wise (``numpy.vstack``): 1-D inputs become rows."""
+    """Stack arrays vertically, row-wise (``numpy.vstack``): 1-D inputs become rows.
+
+    Parameters
+    ----------
+    tup : sequence of array_like
+        The arrays.
+    dtype : dtype, optional
+        The result dtype.
+    casting : str, default 'same_kind'
+        NumPy's casting rule for ``dtype``.
+
+    Returns
+    -------
+    array
+        The stacked array.
+
+    Raises
+    ------
+    ValueError
+        Shapes that do not match.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.vstack([clnp.asarray([1, 2]), clnp.asarray([3, 4])]))
+    [[1 2]
+     [3 4]]
+    """
     arrs = _seq(tup, "vstack")
     dev = _device_of(*arrs)
     return _join(_listify(atleast_2d(*[_arr(a, dev) for a in arrs])) if arrs else [], 0,
@@ -361,8 +815,33 @@ def vstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Any:
 
 
 def hstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Any:
-    """Stack arrays horizontally, column-wise (``numpy.hstack``): 1-D inputs are joined
-    end to end."""
+    """Stack arrays horizontally, column-wise (``numpy.hstack``): 1-D inputs are joined end to end.
+
+    Parameters
+    ----------
+    tup : sequence of array_like
+        The arrays.
+    dtype : dtype, optional
+        The result dtype.
+    casting : str, default 'same_kind'
+        NumPy's casting rule for ``dtype``.
+
+    Returns
+    -------
+    array
+        The stacked array.
+
+    Raises
+    ------
+    ValueError
+        Shapes that do not match.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.hstack([clnp.asarray([1, 2]), clnp.asarray([3])]))
+    [1 2 3]
+    """
     arrs = _seq(tup, "hstack")
     dev = _device_of(*arrs)
     arrs = _listify(atleast_1d(*[_arr(a, dev) for a in arrs])) if arrs else []
@@ -370,7 +849,29 @@ def hstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Any:
 
 
 def dstack(tup: Any) -> Any:
-    """Stack arrays depth-wise, along the third axis (``numpy.dstack``)."""
+    """Stack arrays depth-wise, along the third axis (``numpy.dstack``).
+
+    Parameters
+    ----------
+    tup : sequence of array_like
+        The arrays.
+
+    Returns
+    -------
+    array
+        Array of at least three dimensions.
+
+    Raises
+    ------
+    ValueError
+        Shapes that do not match.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.dstack([clnp.asarray([1, 2]), clnp.asarray([3, 4])]).shape
+    (1, 2, 2)
+    """
     arrs = _seq(tup, "dstack")
     dev = _device_of(*arrs)
     return _join(_listify(atleast_3d(*[_arr(a, dev) for a in arrs])) if arrs else [], 2,
@@ -378,8 +879,30 @@ def dstack(tup: Any) -> Any:
 
 
 def column_stack(tup: Any) -> Any:
-    """Stack 1-D arrays as columns of a 2-D array; 2-D inputs are joined as they are
-    (``numpy.column_stack``)."""
+    """Stack 1-D arrays as columns of a 2-D array (``numpy.column_stack``).
+
+    Parameters
+    ----------
+    tup : sequence of array_like
+        1-D arrays (columns) or 2-D arrays (joined as they are).
+
+    Returns
+    -------
+    array
+        2-D array.
+
+    Raises
+    ------
+    ValueError
+        Lengths that differ.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.column_stack([clnp.asarray([1, 2]), clnp.asarray([3, 4])]))
+    [[1 3]
+     [2 4]]
+    """
     xp = _xp()
     arrs = _seq(tup, "column_stack")
     dev = _device_of(*arrs)
@@ -393,9 +916,33 @@ def column_stack(tup: Any) -> Any:
 
 
 def array_split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
-    """Split ``ary`` into sub-arrays (views) along ``axis`` (``numpy.array_split``): an
-    integer N gives N parts, the first ``len % N`` one element longer; a sequence gives the
-    split points."""
+    """Split ``ary`` into sub-arrays (views) along ``axis``, unequal parts allowed.
+
+    Parameters
+    ----------
+    ary : array
+        Input array.
+    indices_or_sections : int or sequence of int
+        N parts (the first ``len % N`` one element longer), or the split points.
+    axis : int, default 0
+        The axis.
+
+    Returns
+    -------
+    list of array
+        Views of ``ary``.
+
+    Raises
+    ------
+    ValueError
+        A number of sections below 1.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> [p.tolist() for p in clnp.array_split(clnp.arange(5), 2)]
+    [[0, 1, 2], [3, 4]]
+    """
     x = _arr(ary)
     ax = normalize_axis(axis, x.ndim, "array_split")
     n = x.shape[ax]
@@ -417,8 +964,35 @@ def array_split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
 
 
 def split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
-    """Split ``ary`` into equal sub-arrays (views) along ``axis`` (``numpy.split``);
-    ValueError when an integer number of sections does not divide the axis."""
+    """Split ``ary`` into equal sub-arrays (views) along ``axis`` (``numpy.split``).
+
+    Parameters
+    ----------
+    ary : array
+        Input array.
+    indices_or_sections : int or sequence of int
+        A number of sections, or the split points.
+    axis : int, default 0
+        The axis.
+
+    Returns
+    -------
+    list of array
+        Views of ``ary``.
+
+    Raises
+    ------
+    ValueError
+        An integer number of sections that does not divide the axis.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> [p.tolist() for p in clnp.split(clnp.arange(6), 3)]
+    [[0, 1], [2, 3], [4, 5]]
+    >>> [p.tolist() for p in clnp.split(clnp.arange(5), [1, 3])]
+    [[0], [1, 2], [3, 4]]
+    """
     x = _arr(ary)
     if isinstance(indices_or_sections, (int, np.integer)):
         ax = normalize_axis(axis, x.ndim, "split")
@@ -428,7 +1002,31 @@ def split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
 
 
 def hsplit(ary: Any, indices_or_sections: Any) -> list:
-    """Split horizontally: along axis 1, or axis 0 for 1-D input (``numpy.hsplit``)."""
+    """Split horizontally: along axis 1, or axis 0 for 1-D input (``numpy.hsplit``).
+
+    Parameters
+    ----------
+    ary : array
+        Input array.
+    indices_or_sections : int or sequence of int
+        A number of sections, or the split points.
+
+    Returns
+    -------
+    list of array
+        Views of ``ary``.
+
+    Raises
+    ------
+    ValueError
+        Sections that do not divide the axis, or 0-d input.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> [p.shape for p in clnp.hsplit(clnp.ones((2, 4)), 2)]
+    [(2, 2), (2, 2)]
+    """
     x = _arr(ary)
     if x.ndim == 0:
         raise ValueError("hsplit only works on arrays of 1 or more dimensions")
@@ -436,7 +1034,31 @@ def hsplit(ary: Any, indices_or_sections: Any) -> list:
 
 
 def vsplit(ary: Any, indices_or_sections: Any) -> list:
-    """Split vertically, along axis 0, arrays of at least 2 dimensions (``numpy.vsplit``)."""
+    """Split vertically, along axis 0, arrays of at least 2 dimensions (``numpy.vsplit``).
+
+    Parameters
+    ----------
+    ary : array
+        Input array.
+    indices_or_sections : int or sequence of int
+        A number of sections, or the split points.
+
+    Returns
+    -------
+    list of array
+        Views of ``ary``.
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 dimensions, or sections that do not divide the axis.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> [p.shape for p in clnp.vsplit(clnp.ones((4, 2)), 2)]
+    [(2, 2), (2, 2)]
+    """
     x = _arr(ary)
     if x.ndim < 2:
         raise ValueError("vsplit only works on arrays of 2 or more dimensions")
@@ -444,7 +1066,31 @@ def vsplit(ary: Any, indices_or_sections: Any) -> list:
 
 
 def dsplit(ary: Any, indices_or_sections: Any) -> list:
-    """Split depth-wise, along axis 2, arrays of at least 3 dimensions (``numpy.dsplit``)."""
+    """Split depth-wise, along axis 2, arrays of at least 3 dimensions (``numpy.dsplit``).
+
+    Parameters
+    ----------
+    ary : array
+        Input array.
+    indices_or_sections : int or sequence of int
+        A number of sections, or the split points.
+
+    Returns
+    -------
+    list of array
+        Views of ``ary``.
+
+    Raises
+    ------
+    ValueError
+        Fewer than 3 dimensions, or sections that do not divide the axis.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> [p.shape for p in clnp.dsplit(clnp.ones((1, 2, 4)), 2)]
+    [(1, 2, 2), (1, 2, 2)]
+    """
     x = _arr(ary)
     if x.ndim < 3:
         raise ValueError("dsplit only works on arrays of 3 or more dimensions")
@@ -452,10 +1098,39 @@ def dsplit(ary: Any, indices_or_sections: Any) -> list:
 
 
 def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Any:
-    """Pad an array (``numpy.pad``). ``pad_width`` is an int, ``(before, after)`` or one pair
-    per axis. Modes: ``constant`` (``constant_values``, default 0), ``edge``, ``reflect``,
-    ``symmetric`` (both with the default ``reflect_type='even'``), ``wrap`` and ``empty``.
-    Axes are padded in order, so corners take the later axis' constant, as in NumPy."""
+    """Pad an array (``numpy.pad``).
+
+    Parameters
+    ----------
+    array : array_like
+        Input array.
+    pad_width : int or sequence
+        An int, ``(before, after)``, or one pair per axis.
+    mode : str, default 'constant'
+        ``constant``, ``edge``, ``reflect``, ``symmetric``, ``wrap`` or ``empty``.
+    **kwargs
+        ``constant_values`` (default 0) for ``constant``; ``reflect_type`` (only
+        ``'even'``).
+
+    Returns
+    -------
+    array
+        The padded array. Axes are padded in order, so corners take the later axis'
+        constant, as in NumPy.
+
+    Raises
+    ------
+    ValueError
+        An unknown mode, negative widths, or keywords the mode does not take.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.pad(clnp.asarray([1, 2, 3]), 2, mode="edge"))
+    [1 1 1 2 3 3 3]
+    >>> print(clnp.pad(clnp.asarray([1, 2, 3]), (1, 0), constant_values=9))
+    [9 1 2 3]
+    """
     xp = _xp()
     x = _arr(array)
     modes = ("constant", "edge", "reflect", "symmetric", "wrap", "empty")
@@ -513,13 +1188,77 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> An
 
 # --------------------------------------------------------------------- reductions
 def amax(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Any:
-    """Maximum along ``axis`` (``numpy.amax``/``numpy.max``); NaN propagates."""
+    """Maximum along ``axis`` (``numpy.amax``; NaN propagates).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int or tuple of int, optional
+        The axes to reduce (all of them when None).
+    out : array, optional
+        A clnp array that receives the result.
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions.
+    **kw
+        NumPy's ``initial``/``where`` keywords where supported.
+
+    Returns
+    -------
+    array
+        The maxima.
+
+    Raises
+    ------
+    ValueError
+        A zero-size reduction without ``initial``.
+    IndexError
+        An axis is out of range.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.amax(clnp.asarray([[1, 5], [7, 2]]), axis=0))
+    [7 5]
+    """
     _no_extra(kw, "amax")
     return _finish(_xp().max(_arr(a), axis=_ax(axis), keepdims=keepdims), out, "amax")
 
 
 def amin(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Any:
-    """Minimum along ``axis`` (``numpy.amin``/``numpy.min``); NaN propagates."""
+    """Minimum along ``axis`` (``numpy.amin``; NaN propagates).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int or tuple of int, optional
+        The axes to reduce (all of them when None).
+    out : array, optional
+        A clnp array that receives the result.
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions.
+    **kw
+        NumPy's ``initial``/``where`` keywords where supported.
+
+    Returns
+    -------
+    array
+        The minima.
+
+    Raises
+    ------
+    ValueError
+        A zero-size reduction without ``initial``.
+    IndexError
+        An axis is out of range.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.amin(clnp.asarray([[1, 5], [7, 2]]), axis=1))
+    [1 2]
+    """
     _no_extra(kw, "amin")
     return _finish(_xp().min(_arr(a), axis=_ax(axis), keepdims=keepdims), out, "amin")
 
@@ -538,7 +1277,35 @@ def _ax(axis: Any) -> Any:
 
 
 def ptp(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
-    """Range of values, ``max - min``, along ``axis`` (``numpy.ptp``)."""
+    """Range of values, ``max - min``, along ``axis`` (``numpy.ptp``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int or tuple of int, optional
+        The axes to reduce (all of them when None).
+    out : array, optional
+        A clnp array that receives the result.
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions.
+
+    Returns
+    -------
+    array
+        The ranges.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.ptp(clnp.asarray([[1, 5], [2, 9]]), axis=1))
+    [4 7]
+    """
     xp = _xp()
     x = _arr(a)
     axis = _ax(axis)
@@ -549,10 +1316,39 @@ def ptp(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> An
 
 def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = False, *,
             keepdims: bool = False) -> Any:
-    """Weighted average along ``axis`` (``numpy.average``): ``sum(a * w) / sum(w)``.
-    ``weights`` has the shape of ``a`` or is 1-D along a single ``axis``. With ``returned``
-    the pair ``(average, sum of weights)`` is returned. ZeroDivisionError when the weights sum
-    to zero (one value read back from the device)."""
+    """Weighted average along ``axis``: ``sum(a * w) / sum(w)`` (``numpy.average``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int or tuple of int, optional
+        The axes to reduce (all of them when None).
+    weights : array_like, optional
+        Weights of ``a``'s shape, or 1-D along a single ``axis`` (default: all ones).
+    returned : bool, default False
+        Also return the sum of the weights.
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions.
+
+    Returns
+    -------
+    array or tuple
+        The average, or ``(average, sum of weights)`` with ``returned``.
+
+    Raises
+    ------
+    ZeroDivisionError
+        The weights sum to zero (one value read back from the device).
+    IndexError
+        An axis is out of range.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> float(clnp.average(clnp.asarray([1.0, 2.0, 4.0]), weights=clnp.asarray([2.0, 1.0, 1.0])))
+    2.0
+    """
     xp = _xp()
     x = _arr(a)
     axis = _ax(axis)
@@ -712,9 +1508,50 @@ def _quantile(a: Any, q: Any, axis: Any, method: str, keepdims: bool, fname: str
 def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
              method: str = "linear", keepdims: bool = False, *, weights: Any = None,
              interpolation: Any = None) -> Any:
-    """The ``q``-th quantiles (``0 <= q <= 1``) of ``a`` along ``axis`` (``numpy.quantile``).
-    Methods: ``linear`` (default), ``lower``, ``higher``, ``nearest``, ``midpoint``. The
-    dimensions of ``q`` come first in the result; NaN in a slice gives NaN."""
+    """The ``q``-th quantiles of ``a`` along ``axis`` (``numpy.quantile``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    q : float or array_like
+        The quantiles, in [0, 1].
+    axis : int or tuple of int, optional
+        The axes to reduce (all of them when None).
+    out : array, optional
+        A clnp array that receives the result.
+    overwrite_input : bool, default False
+        Accepted for NumPy compatibility (the input is never modified).
+    method : str, default 'linear'
+        ``linear``, ``lower``, ``higher``, ``nearest`` or ``midpoint``.
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions.
+    weights : array_like, optional
+        Weights per element (``method='inverted_cdf'`` only, as in NumPy).
+    interpolation : str, optional
+        NumPy's deprecated name for ``method``.
+
+    Returns
+    -------
+    array
+        The quantiles; the dimensions of ``q`` come first. NaN in a slice gives NaN.
+
+    Raises
+    ------
+    ValueError
+        ``q`` outside [0, 1], or an unknown method.
+    IndexError
+        An axis is out of range.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.asarray([1.0, 2.0, 3.0, 4.0])
+    >>> float(clnp.quantile(x, 0.5))
+    2.5
+    >>> print(clnp.quantile(x, clnp.asarray([0.0, 1.0])))
+    [1. 4.]
+    """
     return _quantile(a, q, axis, method, keepdims, "quantile", False, False, out,
                      interpolation, weights)
 
@@ -722,8 +1559,47 @@ def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input:
 def percentile(a: Any, q: Any, axis: Any = None, out: Any = None,
                overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
                *, weights: Any = None, interpolation: Any = None) -> Any:
-    """The ``q``-th percentiles (``0 <= q <= 100``) of ``a`` along ``axis``
-    (``numpy.percentile``); see :func:`quantile`."""
+    """The ``q``-th percentiles of ``a`` along ``axis`` (``numpy.percentile``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    q : float or array_like
+        The percentiles, in [0, 100].
+    axis : int or tuple of int, optional
+        The axes to reduce (all of them when None).
+    out : array, optional
+        A clnp array that receives the result.
+    overwrite_input : bool, default False
+        Accepted for NumPy compatibility (the input is never modified).
+    method : str, default 'linear'
+        ``linear``, ``lower``, ``higher``, ``nearest`` or ``midpoint``.
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions.
+    weights : array_like, optional
+        Weights per element (``method='inverted_cdf'`` only, as in NumPy).
+    interpolation : str, optional
+        NumPy's deprecated name for ``method``.
+
+    Returns
+    -------
+    array
+        The percentiles; the dimensions of ``q`` come first.
+
+    Raises
+    ------
+    ValueError
+        ``q`` outside [0, 100], or an unknown method.
+    IndexError
+        An axis is out of range.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> float(clnp.percentile(clnp.asarray([1.0, 2.0, 3.0, 4.0, 5.0]), 25))
+    2.0
+    """
     return _quantile(a, q, axis, method, keepdims, "percentile", True, False, out,
                      interpolation, weights)
 
@@ -731,7 +1607,47 @@ def percentile(a: Any, q: Any, axis: Any = None, out: Any = None,
 def nanquantile(a: Any, q: Any, axis: Any = None, out: Any = None,
                 overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
                 *, weights: Any = None, interpolation: Any = None) -> Any:
-    """:func:`quantile` ignoring NaNs (``numpy.nanquantile``); all-NaN slices give NaN."""
+    """:func:`quantile` ignoring NaNs (``numpy.nanquantile``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    q : float or array_like
+        The quantiles, in [0, 1].
+    axis : int or tuple of int, optional
+        The axes to reduce (all of them when None).
+    out : array, optional
+        A clnp array that receives the result.
+    overwrite_input : bool, default False
+        Accepted for NumPy compatibility (the input is never modified).
+    method : str, default 'linear'
+        ``linear``, ``lower``, ``higher``, ``nearest`` or ``midpoint``.
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions.
+    weights : array_like, optional
+        Weights per element (``method='inverted_cdf'`` only, as in NumPy).
+    interpolation : str, optional
+        NumPy's deprecated name for ``method``.
+
+    Returns
+    -------
+    array
+        The quantiles; all-NaN slices give NaN.
+
+    Raises
+    ------
+    ValueError
+        ``q`` outside [0, 1], or an unknown method.
+    IndexError
+        An axis is out of range.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> float(clnp.nanquantile(clnp.asarray([1.0, float("nan"), 3.0]), 0.5))
+    2.0
+    """
     return _quantile(a, q, axis, method, keepdims, "nanquantile", False, True, out,
                      interpolation, weights)
 
@@ -740,7 +1656,47 @@ def nanpercentile(a: Any, q: Any, axis: Any = None, out: Any = None,
                   overwrite_input: bool = False, method: str = "linear",
                   keepdims: bool = False, *, weights: Any = None,
                   interpolation: Any = None) -> Any:
-    """:func:`percentile` ignoring NaNs (``numpy.nanpercentile``)."""
+    """:func:`percentile` ignoring NaNs (``numpy.nanpercentile``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    q : float or array_like
+        The percentiles, in [0, 100].
+    axis : int or tuple of int, optional
+        The axes to reduce (all of them when None).
+    out : array, optional
+        A clnp array that receives the result.
+    overwrite_input : bool, default False
+        Accepted for NumPy compatibility (the input is never modified).
+    method : str, default 'linear'
+        ``linear``, ``lower``, ``higher``, ``nearest`` or ``midpoint``.
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions.
+    weights : array_like, optional
+        Weights per element (``method='inverted_cdf'`` only, as in NumPy).
+    interpolation : str, optional
+        NumPy's deprecated name for ``method``.
+
+    Returns
+    -------
+    array
+        The percentiles; all-NaN slices give NaN.
+
+    Raises
+    ------
+    ValueError
+        ``q`` outside [0, 100], or an unknown method.
+    IndexError
+        An axis is out of range.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> float(clnp.nanpercentile(clnp.asarray([1.0, float("nan"), 3.0]), 100))
+    3.0
+    """
     return _quantile(a, q, axis, method, keepdims, "nanpercentile", True, True, out,
                      interpolation, weights)
 
@@ -775,14 +1731,74 @@ def _median(a: Any, axis: Any, keepdims: bool, fname: str, nan: bool) -> Any:
 
 def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
            keepdims: bool = False) -> Any:
-    """Median along ``axis`` (``numpy.median``): the middle element of the sorted slice, or
-    the mean of the two middle ones; NaN in a slice gives NaN."""
+    """Median along ``axis`` (``numpy.median``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int or tuple of int, optional
+        The axes to reduce (all of them when None).
+    out : array, optional
+        A clnp array that receives the result.
+    overwrite_input : bool, default False
+        Accepted for NumPy compatibility (the input is never modified).
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions.
+
+    Returns
+    -------
+    array
+        The middle element of each sorted slice, or the mean of the two middle ones; NaN
+        in a slice gives NaN.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.median(clnp.asarray([[1.0, 9.0, 2.0], [4.0, 3.0, 5.0]]), axis=1))
+    [2. 4.]
+    """
     return _finish(_median(a, axis, keepdims, "median", False), out, "median")
 
 
 def nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
               keepdims: bool = False) -> Any:
-    """Median along ``axis`` ignoring NaNs (``numpy.nanmedian``); all-NaN slices give NaN."""
+    """Median along ``axis`` ignoring NaNs (``numpy.nanmedian``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int or tuple of int, optional
+        The axes to reduce (all of them when None).
+    out : array, optional
+        A clnp array that receives the result.
+    overwrite_input : bool, default False
+        Accepted for NumPy compatibility (the input is never modified).
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions.
+
+    Returns
+    -------
+    array
+        The medians; all-NaN slices give NaN.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> float(clnp.nanmedian(clnp.asarray([1.0, float("nan"), 3.0, 8.0])))
+    3.0
+    """
     return _finish(_median(a, axis, keepdims, "nanmedian", True), out, "nanmedian")
 
 
@@ -795,7 +1811,39 @@ def _nan_filled(x: Any, value: float) -> Any:
 
 def nansum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
            keepdims: bool = False, **kw: Any) -> Any:
-    """Sum treating NaNs as zero (``numpy.nansum``)."""
+    """Sum treating NaNs as zero (``numpy.nansum``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int or tuple of int, optional
+        The axes to reduce (all of them when None).
+    dtype : dtype, optional
+        The accumulator and result dtype.
+    out : array, optional
+        A clnp array that receives the result.
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions.
+    **kw
+        NumPy's ``initial``/``where`` keywords where supported.
+
+    Returns
+    -------
+    array
+        The reduced array.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> float(clnp.nansum(clnp.asarray([1.0, float("nan"), 3.0])))
+    4.0
+    """
     _no_extra(kw, "nansum")
     x = _arr(a)
     res = _xp().sum(_nan_filled(x, 0), axis=_ax(axis), dtype=dtype, keepdims=keepdims)
@@ -804,7 +1852,39 @@ def nansum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
 
 def nanprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
             keepdims: bool = False, **kw: Any) -> Any:
-    """Product treating NaNs as one (``numpy.nanprod``)."""
+    """Product treating NaNs as one (``numpy.nanprod``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int or tuple of int, optional
+        The axes to reduce (all of them when None).
+    dtype : dtype, optional
+        The accumulator and result dtype.
+    out : array, optional
+        A clnp array that receives the result.
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions.
+    **kw
+        NumPy's ``initial``/``where`` keywords where supported.
+
+    Returns
+    -------
+    array
+        The reduced array.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> float(clnp.nanprod(clnp.asarray([2.0, float("nan"), 3.0])))
+    6.0
+    """
     _no_extra(kw, "nanprod")
     x = _arr(a)
     res = _xp().prod(_nan_filled(x, 1), axis=_ax(axis), dtype=dtype, keepdims=keepdims)
@@ -812,13 +1892,69 @@ def nanprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
 
 
 def nancumsum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
-    """Cumulative sum treating NaNs as zero (``numpy.nancumsum``)."""
+    """Cumulative sum treating NaNs as zero (``numpy.nancumsum``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int, optional
+        The axis (the flattened array when None).
+    dtype : dtype, optional
+        The accumulator and result dtype.
+    out : array, optional
+        A clnp array that receives the result.
+
+    Returns
+    -------
+    array
+        The running sums.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.nancumsum(clnp.asarray([1.0, float("nan"), 3.0])))
+    [1. 1. 4.]
+    """
     return _finish(_xp().cumsum(_nan_filled(_arr(a), 0), axis=axis, dtype=dtype), out,
                    "nancumsum")
 
 
 def nancumprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
-    """Cumulative product treating NaNs as one (``numpy.nancumprod``)."""
+    """Cumulative product treating NaNs as one (``numpy.nancumprod``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int, optional
+        The axis (the flattened array when None).
+    dtype : dtype, optional
+        The accumulator and result dtype.
+    out : array, optional
+        A clnp array that receives the result.
+
+    Returns
+    -------
+    array
+        The running products.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.nancumprod(clnp.asarray([2.0, float("nan"), 3.0])))
+    [2. 2. 6.]
+    """
     return _finish(_xp().cumprod(_nan_filled(_arr(a), 1), axis=axis, dtype=dtype), out,
                    "nancumprod")
 
@@ -837,14 +1973,74 @@ def _nanextreme(a: Any, axis: Any, keepdims: bool, op: str) -> Any:
 
 def nanmax(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False,
            **kw: Any) -> Any:
-    """Maximum ignoring NaNs (``numpy.nanmax``); all-NaN slices give NaN."""
+    """Maximum ignoring NaNs (``numpy.nanmax``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int or tuple of int, optional
+        The axes to reduce (all of them when None).
+    out : array, optional
+        A clnp array that receives the result.
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions.
+    **kw
+        NumPy's ``initial``/``where`` keywords where supported.
+
+    Returns
+    -------
+    array
+        The maxima; all-NaN slices give NaN.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> float(clnp.nanmax(clnp.asarray([1.0, float("nan"), 3.0])))
+    3.0
+    """
     _no_extra(kw, "nanmax")
     return _finish(_nanextreme(a, axis, keepdims, "max"), out, "nanmax")
 
 
 def nanmin(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False,
            **kw: Any) -> Any:
-    """Minimum ignoring NaNs (``numpy.nanmin``); all-NaN slices give NaN."""
+    """Minimum ignoring NaNs (``numpy.nanmin``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int or tuple of int, optional
+        The axes to reduce (all of them when None).
+    out : array, optional
+        A clnp array that receives the result.
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions.
+    **kw
+        NumPy's ``initial``/``where`` keywords where supported.
+
+    Returns
+    -------
+    array
+        The minima; all-NaN slices give NaN.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> float(clnp.nanmin(clnp.asarray([4.0, float("nan"), 3.0])))
+    3.0
+    """
     _no_extra(kw, "nanmin")
     return _finish(_nanextreme(a, axis, keepdims, "min"), out, "nanmin")
 
@@ -863,21 +2059,111 @@ def _nanarg(a: Any, axis: Any, keepdims: bool, op: str) -> Any:
 
 def nanargmax(a: Any, axis: int | None = None, out: Any = None, *,
               keepdims: bool = False) -> Any:
-    """Index of the maximum ignoring NaNs (``numpy.nanargmax``); ValueError for an all-NaN
-    slice (one value read back from the device)."""
+    """Index of the maximum ignoring NaNs (``numpy.nanargmax``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int, optional
+        The axis (the flattened array when None).
+    out : array, optional
+        A clnp array that receives the result.
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions.
+
+    Returns
+    -------
+    array
+        Indices of the default index dtype.
+
+    Raises
+    ------
+    ValueError
+        An all-NaN slice (one value read back from the device).
+    IndexError
+        An axis is out of range.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> int(clnp.nanargmax(clnp.asarray([1.0, float("nan"), 3.0])))
+    2
+    """
     return _finish(_nanarg(a, axis, keepdims, "argmax"), out, "nanargmax")
 
 
 def nanargmin(a: Any, axis: int | None = None, out: Any = None, *,
               keepdims: bool = False) -> Any:
-    """Index of the minimum ignoring NaNs (``numpy.nanargmin``); ValueError for an all-NaN
-    slice."""
+    """Index of the minimum ignoring NaNs (``numpy.nanargmin``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int, optional
+        The axis (the flattened array when None).
+    out : array, optional
+        A clnp array that receives the result.
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions.
+
+    Returns
+    -------
+    array
+        Indices of the default index dtype.
+
+    Raises
+    ------
+    ValueError
+        An all-NaN slice (one value read back from the device).
+    IndexError
+        An axis is out of range.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> int(clnp.nanargmin(clnp.asarray([float("nan"), 5.0, 3.0])))
+    2
+    """
     return _finish(_nanarg(a, axis, keepdims, "argmin"), out, "nanargmin")
 
 
 def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
             keepdims: bool = False, **kw: Any) -> Any:
-    """Mean ignoring NaNs (``numpy.nanmean``); all-NaN slices give NaN."""
+    """Mean ignoring NaNs (``numpy.nanmean``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int or tuple of int, optional
+        The axes to reduce (all of them when None).
+    dtype : dtype, optional
+        The accumulator and result dtype.
+    out : array, optional
+        A clnp array that receives the result.
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions.
+    **kw
+        NumPy's ``initial``/``where`` keywords where supported.
+
+    Returns
+    -------
+    array
+        The means; all-NaN slices give NaN.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> float(clnp.nanmean(clnp.asarray([1.0, float("nan"), 3.0])))
+    2.0
+    """
     _no_extra(kw, "nanmean")
     xp = _xp()
     x = _arr(a)
@@ -895,8 +2181,43 @@ def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
 
 def nanvar(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: float = 0,
            keepdims: bool = False, *, correction: Any = None, **kw: Any) -> Any:
-    """Variance ignoring NaNs, with ``ddof`` degrees of freedom removed
-    (``numpy.nanvar``); slices with no more than ``ddof`` values give NaN."""
+    """Variance ignoring NaNs (``numpy.nanvar``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int or tuple of int, optional
+        The axes to reduce (all of them when None).
+    dtype : dtype, optional
+        The accumulator and result dtype.
+    out : array, optional
+        A clnp array that receives the result.
+    ddof : float, default 0
+        Degrees of freedom removed from the count.
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions.
+    correction : float, optional
+        The Array API's name for ``ddof``.
+    **kw
+        NumPy's ``initial``/``where`` keywords where supported.
+
+    Returns
+    -------
+    array
+        The variances; slices with no more than ``ddof`` values give NaN.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> float(clnp.nanvar(clnp.asarray([1.0, float("nan"), 3.0])))
+    1.0
+    """
     _no_extra(kw, "nanvar")
     xp = _xp()
     x = _arr(a)
@@ -924,7 +2245,43 @@ def nanvar(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: f
 
 def nanstd(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: float = 0,
            keepdims: bool = False, *, correction: Any = None, **kw: Any) -> Any:
-    """Standard deviation ignoring NaNs (``numpy.nanstd``): ``sqrt(nanvar(...))``."""
+    """Standard deviation ignoring NaNs: ``sqrt(nanvar(...))`` (``numpy.nanstd``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    axis : int or tuple of int, optional
+        The axes to reduce (all of them when None).
+    dtype : dtype, optional
+        The accumulator and result dtype.
+    out : array, optional
+        A clnp array that receives the result.
+    ddof : float, default 0
+        Degrees of freedom removed from the count.
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions.
+    correction : float, optional
+        The Array API's name for ``ddof``.
+    **kw
+        NumPy's ``initial``/``where`` keywords where supported.
+
+    Returns
+    -------
+    array
+        The standard deviations.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> float(clnp.nanstd(clnp.asarray([1.0, float("nan"), 3.0])))
+    1.0
+    """
     res = _xp().sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims,
                             correction=correction, **kw))
     return _finish(res, out, "nanstd")
@@ -981,27 +2338,35 @@ def bincount(x: Any, /, weights: Any = None, minlength: int = 0) -> Any:
     return xp.diff(xp.take(cw, right), prepend=xp.zeros((1,), dtype=wd, device=v.device))
 
 
-def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
-              weights: Any = None) -> tuple[Any, Any]:
-    """Histogram of ``a`` over ``bins`` (``numpy.histogram``): ``bins`` is a number of
-    equal-width bins over ``range`` (default ``(a.min(), a.max())``) or a monotonically
-    increasing array of edges. Bins are half-open ``[e_i, e_{i+1})`` except the last,
-    which includes its right edge; values outside are ignored. Returns ``(hist,
-    bin_edges)``; ``density`` normalises to a probability density. String bin estimators
-    (``'auto'``...) are not supported."""
+def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None,
+                        weights: Any = None) -> Any:
+    """The bin edges ``numpy.histogram`` uses (``numpy.histogram_bin_edges``): ``bins`` is
+    a number of equal-width bins over ``range`` (default ``(a.min(), a.max())``), a
+    monotonically increasing array of edges, or the name of NumPy's estimator of the bin
+    width: ``'auto'``, ``'fd'``, ``'doane'``, ``'scott'``, ``'stone'``, ``'rice'``,
+    ``'sturges'``, ``'sqrt'`` (computed from the data's statistics on the device; see
+    ``clnp._hist_bins``)."""
     xp = _xp()
     x = xp.reshape(_arr(a), (-1,))
-    _check_real(x, "histogram")
+    _check_real(x, "histogram_bin_edges")
+    if weights is not None and tuple(_arr(weights, x.device).shape) != tuple(_arr(a).shape):
+        raise ValueError("weights should have the same shape as a.")
+    return _bin_edges(x, bins, range, weights is not None)
+
+
+def _bin_edges(x: Any, bins: Any, range: Any, weighted: bool) -> Any:
+    xp = _xp()
     dev = x.device
-    w = None
-    if weights is not None:
-        w = _arr(weights, dev)
-        if tuple(w.shape) != tuple(_arr(a, dev).shape):
-            raise ValueError("weights should have the same shape as a.")
-        w = xp.reshape(w, (-1,))
+    estimator = None
     if isinstance(bins, str):
-        raise ValueError(f"histogram: bins={bins!r} (an estimator name) is not supported by "
-                         f"clnp; pass a number of bins or the edges")
+        from ._hist_bins import ESTIMATORS
+        if bins not in ESTIMATORS:
+            raise ValueError(f"{bins!r} is not a valid estimator for `bins` (one of "
+                             f"{', '.join(repr(e) for e in ESTIMATORS)})")
+        if weighted:
+            raise TypeError("Automated estimation of the number of bins is not supported "
+                            "for weighted data")
+        estimator, bins = bins, 1
     if is_array(bins) or np.ndim(bins) == 1:
         edges_h = bins.to_numpy() if is_array(bins) else np.asarray(bins)
         if np.any(edges_h[:-1] > edges_h[1:]):
@@ -1031,6 +2396,9 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
                 raise ValueError(f"autodetected range of [{first}, {last}] is not finite")
         if first == last:
             first, last = first - 0.5, last + 0.5
+        if estimator is not None:
+            from ._hist_bins import n_equal_bins
+            nb = n_equal_bins(x, estimator, first, last)
         host_a = np.empty(0, dtype=x.dtype)
         bin_type = np.result_type(first, last, host_a)
         if np.issubdtype(bin_type, np.integer) or bin_type == np.bool_:
@@ -1043,6 +2411,30 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
         raise ValueError("`bins` must be 1d, when an array")
     if edges.shape[0] < 2:
         raise ValueError("histogram: bins needs at least two edges")
+    return edges
+
+
+def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
+              weights: Any = None) -> tuple[Any, Any]:
+    """Histogram of ``a`` over ``bins`` (``numpy.histogram``): ``bins`` is a number of
+    equal-width bins over ``range`` (default ``(a.min(), a.max())``), a monotonically
+    increasing array of edges, or the name of one of NumPy's bin-width estimators
+    (``'auto'``, ``'fd'``, ``'doane'``, ``'scott'``, ``'stone'``, ``'rice'``,
+    ``'sturges'``, ``'sqrt'``; see :func:`histogram_bin_edges`). Bins are half-open
+    ``[e_i, e_{i+1})`` except the last, which includes its right edge; values outside are
+    ignored. Returns ``(hist, bin_edges)``; ``density`` normalises to a probability
+    density."""
+    xp = _xp()
+    x = xp.reshape(_arr(a), (-1,))
+    _check_real(x, "histogram")
+    dev = x.device
+    w = None
+    if weights is not None:
+        w = _arr(weights, dev)
+        if tuple(w.shape) != tuple(_arr(a, dev).shape):
+            raise ValueError("weights should have the same shape as a.")
+        w = xp.reshape(w, (-1,))
+    edges = _bin_edges(x, bins, range, w is not None)
     cd = dt.promote(x.dtype, edges.dtype)
     xs = xp.astype(x, cd)
     e = xp.astype(edges, cd)
@@ -1067,8 +2459,25 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
 
 
 def argwhere(a: Any) -> Any:
-    """Indices of the non-zero elements, one row per element (``numpy.argwhere``): shape
-    ``(N, a.ndim)``."""
+    """Indices of the non-zero elements, one row per element (``numpy.argwhere``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+
+    Returns
+    -------
+    array
+        Integer array of shape ``(N, a.ndim)`` (the count is read back to the host).
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.argwhere(clnp.asarray([[0, 1], [1, 0]])))
+    [[0 1]
+     [1 0]]
+    """
     xp = _xp()
     x = _arr(a)
     if x.ndim == 0:
@@ -1077,16 +2486,62 @@ def argwhere(a: Any) -> Any:
 
 
 def flatnonzero(a: Any) -> Any:
-    """Indices of the non-zero elements of the flattened array (``numpy.flatnonzero``)."""
+    """Indices of the non-zero elements of the flattened array (``numpy.flatnonzero``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+
+    Returns
+    -------
+    array
+        1-D integer array.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.flatnonzero(clnp.asarray([[0, 1], [1, 0]])))
+    [1 2]
+    """
     xp = _xp()
     return xp.nonzero(xp.reshape(_arr(a), (-1,)))[0]
 
 
 # --------------------------------------------------------------------- diagonals
 def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
-    """The ``offset``-th diagonal of the 2-D sub-arrays on ``axis1``/``axis2``
-    (``numpy.diagonal``): those axes are removed and the diagonal is the last axis. A new
-    array (NumPy returns a read-only view)."""
+    """The ``offset``-th diagonal of the 2-D sub-arrays on ``axis1`` and ``axis2``.
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    offset : int, default 0
+        The diagonal (above the main one when positive).
+    axis1 : int, default 0
+        First axis of the 2-D sub-arrays.
+    axis2 : int, default 1
+        Second axis.
+
+    Returns
+    -------
+    array
+        A new array (NumPy returns a read-only view): ``axis1`` and ``axis2`` are
+        removed and the diagonal is the last axis.
+
+    Raises
+    ------
+    ValueError
+        ``axis1`` equals ``axis2``, or ``a`` has fewer than two dimensions.
+    IndexError
+        An axis is out of range.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.diagonal(clnp.asarray([[1, 2], [3, 4]])))
+    [1 4]
+    """
     xp = _xp()
     x = _arr(a)
     if x.ndim < 2:
@@ -1110,8 +2565,35 @@ def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
 
 
 def diag(v: Any, k: int = 0) -> Any:
-    """For 1-D ``v`` a 2-D array with ``v`` on the ``k``-th diagonal; for 2-D ``v`` its
-    ``k``-th diagonal (``numpy.diag``)."""
+    """Extract a diagonal, or build a diagonal array (``numpy.diag``).
+
+    Parameters
+    ----------
+    v : array_like
+        1-D: the diagonal to place; 2-D: the array to read from.
+    k : int, default 0
+        The diagonal (above the main one when positive).
+
+    Returns
+    -------
+    array
+        For 1-D ``v`` a 2-D array with ``v`` on the ``k``-th diagonal; for 2-D ``v`` its
+        ``k``-th diagonal.
+
+    Raises
+    ------
+    ValueError
+        ``v`` is neither 1-D nor 2-D.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.diag(clnp.asarray([1, 2])))
+    [[1 0]
+     [0 2]]
+    >>> print(clnp.diag(clnp.asarray([[1, 2], [3, 4]]), k=1))
+    [2]
+    """
     xp = _xp()
     x = _arr(v)
     k = operator.index(k)
@@ -1129,8 +2611,39 @@ def diag(v: Any, k: int = 0) -> Any:
 
 def trace(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None,
           out: Any = None) -> Any:
-    """Sum along the ``offset``-th diagonals (``numpy.trace``); integers accumulate in the
-    default integer type."""
+    """Sum along the ``offset``-th diagonals (``numpy.trace``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    offset : int, default 0
+        The diagonal.
+    axis1 : int, default 0
+        First axis of the 2-D sub-arrays.
+    axis2 : int, default 1
+        Second axis.
+    dtype : dtype, optional
+        The accumulator dtype (default: integers in the default integer type).
+    out : array, optional
+        A clnp array that receives the result.
+
+    Returns
+    -------
+    array
+        The sums, with ``axis1`` and ``axis2`` removed.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> int(clnp.trace(clnp.asarray([[1, 2], [3, 4]])))
+    5
+    """
     res = _xp().sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
     return _finish(res, out, "trace")
 
@@ -1138,8 +2651,37 @@ def trace(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = 
 # --------------------------------------------------------------------- comparisons
 def isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Any:
-    """Elementwise ``|a - b| <= atol + rtol * |b|`` (``numpy.isclose``): infinities are
-    close only to themselves, NaN to nothing unless ``equal_nan``."""
+    """Elementwise ``|a - b| <= atol + rtol * |b|`` (``numpy.isclose``).
+
+    Parameters
+    ----------
+    a, b : array_like
+        The arrays to compare (they broadcast).
+    rtol : float, default 1e-05
+        Relative tolerance.
+    atol : float, default 1e-08
+        Absolute tolerance.
+    equal_nan : bool, default False
+        NaNs compare equal.
+
+    Returns
+    -------
+    array
+        Booleans; infinities are close only to themselves, NaN to nothing unless
+        ``equal_nan``.
+
+    Raises
+    ------
+    ValueError
+        Shapes that do not broadcast.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> a = clnp.asarray([1.0, float("nan")])
+    >>> print(clnp.isclose(a, a + 1e-9, equal_nan=True))
+    [ True  True]
+    """
     xp = _xp()
     dev = _device_of(a, b)
     x = a if isinstance(a, (int, float, complex)) and not isinstance(a, bool) else \
@@ -1173,13 +2715,60 @@ def isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08,
 
 def allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
-    """Whether every element pair is close (``numpy.allclose``); a Python bool."""
+    """Whether every element pair is close (``numpy.allclose``).
+
+    Parameters
+    ----------
+    a, b : array_like
+        The arrays to compare (they broadcast).
+    rtol : float, default 1e-05
+        Relative tolerance.
+    atol : float, default 1e-08
+        Absolute tolerance.
+    equal_nan : bool, default False
+        NaNs compare equal.
+
+    Returns
+    -------
+    bool
+        A Python bool (one value read back from the device).
+
+    Raises
+    ------
+    ValueError
+        Shapes that do not broadcast.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.allclose(clnp.asarray([1.0, 2.0]), clnp.asarray([1.0, 2.0 + 1e-9]))
+    True
+    """
     return bool(_xp().all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
 
 
 def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> bool:
-    """Whether the arrays have the same shape and elements (``numpy.array_equal``); with
-    ``equal_nan`` NaNs compare equal. A Python bool."""
+    """Whether the arrays have the same shape and elements (``numpy.array_equal``).
+
+    Parameters
+    ----------
+    a1, a2 : array_like
+        The arrays.
+    equal_nan : bool, default False
+        NaNs compare equal.
+
+    Returns
+    -------
+    bool
+        A Python bool.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> a = clnp.asarray([1, 2])
+    >>> clnp.array_equal(a, clnp.asarray([1, 2])), clnp.array_equal(a, clnp.asarray([1]))
+    (True, False)
+    """
     xp = _xp()
     dev = _device_of(a1, a2)
     try:
@@ -1202,9 +2791,31 @@ def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> bool:
 
 # --------------------------------------------------------------------- rounding
 def around(a: Any, decimals: int = 0, out: Any = None) -> Any:
-    """Round to ``decimals`` decimal places, ties to even (``numpy.around``/``numpy.round``):
-    ``rint(a * 10**decimals) / 10**decimals`` in double precision, as NumPy computes it.
-    Integers are returned unchanged for ``decimals >= 0``."""
+    """Round to ``decimals`` decimal places, ties to even (``numpy.around``, ``numpy.round``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    decimals : int, default 0
+        Decimal places (negative: to tens, hundreds...).
+    out : array, optional
+        A clnp array that receives the result.
+
+    Returns
+    -------
+    array
+        ``rint(a * 10**decimals) / 10**decimals`` in double precision, as NumPy computes
+        it; integers are returned unchanged for ``decimals >= 0``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.around(clnp.asarray([0.5, 1.5, 2.675]), 2))
+    [0.5  1.5  2.68]
+    >>> print(clnp.around(clnp.asarray([0.5, 1.5, 2.5])))
+    [0. 2. 2.]
+    """
     xp = _xp()
     x = _arr(a)
     decimals = operator.index(decimals)
@@ -1235,13 +2846,50 @@ round_ = around
 
 
 def fix(x: Any, out: Any = None) -> Any:
-    """Round toward zero (``numpy.fix``); keeps the dtype."""
+    """Round toward zero (``numpy.fix``).
+
+    Parameters
+    ----------
+    x : array_like
+        Input array.
+    out : array, optional
+        A clnp array that receives the result.
+
+    Returns
+    -------
+    array
+        The rounded values, of ``x``'s dtype.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.fix(clnp.asarray([-1.5, 1.5])))
+    [-1.  1.]
+    """
     return _finish(_xp().trunc(_arr(x)), out, "fix")
 
 
 def real_if_close(a: Any, tol: float = 100) -> Any:
-    """The real part when every imaginary part is within ``tol`` machine epsilons of zero
-    (``numpy.real_if_close``), else ``a`` unchanged."""
+    """The real part when every imaginary part is within ``tol`` epsilons of zero.
+
+    Parameters
+    ----------
+    a : array_like
+        Input array.
+    tol : float, default 100
+        Tolerance in machine epsilons of the dtype.
+
+    Returns
+    -------
+    array
+        The real part, or ``a`` unchanged.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.real_if_close(clnp.asarray([2.0 + 0j, 1.0 + 0j])))
+    [2. 1.]
+    """
     xp = _xp()
     x = _arr(a)
     if x.dtype.kind != "c":
@@ -1255,9 +2903,32 @@ def real_if_close(a: Any, tol: float = 100) -> Any:
 
 def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: Any = None,
                neginf: Any = None) -> Any:
-    """Replace NaN with ``nan``, +inf with ``posinf`` (default the largest finite value) and
-    -inf with ``neginf`` (default the most negative) (``numpy.nan_to_num``); complex inputs
-    are treated per component. ``copy=False`` writes into a clnp ``x``."""
+    """Replace NaN and infinities by finite numbers (``numpy.nan_to_num``).
+
+    Parameters
+    ----------
+    x : array_like
+        Input array (complex: per component).
+    copy : bool, default True
+        False writes into a clnp ``x``.
+    nan : float, default 0.0
+        The value for NaN.
+    posinf : float, optional
+        For +inf (default: the largest finite value).
+    neginf : float, optional
+        For -inf (default: the most negative finite value).
+
+    Returns
+    -------
+    array
+        The replaced array.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.nan_to_num(clnp.asarray([float("nan"), float("inf"), 1.0]), posinf=9.0))
+    [0. 9. 1.]
+    """
     xp = _xp()
     arr = _arr(x)
     if arr.dtype.kind not in "fc":
@@ -1387,7 +3058,32 @@ def logaddexp2(x1: Any, x2: Any, /) -> Any:
 
 
 def divmod(x1: Any, x2: Any, /) -> tuple[Any, Any]:
-    """``(floor_divide(x1, x2), remainder(x1, x2))`` (``numpy.divmod``)."""
+    """``(floor_divide(x1, x2), remainder(x1, x2))`` (``numpy.divmod``).
+
+    Parameters
+    ----------
+    x1 : array
+        Dividend.
+    x2 : array
+        Divisor.
+
+    Returns
+    -------
+    tuple of array
+        The quotients and remainders.
+
+    Raises
+    ------
+    TypeError
+        Neither argument is an array.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> q, r = clnp.divmod(clnp.asarray([7, -7]), 3)
+    >>> print(q, r)
+    [ 2 -3] [1 2]
+    """
     xp = _xp()
     return xp.floor_divide(x1, x2), xp.remainder(x1, x2)
 
@@ -1395,10 +3091,40 @@ def divmod(x1: Any, x2: Any, /) -> tuple[Any, Any]:
 # --------------------------------------------------------------------- interpolation
 def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
            period: Any = None) -> Any:
-    """One-dimensional piecewise-linear interpolation of the points ``(xp, fp)`` at ``x``
-    (``numpy.interp``): ``xp`` increasing; values below/above the range give ``left``/
-    ``right`` (default ``fp[0]``/``fp[-1]``); ``period`` makes ``xp`` periodic. Computed in
-    the default float (complex ``fp`` per component)."""
+    """One-dimensional piecewise-linear interpolation (``numpy.interp``).
+
+    Parameters
+    ----------
+    x : array_like
+        Where to evaluate.
+    xp : array_like
+        Increasing x-coordinates of the data points.
+    fp : array_like
+        The y-coordinates (complex: per component).
+    left : float, optional
+        Value below ``xp[0]`` (default ``fp[0]``).
+    right : float, optional
+        Value above ``xp[-1]`` (default ``fp[-1]``).
+    period : float, optional
+        Makes ``xp`` periodic.
+
+    Returns
+    -------
+    array
+        The interpolated values, in the default float.
+
+    Raises
+    ------
+    ValueError
+        ``xp`` and ``fp`` of different lengths, or empty.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> xp, fp = clnp.asarray([0.0, 1.0, 2.0]), clnp.asarray([0.0, 2.0, 4.0])
+    >>> print(clnp.interp(clnp.asarray([0.5, 1.5, 3.0]), xp, fp))
+    [1. 3. 4.]
+    """
     ns = _xp()
     dev = _device_of(x, xp, fp)
     fd = _default_float(dev)
@@ -1467,11 +3193,35 @@ def _matmul(a: Any, b: Any) -> Any:
 
 
 def convolve(a: Any, v: Any, mode: str = "full") -> Any:
-    """Discrete linear convolution of two 1-D sequences (``numpy.convolve``), direct
-    evaluation: ``mode`` is ``full`` (length ``N + M - 1``), ``same`` (length
-    ``max(N, M)``, centred) or ``valid`` (length ``max(N, M) - min(N, M) + 1``). Rows of
-    the sliding-window matrix are gathered in chunks and multiplied by the reversed kernel,
-    so memory is bounded whatever the lengths."""
+    """Discrete linear convolution of two 1-D sequences (``numpy.convolve``).
+
+    Parameters
+    ----------
+    a : array_like
+        First 1-D input.
+    v : array_like
+        Second 1-D input.
+    mode : {'full', 'same', 'valid'}, default 'full'
+        Output length ``N + M - 1``, ``max(N, M)`` (centred), or ``max(N, M) - min(N, M)
+        + 1``.
+
+    Returns
+    -------
+    array
+        The convolution, evaluated directly in bounded memory (the sliding-window matrix
+        is gathered in chunks).
+
+    Raises
+    ------
+    ValueError
+        Empty inputs, inputs that are not 1-D, or an unknown mode.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.convolve(clnp.asarray([1.0, 2.0, 3.0]), clnp.asarray([0.0, 1.0, 0.5])))
+    [0.  1.  2.5 4.  1.5]
+    """
     xp = _xp()
     dev = _device_of(a, v)
     x, k = _arr(a, dev), _arr(v, dev)
@@ -1514,9 +3264,47 @@ def convolve(a: Any, v: Any, mode: str = "full") -> Any:
 # --------------------------------------------------------------------- statistics
 def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: Any = None,
         fweights: Any = None, aweights: Any = None, *, dtype: Any = None) -> Any:
-    """Covariance matrix (``numpy.cov``): each row of ``m`` is a variable (columns with
-    ``rowvar=False``); ``y`` adds variables; normalised by ``N - 1`` (``N`` with ``bias``,
-    or ``N - ddof``); ``fweights``/``aweights`` weight the observations."""
+    """Covariance matrix (``numpy.cov``).
+
+    Parameters
+    ----------
+    m : array_like
+        Variables as rows (columns with ``rowvar=False``), observations along the other
+        axis.
+    y : array_like, optional
+        More variables.
+    rowvar : bool, default True
+        Rows are variables.
+    bias : bool, default False
+        Normalise by ``N`` instead of ``N - 1``.
+    ddof : int, optional
+        Normalise by ``N - ddof``.
+    fweights : array_like, optional
+        Integer frequency weights of the observations.
+    aweights : array_like, optional
+        Observation weights.
+    dtype : dtype, optional
+        The result dtype.
+
+    Returns
+    -------
+    array
+        The covariance matrix (0-d for a single variable).
+
+    Raises
+    ------
+    ValueError
+        Negative frequency weights.
+    RuntimeError
+        Weights whose length differs from the number of observations (as NumPy).
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.cov(clnp.asarray([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]])))
+    [[ 1. -1.]
+     [-1.  1.]]
+    """
     xp = _xp()
     dev = _device_of(m, y)
     X = _arr(m, dev)
@@ -1591,8 +3379,32 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
 
 
 def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -> Any:
-    """Pearson correlation coefficients (``numpy.corrcoef``): ``cov`` normalised by the
-    standard deviations, the real part clipped to ``[-1, 1]``."""
+    """Pearson correlation coefficients (``numpy.corrcoef``).
+
+    Parameters
+    ----------
+    x : array_like
+        Variables as rows (columns with ``rowvar=False``).
+    y : array_like, optional
+        More variables.
+    rowvar : bool, default True
+        Rows are variables.
+    dtype : dtype, optional
+        The result dtype.
+
+    Returns
+    -------
+    array
+        :func:`cov` normalised by the standard deviations, the real part clipped to [-1,
+        1].
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.corrcoef(clnp.asarray([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]])))
+    [[ 1. -1.]
+     [-1.  1.]]
+    """
     xp = _xp()
     c = cov(x, y, rowvar, dtype=dtype)
     if c.ndim == 0:
@@ -1665,11 +3477,44 @@ def _einsum_parse(subscripts: str, shapes: list) -> tuple[list[list[str]], list[
 
 def einsum(subscripts: Any, *operands: Any, out: Any = None, dtype: Any = None,
            order: str = "K", casting: str = "safe", optimize: Any = False) -> Any:
-    """Einstein summation (``numpy.einsum``) over the subscript string, e.g.
-    ``'ij,jk->ik'``: implicit (alphabetical free labels) and explicit (``->``) outputs,
-    ``...`` broadcasting, repeated labels in one operand (diagonals, traces). Operands are
-    contracted pairwise with ``matmul`` after summing labels needed by no one else, so no
-    intermediate is larger than an operand or a pairwise product."""
+    """Einstein summation over a subscript string such as ``'ij,jk->ik'`` (``numpy.einsum``).
+
+    Parameters
+    ----------
+    subscripts : str
+        Labels per operand, optionally ``->`` and the output labels; ``...`` broadcasts;
+        repeated labels in one operand take diagonals.
+    *operands : array_like
+        The operands.
+    out : array, optional
+        A clnp array that receives the result.
+    dtype : dtype, optional
+        The computation dtype.
+    order, casting, optimize
+        Accepted for NumPy compatibility.
+
+    Returns
+    -------
+    array
+        The result; operands are contracted pairwise with ``matmul`` after summing
+        labels needed by no one else, so no intermediate is larger than an operand or a
+        pairwise product.
+
+    Raises
+    ------
+    ValueError
+        Malformed subscripts, or labels whose sizes disagree.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> a = clnp.asarray([[1.0, 2.0], [3.0, 4.0]])
+    >>> print(clnp.einsum("ij,jk->ik", a, a))
+    [[ 7. 10.]
+     [15. 22.]]
+    >>> float(clnp.einsum("ii", a))
+    5.0
+    """
     xp = _xp()
     if not isinstance(subscripts, str):
         raise TypeError("einsum: clnp supports only the subscript-string form "
@@ -1778,10 +3623,34 @@ _ERR = {"divide": "warn", "over": "warn", "under": "ignore", "invalid": "warn"}
 
 def seterr(all: Any = None, divide: Any = None, over: Any = None, under: Any = None,
            invalid: Any = None) -> dict[str, str]:
-    """Record floating-point error handling settings and return the previous ones
-    (``numpy.seterr``). A no-op for computation: device kernels follow IEEE 754 silently
-    and never warn or raise on division by zero, overflow, underflow or invalid
-    operations."""
+    """Record floating-point error settings and return the previous ones (``numpy.seterr``).
+
+    A no-op for computation: device kernels follow IEEE 754 silently and never warn or raise
+    on division by zero, overflow, underflow or invalid operations.
+
+    Parameters
+    ----------
+    all, divide, over, under, invalid : str, optional
+        NumPy's modes (``ignore``, ``warn``, ``raise``, ``call``, ``print``, ``log``).
+
+    Returns
+    -------
+    dict
+        The previous settings.
+
+    Raises
+    ------
+    ValueError
+        An unknown mode.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> old = clnp.seterr(divide="ignore")
+    >>> clnp.geterr()["divide"]
+    'ignore'
+    >>> _ = clnp.seterr(**old)
+    """
     old = dict(_ERR)
     for k, v in (("divide", divide), ("over", over), ("under", under), ("invalid", invalid)):
         v = v if v is not None else all
@@ -1793,8 +3662,19 @@ def seterr(all: Any = None, divide: Any = None, over: Any = None, under: Any = N
 
 
 def geterr() -> dict[str, str]:
-    """The settings recorded by :func:`seterr` (``numpy.geterr``); they do not affect
-    device computation."""
+    """The settings recorded by :func:`seterr` (``numpy.geterr``).
+
+    Returns
+    -------
+    dict
+        Mode per error kind; they do not affect device computation.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> sorted(clnp.geterr())
+    ['divide', 'invalid', 'over', 'under']
+    """
     return dict(_ERR)
 
 

@@ -31,7 +31,8 @@ Functions
     stable). Any other
     NumPy argument clnp does not support raises TypeError naming it.
 
-Not supported (NumPy then raises TypeError, or clnp raises a TypeError saying why)
+Not supported (clnp raises a TypeError that names the function and says what to use
+instead: a clnp spelling where one exists, else ``numpy.f(numpy.asarray(x))`` on the host)
     * ufuncs clnp has no function for: ``cbrt``, ``frexp``, ``ldexp``, ``modf``,
       ``spacing``, ``gcd``, ``lcm``, ``isnat``, ``bitwise_count``; the ufunc methods
       ``at`` and ``reduceat``; ``reduce``/``accumulate`` of other ufuncs; the gufunc
@@ -188,7 +189,7 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> An
             raise TypeError(f"{where_s} on clnp arrays: argument(s) {bad} are not supported")
         f = _ufunc_impl(name)
         if f is None:
-            return NotImplemented
+            raise TypeError(not_implemented_message(ufunc))
         if dtype is not None:
             d = ns._dtypes.as_dtype(dtype)
             args = [ns.astype(a, d) if isinstance(a, Array) else a for a in args]
@@ -204,7 +205,7 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> An
     elif method == "reduce":
         target = _UFUNC_REDUCE.get(name)
         if target is None or len(args) != 1:
-            return NotImplemented
+            raise TypeError(not_implemented_message(ufunc, method))
         x = args[0] if isinstance(args[0], Array) else ns.asarray(args[0], device=device)
         axis = kwargs.pop("axis", 0)
         keepdims = kwargs.pop("keepdims", False)
@@ -240,7 +241,7 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> An
     elif method == "accumulate":
         target = _UFUNC_ACCUMULATE.get(name)
         if target is None or len(args) != 1:
-            return NotImplemented
+            raise TypeError(not_implemented_message(ufunc, method))
         x = args[0] if isinstance(args[0], Array) else ns.asarray(args[0], device=device)
         axis = kwargs.pop("axis", 0)
         if kwargs:
@@ -250,7 +251,7 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> An
     elif method == "outer":
         f = _ufunc_impl(name)
         if f is None or len(args) != 2 or ufunc.nin != 2:
-            return NotImplemented
+            raise TypeError(not_implemented_message(ufunc, method))
         a, b = (x if isinstance(x, Array) else ns.asarray(x, device=device) for x in args)
         if kwargs:
             raise TypeError(f"{where_s} on clnp arrays: argument(s) {sorted(kwargs)} are not "
@@ -261,12 +262,70 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> An
         res = f(ns.reshape(a, tuple(a.shape) + (1,) * b.ndim), b)
         results = res if isinstance(res, tuple) else (res,)
     else:
-        return NotImplemented
+        raise TypeError(not_implemented_message(ufunc, method))
     if outs is None:
         return results if len(results) > 1 else results[0]
     final = tuple(r if o is None else _store(r, o, where_s, casting)
                   for r, o in zip(results, outs))
     return final if len(final) > 1 else final[0]
+
+
+# ------------------------------------------------------------------ what to use instead
+# NumPy functions clnp has under another name or spelling: (clnp attribute that must exist,
+# what to write)
+_INSTEAD = {
+    "cross": ("linalg.cross", "clnp.linalg.cross(a, b, axis=-1)"),
+    "fliplr": ("flip", "clnp.flip(x, axis=1)"),
+    "flipud": ("flip", "clnp.flip(x, axis=0)"),
+    "append": ("concat", "clnp.concat([clnp.reshape(a, (-1,)), clnp.reshape(b, (-1,))]) "
+                         "(or concat along an axis)"),
+    "partition": ("sort", "clnp.sort(x, axis=...) (a full sort is a valid partition)"),
+    "argpartition": ("argsort", "clnp.argsort(x, axis=...) (a full sort is a valid "
+                                "partition)"),
+    "select": ("where", "nested clnp.where(cond, choice, default) calls"),
+    "copyto": ("where", "dst[...] = src, or dst[...] = clnp.where(mask, src, dst)"),
+    "putmask": ("where", "x[...] = clnp.where(mask, values, x)"),
+    "place": ("where", "x[mask] = values"),
+    "put": ("reshape", "flat indexing of a reshaped view: v = clnp.reshape(x, (-1,)); "
+                       "v[idx] = values"),
+    "cbrt": ("pow", "clnp.sign(x) * clnp.pow(clnp.abs(x), 1 / 3)"),
+    "ldexp": ("pow", "x * clnp.pow(2.0, clnp.astype(e, x.dtype))"),
+    "modf": ("trunc", "(x - clnp.trunc(x), clnp.trunc(x))"),
+    "rot90": ("flip", "clnp.flip(clnp.matrix_transpose(x), axis=-2) (one quarter turn)"),
+    "dot": ("matmul", "clnp.matmul(a, b) (or clnp.tensordot)"),
+    "polyval": ("stack", "Horner's rule in clnp: y = p[0]; then y = y * x + p[i] for each "
+                         "coefficient"),
+    "trapz": ("trapezoid", "clnp.trapezoid(y, x)"),
+}
+
+
+def not_implemented_message(func: Any, method: str = "__call__") -> str:
+    """The TypeError text for a NumPy function or ufunc (method) that clnp does not
+    implement: names it and says how to go on."""
+    ns = _clnp()
+    name = getattr(func, "__name__", repr(func))
+    module = getattr(func, "__module__", None)
+    # NumPy's own ufuncs say "numpy"; those of other packages (scipy.special) nothing
+    full = (f"{module}.{name}" if module else f"the ufunc {name}") + \
+        ("" if method == "__call__" else f".{method}")
+    hint = ""
+    alt = _INSTEAD.get(name) if method == "__call__" else None
+    if alt is not None:
+        obj: Any = ns
+        for part in alt[0].split("."):
+            obj = getattr(obj, part, None)
+        if obj is not None:
+            hint = f"use {alt[1]} on the device, or "
+    elif method == "__call__" and module == "numpy" and not isinstance(func, np.ufunc):
+        for sub in ("linalg", "fft"):
+            if callable(getattr(getattr(ns, sub, None), name, None)):
+                hint = f"use clnp.{sub}.{name} on the device, or "
+    call = f"{module}.{name}" if module else name
+    if method != "__call__":
+        call += f".{method}"
+    return (f"{full} is not implemented by clnp for clnp arrays; {hint}compute it on the host "
+            f"with NumPy arrays: {call}(numpy.asarray(x), ...) (clnp.asarray(result) brings "
+            f"the result back to the device)")
 
 
 # ------------------------------------------------------------------ __array_function__
@@ -328,7 +387,7 @@ def array_function(func: Any, types: tuple, args: tuple, kwargs: dict) -> Any:
     impl, name = _implementation(func)
     special = _SPECIAL.get(name) if impl is not None or name in _SPECIAL else None
     if impl is None and special is None:
-        return NotImplemented
+        raise TypeError(not_implemented_message(func))
     device = _find_device(args) or _find_device(kwargs)
     if special is not None:
         return special(tuple(_upload(a, device) for a in args),

@@ -46,6 +46,16 @@ class EwOp:
 
 
 OPS: dict[str, EwOp] = {}
+# Records made at run time for user elementwise kernels that jit fuses
+# (``clnp._custom_kernels.fusable_op``): codegen finds them through ``lookup``; they are kept
+# apart so that the namespace, operators and rules generated from OPS never see them.
+CUSTOM: dict[str, EwOp] = {}
+
+
+def lookup(name: str) -> EwOp:
+    """The record of op ``name``: the table's, or a fused user kernel's."""
+    rec = OPS.get(name)
+    return rec if rec is not None else CUSTOM[name]
 
 
 def ew(name: str, nin: int, category: str, c: Mapping[str, str], ref: Callable, **kw) -> None:

@@ -41,6 +41,9 @@ class EvalInterpreter:
 
 EVAL = EvalInterpreter()   # eager fast paths test ``current_interpreter() is EVAL``
 _CURRENT: ContextVar[Any] = ContextVar("clnp_interpreter", default=EVAL)
+# how many transformations are running on this context: their rules evaluate primitives one
+# level down, at EVAL, yet the user's call is not eager (no host read may decide anything)
+_DEPTH: ContextVar[int] = ContextVar("clnp_transform_depth", default=0)
 
 
 def current_interpreter() -> Any:
@@ -49,11 +52,33 @@ def current_interpreter() -> Any:
 
 @contextmanager
 def set_interpreter(interp: Any) -> Iterator[None]:
+    """Make ``interp`` current for the block; any interpreter but EVAL also counts as a
+    transformation in progress (see :func:`in_transformation`)."""
     token = _CURRENT.set(interp)
+    depth = _DEPTH.set(_DEPTH.get() + 1) if interp is not EVAL else None
     try:
         yield
     finally:
+        if depth is not None:
+            _DEPTH.reset(depth)
         _CURRENT.reset(token)
+
+
+@contextmanager
+def transforming() -> Iterator[None]:
+    """Count the block as part of a transformation (e.g. a VJP's backward pass, which runs
+    after its interpreter is gone)."""
+    token = _DEPTH.set(_DEPTH.get() + 1)
+    try:
+        yield
+    finally:
+        _DEPTH.reset(token)
+
+
+def in_transformation() -> bool:
+    """Whether a transformation (``clnp_grad``'s grad, vmap, jit...) is running, even where
+    its rules evaluate primitives eagerly one level down."""
+    return _DEPTH.get() > 0 or _CURRENT.get() is not EVAL
 
 
 PRIMITIVES: dict[str, Primitive] = {}

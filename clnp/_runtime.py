@@ -258,6 +258,7 @@ class Device:
             k = cl.Kernel(self.build(source), name)  # one object per spec: own arg dtypes
             if arg_dtypes is not None:
                 k.set_scalar_arg_dtypes(arg_dtypes)
+                k._clnp_arg_dtypes = tuple(arg_dtypes)    # for _bound.bind
             self._kernels[key] = k
         return k
 

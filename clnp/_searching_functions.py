@@ -38,31 +38,116 @@ def _argsearch(x: Any, op: str, axis: Any, keepdims: bool) -> Any:
 
 
 def argmax(x: Any, /, *, axis: int | None = None, keepdims: bool = False) -> Any:
-    """Returns the indices of the maximum values along a specified axis.
+    """Indices of the maximum values along ``axis``.
 
-    When the maximum value occurs multiple times, only the index of the first occurrence is
-    returned; NaN counts as the maximum (the first NaN wins, as in NumPy). With ``axis=None``
-    the index is into the flattened array. The result has the default index dtype (int64);
-    a zero-size search raises ValueError."""
+    When the maximum occurs several times, the index of the first occurrence is returned;
+    NaN counts as the maximum (the first NaN wins, as in NumPy).
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    axis : int, optional
+        The axis (the flattened array when None).
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions, so the result broadcasts against
+        ``x``.
+
+    Returns
+    -------
+    array
+        Indices of the default index dtype (int64).
+
+    Raises
+    ------
+    ValueError
+        A zero-size search.
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.asarray([[1, 5, 5], [7, 0, 2]])
+    >>> print(clnp.argmax(x, axis=1))
+    [1 0]
+    >>> int(clnp.argmax(x))
+    3
+    """
     return _argsearch(x, "argmax", axis, keepdims)
 
 
 def argmin(x: Any, /, *, axis: int | None = None, keepdims: bool = False) -> Any:
-    """Returns the indices of the minimum values along a specified axis.
+    """Indices of the minimum values along ``axis``.
 
-    When the minimum value occurs multiple times, only the index of the first occurrence is
-    returned; NaN counts as the minimum (the first NaN wins, as in NumPy). With ``axis=None``
-    the index is into the flattened array. The result has the default index dtype (int64);
-    a zero-size search raises ValueError."""
+    When the minimum occurs several times, the index of the first occurrence is returned;
+    NaN counts as the minimum (the first NaN wins, as in NumPy).
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    axis : int, optional
+        The axis (the flattened array when None).
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions, so the result broadcasts against
+        ``x``.
+
+    Returns
+    -------
+    array
+        Indices of the default index dtype (int64).
+
+    Raises
+    ------
+    ValueError
+        A zero-size search.
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.argmin(clnp.asarray([[1, 5, 0], [7, 0, 0]]), axis=1))
+    [2 1]
+    """
     return _argsearch(x, "argmin", axis, keepdims)
 
 
 def count_nonzero(x: Any, /, *, axis: int | tuple[int, ...] | None = None,
                   keepdims: bool = False) -> Any:
-    """Counts the number of array elements which are non-zero.
+    """Count the non-zero elements along ``axis``.
 
-    Complex elements are non-zero when either component is; booleans when True. The result
-    has the default index dtype (int64)."""
+    Parameters
+    ----------
+    x : array
+        Input array.
+    axis : int or tuple of int, optional
+        The axes to reduce (all of them when None).
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions, so the result broadcasts against
+        ``x``.
+
+    Returns
+    -------
+    array
+        Counts of the default index dtype (int64). Complex elements are non-zero when
+        either component is.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.asarray([[0, 1, 2], [0, 0, 3]])
+    >>> int(clnp.count_nonzero(x))
+    3
+    >>> print(clnp.count_nonzero(x, axis=0))
+    [0 1 2]
+    """
     check_array(x, "count_nonzero")
     axes = normalize_axes(axis, x.ndim, "count_nonzero")
     if x.dtype == dt.bool_:
@@ -76,11 +161,33 @@ def count_nonzero(x: Any, /, *, axis: int | tuple[int, ...] | None = None,
 
 
 def nonzero(x: Any, /) -> tuple[Any, ...]:
-    """Returns the indices of the array elements which are non-zero.
+    """Indices of the non-zero elements.
 
-    A tuple of ``x.ndim`` int64 arrays, one per dimension, with the indices in row-major
-    (C) order. Zero-dimensional input raises ValueError. The output shape depends on the data:
-    the count of non-zero elements is read back to the host."""
+    The output shape depends on the data: the count of non-zero elements is read back to the
+    host.
+
+    Parameters
+    ----------
+    x : array
+        Array of at least one dimension.
+
+    Returns
+    -------
+    tuple of array
+        ``x.ndim`` int64 arrays, one per dimension, with the indices in row-major order.
+
+    Raises
+    ------
+    ValueError
+        ``x`` is zero-dimensional.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> rows, cols = clnp.nonzero(clnp.asarray([[0, 1], [2, 0]]))
+    >>> print(rows, cols)
+    [0 1] [1 0]
+    """
     check_array(x, "nonzero")
     if x.ndim == 0:
         raise ValueError("nonzero: zero-dimensional arrays are not allowed; use "
@@ -89,14 +196,40 @@ def nonzero(x: Any, /) -> tuple[Any, ...]:
 
 
 def searchsorted(x1: Any, x2: Any, /, *, side: str = "left", sorter: Any = None) -> Any:
-    """Finds the indices into ``x1`` such that, if the corresponding elements in ``x2`` were
-    inserted before the indices, the order of ``x1``, when sorted in ascending order, would be
-    preserved.
+    """Indices where ``x2``'s elements would be inserted into sorted ``x1`` to keep it sorted.
 
-    ``x1`` is one-dimensional and sorted ascending, or ``sorter`` holds the indices that sort
-    it. ``side='left'`` returns ``i`` with ``x1[i-1] < v <= x1[i]``, ``side='right'`` with
-    ``x1[i-1] <= v < x1[i]``. ``x2`` may be a Python scalar (a 0-d result). NaNs sort last, as
-    in NumPy. The result has the default index dtype (int64) and the shape of ``x2``."""
+    Parameters
+    ----------
+    x1 : array
+        1-D array, sorted ascending unless ``sorter`` is given.
+    x2 : array or scalar
+        The values to insert (a Python scalar gives a 0-d result).
+    side : {'left', 'right'}, default 'left'
+        ``left`` returns ``i`` with ``x1[i-1] < v <= x1[i]``, ``right`` with ``x1[i-1]
+        <= v < x1[i]``.
+    sorter : array, optional
+        Indices that sort ``x1``.
+
+    Returns
+    -------
+    array
+        Indices of the default index dtype (int64), of ``x2``'s shape. NaNs sort last,
+        as in NumPy.
+
+    Raises
+    ------
+    ValueError
+        ``x1`` is not one-dimensional, or ``side`` is neither 'left' nor 'right'.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> edges = clnp.asarray([1.0, 2.0, 3.0])
+    >>> print(clnp.searchsorted(edges, clnp.asarray([0.5, 2.0, 9.0])))
+    [0 1 3]
+    >>> print(clnp.searchsorted(edges, clnp.asarray([2.0]), side="right"))
+    [2]
+    """
     check_array(x1, "searchsorted", "x1")
     if side not in ("left", "right"):
         raise ValueError(f"searchsorted: side must be 'left' or 'right'; got {side!r}")

@@ -37,46 +37,126 @@ def _unique(x: Any, fname: str, index: bool, inverse: bool, counts: bool,
 
 
 def unique_all(x: Any, /) -> UniqueAllResult:
-    """Returns the unique elements of an input array ``x``, the first occurring indices for
-    each unique element in ``x``, the indices from the set of unique elements that reconstruct
-    ``x``, and the corresponding counts for each unique element in ``x``.
+    """The unique elements of ``x``, their first indices, the inverse indices and the counts.
 
-    ``x`` is flattened. The result is a namedtuple ``(values, indices, inverse_indices,
-    counts)``; ``values`` is sorted, ``inverse_indices`` has the shape of ``x``, and the index
-    arrays have the default index dtype. NaNs are distinct (each has a count of one); ``-0.0``
-    and ``+0.0`` are one value.
+    ``x`` is flattened. NaNs are distinct (each has a count of one); ``-0.0`` and ``+0.0``
+    are one value. The result shape depends on the data: the count is read back to the host.
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+
+    Returns
+    -------
+    UniqueAllResult
+        Named tuple ``(values, indices, inverse_indices, counts)``: ``values`` sorted,
+        ``inverse_indices`` of ``x``'s shape, index arrays of the default index dtype.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a clnp array.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> r = clnp.unique_all(clnp.asarray([3, 1, 3, 2]))
+    >>> print(r.values, r.indices, r.inverse_indices, r.counts)
+    [1 2 3] [1 3 0] [2 0 2 1] [1 1 2]
     """
     v, i, inv, c = _unique(x, "unique_all", True, True, True)
     return UniqueAllResult(v, i, inv, c)
 
 
 def unique_counts(x: Any, /) -> UniqueCountsResult:
-    """Returns the unique elements of an input array ``x`` and the corresponding counts for
-    each unique element in ``x``.
+    """The unique elements of ``x`` and how often each occurs.
 
-    ``x`` is flattened; the result is a namedtuple ``(values, counts)`` with sorted
-    ``values``. NaNs are distinct; signed zeros are one value with an aggregated count.
+    ``x`` is flattened. NaNs are distinct; signed zeros are one value with an aggregated
+    count.
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+
+    Returns
+    -------
+    UniqueCountsResult
+        Named tuple ``(values, counts)`` with sorted ``values``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a clnp array.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> values, counts = clnp.unique_counts(clnp.asarray([2, 2, 5]))
+    >>> print(values, counts)
+    [2 5] [2 1]
     """
     v, _, _, c = _unique(x, "unique_counts", False, False, True)
     return UniqueCountsResult(v, c)
 
 
 def unique_inverse(x: Any, /) -> UniqueInverseResult:
-    """Returns the unique elements of an input array ``x`` and the indices from the set of
-    unique elements that reconstruct ``x``.
+    """The unique elements of ``x`` and the indices that rebuild ``x`` from them.
 
-    ``x`` is flattened; the result is a namedtuple ``(values, inverse_indices)`` with sorted
-    ``values`` and ``inverse_indices`` of the shape of ``x``. NaNs are distinct.
+    Parameters
+    ----------
+    x : array
+        Input array.
+
+    Returns
+    -------
+    UniqueInverseResult
+        Named tuple ``(values, inverse_indices)``: sorted ``values``,
+        ``inverse_indices`` of ``x``'s shape.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a clnp array.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> values, inverse = clnp.unique_inverse(clnp.asarray([[5, 1], [1, 5]]))
+    >>> print(values)
+    [1 5]
+    >>> print(values[inverse])
+    [[5 1]
+     [1 5]]
     """
     v, _, inv, _ = _unique(x, "unique_inverse", False, True, False)
     return UniqueInverseResult(v, inv)
 
 
 def unique_values(x: Any, /) -> Any:
-    """Returns the unique elements of an input array ``x``.
+    """The unique elements of ``x``, sorted.
 
-    ``x`` is flattened; the result is a sorted one-dimensional array of the dtype of ``x``.
-    NaNs are distinct; signed zeros are one value.
+    Parameters
+    ----------
+    x : array
+        Input array.
+
+    Returns
+    -------
+    array
+        1-D array of ``x``'s dtype. NaNs are distinct; signed zeros are one value.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a clnp array.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.unique_values(clnp.asarray([3, 1, 3, 1])))
+    [1 3]
     """
     return _unique(x, "unique_values", False, False, False)[0]
 
@@ -84,10 +164,42 @@ def unique_values(x: Any, /) -> Any:
 def unique(ar: Any, return_index: bool = False, return_inverse: bool = False,
            return_counts: bool = False, axis: int | None = None, *, equal_nan: bool = True,
            sorted: bool = True) -> Any:
-    """NumPy's ``unique``: the sorted unique elements of the flattened ``ar``, and optionally
-    the indices of their first occurrences, the inverse indices (shaped like ``ar``) and the
-    counts. ``equal_nan`` (the default, as in NumPy) collapses all NaNs into one value.
-    Only ``axis=None`` is supported."""
+    """NumPy's ``unique``: the sorted unique elements of the flattened ``ar``.
+
+    Parameters
+    ----------
+    ar : array
+        Input array (flattened).
+    return_index : bool, default False
+        Also return the indices of the first occurrences.
+    return_inverse : bool, default False
+        Also return the inverse indices (shaped like ``ar``).
+    return_counts : bool, default False
+        Also return the counts.
+    axis : None
+        Only None (the flattened array) is supported.
+    equal_nan : bool, default True
+        Collapse all NaNs into one value, as NumPy does.
+    sorted : bool, default True
+        The values are always sorted.
+
+    Returns
+    -------
+    array or tuple of array
+        The unique values, followed by the requested index, inverse and count arrays.
+
+    Raises
+    ------
+    NotImplementedError
+        ``axis`` other than None.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> values, counts = clnp.unique(clnp.asarray([2, 1, 2]), return_counts=True)
+    >>> print(values, counts)
+    [1 2] [1 2]
+    """
     if axis is not None:
         raise NotImplementedError("unique: only axis=None is supported (unique sub-arrays "
                                   "along an axis are not implemented)")
@@ -99,12 +211,35 @@ def unique(ar: Any, return_index: bool = False, return_inverse: bool = False,
 
 
 def isin(x1: Any, x2: Any, /, *, invert: bool = False) -> Any:
-    """Tests for each element in ``x1`` whether the element is in ``x2``.
+    """Test whether each element of ``x1`` is in ``x2``.
 
-    ``x1`` and ``x2`` are arrays or Python scalars (at least one an array), compared by value
-    equality (``equal``) after type promotion: NaN is in nothing, ``-0.0`` equals ``+0.0``.
-    With ``invert`` the test is whether the element is *not* in ``x2``. The result is a
-    boolean array of the shape of ``x1`` (0-d when ``x1`` is a scalar).
+    Values compare by equality after type promotion: NaN is in nothing, ``-0.0`` equals
+    ``+0.0``.
+
+    Parameters
+    ----------
+    x1 : array or scalar
+        The elements to test (at least one of ``x1``, ``x2`` is an array).
+    x2 : array or scalar
+        The elements to test against.
+    invert : bool, default False
+        Test whether each element is *not* in ``x2``.
+
+    Returns
+    -------
+    array
+        Boolean array of ``x1``'s shape (0-d when ``x1`` is a scalar).
+
+    Raises
+    ------
+    TypeError
+        Neither argument is an array.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.isin(clnp.asarray([1, 2, 3, 4]), clnp.asarray([2, 4])))
+    [False  True False  True]
     """
     from ._creation_functions import asarray, full
     a1, a2 = is_array(x1), is_array(x2)

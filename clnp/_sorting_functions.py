@@ -16,13 +16,39 @@ def _check(x: Any, axis: Any, fname: str) -> int:
 
 
 def argsort(x: Any, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:
-    """Returns the indices that sort an array ``x`` along a specified axis.
+    """Indices that sort ``x`` along ``axis``.
 
-    ``descending`` sorts in descending order; ``stable`` keeps the relative order of values
-    that compare as equal (clnp's sort is always stable, so ties keep their input order in
-    both directions). NaNs sort after every other value (before them when ``descending``),
-    ``-0.0`` equals ``+0.0``, and complex values order lexicographically as in NumPy. Returns
-    an array of the default index dtype (int64) with the shape of ``x``.
+    NaNs sort after every other value (before them when ``descending``), ``-0.0`` equals
+    ``+0.0``, and complex values order lexicographically as in NumPy.
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    axis : int, default -1
+        The axis to sort along.
+    descending : bool, default False
+        Sort in descending order.
+    stable : bool, default True
+        Keep ties in input order (clnp's sort is always stable, in both directions).
+
+    Returns
+    -------
+    array
+        Indices of the default index dtype (int64), of ``x``'s shape.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.argsort(clnp.asarray([3, 1, 2])))
+    [1 2 0]
+    >>> print(clnp.argsort(clnp.asarray([3, 1, 3]), descending=True))
+    [0 2 1]
     """
     a = _check(x, axis, "argsort")
     return primitive("argsort").bind(x, axis=a, descending=bool(descending),
@@ -30,12 +56,38 @@ def argsort(x: Any, /, *, axis: int = -1, descending: bool = False, stable: bool
 
 
 def sort(x: Any, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:
-    """Returns a sorted copy of an input array ``x``.
+    """A sorted copy of ``x``.
 
-    ``axis`` is the axis along which to sort; ``descending`` sorts in descending order;
-    ``stable`` keeps the relative order of values that compare as equal (always the case
-    here). NaNs sort after every other value (before them when ``descending``). The result
-    has the data type and shape of ``x``.
+    Parameters
+    ----------
+    x : array
+        Input array.
+    axis : int, default -1
+        The axis to sort along.
+    descending : bool, default False
+        Sort in descending order.
+    stable : bool, default True
+        Keep ties in input order (always the case).
+
+    Returns
+    -------
+    array
+        Array of ``x``'s shape and dtype. NaNs sort after every other value (before them
+        when ``descending``).
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.sort(clnp.asarray([[3, 1, 2], [0, 5, 4]])))
+    [[1 2 3]
+     [0 4 5]]
+    >>> print(clnp.sort(clnp.asarray([3.0, float("nan"), 1.0])))
+    [ 1.  3. nan]
     """
     a = _check(x, axis, "sort")
     return primitive("sort").bind(x, axis=a, descending=bool(descending), stable=bool(stable))

@@ -44,8 +44,40 @@ def _reduce(x: Any, op: str, axis: Any, keepdims: bool, acc: np.dtype, out: np.d
 
 
 def sum(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
-    """Sum of the elements over ``axis`` (all axes when None). Integer inputs accumulate in
-    the default integer type of their signedness unless ``dtype`` is given."""
+    """Sum of the elements over ``axis``.
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    axis : int or tuple of int, optional
+        The axes to reduce (all of them when None).
+    dtype : dtype, optional
+        The accumulator and result dtype (default: integers in the default integer type
+        of their signedness).
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions, so the result broadcasts against
+        ``x``.
+
+    Returns
+    -------
+    array
+        The sums; zero for an empty reduction.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.asarray([[1, 2], [3, 4]])
+    >>> print(clnp.sum(x, axis=0))
+    [4 6]
+    >>> clnp.sum(x, axis=1, keepdims=True).shape
+    (2, 1)
+    """
     check_array(x, "sum")
     if x.dtype.kind not in "biufc":
         raise TypeError(f"sum requires numeric input; got {x.dtype}")
@@ -55,7 +87,37 @@ def sum(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = Fals
 
 
 def prod(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
-    """Product of the elements over ``axis`` (all axes when None)."""
+    """Product of the elements over ``axis``.
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    axis : int or tuple of int, optional
+        The axes to reduce (all of them when None).
+    dtype : dtype, optional
+        The accumulator and result dtype (default: integers in the default integer type
+        of their signedness).
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions, so the result broadcasts against
+        ``x``.
+
+    Returns
+    -------
+    array
+        The products; one for an empty reduction.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.prod(clnp.asarray([[1, 2], [3, 4]]), axis=1))
+    [ 2 12]
+    """
     check_array(x, "prod")
     d = _acc_dtype(x, dtype, "prod")
     acc = dt.float32 if d == dt.float16 else d
@@ -75,12 +137,70 @@ def _minmax(x: Any, op: str, axis: Any, keepdims: bool) -> Any:
 
 
 def max(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
-    """Maximum over ``axis``; NaN propagates. Zero-size reductions raise ValueError."""
+    """Maximum over ``axis``; NaN propagates.
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    axis : int or tuple of int, optional
+        The axes to reduce (all of them when None).
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions, so the result broadcasts against
+        ``x``.
+
+    Returns
+    -------
+    array
+        The maxima, of ``x``'s dtype.
+
+    Raises
+    ------
+    ValueError
+        A zero-size reduction.
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.max(clnp.asarray([[1, 5], [3, 2]]), axis=0))
+    [3 5]
+    """
     return _minmax(x, "max", axis, keepdims)
 
 
 def min(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
-    """Minimum over ``axis``; NaN propagates. Zero-size reductions raise ValueError."""
+    """Minimum over ``axis``; NaN propagates.
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    axis : int or tuple of int, optional
+        The axes to reduce (all of them when None).
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions, so the result broadcasts against
+        ``x``.
+
+    Returns
+    -------
+    array
+        The minima, of ``x``'s dtype.
+
+    Raises
+    ------
+    ValueError
+        A zero-size reduction.
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> int(clnp.min(clnp.asarray([[1, 5], [3, 2]])))
+    1
+    """
     return _minmax(x, "min", axis, keepdims)
 
 
@@ -98,8 +218,35 @@ def _count(x: Any, axis: Any, fname: str) -> int:
 
 
 def mean(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
-    """Arithmetic mean over ``axis``; NaN for an empty reduction (integers: NumPy promotes to
-    the default floating type)."""
+    """Arithmetic mean over ``axis``.
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    axis : int or tuple of int, optional
+        The axes to reduce (all of them when None).
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions, so the result broadcasts against
+        ``x``.
+
+    Returns
+    -------
+    array
+        The means; NaN for an empty reduction. Integer input gives the default floating
+        type (NumPy's promotion).
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.mean(clnp.asarray([[1.0, 2.0], [3.0, 4.0]]), axis=0))
+    [2. 3.]
+    """
     x = _float_input(x, "mean")
     n = _count(x, axis, "mean")
     s = sum(x, axis=axis, keepdims=keepdims)
@@ -107,10 +254,55 @@ def mean(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
     return divide(s, float(n) if n else float("nan"))
 
 
-def var(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool = False) -> Any:
-    """Variance over ``axis`` with ``correction`` degrees of freedom removed (NumPy ``ddof``);
-    complex input gives the variance of |x - mean|."""
+def _correction(correction: float, ddof: float | None, fname: str) -> float:
+    """NumPy's ``ddof`` is the standard's ``correction`` under another name."""
+    if ddof is None:
+        return correction
+    if correction != 0.0:
+        raise TypeError(f"{fname}(): got both 'ddof' and 'correction' (NumPy's and the "
+                        f"standard's name for one argument); pass one")
+    return ddof
+
+
+def var(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool = False,
+        ddof: float | None = None) -> Any:
+    """Variance over ``axis``.
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    axis : int or tuple of int, optional
+        The axes to reduce (all of them when None).
+    correction : float, default 0.0
+        Degrees of freedom removed from the count.
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions, so the result broadcasts against
+        ``x``.
+    ddof : float, optional
+        NumPy's name for ``correction``; give one of the two.
+
+    Returns
+    -------
+    array
+        The variances, of a floating dtype (complex input: the variance of ``|x -
+        mean|``).
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range for ``x``.
+    TypeError
+        Both ``ddof`` and ``correction`` are given.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> float(clnp.var(clnp.asarray([1.0, 2.0, 3.0, 4.0])))
+    1.25
+    """
     from ._elementwise_functions import abs as _abs, divide, multiply, real, square, subtract, conj
+    correction = _correction(correction, ddof, "var")
     x = _float_input(x, "var")
     n = _count(x, axis, "var")
     m = mean(x, axis=axis, keepdims=True)
@@ -122,9 +314,46 @@ def var(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool 
         divide(s, float("nan"))
 
 
-def std(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool = False) -> Any:
-    """Standard deviation: ``sqrt(var(x, axis, correction))``."""
+def std(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool = False,
+        ddof: float | None = None) -> Any:
+    """Standard deviation over ``axis``: ``sqrt(var(x, axis, correction))``.
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    axis : int or tuple of int, optional
+        The axes to reduce (all of them when None).
+    correction : float, default 0.0
+        Degrees of freedom removed from the count.
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions, so the result broadcasts against
+        ``x``.
+    ddof : float, optional
+        NumPy's name for ``correction``; give one of the two.
+
+    Returns
+    -------
+    array
+        The standard deviations, of a floating dtype.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range for ``x``.
+    TypeError
+        Both ``ddof`` and ``correction`` are given.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> float(clnp.std(clnp.asarray([1.0, 3.0])))
+    1.0
+    >>> float(clnp.std(clnp.asarray([1.0, 3.0, 5.0]), correction=1))
+    2.0
+    """
     from ._elementwise_functions import sqrt
+    correction = _correction(correction, ddof, "std")
     return sqrt(var(x, axis=axis, correction=correction, keepdims=keepdims))
 
 
@@ -134,10 +363,67 @@ def _logical(x: Any, op: str, axis: Any, keepdims: bool) -> Any:
 
 
 def all(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
-    """Whether every element along ``axis`` is true (non-zero); True for empty input."""
+    """Whether every element along ``axis`` is true (non-zero).
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    axis : int or tuple of int, optional
+        The axes to reduce (all of them when None).
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions, so the result broadcasts against
+        ``x``.
+
+    Returns
+    -------
+    array
+        Boolean array; True for an empty reduction.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.asarray([[True, False], [True, True]])
+    >>> print(clnp.all(x, axis=0))
+    [ True False]
+    >>> bool(clnp.all(x))
+    False
+    """
     return _logical(x, "all", axis, keepdims)
 
 
 def any(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
-    """Whether any element along ``axis`` is true (non-zero); False for empty input."""
+    """Whether any element along ``axis`` is true (non-zero).
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    axis : int or tuple of int, optional
+        The axes to reduce (all of them when None).
+    keepdims : bool, default False
+        Keep the reduced axes as size-one dimensions, so the result broadcasts against
+        ``x``.
+
+    Returns
+    -------
+    array
+        Boolean array; False for an empty reduction.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.any(clnp.asarray([[0, 1], [0, 0]]), axis=1))
+    [ True False]
+    """
     return _logical(x, "any", axis, keepdims)

@@ -39,13 +39,45 @@ def _shifted(x: Any, ax: int, start: int, length: int) -> Any:
 
 def diff(x: Any, /, *, axis: int = -1, n: int = 1, prepend: Any = None,
          append: Any = None) -> Any:
-    """Calculates the n-th discrete forward difference along a specified axis.
+    """The ``n``-th discrete forward difference along ``axis``.
 
-    The first-order difference is ``out[i] = x[i+1] - x[i]`` along ``axis``; higher orders
-    are computed recursively. ``prepend``/``append`` (same shape as ``x`` except along
-    ``axis``; other dtypes are promoted) are joined to ``x`` first, so the result has
-    ``M + N1 + N2 - n`` elements along ``axis`` (none when ``n`` exceeds that). Boolean input
-    differences with ``!=``, as NumPy does."""
+    Parameters
+    ----------
+    x : array
+        Input array.
+    axis : int, default -1
+        The axis.
+    n : int, default 1
+        The order; higher orders are computed recursively.
+    prepend : array or scalar, optional
+        Values joined before ``x`` along ``axis`` (same shape as ``x`` except along it;
+        other dtypes promote).
+    append : array or scalar, optional
+        Values joined after ``x``.
+
+    Returns
+    -------
+    array
+        ``out[i] = x[i+1] - x[i]`` along ``axis``, with ``M + N1 + N2 - n`` elements
+        there (none when ``n`` exceeds that). Boolean input differences with ``!=``, as
+        NumPy does.
+
+    Raises
+    ------
+    ValueError
+        ``n`` is negative.
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.asarray([1, 4, 9, 16])
+    >>> print(clnp.diff(x))
+    [3 5 7]
+    >>> print(clnp.diff(x, n=2))
+    [2 2]
+    """
     check_array(x, "diff")
     try:
         n = operator.index(n)

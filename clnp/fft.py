@@ -129,65 +129,278 @@ def _many(x: Any, s: Any, axes: Any, norm: Any, fname: str, inverse: bool) -> An
 
 # ------------------------------------------------------------------------------ transforms
 def fft(x: Any, /, *, n: Optional[int] = None, axis: int = -1, norm: Norm = "backward") -> Any:
-    """Computes the one-dimensional discrete Fourier transform.
+    """One-dimensional discrete Fourier transform.
 
-    ``n`` is the number of points (the axis is zero-padded or trimmed to it; default: its
-    length), ``axis`` the transformed axis, ``norm`` the normalization (``'backward'``: none,
-    ``'ortho'``: ``1/sqrt(n)``, ``'forward'``: ``1/n``). Returns a complex array of the
-    precision of ``x``; the transformed axis has size ``n``."""
+    Parameters
+    ----------
+    x : array
+        Input array.
+    n : int, optional
+        Number of points: the axis is zero-padded or trimmed to it (default: its
+        length).
+    axis : int, default -1
+        The transformed axis.
+    norm : {'backward', 'ortho', 'forward'}, default 'backward'
+        Normalisation of the forward transform: none, ``1/sqrt(n)`` or ``1/n``.
+
+    Returns
+    -------
+    array
+        Complex array of ``x``'s precision; the transformed axis has size ``n``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not of a floating-point (or, where accepted, complex) dtype.
+    ValueError
+        ``n`` below 1, or an invalid ``norm``.
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.fft.fft(clnp.asarray([1.0, 2.0, 3.0, 4.0])))
+    [10.+0.j -2.+2.j -2.+0.j -2.-2.j]
+    """
     return _one(x, "fft", n, axis, norm, "c2c", False)
 
 
 def ifft(x: Any, /, *, n: Optional[int] = None, axis: int = -1,
          norm: Norm = "backward") -> Any:
-    """Computes the one-dimensional inverse discrete Fourier transform.
+    """One-dimensional inverse discrete Fourier transform.
 
-    ``n``, ``axis`` as for :func:`fft`; ``norm``: ``'backward'`` scales by ``1/n``,
-    ``'ortho'`` by ``1/sqrt(n)``, ``'forward'`` not at all."""
+    Parameters
+    ----------
+    x : array
+        Input array.
+    n : int, optional
+        Number of points: the axis is zero-padded or trimmed to it (default: its
+        length).
+    axis : int, default -1
+        The transformed axis.
+    norm : {'backward', 'ortho', 'forward'}, default 'backward'
+        Normalisation of the inverse transform: ``1/n``, ``1/sqrt(n)`` or none.
+
+    Returns
+    -------
+    array
+        Complex array of ``x``'s precision.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not of a floating-point (or, where accepted, complex) dtype.
+    ValueError
+        ``n`` below 1, or an invalid ``norm``.
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.asarray([1.0, 2.0, 3.0, 4.0])
+    >>> print(clnp.fft.ifft(clnp.fft.fft(x)).real)
+    [1. 2. 3. 4.]
+    """
     return _one(x, "ifft", n, axis, norm, "c2c", True)
 
 
 def fftn(x: Any, /, *, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None,
          norm: Norm = "backward") -> Any:
-    """Computes the n-dimensional discrete Fourier transform.
+    """N-dimensional discrete Fourier transform.
 
-    ``s`` gives the number of points along each axis of ``axes`` (``-1``: the input's
-    length; default: the input's shape), ``axes`` the transformed axes (default: all, or the
-    last ``len(s)``). ``norm`` as for :func:`fft`, with ``n = prod(s)``."""
+    Parameters
+    ----------
+    x : array
+        Input array.
+    s : sequence of int, optional
+        Number of points along each axis of ``axes`` (-1: the input's length; default:
+        the input's shape).
+    axes : sequence of int, optional
+        The transformed axes (default: all, or the last ``len(s)``).
+    norm : {'backward', 'ortho', 'forward'}, default 'backward'
+        As for :func:`fft`, with ``n = prod(s)``.
+
+    Returns
+    -------
+    array
+        Complex array of ``x``'s precision.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not of a floating-point (or, where accepted, complex) dtype.
+    ValueError
+        ``n`` below 1, or an invalid ``norm``.
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.fft.fftn(clnp.ones((2, 2))))
+    [[4.+0.j 0.+0.j]
+     [0.+0.j 0.+0.j]]
+    """
     return _many(x, s, axes, norm, "fftn", False)
 
 
 def ifftn(x: Any, /, *, s: Optional[Sequence[int]] = None,
           axes: Optional[Sequence[int]] = None, norm: Norm = "backward") -> Any:
-    """Computes the n-dimensional inverse discrete Fourier transform (``s``, ``axes`` as for
-    :func:`fftn`, ``norm`` as for :func:`ifft`)."""
+    """N-dimensional inverse discrete Fourier transform.
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    s : sequence of int, optional
+        Number of points along each axis of ``axes`` (-1: the input's length; default:
+        the input's shape).
+    axes : sequence of int, optional
+        The transformed axes (default: all, or the last ``len(s)``).
+    norm : {'backward', 'ortho', 'forward'}, default 'backward'
+        Normalisation of the inverse transform: ``1/n``, ``1/sqrt(n)`` or none.
+
+    Returns
+    -------
+    array
+        Complex array of ``x``'s precision.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not of a floating-point (or, where accepted, complex) dtype.
+    ValueError
+        ``n`` below 1, or an invalid ``norm``.
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.asarray([[1.0, 2.0], [3.0, 4.0]])
+    >>> print(clnp.fft.ifftn(clnp.fft.fftn(x)).real)
+    [[1. 2.]
+     [3. 4.]]
+    """
     return _many(x, s, axes, norm, "ifftn", True)
 
 
 def rfft(x: Any, /, *, n: Optional[int] = None, axis: int = -1,
          norm: Norm = "backward") -> Any:
-    """Computes the one-dimensional discrete Fourier transform for real-valued input.
+    """One-dimensional discrete Fourier transform of real input.
 
-    ``x`` must have a real floating-point dtype; the result is complex of the same precision
-    and holds the ``n // 2 + 1`` non-negative frequencies along ``axis``."""
+    Parameters
+    ----------
+    x : array
+        Array of a real floating-point dtype.
+    n : int, optional
+        Number of points: the axis is zero-padded or trimmed to it (default: its
+        length).
+    axis : int, default -1
+        The transformed axis.
+    norm : {'backward', 'ortho', 'forward'}, default 'backward'
+        Normalisation of the forward transform: none, ``1/sqrt(n)`` or ``1/n``.
+
+    Returns
+    -------
+    array
+        Complex array of ``x``'s precision holding the ``n // 2 + 1`` non-negative
+        frequencies along ``axis``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not of a real floating-point dtype.
+    ValueError
+        ``n`` below 1, or an invalid ``norm``.
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.fft.rfft(clnp.asarray([1.0, 2.0, 3.0, 4.0])))
+    [10.+0.j -2.+2.j -2.+0.j]
+    """
     return _one(x, "rfft", n, axis, norm, "r2c", False, real_only=True)
 
 
 def irfft(x: Any, /, *, n: Optional[int] = None, axis: int = -1,
           norm: Norm = "backward") -> Any:
-    """Computes the one-dimensional inverse of :func:`rfft` for complex-valued input.
+    """Inverse of :func:`rfft`.
 
-    ``n`` is the length of the real output (default ``2 * (m - 1)`` for an axis of length
-    ``m``); the first ``n // 2 + 1`` input values are used (zero-padded when fewer). Returns
-    a real array of the precision of ``x``."""
+    Parameters
+    ----------
+    x : array
+        Complex array of the non-negative frequencies.
+    n : int, optional
+        Length of the real output (default ``2 * (m - 1)`` for an axis of length ``m``);
+        the first ``n // 2 + 1`` input values are used (zero-padded when fewer).
+    axis : int, default -1
+        The transformed axis.
+    norm : {'backward', 'ortho', 'forward'}, default 'backward'
+        Normalisation of the inverse transform: ``1/n``, ``1/sqrt(n)`` or none.
+
+    Returns
+    -------
+    array
+        Real array of ``x``'s precision.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not of a floating-point (or, where accepted, complex) dtype.
+    ValueError
+        ``n`` below 1, or an invalid ``norm``.
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.fft.irfft(clnp.fft.rfft(clnp.asarray([1.0, 2.0, 3.0, 4.0]))))
+    [1. 2. 3. 4.]
+    """
     return _one(x, "irfft", n, axis, norm, "c2r", True)
 
 
 def rfftn(x: Any, /, *, s: Optional[Sequence[int]] = None,
           axes: Optional[Sequence[int]] = None, norm: Norm = "backward") -> Any:
-    """Computes the n-dimensional discrete Fourier transform for real-valued input: a real
-    transform on the last axis of ``axes`` (which gets ``s[-1] // 2 + 1`` values), complex
-    transforms on the others."""
+    """N-dimensional discrete Fourier transform of real input.
+
+    Parameters
+    ----------
+    x : array
+        Array of a real floating-point dtype.
+    s : sequence of int, optional
+        Number of points along each axis of ``axes`` (-1: the input's length; default:
+        the input's shape).
+    axes : sequence of int, optional
+        The transformed axes (default: all, or the last ``len(s)``).
+    norm : {'backward', 'ortho', 'forward'}, default 'backward'
+        Normalisation of the forward transform: none, ``1/sqrt(n)`` or ``1/n``.
+
+    Returns
+    -------
+    array
+        A real transform on the last axis of ``axes`` (which gets ``s[-1] // 2 + 1``
+        values), complex transforms on the others.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not of a real floating-point dtype.
+    ValueError
+        Invalid ``s``, ``axes`` or ``norm``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.fft.rfftn(clnp.ones((2, 4))).shape
+    (2, 3)
+    """
     norm = _check_norm(norm, "rfftn")
     x = _check_input(x, "rfftn", real_only=True)
     sizes, ax = _cook(x, s, axes, "rfftn", False)
@@ -202,9 +415,40 @@ def rfftn(x: Any, /, *, s: Optional[Sequence[int]] = None,
 
 def irfftn(x: Any, /, *, s: Optional[Sequence[int]] = None,
            axes: Optional[Sequence[int]] = None, norm: Norm = "backward") -> Any:
-    """Computes the n-dimensional inverse of :func:`rfftn`: inverse complex transforms on
-    all but the last axis of ``axes``, then :func:`irfft` on it. ``s`` gives the output
-    sizes (default: the input's, ``2 * (m - 1)`` on the last axis)."""
+    """Inverse of :func:`rfftn`.
+
+    Parameters
+    ----------
+    x : array
+        Complex array.
+    s : sequence of int, optional
+        Output sizes (default: the input's, ``2 * (m - 1)`` on the last axis).
+    axes : sequence of int, optional
+        The transformed axes (default: all, or the last ``len(s)``).
+    norm : {'backward', 'ortho', 'forward'}, default 'backward'
+        Normalisation of the inverse transform: ``1/n``, ``1/sqrt(n)`` or none.
+
+    Returns
+    -------
+    array
+        Real array: inverse complex transforms on all but the last axis of ``axes``,
+        then :func:`irfft` on it.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not of a floating-point (or, where accepted, complex) dtype.
+    ValueError
+        ``n`` below 1, or an invalid ``norm``.
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.fft.irfftn(clnp.fft.rfftn(clnp.ones((2, 4)))).shape
+    (2, 4)
+    """
     norm = _check_norm(norm, "irfftn")
     x = _check_input(x, "irfftn")
     sizes, ax = _cook(x, s, axes, "irfftn", True)
@@ -219,17 +463,78 @@ def irfftn(x: Any, /, *, s: Optional[Sequence[int]] = None,
 
 def hfft(x: Any, /, *, n: Optional[int] = None, axis: int = -1,
          norm: Norm = "backward") -> Any:
-    """Computes the one-dimensional discrete Fourier transform of a signal with Hermitian
-    symmetry, given by its first ``n // 2 + 1`` values. Returns ``n`` real values (default
-    ``n = 2 * (m - 1)``); ``norm`` as for :func:`fft`."""
+    """Discrete Fourier transform of a Hermitian signal given by its first ``n // 2 + 1`` values.
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    n : int, optional
+        Length of the real output (default ``2 * (m - 1)``).
+    axis : int, default -1
+        The transformed axis.
+    norm : {'backward', 'ortho', 'forward'}, default 'backward'
+        Normalisation of the forward transform: none, ``1/sqrt(n)`` or ``1/n``.
+
+    Returns
+    -------
+    array
+        ``n`` real values.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not of a floating-point (or, where accepted, complex) dtype.
+    ValueError
+        ``n`` below 1, or an invalid ``norm``.
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.fft.hfft(clnp.asarray([1.0, 2.0, 3.0])))
+    [ 8. -2.  0. -2.]
+    """
     return _one(x, "hfft", n, axis, norm, "c2r", False)
 
 
 def ihfft(x: Any, /, *, n: Optional[int] = None, axis: int = -1,
           norm: Norm = "backward") -> Any:
-    """Computes the one-dimensional inverse discrete Fourier transform of a signal with
-    Hermitian symmetry: ``x`` is real, the result holds the ``n // 2 + 1`` non-negative
-    frequencies; ``norm`` as for :func:`ifft`."""
+    """Inverse discrete Fourier transform of a signal with Hermitian symmetry.
+
+    Parameters
+    ----------
+    x : array
+        Real array.
+    n : int, optional
+        Number of points: the axis is zero-padded or trimmed to it (default: its
+        length).
+    axis : int, default -1
+        The transformed axis.
+    norm : {'backward', 'ortho', 'forward'}, default 'backward'
+        Normalisation of the inverse transform: ``1/n``, ``1/sqrt(n)`` or none.
+
+    Returns
+    -------
+    array
+        Complex array of the ``n // 2 + 1`` non-negative frequencies.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not of a floating-point (or, where accepted, complex) dtype.
+    ValueError
+        ``n`` below 1, or an invalid ``norm``.
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.fft.ihfft(clnp.asarray([1.0, 2.0, 3.0, 4.0])))
+    [ 2.5+0.j  -0.5-0.5j -0.5+0.j ]
+    """
     return _one(x, "ihfft", n, axis, norm, "r2c", True, real_only=True)
 
 
@@ -267,15 +572,68 @@ def _freq(n: Any, d: Any, dtype: Any, device: Any, fname: str, full: bool) -> An
 
 
 def fftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> Any:
-    """Computes the discrete Fourier transform sample frequencies:
-    ``[0, 1, ..., ceil(n/2) - 1, -floor(n/2), ..., -1] / (d * n)``, of ``dtype`` (default:
-    the default real floating-point dtype) on ``device``."""
+    """Sample frequencies of the discrete Fourier transform.
+
+    Parameters
+    ----------
+    n : int
+        Window length.
+    d : float, default 1.0
+        Sample spacing.
+    dtype : dtype, optional
+        Real floating dtype (default: the default one).
+    device : Device, optional
+        Where the result lives (default: the default device, or ``x``'s device).
+
+    Returns
+    -------
+    array
+        ``[0, 1, ..., ceil(n/2) - 1, -floor(n/2), ..., -1] / (d * n)``.
+
+    Raises
+    ------
+    ValueError
+        ``n`` is not positive.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.fft.fftfreq(4))
+    [ 0.    0.25 -0.5  -0.25]
+    """
     return _freq(n, d, dtype, device, "fftfreq", True)
 
 
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> Any:
-    """Computes the discrete Fourier transform sample frequencies for :func:`rfft` and
-    :func:`irfft`: ``[0, 1, ..., n // 2] / (d * n)`` (the Nyquist frequency is positive)."""
+    """Sample frequencies for :func:`rfft` and :func:`irfft`.
+
+    Parameters
+    ----------
+    n : int
+        Window length.
+    d : float, default 1.0
+        Sample spacing.
+    dtype : dtype, optional
+        Real floating dtype (default: the default one).
+    device : Device, optional
+        Where the result lives (default: the default device, or ``x``'s device).
+
+    Returns
+    -------
+    array
+        ``[0, 1, ..., n // 2] / (d * n)`` (the Nyquist frequency is positive).
+
+    Raises
+    ------
+    ValueError
+        ``n`` is not positive.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.fft.rfftfreq(4))
+    [0.   0.25 0.5 ]
+    """
     return _freq(n, d, dtype, device, "rfftfreq", False)
 
 
@@ -288,11 +646,59 @@ def _shift(x: Any, axes: Any, fname: str, sign: int) -> Any:
 
 
 def fftshift(x: Any, /, *, axes: Optional[Union[int, Sequence[int]]] = None) -> Any:
-    """Shifts the zero-frequency component to the center of the spectrum: rolls each axis
-    of ``axes`` (default: all) by half its length."""
+    """Shift the zero-frequency component to the centre of the spectrum.
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    axes : int or sequence of int, optional
+        The axes (default: all), each rolled by half its length.
+
+    Returns
+    -------
+    array
+        The shifted array.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.fft.fftshift(clnp.fft.fftfreq(4)))
+    [-0.5  -0.25  0.    0.25]
+    """
     return _shift(x, axes, "fftshift", 1)
 
 
 def ifftshift(x: Any, /, *, axes: Optional[Union[int, Sequence[int]]] = None) -> Any:
-    """Inverse of :func:`fftshift` (they differ by one sample along odd-length axes)."""
+    """Inverse of :func:`fftshift` (they differ by one sample along odd-length axes).
+
+    Parameters
+    ----------
+    x : array
+        Input array.
+    axes : int or sequence of int, optional
+        The axes (default: all).
+
+    Returns
+    -------
+    array
+        The shifted array.
+
+    Raises
+    ------
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.asarray([0, 1, 2, 3, 4])
+    >>> print(clnp.fft.ifftshift(clnp.fft.fftshift(x)))
+    [0 1 2 3 4]
+    """
     return _shift(x, axes, "ifftshift", -1)

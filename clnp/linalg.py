@@ -13,11 +13,15 @@ Conventions where the standard leaves a choice:
 
 * Decompositions take float32, float64, complex64 and complex128 arrays; integer, boolean and
   float16 input raises ``TypeError`` (as NumPy's linalg does for float16).
-* No function checks whether its input is invertible, Hermitian or positive definite (the
-  standard leaves that open): ``cholesky`` of a matrix that is not positive definite returns
-  an all-NaN factor for that matrix, ``inv``/``solve`` of a singular matrix return inf/NaN
-  entries, ``det`` is 0 and ``slogdet`` is ``(0, -inf)``. (NumPy raises ``LinAlgError``;
-  clnp follows JAX, which keeps every call free of host synchronisation.)
+* Eager calls raise :class:`LinAlgError` (a subclass of ``numpy.linalg.LinAlgError``) where
+  NumPy raises: ``inv``/``solve``/``matrix_power(x, -n)`` of a singular matrix, ``cholesky``
+  of one that is not positive definite, ``svd``/``svdvals``/``pinv``/``matrix_rank``/
+  ``lstsq``/``cond`` when the SVD gives NaN, ``eig``/``eigvals`` of NaN or inf input,
+  ``eigh`` when the iteration does not converge. The kernels write a status per matrix and
+  the call reads it back once (see ``docs/linalg.md`` for the cost). Under ``clnp_grad``
+  transformations and ``jit`` nothing is read back and nothing raises: ``cholesky`` gives an
+  all-NaN factor, ``inv``/``solve`` inf/NaN entries, as in JAX. ``det`` is 0 and
+  ``slogdet`` ``(0, -inf)`` for a singular matrix everywhere, as in NumPy.
 * ``cholesky``, ``eigh`` and ``eigvalsh`` read the lower triangle (``cholesky(upper=True)``
   the upper one), like NumPy. Eigenvalues of ``eigh`` are ascending, singular values
   descending; ``eig`` returns complex eigenvalues and unit-norm eigenvectors in no particular
@@ -34,6 +38,7 @@ import numpy as np
 
 from . import _dtypes as dt
 from ._helpers import is_array, normalize_axes
+from ._linalg_info import LinAlgError, checked, reports_as
 from ._linear_algebra_functions import matmul, tensordot, vecdot
 from ._manipulation_functions import matrix_transpose
 from ._prims import primitive
@@ -41,7 +46,7 @@ from ._prims import primitive
 __all__ = ["cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv",
            "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer",
            "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
-           "vector_norm", "norm", "multi_dot", "cond", "lstsq",
+           "vector_norm", "norm", "multi_dot", "cond", "lstsq", "LinAlgError",
            "EighResult", "EigResult", "QRResult", "SlogdetResult", "SVDResult"]
 
 EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
@@ -125,10 +130,16 @@ def cholesky(x: Any, /, *, upper: bool = False) -> Any:
     symmetric positive-definite matrix ``x`` (or a stack of them): ``x = L L^H`` or
     ``x = U^H U``.
 
-    The lower triangle of ``x`` is read (the upper one when ``upper``). A matrix that is not
-    positive definite gives a factor full of NaN."""
+    The lower triangle of ``x`` is read (the upper one when ``upper``).
+
+    Raises
+    ------
+    LinAlgError
+        Eagerly, when a matrix is not positive definite (as NumPy). Under transformations
+        and ``jit`` such a matrix gets a factor full of NaN instead."""
     x = _square(x, "cholesky")
-    return _bind("cholesky", x, upper=bool(upper))
+    return checked("cholesky", "Matrix is not positive definite", x.shape[:-2],
+                   lambda: _bind("cholesky", x, upper=bool(upper)))
 
 
 def det(x: Any, /) -> Any:
@@ -149,8 +160,15 @@ def slogdet(x: Any, /) -> SlogdetResult:
 
 def inv(x: Any, /) -> Any:
     """Returns the multiplicative inverse of a square matrix (or a stack of square matrices)
-    ``x`` (LU with partial pivoting; a singular matrix gives inf/NaN entries)."""
-    return _bind("inv", _square(x, "inv"))
+    ``x`` (LU with partial pivoting).
+
+    Raises
+    ------
+    LinAlgError
+        Eagerly, when a matrix is singular (an exact zero pivot, as NumPy/LAPACK). Under
+        transformations and ``jit`` it gets inf/NaN entries instead."""
+    x = _square(x, "inv")
+    return checked("inv", "Singular matrix", x.shape[:-2], lambda: _bind("inv", x))
 
 
 def solve(x1: Any, x2: Any, /) -> Any:
@@ -160,7 +178,13 @@ def solve(x1: Any, x2: Any, /) -> Any:
     right-hand side for every matrix of the stack and the result has shape
     ``x1.shape[:-2] + (M,)``; otherwise ``x2`` has shape ``(..., M, K)``, the batch dimensions
     broadcast and the result has shape ``(..., M, K)``. The result has the promoted
-    floating-point dtype."""
+    floating-point dtype.
+
+    Raises
+    ------
+    LinAlgError
+        Eagerly, when a matrix of ``x1`` is singular (under transformations and ``jit`` the
+        solution gets inf/NaN entries instead)."""
     x1 = _matrix(_float_array(x1, "solve", "x1"), "solve", square=True, arg="x1")
     x2 = _float_array(x2, "solve", "x2")
     _same_device(x1, x2, "solve")
@@ -181,7 +205,8 @@ def solve(x1: Any, x2: Any, /) -> Any:
         raise ValueError(f"linalg.solve: batch dimensions of shapes {x1.shape} and {x2.shape} "
                          f"cannot be broadcast together") from None
     d = dt.promote(x1.dtype, x2.dtype)
-    lu, piv = _bind("lu", _as(x1, d))
+    lu, piv = checked("solve", "Singular matrix", x1.shape[:-2],
+                      lambda: _bind("lu", _as(x1, d)))
     rhs = _as(x2, d)
     if vector:
         rhs = _bind("reshape", rhs, shape=(M, 1))
@@ -226,7 +251,7 @@ def eigh(x: Any, /, UPLO: str = "L") -> EighResult:
     Eigenvalues are ascending, with the real dtype of ``x``'s precision; the eigenvectors are
     the columns of an orthogonal (unitary) matrix of ``x``'s dtype."""
     x = _triangle(_square(x, "eigh"), UPLO, "eigh")
-    w, v = _bind("eigh", x, compute_v=True)
+    w, v = _eigh(x, True, "eigh")
     return EighResult(w, v)
 
 
@@ -235,7 +260,22 @@ def eigvalsh(x: Any, /, UPLO: str = "L") -> Any:
     symmetric matrix (or a stack of them); only the lower triangle of ``x`` is read (the
     upper one with NumPy's ``UPLO="U"``)."""
     x = _triangle(_square(x, "eigvalsh"), UPLO, "eigvalsh")
-    return _bind("eigh", x, compute_v=False)[0]
+    return _eigh(x, False, "eigvalsh")[0]
+
+
+def _eigh(x: Any, compute_v: bool, fname: str) -> Any:
+    return checked(fname, "Eigenvalues did not converge", x.shape[:-2],
+                   lambda: _bind("eigh", x, compute_v=compute_v))
+
+
+def _svd(x: Any, fname: str, **params: Any) -> Any:
+    return checked(fname, "SVD did not converge", x.shape[:-2],
+                   lambda: _bind("svd", x, **params))
+
+
+def _eig(x: Any, compute_v: bool, fname: str) -> Any:
+    return checked(fname, "Array must not contain infs or NaNs", x.shape[:-2],
+                   lambda: _bind("eig", x, compute_v=compute_v))
 
 
 def _complex_of(x: Any) -> Any:
@@ -248,14 +288,14 @@ def eig(x: Any, /) -> EigResult:
 
     Eigenvectors are the columns of ``eigenvectors``, each of unit Euclidean norm with its
     largest component real; the order of the eigenvalues is unspecified."""
-    w, v = _bind("eig", _complex_of(_square(x, "eig")), compute_v=True)
+    w, v = _eig(_complex_of(_square(x, "eig")), True, "eig")
     return EigResult(w, v)
 
 
 def eigvals(x: Any, /) -> Any:
     """Returns the eigenvalues (complex, of ``x``'s precision) of a real or complex square
     matrix (or a stack of them), in no particular order."""
-    return _bind("eig", _complex_of(_square(x, "eigvals")), compute_v=False)[0]
+    return _eig(_complex_of(_square(x, "eigvals")), False, "eigvals")[0]
 
 
 def svd(x: Any, /, full_matrices: bool = True, compute_uv: bool = True,
@@ -270,8 +310,8 @@ def svd(x: Any, /, full_matrices: bool = True, compute_uv: bool = True,
     used)."""
     x = _matrix(_float_array(x, "svd"), "svd")
     if not compute_uv:
-        return _bind("svd", x, full_matrices=False, compute_uv=False)[1]
-    u, s, vh = _bind("svd", x, full_matrices=bool(full_matrices), compute_uv=True)
+        return _svd(x, "svd", full_matrices=False, compute_uv=False)[1]
+    u, s, vh = _svd(x, "svd", full_matrices=bool(full_matrices), compute_uv=True)
     return SVDResult(u, s, vh)
 
 
@@ -279,7 +319,7 @@ def svdvals(x: Any, /) -> Any:
     """Returns the singular values of a matrix (or a stack of matrices), sorted in
     descending order, with the real dtype of ``x``'s precision."""
     x = _matrix(_float_array(x, "svdvals"), "svdvals")
-    return _bind("svd", x, full_matrices=False, compute_uv=False)[1]
+    return _svd(x, "svdvals", full_matrices=False, compute_uv=False)[1]
 
 
 # ------------------------------------------------------------------------------ compositions
@@ -301,6 +341,7 @@ def _rtol_array(rtol: Any, x: Any, fname: str) -> Any:
     return float(rtol)
 
 
+@reports_as("matrix_rank")
 def matrix_rank(x: Any, /, tol: float | Any | None = None, hermitian: bool = False, *,
                 rtol: float | Any | None = None) -> Any:
     """Returns the rank (number of singular values greater than ``rtol * largest``) of a
@@ -324,6 +365,7 @@ def matrix_rank(x: Any, /, tol: float | Any | None = None, hermitian: bool = Fal
     return xp.astype(xp.count_nonzero(s > cut, axis=-1), xp.int64)
 
 
+@reports_as("pinv")
 def pinv(x: Any, /, rcond: float | Any | None = None, hermitian: bool = False, *,
          rtol: float | Any | None = None) -> Any:
     """Returns the (Moore-Penrose) pseudo-inverse ``V diag(1/S) U^H`` of a matrix (or a stack
@@ -349,6 +391,7 @@ def pinv(x: Any, /, rcond: float | Any | None = None, hermitian: bool = False, *
     return matmul(vs, xp.conj(matrix_transpose(u)))
 
 
+@reports_as("matrix_power")
 def matrix_power(x: Any, n: int, /) -> Any:
     """Raises a square matrix (or a stack of square matrices) ``x`` to the integer power
     ``n`` (repeated squaring with ``matmul``); ``n = 0`` gives identity matrices and a
@@ -382,6 +425,7 @@ def matrix_power(x: Any, n: int, /) -> Any:
     return xp.asarray(result, copy=True) if result is orig else result
 
 
+@reports_as("matrix_norm")
 def matrix_norm(x: Any, /, *, keepdims: bool = False,
                 ord: int | float | str | None = "fro") -> Any:
     """Computes the matrix norm of a matrix (or a stack of matrices) ``x``.
@@ -539,6 +583,7 @@ def outer(x1: Any, x2: Any, /) -> Any:
 
 
 # ------------------------------------------------------------------------------ NumPy names
+@reports_as("norm")
 def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
     """NumPy's ``linalg.norm``: the Frobenius/2-norm of ``x`` (flattened) when ``ord`` and
     ``axis`` are None, a vector norm over one axis, a matrix norm over two."""
@@ -581,6 +626,7 @@ def multi_dot(arrays: Sequence[Any], *, out: Any = None) -> Any:
     return r
 
 
+@reports_as("cond")
 def cond(x: Any, p: Any = None) -> Any:
     """NumPy's ``linalg.cond``: the condition number of ``x`` in the norm ``p`` (the
     2-norm, ``s_max / s_min``, when None)."""
@@ -591,7 +637,9 @@ def cond(x: Any, p: Any = None) -> Any:
         r = xp.max(s, axis=-1) / xp.min(s, axis=-1)
         return r if p in (None, 2) else 1 / r
     _matrix(x, "cond", square=True)
-    return matrix_norm(x, ord=p) * matrix_norm(inv(x), ord=p)
+    # NumPy's cond gives inf for a singular matrix instead of raising: the unchecked inverse
+    r = matrix_norm(x, ord=p) * matrix_norm(_bind("inv", x), ord=p)
+    return xp.where(xp.isnan(r), xp.asarray(math.inf, dtype=r.dtype, device=r.device), r)
 
 
 def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple[Any, Any, Any, Any]:
@@ -611,7 +659,11 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple[Any, Any, Any, Any]:
     rtol = None if rcond is None else float(rcond)
     if rtol is not None and rtol < 0:
         rtol = _eps(d)
-    s = svdvals(a)
+    try:
+        s = svdvals(a)
+    except LinAlgError:
+        raise LinAlgError("linalg.lstsq: SVD did not converge in Linear Least Squares") \
+            from None
     rank = matrix_rank(a, rtol=rtol)
     x = matmul(pinv(a, rtol=rtol), b)
     r = int(rank)

@@ -49,9 +49,32 @@ _py_bytes = bytes
 
 
 class Philox:
-    """Philox4x32-10 bit generator: a 64-bit key and a 128-bit block counter, both kept on the
-    host. ``seed`` is anything ``numpy.random.SeedSequence`` takes (None draws fresh OS
-    entropy) or a ``SeedSequence``; ``key`` (a 64-bit int) overrides the derived key."""
+    """Philox4x32-10 bit generator: a 64-bit key and a 128-bit block counter, kept on the host.
+
+    Parameters
+    ----------
+    seed : optional
+        Anything ``numpy.random.SeedSequence`` takes (None draws fresh OS entropy), or a
+        ``SeedSequence``.
+    counter : int, default 0
+        The starting block counter.
+    key : int, optional
+        A 64-bit key that overrides the one derived from ``seed``.
+
+    Raises
+    ------
+    TypeError
+        ``key`` or ``counter`` is not an integer.
+    ValueError
+        ``key`` outside [0, 2**64).
+
+    Examples
+    --------
+    >>> import clnp
+    >>> rng = clnp.random.Generator(clnp.random.Philox(7))
+    >>> bool(clnp.all(rng.random(4) == clnp.random.default_rng(7).random(4)))
+    True
+    """
 
     def __init__(self, seed: Any = None, *, counter: int = 0, key: int | None = None):
         if isinstance(seed, SeedSequence):
@@ -101,13 +124,59 @@ class Philox:
         return self._key, c
 
     def advance(self, delta: int) -> "Philox":
-        """Skip ``delta`` 128-bit blocks (in place; returns self)."""
+        """Skip ``delta`` 128-bit blocks, in place.
+
+        Parameters
+        ----------
+        delta : int
+            Blocks to skip.
+
+        Returns
+        -------
+        Philox
+            ``self``.
+
+        Raises
+        ------
+        TypeError
+            ``delta`` is not an integer.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> bg = clnp.random.Philox(1)
+        >>> bg.advance(10).state["state"]["counter"]
+        10
+        """
         self._counter = (self._counter + operator.index(delta)) & _M128
         return self
 
     def jumped(self, jumps: int = 1) -> "Philox":
-        """A copy whose counter is ``jumps * 2**64`` blocks ahead: streams that do not overlap
-        for the first 2**64 blocks each."""
+        """A copy whose counter is ``jumps * 2**64`` blocks ahead.
+
+        Parameters
+        ----------
+        jumps : int, default 1
+            How many 2**64-block jumps.
+
+        Returns
+        -------
+        Philox
+            A new bit generator: streams that do not overlap for the first 2**64 blocks
+            each.
+
+        Raises
+        ------
+        TypeError
+            ``jumps`` is not an integer.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> bg = clnp.random.Philox(1)
+        >>> bg.jumped().state["state"]["counter"] == 2 ** 64
+        True
+        """
         bg = Philox(self._seed_seq, key=self._key[0] | self._key[1] << 32)
         bg._counter = (self._counter + (operator.index(jumps) << 64)) & _M128
         return bg
@@ -130,8 +199,30 @@ def _is_scalar(x: Any) -> bool:
 
 
 class Generator:
-    """NumPy's ``Generator`` interface over a :class:`Philox` bit generator; results are clnp
-    arrays on ``device`` (the default device at each call when None)."""
+    """NumPy's ``Generator`` interface over a :class:`Philox` bit generator.
+
+    Numbers are drawn on the device from the counter-based Philox stream: the same seed
+    gives the same numbers on every device, different from NumPy's streams.
+
+    Parameters
+    ----------
+    bit_generator : Philox, optional
+        The bit generator (default: a fresh ``Philox()`` seeded from OS entropy).
+    device : Device or str, optional
+        Where results are created (the default device at each call when None).
+
+    Raises
+    ------
+    TypeError
+        ``bit_generator`` is not a :class:`Philox`.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> rng = clnp.random.default_rng(0)
+    >>> rng.integers(0, 10, size=(2, 3)).shape
+    (2, 3)
+    """
 
     def __init__(self, bit_generator: Philox | None = None, *, device: Any = None):
         if bit_generator is None:
@@ -157,7 +248,30 @@ class Generator:
         return f"Generator(Philox4x32) on {self.device}"
 
     def spawn(self, n_children: int) -> list["Generator"]:
-        """``n_children`` independent generators on the same device."""
+        """``n_children`` independent generators on the same device.
+
+        Parameters
+        ----------
+        n_children : int
+            How many.
+
+        Returns
+        -------
+        list of Generator
+            Generators seeded from spawned ``SeedSequence`` children.
+
+        Raises
+        ------
+        OverflowError
+            A negative count (from ``SeedSequence.spawn``).
+
+        Examples
+        --------
+        >>> import clnp
+        >>> a, b = clnp.random.default_rng(0).spawn(2)
+        >>> bool(clnp.all(a.random(3) == b.random(3)))
+        False
+        """
         return [Generator(bg, device=self._device)
                 for bg in self._bit_generator.spawn(n_children)]
 
@@ -228,41 +342,229 @@ class Generator:
         return base * scale + loc
 
     def random(self, size: Any = None, dtype: Any = None) -> Any:
-        """Uniform floats in the half-open interval [0.0, 1.0) (53 random bits for float64,
-        24 for float32)."""
+        """Uniform floats in the half-open interval [0.0, 1.0).
+
+        Parameters
+        ----------
+        size : int or tuple of int, optional
+            Output shape (0-d when None).
+        dtype : dtype, optional
+            float32 or float64 (default: the device's default float).
+
+        Returns
+        -------
+        array
+            53 random bits per float64, 24 per float32.
+
+        Raises
+        ------
+        TypeError
+            A non-float ``dtype``.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> x = clnp.random.default_rng(0).random((2, 2), dtype=clnp.float32)
+        >>> x.dtype, bool(clnp.all((x >= 0) & (x < 1)))
+        (dtype('float32'), True)
+        """
         return self._affine("random", "uniform", 0.0, 1.0, size, dtype)
 
     def standard_normal(self, size: Any = None, dtype: Any = None) -> Any:
-        """Samples from the standard normal distribution (mean 0, standard deviation 1)."""
+        """Samples from the standard normal distribution (mean 0, standard deviation 1).
+
+        Parameters
+        ----------
+        size : int or tuple of int, optional
+            Output shape (0-d when None).
+        dtype : dtype, optional
+            float32 or float64 (default: the device's default float).
+
+        Returns
+        -------
+        array
+            Normal samples.
+
+        Raises
+        ------
+        TypeError
+            A non-float ``dtype``.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> z = clnp.random.default_rng(0).standard_normal(10000)
+        >>> abs(float(clnp.mean(z))) < 0.05
+        True
+        """
         return self._affine("standard_normal", "normal", 0.0, 1.0, size, dtype)
 
     def normal(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None, *,
                dtype: Any = None) -> Any:
-        """Samples from a normal (Gaussian) distribution of mean ``loc`` and standard deviation
-        ``scale`` (non-negative); array parameters broadcast against ``size``."""
+        """Samples from a normal (Gaussian) distribution.
+
+        Parameters
+        ----------
+        loc : float or array, default 0.0
+            The mean.
+        scale : float or array, default 1.0
+            The standard deviation, not negative; array parameters broadcast against
+            ``size``.
+        size : int or tuple of int, optional
+            Output shape (0-d when None).
+        dtype : dtype, optional
+            float32 or float64 (default: the device's default float).
+
+        Returns
+        -------
+        array
+            Normal samples.
+
+        Raises
+        ------
+        ValueError
+            A negative ``scale``.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> print(clnp.random.default_rng(0).normal(3.0, 0.0, size=2))
+        [3. 3.]
+        """
         return self._affine("normal", "normal", loc, scale, size, dtype)
 
     def uniform(self, low: Any = 0.0, high: Any = 1.0, size: Any = None, *,
                 dtype: Any = None) -> Any:
-        """Samples uniformly distributed over the half-open interval [low, high) (rounding may
-        give ``high`` itself, as in NumPy)."""
+        """Samples uniformly distributed over the half-open interval [low, high).
+
+        Parameters
+        ----------
+        low : float or array, default 0.0
+            The lower bound.
+        high : float or array, default 1.0
+            The upper bound (rounding may give ``high`` itself, as in NumPy).
+        size : int or tuple of int, optional
+            Output shape (0-d when None).
+        dtype : dtype, optional
+            float32 or float64 (default: the device's default float).
+
+        Returns
+        -------
+        array
+            Uniform samples.
+
+        Raises
+        ------
+        TypeError
+            A non-float ``dtype``.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> u = clnp.random.default_rng(0).uniform(5.0, 6.0, size=100)
+        >>> bool(clnp.all((u >= 5.0) & (u <= 6.0)))
+        True
+        """
         return self._affine("uniform", "uniform", low, high, size, dtype, check_scale=None)
 
     def exponential(self, scale: Any = 1.0, size: Any = None, *, dtype: Any = None) -> Any:
-        """Samples from an exponential distribution of scale ``scale`` (1/rate, >= 0)."""
+        """Samples from an exponential distribution.
+
+        Parameters
+        ----------
+        scale : float or array, default 1.0
+            The scale, 1/rate, not negative.
+        size : int or tuple of int, optional
+            Output shape (0-d when None).
+        dtype : dtype, optional
+            float32 or float64 (default: the device's default float).
+
+        Returns
+        -------
+        array
+            Non-negative samples.
+
+        Raises
+        ------
+        ValueError
+            A negative ``scale``.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> bool(clnp.all(clnp.random.default_rng(0).exponential(2.0, size=100) >= 0))
+        True
+        """
         return self._affine("exponential", "exponential", 0.0, scale, size, dtype)
 
     def standard_exponential(self, size: Any = None, dtype: Any = None) -> Any:
-        """Samples from the exponential distribution of scale 1."""
+        """Samples from the exponential distribution of scale 1.
+
+        Parameters
+        ----------
+        size : int or tuple of int, optional
+            Output shape (0-d when None).
+        dtype : dtype, optional
+            float32 or float64 (default: the device's default float).
+
+        Returns
+        -------
+        array
+            Non-negative samples.
+
+        Raises
+        ------
+        TypeError
+            A non-float ``dtype``.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> clnp.random.default_rng(0).standard_exponential(3).shape
+        (3,)
+        """
         return self._affine("standard_exponential", "exponential", 0.0, 1.0, size, dtype)
 
     def integers(self, low: Any, high: Any = None, size: Any = None, dtype: Any = np.int64,
                  endpoint: bool = False) -> Any:
-        """Random integers from ``low`` (inclusive) to ``high`` (exclusive, inclusive when
-        ``endpoint``); with ``high`` None the range is [0, low). Random words are mapped by
-        multiply-shift, not modulo: each value's probability is within a relative
-        ``(high - low) / 2**64`` of uniform (64-bit words for ranges up to 2**32, 128-bit
-        blocks beyond)."""
+        """Random integers from ``low`` to ``high`` (exclusive; inclusive with ``endpoint``).
+
+        Random words are mapped by multiply-shift, not modulo: each value's probability is
+        within a relative ``(high - low) / 2**64`` of uniform (64-bit words for ranges up to
+        2**32, 128-bit blocks beyond).
+
+        Parameters
+        ----------
+        low : int or array
+            The lowest value, or the end when ``high`` is None (the range is then [0, low)).
+        high : int or array, optional
+            The end.
+        size : int or tuple of int, optional
+            Output shape (0-d when None).
+        dtype : dtype, default int64
+            An integer or bool dtype.
+        endpoint : bool, default False
+            Include ``high``.
+
+        Returns
+        -------
+        array
+            Integers of ``dtype``.
+
+        Raises
+        ------
+        TypeError
+            A non-integer ``dtype``.
+        ValueError
+            An empty range, or bounds outside ``dtype``.
+
+        Examples
+        --------
+        >>> import clnp, numpy
+        >>> r = clnp.random.default_rng(0).integers(10, 13, size=200)
+        >>> sorted(set(numpy.asarray(r).tolist()))
+        [10, 11, 12]
+        """
         fname = "integers"
         device = self.device
         d = dt.as_dtype(dtype, fname)
@@ -313,7 +615,29 @@ class Generator:
                           span, device)
 
     def bytes(self, length: int) -> _py_bytes:
-        """``length`` random bytes (generated on the device, returned as Python bytes)."""
+        """``length`` random bytes, generated on the device.
+
+        Parameters
+        ----------
+        length : int
+            How many.
+
+        Returns
+        -------
+        bytes
+            Python bytes.
+
+        Raises
+        ------
+        ValueError
+            A negative length.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> len(clnp.random.default_rng(0).bytes(10))
+        10
+        """
         length = operator.index(length)
         if length < 0:
             raise ValueError(f"bytes: length must be non-negative; got {length}")
@@ -335,8 +659,33 @@ class Generator:
         return asarray(x, device=self.device)
 
     def permutation(self, x: Any, axis: int = 0) -> Any:
-        """Randomly permute a sequence, or return a permuted range: an int ``x`` gives a
-        permutation of ``arange(x)``; an array gives a shuffled copy along ``axis``."""
+        """Randomly permute a sequence, or return a permuted range.
+
+        Parameters
+        ----------
+        x : int or array
+            An int gives a permutation of ``arange(x)``; an array a shuffled copy.
+        axis : int, default 0
+            The axis to shuffle along.
+
+        Returns
+        -------
+        array
+            The permutation.
+
+        Raises
+        ------
+        ValueError
+            A negative ``x``, or a 0-d array.
+        IndexError
+            An axis is out of range for ``x``.
+
+        Examples
+        --------
+        >>> import clnp, numpy
+        >>> sorted(numpy.asarray(clnp.random.default_rng(0).permutation(5)).tolist())
+        [0, 1, 2, 3, 4]
+        """
         fname = "permutation"
         if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
             n = operator.index(x)
@@ -351,7 +700,37 @@ class Generator:
         return take(a, self._perm(a.shape[ax], a.device), axis=ax)
 
     def shuffle(self, x: Any, axis: int = 0) -> None:
-        """Shuffle a clnp array in place along ``axis`` (sub-arrays move as units)."""
+        """Shuffle a clnp array in place along ``axis`` (sub-arrays move as units).
+
+        Parameters
+        ----------
+        x : array
+            A clnp array of at least one dimension.
+        axis : int, default 0
+            The axis.
+
+        Returns
+        -------
+        None
+
+
+        Raises
+        ------
+        TypeError
+            ``x`` is not a clnp array.
+        ValueError
+            ``x`` is 0-d.
+        IndexError
+            An axis is out of range for ``x``.
+
+        Examples
+        --------
+        >>> import clnp, numpy
+        >>> x = clnp.asarray([[1, 1], [2, 2], [3, 3]])
+        >>> clnp.random.default_rng(0).shuffle(x)
+        >>> sorted(numpy.asarray(x).tolist())
+        [[1, 1], [2, 2], [3, 3]]
+        """
         fname = "shuffle"
         if not is_array(x):
             raise TypeError(f"{fname}: x must be a clnp array (shuffled in place on its "
@@ -364,12 +743,48 @@ class Generator:
 
     def choice(self, a: Any, size: Any = None, replace: bool = True, p: Any = None,
                axis: int = 0, shuffle: bool = True) -> Any:
-        """Generates a random sample from ``a`` (an array, or ``arange(a)`` for an int) along
-        ``axis``: with replacement, uniform or with probabilities ``p`` (inverse CDF by
-        cumulative sum and ``searchsorted``); without replacement by random keys and a device
-        sort (with ``p``: Efraimidis-Spirakis keys ``Exp(1) / p``, i.e. successive draws
-        proportional to ``p``). The order of a sample without replacement is always random
-        (``shuffle`` is accepted for NumPy compatibility)."""
+        """A random sample from ``a`` along ``axis``.
+
+        With replacement by inverse CDF (cumulative sum and ``searchsorted``); without
+        replacement by random keys and a device sort (with ``p``: Efraimidis-Spirakis keys
+        ``Exp(1) / p``, i.e. successive draws proportional to ``p``).
+
+        Parameters
+        ----------
+        a : array or int
+            The population, or ``arange(a)`` for an int.
+        size : int or tuple of int, optional
+            The sample's shape.
+        replace : bool, default True
+            Sample with replacement.
+        p : array, optional
+            Probabilities of the population's entries (default: uniform).
+        axis : int, default 0
+            The axis sampled along.
+        shuffle : bool, default True
+            Accepted for NumPy compatibility: a sample without replacement is always in
+            random order.
+
+        Returns
+        -------
+        array
+            The sample.
+
+        Raises
+        ------
+        ValueError
+            A sample larger than the population without replacement, an empty population, or
+            ``p`` of the wrong shape, negative, or not summing to 1.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> rng = clnp.random.default_rng(0)
+        >>> rng.choice(4, size=3, replace=False).shape
+        (3,)
+        >>> rng.choice(clnp.asarray([5, 6]), size=3, p=clnp.asarray([1.0, 0.0])).tolist()
+        [5, 5, 5]
+        """
         fname = "choice"
         device = self.device
         shape = _size(size, fname)
@@ -456,10 +871,38 @@ class Generator:
 
 
 def default_rng(seed: Any = None, *, device: Any = None) -> Generator:
-    """A :class:`Generator` with a Philox4x32-10 bit generator seeded from ``seed`` (an int,
-    a sequence of ints, a ``SeedSequence``, a :class:`Philox`, or a :class:`Generator`, which
-    is returned unchanged when no other device is asked for; None: fresh OS entropy).
-    Results live on ``device`` (the default device at each call when None)."""
+    """A :class:`Generator` with a Philox4x32-10 bit generator.
+
+    Parameters
+    ----------
+    seed : int, sequence of int, SeedSequence, Philox or Generator, optional
+        The seed; a Generator is returned unchanged when no other device is asked for;
+        None draws fresh OS entropy.
+    device : Device, optional
+        Where results live (the default device at each call when None).
+
+    Returns
+    -------
+    Generator
+        NumPy's ``Generator`` API on the device. Same seed, same numbers on every device
+        (they differ from NumPy's streams).
+
+    Raises
+    ------
+    TypeError
+        A seed of an unsupported type.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> rng = clnp.random.default_rng(42)
+    >>> x = rng.random(3)
+    >>> x.shape, bool(clnp.all((x >= 0) & (x < 1)))
+    ((3,), True)
+    >>> bool(clnp.all(clnp.random.default_rng(42).normal(size=4) ==
+    ...               clnp.random.default_rng(42).normal(size=4)))
+    True
+    """
     if isinstance(seed, Generator):
         if device is None:
             return seed
@@ -481,34 +924,163 @@ def _global() -> Generator:
 
 
 def seed(seed: Any = None) -> None:
-    """Reseed the module-level generator behind the legacy functions (``rand``, ``randn``,
-    ...); None draws fresh OS entropy."""
+    """Reseed the module-level generator behind the legacy functions (``rand``, ``randn``...).
+
+    Parameters
+    ----------
+    seed : int or sequence of int, optional
+        The seed; None draws fresh OS entropy.
+
+    Returns
+    -------
+    None
+
+
+    Raises
+    ------
+    TypeError
+        A seed of an unsupported type.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.random.seed(0); a = clnp.random.rand(3)
+    >>> clnp.random.seed(0); b = clnp.random.rand(3)
+    >>> bool(clnp.all(a == b))
+    True
+    """
     global _GLOBAL
     _GLOBAL = Generator(Philox(seed))
 
 
 def get_state() -> dict[str, Any]:
-    """State of the module-level generator (see :attr:`Philox.state`)."""
+    """The state of the module-level generator.
+
+    Returns
+    -------
+    dict
+        The bit generator's state (see :attr:`Philox.state`), for :func:`set_state`.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> state = clnp.random.get_state()
+    >>> a = clnp.random.randn(3)
+    >>> clnp.random.set_state(state)
+    >>> bool(clnp.all(clnp.random.randn(3) == a))
+    True
+    """
     return _global().bit_generator.state
 
 
 def set_state(state: dict[str, Any]) -> None:
-    """Restore a state returned by :func:`get_state`."""
+    """Restore a state returned by :func:`get_state`.
+
+    Parameters
+    ----------
+    state : dict
+        A state from :func:`get_state`.
+
+    Returns
+    -------
+    None
+
+
+    Raises
+    ------
+    ValueError
+        A state that is not a Philox state, or is missing its fields.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> state = clnp.random.get_state()
+    >>> a = clnp.random.rand(2)
+    >>> clnp.random.set_state(state)
+    >>> bool(clnp.all(clnp.random.rand(2) == a))
+    True
+    """
     _global().bit_generator.state = state
 
 
 def rand(*shape: int) -> Any:
-    """Uniform floats in [0, 1) of the given shape (``rand(2, 3)``)."""
+    """Uniform floats in [0, 1) of the given shape.
+
+    Parameters
+    ----------
+    *shape : int
+        The dimensions (``rand(2, 3)``).
+
+    Returns
+    -------
+    array
+        Floats of the default floating dtype.
+
+    Raises
+    ------
+    ValueError
+        A negative dimension.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.random.rand(2, 3).shape
+    (2, 3)
+    """
     return _global().random(shape)
 
 
 def randn(*shape: int) -> Any:
-    """Standard normal samples of the given shape (``randn(2, 3)``)."""
+    """Standard normal samples of the given shape.
+
+    Parameters
+    ----------
+    *shape : int
+        The dimensions (``randn(2, 3)``).
+
+    Returns
+    -------
+    array
+        Floats of the default floating dtype.
+
+    Raises
+    ------
+    ValueError
+        A negative dimension.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.random.randn(4).shape
+    (4,)
+    """
     return _global().standard_normal(shape)
 
 
 def random(size: Any = None) -> Any:
-    """Uniform floats in the half-open interval [0.0, 1.0)."""
+    """Uniform floats in [0.0, 1.0) (``random_sample`` is the same function).
+
+    Parameters
+    ----------
+    size : int or tuple of int, optional
+        Output shape (a 0-d array when None).
+
+    Returns
+    -------
+    array
+        Floats of the default floating dtype.
+
+    Raises
+    ------
+    ValueError
+        A negative dimension.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.random.random((2,)).shape
+    (2,)
+    """
     return _global().random(size)
 
 
@@ -516,58 +1088,339 @@ random_sample = random
 
 
 def randint(low: Any, high: Any = None, size: Any = None, dtype: Any = np.int64) -> Any:
-    """Random integers from ``low`` (inclusive) to ``high`` (exclusive); [0, low) when
-    ``high`` is None."""
+    """Random integers from ``low`` (inclusive) to ``high`` (exclusive).
+
+    Parameters
+    ----------
+    low : int
+        The lowest value, or the exclusive end when ``high`` is None (then the range is
+        [0, low)).
+    high : int, optional
+        The exclusive end.
+    size : int or tuple of int, optional
+        Output shape (a 0-d array when None).
+    dtype : dtype, default int64
+        An integer dtype.
+
+    Returns
+    -------
+    array
+        Integers of ``dtype``.
+
+    Raises
+    ------
+    ValueError
+        ``low >= high``.
+
+    Examples
+    --------
+    >>> import clnp, numpy
+    >>> r = clnp.random.randint(0, 3, size=100)
+    >>> sorted(set(numpy.asarray(r).tolist()))
+    [0, 1, 2]
+    """
     return _global().integers(low, high, size, dtype=dtype)
 
 
 def integers(low: Any, high: Any = None, size: Any = None, dtype: Any = np.int64,
              endpoint: bool = False) -> Any:
-    """Random integers in [low, high) (or [low, high] with ``endpoint``)."""
+    """Random integers in [low, high), or [low, high] with ``endpoint``.
+
+    Parameters
+    ----------
+    low : int
+        The lowest value, or the end when ``high`` is None.
+    high : int, optional
+        The end.
+    size : int or tuple of int, optional
+        Output shape (a 0-d array when None).
+    dtype : dtype, default int64
+        An integer dtype.
+    endpoint : bool, default False
+        Include ``high``.
+
+    Returns
+    -------
+    array
+        Integers of ``dtype``.
+
+    Raises
+    ------
+    ValueError
+        ``low >= high`` (``low > high`` with ``endpoint``).
+
+    Examples
+    --------
+    >>> import clnp, numpy
+    >>> r = clnp.random.integers(1, 3, size=100, endpoint=True)
+    >>> sorted(set(numpy.asarray(r).tolist()))
+    [1, 2, 3]
+    """
     return _global().integers(low, high, size, dtype=dtype, endpoint=endpoint)
 
 
 def normal(loc: Any = 0.0, scale: Any = 1.0, size: Any = None) -> Any:
-    """Samples from a normal distribution of mean ``loc`` and standard deviation ``scale``."""
+    """Samples from a normal distribution.
+
+    Parameters
+    ----------
+    loc : float, default 0.0
+        The mean.
+    scale : float, default 1.0
+        The standard deviation, not negative.
+    size : int or tuple of int, optional
+        Output shape (a 0-d array when None).
+
+    Returns
+    -------
+    array
+        Floats of the default floating dtype.
+
+    Raises
+    ------
+    ValueError
+        ``scale < 0``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.random.normal(10.0, 0.0, size=3))
+    [10. 10. 10.]
+    """
     return _global().normal(loc, scale, size)
 
 
 def standard_normal(size: Any = None) -> Any:
-    """Samples from the standard normal distribution."""
+    """Samples from the standard normal distribution.
+
+    Parameters
+    ----------
+    size : int or tuple of int, optional
+        Output shape (a 0-d array when None).
+
+    Returns
+    -------
+    array
+        Floats of the default floating dtype.
+
+    Raises
+    ------
+    ValueError
+        A negative dimension.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.random.standard_normal((2, 2)).shape
+    (2, 2)
+    """
     return _global().standard_normal(size)
 
 
 def uniform(low: Any = 0.0, high: Any = 1.0, size: Any = None) -> Any:
-    """Samples uniformly distributed over [low, high)."""
+    """Samples uniformly distributed over [low, high).
+
+    Parameters
+    ----------
+    low : float, default 0.0
+        The lower bound.
+    high : float, default 1.0
+        The upper bound.
+    size : int or tuple of int, optional
+        Output shape (a 0-d array when None).
+
+    Returns
+    -------
+    array
+        Floats of the default floating dtype.
+
+    Raises
+    ------
+    ValueError
+        A negative dimension.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> u = clnp.random.uniform(-1.0, 1.0, size=1000)
+    >>> bool(clnp.all((u >= -1.0) & (u < 1.0)))
+    True
+    """
     return _global().uniform(low, high, size)
 
 
 def exponential(scale: Any = 1.0, size: Any = None) -> Any:
-    """Samples from an exponential distribution of scale ``scale``."""
+    """Samples from an exponential distribution.
+
+    Parameters
+    ----------
+    scale : float, default 1.0
+        The scale (the mean), not negative.
+    size : int or tuple of int, optional
+        Output shape (a 0-d array when None).
+
+    Returns
+    -------
+    array
+        Non-negative floats of the default floating dtype.
+
+    Raises
+    ------
+    ValueError
+        ``scale < 0``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> bool(clnp.all(clnp.random.exponential(2.0, size=1000) >= 0))
+    True
+    """
     return _global().exponential(scale, size)
 
 
 def standard_exponential(size: Any = None) -> Any:
-    """Samples from the exponential distribution of scale 1."""
+    """Samples from the exponential distribution of scale 1.
+
+    Parameters
+    ----------
+    size : int or tuple of int, optional
+        Output shape (a 0-d array when None).
+
+    Returns
+    -------
+    array
+        Non-negative floats of the default floating dtype.
+
+    Raises
+    ------
+    ValueError
+        A negative dimension.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.random.standard_exponential(3).shape
+    (3,)
+    """
     return _global().standard_exponential(size)
 
 
 def choice(a: Any, size: Any = None, replace: bool = True, p: Any = None) -> Any:
-    """A random sample from ``a`` (an array, or ``arange(a)`` for an int)."""
+    """A random sample from ``a``.
+
+    Parameters
+    ----------
+    a : array or int
+        The population, or ``arange(a)`` for an int.
+    size : int or tuple of int, optional
+        Output shape (a 0-d array when None).
+    replace : bool, default True
+        Sample with replacement.
+    p : array, optional
+        Probabilities of the population's elements (default: uniform).
+
+    Returns
+    -------
+    array
+        The sample.
+
+    Raises
+    ------
+    ValueError
+        A sample larger than the population without replacement, or ``p`` of the wrong
+        length or not summing to 1.
+
+    Examples
+    --------
+    >>> import clnp, numpy
+    >>> population = clnp.asarray([10, 20, 30])
+    >>> sorted(numpy.asarray(clnp.random.choice(population, size=3, replace=False)).tolist())
+    [10, 20, 30]
+    >>> clnp.random.choice(population, size=2, p=clnp.asarray([0.0, 1.0, 0.0])).tolist()
+    [20, 20]
+    """
     return _global().choice(a, size, replace, p)
 
 
 def permutation(x: Any) -> Any:
-    """A permuted copy of ``x`` along its first axis, or a permutation of ``arange(x)``."""
+    """A permuted copy of ``x`` along its first axis, or a permutation of ``arange(x)``.
+
+    Parameters
+    ----------
+    x : array or int
+        The array, or the length of the permutation.
+
+    Returns
+    -------
+    array
+        The permutation.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is neither an int nor an array.
+
+    Examples
+    --------
+    >>> import clnp, numpy
+    >>> sorted(numpy.asarray(clnp.random.permutation(4)).tolist())
+    [0, 1, 2, 3]
+    """
     return _global().permutation(x)
 
 
 def shuffle(x: Any) -> None:
-    """Shuffle a clnp array in place along its first axis."""
+    """Shuffle a clnp array in place along its first axis.
+
+    Parameters
+    ----------
+    x : array
+        A clnp array, shuffled on its device.
+
+    Returns
+    -------
+    None
+
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a clnp array.
+
+    Examples
+    --------
+    >>> import clnp, numpy
+    >>> x = clnp.arange(5)
+    >>> clnp.random.shuffle(x)
+    >>> sorted(numpy.asarray(x).tolist())
+    [0, 1, 2, 3, 4]
+    """
     _global().shuffle(x)
 
 
 def bytes(length: int) -> _py_bytes:  # noqa: A001 - NumPy's name
-    """``length`` random bytes."""
+    """``length`` random bytes.
+
+    Parameters
+    ----------
+    length : int
+        How many.
+
+    Returns
+    -------
+    bytes
+        Host bytes.
+
+    Raises
+    ------
+    ValueError
+        A negative length.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> len(clnp.random.bytes(5))
+    5
+    """
     return _global().bytes(length)
 

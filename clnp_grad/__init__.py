@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from clnp._namespace import hide_imports as _hide_imports
 from clnp._prims import def_impl, primitive
 
 from ._ad import grad, jvp, value_and_grad, vjp
@@ -27,6 +28,11 @@ from ._jit import clear_caches, jit
 from ._tree import (register_pytree_node, tree_flatten, tree_leaves, tree_map, tree_structure,
                     tree_unflatten)
 
+# dir() lists __all__ (defined below), not the imports (clnp/_namespace.py)
+__dir__ = _hide_imports(__name__)
+lax.__dir__ = _hide_imports(lax.__name__)  # type: ignore[method-assign]
+random.__dir__ = _hide_imports(random.__name__)  # type: ignore[method-assign]
+
 
 @def_impl("stop_gradient")
 def _stop_gradient_impl(x: Any) -> Any:
@@ -34,7 +40,25 @@ def _stop_gradient_impl(x: Any) -> Any:
 
 
 def stop_gradient(x: Any) -> Any:
-    """``x`` unchanged, but treated as a constant by differentiation (zero derivative)."""
+    """Return ``x`` unchanged, treated as a constant by differentiation (zero derivative).
+
+    Parameters
+    ----------
+    x : array or pytree
+        Value to stop gradients at; leaves that are not arrays pass through.
+
+    Returns
+    -------
+    array or pytree
+        ``x``, with the same structure and values.
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> f = lambda x: clnp.sum(x * cg.stop_gradient(x))
+    >>> print(cg.grad(f)(clnp.asarray([3.0])))
+    [3.]
+    """
     return tree_map(lambda v: primitive("stop_gradient").bind(v) if hasattr(v, "shape") else v, x)
 
 

@@ -9,9 +9,10 @@ import itertools
 from typing import Any, Callable, NamedTuple, Sequence
 
 import clnp as xp
-from clnp._prims import Primitive, current_interpreter, set_interpreter
+from clnp._prims import Primitive, current_interpreter, set_interpreter, transforming
 
 from . import _rules as R
+from ._args import check_differentiable, lift
 from ._core import HIGHER_ORDER, Interpreter, Tracer
 from ._tree import tree_flatten, tree_map, tree_unflatten
 
@@ -31,7 +32,7 @@ def _mark_view(t: Tracer, prim: Primitive) -> Tracer:
 
 # ------------------------------------------------------------------------------ forward mode
 class JVPTracer(Tracer):
-    __slots__ = ("primal", "tangent")
+    __slots__ = ("primal", "tangent", "weak_type")   # weak_type: set on Python-scalar inputs
 
     def __init__(self, interp: "JVPInterpreter", primal: Any, tangent: Any):
         self._interp, self.primal, self.tangent = interp, primal, tangent
@@ -112,7 +113,7 @@ class Ref(NamedTuple):
 
 
 class VJPTracer(Tracer):
-    __slots__ = ("primal", "node", "index", "seq")
+    __slots__ = ("primal", "node", "index", "seq", "weak_type")
 
     def __init__(self, interp: "VJPInterpreter", primal: Any, node: Node | None, index: int = 0):
         self._interp, self.primal, self.node, self.index = interp, primal, node, index
@@ -216,35 +217,84 @@ def backward(interp: VJPInterpreter, outs: Sequence[Any], cts: Sequence[Any]) ->
 
 
 # ------------------------------------------------------------------------------ public API
-def _check_inputs(flat: Sequence[Any], what: str) -> None:
-    for x in flat:
-        if not (hasattr(x, "shape") and hasattr(x, "dtype")):
-            raise TypeError(f"{what}: arguments must be clnp arrays (or pytrees of them); got "
-                            f"{type(x).__name__}")
-        if x.dtype.kind not in "fc":
-            raise TypeError(f"{what} requires floating-point inputs to differentiate with "
-                            f"respect to; got {x.dtype} (cast with astype, or move the argument "
-                            f"out of argnums)")
+def _leaf_names(trees: Sequence[Any], positions: Sequence[int], what: str) -> list[str]:
+    """``argument i`` (``leaf k of argument i`` inside a pytree) for each leaf of ``trees``."""
+    names = []
+    for tree, i in zip(trees, positions):
+        n = len(tree_flatten(tree)[0])
+        names += [f"argument {i}" if n == 1 and not isinstance(tree, (list, tuple, dict))
+                  else f"leaf {k} of argument {i}" for k in range(n)]
+    return names
+
+
+def _lift_inputs(trees: Sequence[Any], positions: Sequence[int], what: str
+                 ) -> tuple[list[Any], list[bool], Any]:
+    """Flattened ``trees`` with Python scalars as weak 0-d arrays and NumPy values as arrays
+    (``clnp_grad._args``), checked to be differentiable; returns (leaves, weak flags, tree
+    definition of the list of trees)."""
+    flat, tdef = tree_flatten(list(trees))
+    flat, weak = lift(flat)
+    check_differentiable(flat, _leaf_names(trees, positions, what), what)
+    return flat, weak, tdef
+
+
+def _weak(t: Tracer, weak: bool) -> Tracer:
+    if weak:
+        t.weak_type = True
+    return t
 
 
 def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) -> tuple:
-    """Evaluate ``fun(*primals)`` and its directional derivative along ``tangents``.
+    """Evaluate ``fun(*primals)`` and its directional derivative along ``tangents`` (JAX's ``jvp``).
 
-    ``primals`` and ``tangents`` are sequences of the same pytree structure; returns
-    ``(out, out_tangent)`` with zeros where the output does not depend on the inputs."""
-    p_flat, p_def = tree_flatten(list(primals))
+    Parameters
+    ----------
+    fun : callable
+        Function of the primals.
+    primals : sequence
+        The positional arguments (arrays, Python scalars -- weakly typed 0-d arrays, as in
+        JAX -- or pytrees of them).
+    tangents : sequence
+        One tangent per primal, with the same structure, shapes and dtypes.
+
+    Returns
+    -------
+    out : array or pytree
+        ``fun(*primals)``.
+    out_tangent : array or pytree
+        The Jacobian of ``fun`` applied to ``tangents``, with ``out``'s structure (zeros
+        where the output does not depend on the inputs).
+
+    Raises
+    ------
+    ValueError
+        A tangent's structure, shape or dtype does not match its primal.
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> out, tangent = cg.jvp(lambda x: x ** 2, (clnp.asarray([1.0, 2.0]),),
+    ...                       (clnp.asarray([1.0, 1.0]),))
+    >>> print(out, tangent)
+    [1. 4.] [2. 4.]
+    """
+    p_flat, weak, p_def = _lift_inputs(list(primals), range(len(primals)), "jvp")
     t_flat, t_def = tree_flatten(list(tangents))
     if p_def != t_def:
         raise ValueError(f"jvp: primals and tangents have different structures: {p_def} vs "
                          f"{t_def}")
-    _check_inputs(p_flat, "jvp")
+    # a Python scalar tangent takes its primal's dtype (JAX's would be weakly typed)
+    t_flat = [xp.asarray(t, dtype=p.dtype, device=p.device)
+              if isinstance(t, (bool, int, float, complex)) else t
+              for p, t in zip(p_flat, t_flat)]
+    t_flat = lift(t_flat)[0]
     for p, t in zip(p_flat, t_flat):
         if tuple(t.shape) != tuple(p.shape) or t.dtype != p.dtype:
             raise ValueError(f"jvp: tangent of shape {t.shape} and dtype {t.dtype} does not "
                              f"match primal of shape {p.shape} and dtype {p.dtype}")
     interp = JVPInterpreter(current_interpreter())
     try:
-        tracers = [JVPTracer(interp, p, t) for p, t in zip(p_flat, t_flat)]
+        tracers = [_weak(JVPTracer(interp, p, t), w) for p, t, w in zip(p_flat, t_flat, weak)]
         with set_interpreter(interp):
             out = fun(*tree_unflatten(p_def, tracers))
     finally:
@@ -259,13 +309,54 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
 
 
 def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple:
-    """Evaluate ``fun(*primals)`` and return ``(out, f_vjp)`` (plus ``aux`` with ``has_aux``),
-    where ``f_vjp(ct)`` maps an output cotangent to one cotangent per primal (JAX's ``vjp``)."""
-    p_flat, p_def = tree_flatten(list(primals))
-    _check_inputs(p_flat, "vjp")
+    """Evaluate ``fun(*primals)`` and return its vector-Jacobian product function (JAX's ``vjp``).
+
+    Parameters
+    ----------
+    fun : callable
+        Function of the primals (arrays, Python scalars, NumPy values or pytrees of them;
+        Python scalars are weakly typed 0-d arrays, as in JAX).
+    *primals : array or pytree
+        The point at which to linearise ``fun``.
+    has_aux : bool, default False
+        ``fun`` returns ``(out, aux)``; ``aux`` is then returned third, undifferentiated.
+
+    Returns
+    -------
+    out : array or pytree
+        ``fun(*primals)``.
+    f_vjp : callable
+        ``f_vjp(ct)`` maps a cotangent with ``out``'s structure, shapes and dtypes to a tuple of
+        cotangents, one per primal.
+    aux : object
+        Only with ``has_aux``.
+
+    Raises
+    ------
+    TypeError
+        A primal is not an array or pytree of arrays, or has an integer dtype.
+    ValueError
+        When ``f_vjp`` is called: the cotangent's structure or shapes do not match ``out``.
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> out, f_vjp = cg.vjp(lambda x: x * 3.0, clnp.asarray([1.0, 2.0]))
+    >>> print(out)
+    [3. 6.]
+    >>> (ct,) = f_vjp(clnp.asarray([1.0, 1.0]))
+    >>> print(ct)
+    [3. 3.]
+    """
+    return _vjp(fun, primals, range(len(primals)), "vjp", has_aux)
+
+
+def _vjp(fun: Callable[..., Any], primals: Sequence[Any], positions: Sequence[int], what: str,
+         has_aux: bool) -> tuple:
+    p_flat, weak, p_def = _lift_inputs(list(primals), positions, what)
     interp = VJPInterpreter(current_interpreter())
     try:
-        tracers = [VJPTracer(interp, p, None) for p in p_flat]
+        tracers = [_weak(VJPTracer(interp, p, None), w) for p, w in zip(p_flat, weak)]
         in_seqs = [t.seq for t in tracers]   # before fun can rebind them with x[i] = v
         with set_interpreter(interp):
             res = fun(*tree_unflatten(p_def, tracers))
@@ -289,7 +380,8 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple:
             if tuple(c.shape) != tuple(o.shape):
                 raise ValueError(f"vjp: cotangent of shape {c.shape} for output of shape "
                                  f"{o.shape}")
-        acc = backward(interp, o_flat, c_flat)
+        with transforming():      # user bwd rules run here: still inside the transformation
+            acc = backward(interp, o_flat, c_flat)
         cts = [acc.get(q) for q in in_seqs]
         cts = [R.zeros_like(p) if c is None else c for c, p in zip(cts, p_flat)]
         return tuple(tree_unflatten(p_def, cts))
@@ -317,18 +409,56 @@ def _argnums(argnums: int | Sequence[int], n: int, what: str) -> tuple[int, ...]
 
 def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
                    has_aux: bool = False) -> Callable[..., Any]:
-    """Return a function computing ``fun``'s value and its gradient with respect to the
-    ``argnums`` positional arguments (pytrees allowed). ``fun`` must return a real scalar."""
+    """Return a function computing ``fun``'s value and its gradient (JAX's ``value_and_grad``).
+
+    Parameters
+    ----------
+    fun : callable
+        Function returning a real 0-d array (with ``has_aux``, a pair ``(scalar, aux)``).
+    argnums : int or sequence of int, default 0
+        The positional arguments (arrays or pytrees of floating-point arrays) to
+        differentiate with respect to.
+    has_aux : bool, default False
+        ``fun`` returns ``(value, aux)``; the result is then ``((value, aux), grad)``.
+
+    Returns
+    -------
+    callable
+        ``vg(*args)`` returning ``(value, grad)``; ``grad`` is a tuple when ``argnums`` is a
+        sequence.
+
+    Raises
+    ------
+    TypeError
+        When called: the output is not a real scalar, or a differentiated argument is not a
+        floating-point array.
+    ValueError
+        When called: ``argnums`` is out of range for the arguments given.
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> loss = lambda w, x: clnp.sum(w * x)
+    >>> value, (gw, gx) = cg.value_and_grad(loss, argnums=(0, 1))(
+    ...     clnp.asarray([1.0, 2.0]), clnp.asarray([3.0, 4.0]))
+    >>> float(value)
+    11.0
+    >>> print(gw, gx)
+    [3. 4.] [1. 2.]
+    >>> (value, aux), g = cg.value_and_grad(lambda x: (clnp.sum(x), "aux"), has_aux=True)(
+    ...     clnp.asarray([1.0]))
+    >>> aux
+    'aux'
+    """
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         nums = _argnums(argnums, len(args), "grad")
-        _check_inputs(tree_flatten([args[i] for i in nums])[0], "grad")
 
         def f_diff(*diff_args: Any) -> Any:
             full = list(args)
             for i, a in zip(nums, diff_args):
                 full[i] = a
             return fun(*full, **kwargs)
-        res = vjp(f_diff, *[args[i] for i in nums], has_aux=has_aux)
+        res = _vjp(f_diff, [args[i] for i in nums], nums, "grad", has_aux)
         out, f_vjp = res[0], res[1]
         if not (hasattr(out, "shape") and hasattr(out, "dtype")):
             raise TypeError(f"grad requires the function to return a scalar array; got "
@@ -348,8 +478,47 @@ def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
 
 def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
          has_aux: bool = False) -> Callable[..., Any]:
-    """Return a function computing the gradient of scalar-valued ``fun`` with respect to the
-    ``argnums`` positional arguments (JAX's ``grad``)."""
+    """Return a function computing the gradient of scalar-valued ``fun`` (JAX's ``grad``).
+
+    Parameters
+    ----------
+    fun : callable
+        Function of arrays (or pytrees of arrays) returning a real 0-d array; with
+        ``has_aux``, a pair ``(scalar, aux)``.
+    argnums : int or sequence of int, default 0
+        The positional arguments to differentiate with respect to. They must hold
+        floating-point arrays.
+    has_aux : bool, default False
+        ``fun`` returns ``(value, aux)``; the gradient function then returns ``(grad, aux)``.
+
+    Returns
+    -------
+    callable
+        ``g(*args)`` returning the gradient, with the structure, shapes and dtypes of the
+        selected arguments (a tuple of them when ``argnums`` is a sequence).
+
+    Raises
+    ------
+    TypeError
+        When called: the output is not a scalar, or a differentiated argument is not a
+        floating-point array.
+    ValueError
+        When called: ``argnums`` is out of range for the arguments given.
+
+    See Also
+    --------
+    value_and_grad : the value and the gradient in one pass.
+    vjp : reverse mode for non-scalar outputs.
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> f = lambda x: clnp.sum(x ** 2)
+    >>> print(cg.grad(f)(clnp.asarray([1.0, 2.0, 3.0])))
+    [2. 4. 6.]
+    >>> float(cg.grad(lambda x: x * x)(clnp.asarray(3.0)))
+    6.0
+    """
     vg = value_and_grad(fun, argnums, has_aux)
 
     def wrapped(*args: Any, **kwargs: Any) -> Any:

@@ -15,11 +15,42 @@ from clnp._mixin import ArrayOperators
 
 
 class ConcretizationError(TypeError):
-    """A traced value was used where a concrete Python value is needed."""
+    """A traced value was used where a concrete Python value is needed (a ``TypeError``).
+
+    Raised by ``bool()``, ``if``, ``while``, ``float()`` or ``int()`` on a value traced by
+    ``jit``, ``make_ir``, ``vmap`` or ``jvp``, and by primitives whose result shape depends
+    on the data under ``jit``. The message names the user's file and line and the
+    alternatives (``clnp_grad.lax.cond``, ``clnp.where``, ``static_argnums``).
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> f = cg.jit(lambda x: x if x > 0 else -x)
+    >>> try:
+    ...     f(clnp.asarray(1.0))
+    ... except cg.ConcretizationError:
+    ...     print("use lax.cond or clnp.where")
+    use lax.cond or clnp.where
+    """
 
 
 class LeakedTracerError(RuntimeError):
-    """A tracer escaped the transformation that created it and was used afterwards."""
+    """A tracer escaped the transformation that created it and was used afterwards.
+
+    A ``RuntimeError``: a function stored a traced value (in a global, a list, ``self``) and
+    it was used after ``grad``/``vmap``/``jit`` returned.
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> leaked = []
+    >>> _ = cg.grad(lambda x: (leaked.append(x), clnp.sum(x))[1])(clnp.asarray([1.0]))
+    >>> try:
+    ...     leaked[0] + 1.0
+    ... except cg.LeakedTracerError:
+    ...     print("leaked")
+    leaked
+    """
 
 
 # Higher-order primitives (``jit``, ``cond``, ``while``, ``scan``) carry sub-programs; an

@@ -17,6 +17,7 @@ from . import _ad
 from ._ad import JVPInterpreter, JVPTracer, Node, VJPInterpreter, VJPTracer, jvp, vjp
 from ._core import Tracer
 from ._rules import is_float
+from ._args import check_differentiable, lift_tree
 from ._tree import tree_flatten, tree_map, tree_unflatten
 from ._vmap import BatchInterpreter, BatchTracer, _materialize, vmap
 
@@ -27,9 +28,18 @@ def _basis(x: Any, k: int) -> Any:
     return xp.reshape(e, x.shape)
 
 
-def _select(args: tuple, argnums: int | Sequence[int], what: str) -> tuple[tuple[int, ...], bool]:
+def _select(args: tuple, argnums: int | Sequence[int], what: str
+            ) -> tuple[tuple[int, ...], bool, tuple]:
+    """(argnums, whether one was given as an int, args with the differentiated ones lifted:
+    Python scalars and NumPy values as arrays, checked to be floating point). The jvp/vjp
+    calls take the arguments as given, so that Python scalars are weakly typed there."""
     nums = _ad._argnums(argnums, len(args), what)
-    return nums, isinstance(argnums, int)
+    args = list(args)
+    for i in nums:
+        args[i] = lift_tree(args[i])
+        check_differentiable(tree_flatten(args[i])[0], _ad._leaf_names([args[i]], [i], what),
+                             what)
+    return nums, isinstance(argnums, int), tuple(args)
 
 
 def _eye_basis(x: Any) -> Any:
@@ -52,9 +62,43 @@ def _batched_or_looped(f: Callable[[Any], Any], basis: Any, n: int,
 
 
 def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
-    """Jacobian of ``fun`` by forward mode: shape ``out.shape + x.shape`` per argument."""
+    """Jacobian of ``fun`` by forward mode (JAX's ``jacfwd``).
+
+    One JVP per input element, batched with ``vmap``: the better choice when inputs are smaller
+    than outputs.
+
+    Parameters
+    ----------
+    fun : callable
+        Function of arrays returning an array or pytree of arrays.
+    argnums : int or sequence of int, default 0
+        The positional arguments to differentiate with respect to.
+
+    Returns
+    -------
+    callable
+        ``jac(*args)`` returning, per output leaf, an array of shape ``out.shape + x.shape``
+        (a tuple over ``argnums`` when it is a sequence).
+
+    Raises
+    ------
+    TypeError
+        When called: a differentiated argument is not a floating-point array.
+
+    See Also
+    --------
+    jacrev : the same by reverse mode.
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> print(cg.jacfwd(lambda x: x * x)(clnp.asarray([1.0, 2.0])))
+    [[2. 0.]
+     [0. 4.]]
+    """
     def jac(*args: Any) -> Any:
-        nums, single = _select(args, argnums, "jacfwd")
+        given = args
+        nums, single, args = _select(args, argnums, "jacfwd")
         res = []
         for i in nums:
             x = args[i]
@@ -68,7 +112,8 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
                 res.append(xp.zeros(out.shape + x.shape, dtype=x.dtype, device=x.device))
                 continue
             out = f_i(x)
-            (cols,) = _batched_or_looped(lambda e, x=x, f_i=f_i: jvp(f_i, (x,), (e,))[1],
+            xg = given[i]
+            (cols,) = _batched_or_looped(lambda e, xg=xg, f_i=f_i: jvp(f_i, (xg,), (e,))[1],
                                          _eye_basis(x), x.size, lambda k, x=x: _basis(x, k))
             # columns are stacked on axis 0; move the x axes behind the output axes
             j = xp.reshape(cols, x.shape + out.shape)
@@ -79,16 +124,45 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
 
 
 def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
-    """Jacobian of ``fun`` by reverse mode: shape ``out.shape + x.shape`` per argument."""
+    """Jacobian of ``fun`` by reverse mode (JAX's ``jacrev``).
+
+    One VJP per output element, batched with ``vmap``: the better choice when outputs are
+    smaller than inputs.
+
+    Parameters
+    ----------
+    fun : callable
+        Function of arrays returning an array or pytree of arrays.
+    argnums : int or sequence of int, default 0
+        The positional arguments to differentiate with respect to.
+
+    Returns
+    -------
+    callable
+        ``jac(*args)`` returning arrays of shape ``out.shape + x.shape``.
+
+    Raises
+    ------
+    TypeError
+        When called: a differentiated argument is not a floating-point array.
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> print(cg.jacrev(lambda x: clnp.sum(x) * x)(clnp.asarray([1.0, 2.0])))
+    [[4. 1.]
+     [2. 5.]]
+    """
     def jac(*args: Any) -> Any:
-        nums, single = _select(args, argnums, "jacrev")
+        given = args
+        nums, single, args = _select(args, argnums, "jacrev")
 
         def f_sel(*sel: Any) -> Any:
             full = list(args)
             for i, v in zip(nums, sel):
                 full[i] = v
             return fun(*full)
-        out, f_vjp = vjp(f_sel, *[args[i] for i in nums])
+        out, f_vjp = vjp(f_sel, *[given[i] for i in nums])
         if out.size == 0:
             res = [xp.zeros(out.shape + args[i].shape, dtype=args[i].dtype,
                             device=args[i].device) for i in nums]
@@ -101,14 +175,68 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
 
 
 def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
-    """Hessian of scalar ``fun``: ``jacfwd(jacrev(fun))``."""
+    """Hessian of scalar-valued ``fun``: ``jacfwd(jacrev(fun))`` (JAX's ``hessian``).
+
+    Parameters
+    ----------
+    fun : callable
+        Function returning a real 0-d array.
+    argnums : int or sequence of int, default 0
+        The positional arguments to differentiate with respect to.
+
+    Returns
+    -------
+    callable
+        ``h(*args)`` returning an array of shape ``x.shape + x.shape``.
+
+    Raises
+    ------
+    TypeError
+        When called: a differentiated argument is not a floating-point array.
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> print(cg.hessian(lambda x: clnp.sum(x ** 3))(clnp.asarray([1.0, 2.0])))
+    [[ 6.  0.]
+     [ 0. 12.]]
+    """
     return jacfwd(jacrev(fun, argnums), argnums)
 
 
 def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
-    """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the JVP at ``primals``.
+    """Return ``fun(*primals)`` and its JVP at ``primals`` as a function (JAX's ``linearize``).
 
-    The tangent map re-runs the forward pass (no partial evaluation yet)."""
+    The tangent map re-runs the forward pass (no partial evaluation yet). Python scalar
+    primals are taken as arrays, as by ``jvp``.
+
+    Parameters
+    ----------
+    fun : callable
+        Function of the primals.
+    *primals : array or pytree
+        The point of linearisation.
+
+    Returns
+    -------
+    out : array or pytree
+        ``fun(*primals)``.
+    f_jvp : callable
+        ``f_jvp(*tangents)`` returning the output tangent.
+
+    Raises
+    ------
+    ValueError
+        When ``f_jvp`` is called with tangents that do not match the primals.
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> y, f_jvp = cg.linearize(lambda x: x ** 2, clnp.asarray([1.0, 3.0]))
+    >>> print(y, f_jvp(clnp.asarray([1.0, 1.0])))
+    [1. 9.] [2. 6.]
+    """
+    primals = tuple(lift_tree(p) for p in primals)
     out = fun(*primals)
 
     def f_jvp(*tangents: Any) -> Any:
@@ -122,7 +250,34 @@ class custom_vjp:
     ``f = custom_vjp(fun); f.defvjp(fwd, bwd)`` with ``fwd(*args) -> (out, residuals)`` and
     ``bwd(residuals, ct) -> tuple of cotangents, one per argument``. Under forward mode and
     eager evaluation ``fun`` itself runs; under ``vmap`` the rule is batched too (``fun``,
-    ``fwd`` and ``bwd`` are vmapped), so ``grad(vmap(f))`` still uses it."""
+    ``fwd`` and ``bwd`` are vmapped), so ``grad(vmap(f))`` still uses it.
+
+    Parameters
+    ----------
+    fun : callable
+        The primal function.
+
+    Raises
+    ------
+    TypeError
+        Differentiating before ``defvjp`` was called, or ``fwd`` not returning a pair.
+    ValueError
+        ``bwd`` returning the wrong number of cotangents, or one of the wrong shape.
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> @cg.custom_vjp
+    ... def clip_gradient(x):
+    ...     return x
+    >>> def fwd(x):
+    ...     return x, None
+    >>> def bwd(residuals, ct):
+    ...     return (clnp.clip(ct, -1.0, 1.0),)
+    >>> _ = clip_gradient.defvjp(fwd, bwd)
+    >>> print(cg.grad(lambda x: clnp.sum(clip_gradient(x) * 5.0))(clnp.asarray([1.0, 2.0])))
+    [1. 1.]
+    """
 
     def __init__(self, fun: Callable[..., Any]):
         self.fun = fun
@@ -207,8 +362,28 @@ class custom_vjp:
 
 
 def checkpoint(fun: Callable[..., Any]) -> Callable[..., Any]:
-    """``fun`` whose intermediate values are recomputed in the backward pass instead of being
-    kept (rematerialisation): only the inputs are stored."""
+    """Recompute ``fun``'s intermediate values in the backward pass instead of storing them.
+
+    Rematerialisation (JAX's ``checkpoint``/``remat``): only the inputs are kept for reverse
+    mode, trading compute for memory.
+
+    Parameters
+    ----------
+    fun : callable
+        The function to rematerialise.
+
+    Returns
+    -------
+    callable
+        A function with ``fun``'s signature and values.
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> f = cg.checkpoint(lambda x: clnp.sum(clnp.sin(x) ** 2))
+    >>> print(cg.grad(f)(clnp.asarray([0.0])))
+    [0.]
+    """
     f = custom_vjp(fun)
 
     def fwd(*args: Any) -> tuple[Any, Any]:
@@ -243,7 +418,36 @@ class custom_jvp:
     it with respect to the tangents. Under ``vmap`` both ``fun`` and the rule are batched;
     eager calls run ``fun``. Values traced by the transformations that differentiate or
     batch the call must reach ``fun`` and the rule as arguments: a closure over one raises
-    TypeError (the rule runs below the transformation that traces them)."""
+    TypeError (the rule runs below the transformation that traces them).
+
+    Parameters
+    ----------
+    fun : callable
+        The primal function.
+    nondiff_argnums : sequence of int, default ()
+        Positional arguments that are not differentiated (passed first to the rule).
+
+    Raises
+    ------
+    TypeError
+        Differentiating before ``defjvp``, keyword-only parameters, a rule that does not
+        return a pair or returns a tangent of the wrong dtype, or a closure over a traced value.
+    ValueError
+        ``nondiff_argnums`` out of range, or a rule's output of the wrong shape.
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> @cg.custom_jvp
+    ... def f(x):
+    ...     return clnp.sin(x)
+    >>> @f.defjvp
+    ... def f_jvp(primals, tangents):
+    ...     (x,), (t,) = primals, tangents
+    ...     return f(x), clnp.cos(x) * t
+    >>> print(cg.grad(lambda x: clnp.sum(f(x)))(clnp.asarray([0.0])))
+    [1.]
+    """
 
     def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = ()):
         self.fun = fun

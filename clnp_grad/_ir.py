@@ -61,6 +61,26 @@ class Eqn:
 
 @dataclass
 class Graph:
+    """A staged, typed program: what :func:`make_ir` returns and what ``jit`` compiles.
+
+    Attributes
+    ----------
+    in_binders : list of Var
+        The typed inputs.
+    eqns : list of Eqn
+        The primitive applications, in order.
+    outs : list
+        The outputs (variables or literals).
+    consts : dict
+        Arrays the function closed over, by variable number.
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> g = cg.make_ir(lambda x: x * 2.0)(clnp.asarray([1.0, 2.0]))
+    >>> len(g.in_binders), len(g.eqns), len(g.outs)
+    (1, 1, 1)
+    """
     in_binders: list[Var]
     eqns: list[Eqn]
     outs: list[Any]              # Var | Lit
@@ -177,7 +197,34 @@ class StagingInterpreter(Interpreter):
 
 
 def make_ir(fun: Callable[..., Any]) -> Callable[..., Graph]:
-    """``make_ir(f)(*args)`` returns the typed, printable IR of ``f`` at ``args``."""
+    """Stage ``fun`` to clnp_grad's typed IR (JAX's ``make_jaxpr``).
+
+    Parameters
+    ----------
+    fun : callable
+        Function of arrays (or pytrees of arrays).
+
+    Returns
+    -------
+    callable
+        ``make_ir(fun)(*args)`` returning a :class:`Graph`, printable, that
+        :func:`eval_graph` runs and the transformations accept.
+
+    Raises
+    ------
+    TypeError
+        When staged: Python control flow on a traced value (``ConcretizationError``).
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> x = clnp.asarray([1.0, 2.0], dtype=clnp.float32)
+    >>> print(cg.make_ir(lambda x: clnp.sin(x) * 2.0)(x))
+    { lambda a:float32[2] .
+        b:float32[2] = sin[dtype=float32 out_dtype=float32] a
+        c:float32[2] = multiply[dtype=float32 out_dtype=float32] b 2.0
+      in ( c ) }
+    """
     def staged(*args: Any) -> Graph:
         flat, tdef = tree_flatten(list(args))
         interp = StagingInterpreter(current_interpreter())
@@ -197,7 +244,33 @@ def make_ir(fun: Callable[..., Any]) -> Callable[..., Graph]:
 
 
 def eval_graph(graph: Graph, *args: Any) -> list[Any]:
-    """Run ``graph`` on ``args`` by binding each equation (so it can be transformed again)."""
+    """Run ``graph`` on ``args`` by binding each equation, so the run can be transformed again.
+
+    Parameters
+    ----------
+    graph : Graph
+        A graph from :func:`make_ir`.
+    *args : array
+        One array per input of the graph, of the staged shapes and dtypes.
+
+    Returns
+    -------
+    list of array
+        The graph's outputs.
+
+    Raises
+    ------
+    TypeError
+        Arguments that do not match the graph's inputs.
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> g = cg.make_ir(lambda x: x * 2.0)(clnp.asarray([1.0, 2.0]))
+    >>> (y,) = cg.eval_graph(g, clnp.asarray([3.0, 4.0]))
+    >>> print(y)
+    [6. 8.]
+    """
     env: dict[int, Any] = dict(graph.consts)
     if len(args) != len(graph.in_binders):
         raise TypeError(f"eval_graph: expected {len(graph.in_binders)} arguments, got "

@@ -18,8 +18,33 @@ _REGISTRY: dict[type, tuple[Callable[[Any], tuple[Iterable[Any], Hashable]],
 
 def register_pytree_node(cls: type, flatten: Callable[[Any], tuple[Iterable[Any], Hashable]],
                          unflatten: Callable[[Hashable, Iterable[Any]], Any]) -> None:
-    """Make ``cls`` a pytree node: ``flatten(x) -> (children, aux)`` with hashable ``aux``,
-    ``unflatten(aux, children) -> x``."""
+    """Make instances of ``cls`` pytree nodes, so the transformations see through them.
+
+    Parameters
+    ----------
+    cls : type
+        The container type.
+    flatten : callable
+        ``flatten(x) -> (children, aux)``: the children (pytrees) and hashable static data.
+    unflatten : callable
+        ``unflatten(aux, children) -> x``.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import clnp_grad as cg
+    >>> class Point:
+    ...     def __init__(self, x, y):
+    ...         self.x, self.y = x, y
+    >>> cg.register_pytree_node(Point, lambda p: ((p.x, p.y), None),
+    ...                         lambda aux, children: Point(*children))
+    >>> p = cg.tree_map(lambda v: v * 10, Point(1, 2))
+    >>> p.x, p.y
+    (10, 20)
+    """
     _REGISTRY[cls] = (flatten, unflatten)
 
 
@@ -70,7 +95,37 @@ def _node(x: Any) -> tuple[Any, Hashable, list[Any]] | None:
 
 
 def tree_flatten(tree: Any) -> tuple[list[Any], PyTreeDef]:
-    """Leaves in a fixed order, and the structure to rebuild the tree with."""
+    """Flatten a pytree into its leaves, in a fixed order, and its structure.
+
+    Lists, tuples, named tuples, dicts (in sorted key order), None and registered nodes are
+    containers; everything else is a leaf.
+
+    Parameters
+    ----------
+    tree : pytree
+        Nested containers of leaves.
+
+    Returns
+    -------
+    leaves : list
+        The leaves, depth first.
+    treedef : PyTreeDef
+        The structure, for :func:`tree_unflatten`.
+
+    Raises
+    ------
+    TypeError
+        Dict keys that cannot be sorted.
+
+    Examples
+    --------
+    >>> import clnp_grad as cg
+    >>> leaves, treedef = cg.tree_flatten({"b": [1, 2], "a": (3,)})
+    >>> leaves
+    [3, 1, 2]
+    >>> treedef
+    dict(tuple(*), list(*, *))
+    """
     leaves: list[Any] = []
 
     def rec(x: Any) -> PyTreeDef:
@@ -84,12 +139,41 @@ def tree_flatten(tree: Any) -> tuple[list[Any], PyTreeDef]:
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
-    """Inverse of :func:`tree_flatten`."""
+    """Rebuild a pytree from its structure and leaves (the inverse of :func:`tree_flatten`).
+
+    Parameters
+    ----------
+    treedef : PyTreeDef
+        A structure from :func:`tree_flatten` or :func:`tree_structure`.
+    leaves : iterable
+        Exactly ``treedef.num_leaves`` leaves.
+
+    Returns
+    -------
+    pytree
+        The tree of ``treedef``'s structure holding ``leaves``.
+
+    Raises
+    ------
+    ValueError
+        Fewer or more leaves than the structure has.
+
+    Examples
+    --------
+    >>> import clnp_grad as cg
+    >>> treedef = cg.tree_structure({"b": [1, 2], "a": (3,)})
+    >>> cg.tree_unflatten(treedef, [10, 20, 30])
+    {'a': (10,), 'b': [20, 30]}
+    """
     it = iter(leaves)
 
     def rec(d: PyTreeDef) -> Any:
         if d.kind == "leaf":
-            return next(it)
+            leaf = next(it, _SENTINEL)
+            if leaf is _SENTINEL:
+                raise ValueError(f"tree_unflatten: fewer leaves than the structure "
+                                 f"{treedef} has ({treedef.num_leaves})")
+            return leaf
         children = [rec(c) for c in d.children]
         k = d.kind
         if k is type(None):
@@ -117,17 +201,89 @@ _SENTINEL = object()
 
 
 def tree_leaves(tree: Any) -> list[Any]:
-    """The leaves of ``tree``."""
+    """The leaves of ``tree`` in :func:`tree_flatten`'s order.
+
+    Parameters
+    ----------
+    tree : pytree
+        Nested containers of leaves.
+
+    Returns
+    -------
+    list
+        The leaves (None is an empty container, not a leaf).
+
+    Raises
+    ------
+    TypeError
+        Dict keys that cannot be sorted.
+
+    Examples
+    --------
+    >>> import clnp_grad as cg
+    >>> cg.tree_leaves([1, {"a": 2, "b": None}, (3,)])
+    [1, 2, 3]
+    """
     return tree_flatten(tree)[0]
 
 
 def tree_structure(tree: Any) -> PyTreeDef:
-    """The structure of ``tree``."""
+    """The structure of ``tree``, without its leaves.
+
+    Parameters
+    ----------
+    tree : pytree
+        Nested containers of leaves.
+
+    Returns
+    -------
+    PyTreeDef
+        Hashable and comparable; ``num_leaves`` counts the leaves.
+
+    Raises
+    ------
+    TypeError
+        Dict keys that cannot be sorted.
+
+    Examples
+    --------
+    >>> import clnp_grad as cg
+    >>> cg.tree_structure([1, {"a": 2}])
+    list(*, dict(*))
+    >>> cg.tree_structure([1, {"a": 2}]).num_leaves
+    2
+    """
     return tree_flatten(tree)[1]
 
 
 def tree_map(f: Callable[..., Any], tree: Any, *rest: Any) -> Any:
-    """Apply ``f`` leafwise to ``tree`` (and to the same-structured trees in ``rest``)."""
+    """Apply ``f`` to every leaf of ``tree`` (and the matching leaves of ``rest``).
+
+    Parameters
+    ----------
+    f : callable
+        ``f(leaf, *rest_leaves)``.
+    tree : pytree
+        The tree whose structure the result has.
+    *rest : pytree
+        Trees of the same structure as ``tree``.
+
+    Returns
+    -------
+    pytree
+        ``tree``'s structure holding ``f``'s results.
+
+    Raises
+    ------
+    ValueError
+        A tree in ``rest`` has a different structure.
+
+    Examples
+    --------
+    >>> import clnp_grad as cg
+    >>> cg.tree_map(lambda a, b: a + b, {"x": 1, "y": (2, 3)}, {"x": 10, "y": (20, 30)})
+    {'x': 11, 'y': (22, 33)}
+    """
     leaves, treedef = tree_flatten(tree)
     others = []
     for r in rest:

@@ -13,6 +13,7 @@ import clnp as xp
 from clnp import _ops
 from clnp._prims import Primitive, current_interpreter, primitive, set_interpreter
 
+from ._args import lift
 from ._core import HIGHER_ORDER, Interpreter, Tracer
 from ._tree import tree_flatten, tree_unflatten
 
@@ -144,17 +145,53 @@ def _moveaxis(x: Any, src: int, dst: int) -> Any:
 
 def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
          axis_size: int | None = None) -> Callable[..., Any]:
-    """Vectorise ``fun`` over axis ``in_axes`` of its arguments (an int, None for an
-    unbatched argument, or a tuple with one entry per positional argument); results carry the
-    batch axis at ``out_axes``. ``axis_size`` is required when no argument is batched."""
+    """Vectorise ``fun`` over an axis of its arguments (JAX's ``vmap``).
+
+    Parameters
+    ----------
+    fun : callable
+        Function written for one example.
+    in_axes : int, None or tuple, default 0
+        The batch axis of each positional argument: an int for all of them, or a tuple with
+        one entry (int or None) per argument; None marks an unbatched argument.
+    out_axes : int or tuple, default 0
+        Where the batch axis goes in the results.
+    axis_size : int, optional
+        The batch size; required when no argument is batched.
+
+    Returns
+    -------
+    callable
+        The batched function: results carry the batch axis at ``out_axes``.
+
+    Raises
+    ------
+    ValueError
+        When called: batched arguments differ in size along their ``in_axes``, an axis is
+        out of range, or ``in_axes`` has the wrong number of entries.
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> dot = lambda x, y: clnp.sum(x * y)
+    >>> X = clnp.asarray([[1.0, 2.0], [3.0, 4.0]])
+    >>> print(cg.vmap(dot, in_axes=(0, None))(X, clnp.asarray([1.0, 1.0])))
+    [3. 7.]
+    """
     def wrapped(*args: Any) -> Any:
         axes = in_axes if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(args)
         if len(axes) != len(args):
             raise ValueError(f"vmap: in_axes has {len(axes)} entries for {len(args)} "
                              f"arguments")
         flat_args, sizes = [], set()
-        for a, ax in zip(args, axes):
+        for pos, (a, ax) in enumerate(zip(args, axes)):
             leaves, tdef = tree_flatten(a)
+            if ax is not None:
+                if any(isinstance(v, (bool, int, float, complex)) for v in leaves):
+                    raise ValueError(f"vmap: argument {pos} is a Python scalar (or holds one), "
+                                     f"which has no axis {ax} to map over; pass in_axes=None "
+                                     f"for it (it is then the same for every batch element)")
+                leaves = lift(leaves)[0]        # NumPy arrays as clnp arrays
             flat_args.append((leaves, tdef, ax))
             if ax is not None:
                 for leaf in leaves:

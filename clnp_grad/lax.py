@@ -14,6 +14,7 @@ predicate becomes a select, or a masked loop). See docs/control_flow.md.
 """
 from __future__ import annotations
 
+import os
 from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -31,13 +32,13 @@ from ._vmap import BatchInterpreter, BatchTracer, _materialize
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan"]
 
 
-class SubGraph(Graph):
+class _SubGraph(Graph):
     """A Graph used as a primitive parameter: hashed and compared by identity."""
     __hash__ = object.__hash__
     __eq__ = object.__eq__  # type: ignore[assignment]
 
 
-class Branches(tuple):
+class _Branches(tuple):
     """The ``branches`` parameter of ``cond``: a tuple of graphs that prints readably."""
 
     def __str__(self) -> str:
@@ -56,6 +57,16 @@ def _run_graph(graph: Graph, *args: Any) -> list[Any]:
         from ._jit.api import run_graph
         return run_graph(graph, list(args))
     return eval_graph(graph, *args)
+
+
+def _loop_kernel(owner: Graph, cond: Graph | None, body: Graph, num_consts: int,
+                 args: Sequence[Any]) -> Any:
+    """The one-kernel form of a loop on concrete arrays (``_jit.loops``), or None.
+    ``CLNP_LOOP_KERNELS=0`` turns it off (for comparisons)."""
+    if current_interpreter() is not EVAL or os.environ.get("CLNP_LOOP_KERNELS") == "0":
+        return None
+    from ._jit.loops import loop_kernel
+    return loop_kernel(owner, cond, body, num_consts, args)
 
 
 # ------------------------------------------------------------------------------ primitives
@@ -77,6 +88,9 @@ def _cond_impl(index: Any, *operands: Any, branches: tuple) -> list[Any]:
 @def_impl("while", multiple_results=True)
 def _while_impl(*args: Any, cond_graph: Graph, body_graph: Graph, num_consts: int) -> list:
     consts, carry = list(args[:num_consts]), list(args[num_consts:])
+    lk = _loop_kernel(body_graph, cond_graph, body_graph, num_consts, args)
+    if lk is not None:    # elementwise in the carry: one kernel, the loop inside
+        return lk.run(args[0].device, consts, carry)
     while bool(_run_graph(cond_graph, *consts, *carry)[0]):
         carry = _run_graph(body_graph, *consts, *carry)
     return carry
@@ -88,6 +102,10 @@ def _scan_impl(*args: Any, body: Graph, length: int, reverse: bool, num_consts: 
     consts = list(args[:num_consts])
     carry = list(args[num_consts:num_consts + num_carry])
     xs = args[num_consts + num_carry:]
+    if not xs and len(body.outs) == num_carry:    # a counted loop (fori_loop)
+        lk = _loop_kernel(body, None, body, num_consts, args)
+        if lk is not None:
+            return lk.run(args[0].device, consts, carry, length)
     steps = []
     for i in (range(length - 1, -1, -1) if reverse else range(length)):
         outs = _run_graph(body, *consts, *carry, *[x[i] for x in xs])
@@ -210,7 +228,7 @@ def _stage(fun: Callable[..., Any], examples: Sequence[Any], in_tree: PyTreeDef,
     return _Staged(binders, interp.eqns, outs, consts, o_tree)
 
 
-def _close(staged: Sequence[_Staged]) -> tuple[list[SubGraph], list[Any]]:
+def _close(staged: Sequence[_Staged]) -> tuple[list[_SubGraph], list[Any]]:
     """Closure conversion: the constants captured by any of ``staged`` (by identity) become
     leading inputs shared by all the graphs, in one order."""
     order: dict[int, Any] = {}
@@ -221,7 +239,7 @@ def _close(staged: Sequence[_Staged]) -> tuple[list[SubGraph], list[Any]]:
     for s in staged:
         mine = {id(val): v for v, val in s.consts}
         cb = [mine[i] if i in mine else Var(_aval(val)) for i, val in order.items()]
-        g = SubGraph(cb + list(s.in_binders), s.eqns, list(s.outs))
+        g = _SubGraph(cb + list(s.in_binders), s.eqns, list(s.outs))
         g.typecheck()
         graphs.append(g)
     return graphs, list(order.values())
@@ -280,7 +298,7 @@ def _cond_call(index: Any, fns: Sequence[Callable[..., Any]], operands: list, wh
                         staged[ref].out_avals, f"the output of {nm}", s.out_tree,
                         s.out_avals, "output")
     graphs, consts = _close(staged)
-    outs = _COND.bind(index, *consts, *ops, branches=Branches(graphs))
+    outs = _COND.bind(index, *consts, *ops, branches=_Branches(graphs))
     return tree_unflatten(staged[0].out_tree, list(outs))
 
 
@@ -396,9 +414,40 @@ def _check_pred(pred: Any, what: str) -> Any:
 
 def cond(pred: Any, true_fun: Callable[..., Any], false_fun: Callable[..., Any],
          *operands: Any) -> Any:
-    """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``; ``pred`` is a boolean
-    scalar (it may be traced). Both functions must return the same structure, shapes and
-    dtypes. Only the chosen branch runs (except under vmap with a batched ``pred``)."""
+    """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)`` (JAX's ``lax.cond``).
+
+    Only the chosen branch runs, except under ``vmap`` with a batched ``pred``, where both
+    run and the results are selected elementwise. Differentiable in both modes.
+
+    Parameters
+    ----------
+    pred : bool or 0-d array
+        The predicate; it may be traced.
+    true_fun, false_fun : callable
+        Functions of ``*operands`` returning the same pytree structure, shapes and dtypes.
+    *operands : array or pytree
+        The branches' arguments.
+
+    Returns
+    -------
+    array or pytree
+        The chosen branch's result.
+
+    Raises
+    ------
+    ValueError
+        ``pred`` is not a scalar, or the branches' outputs differ in shape.
+    TypeError
+        The branches' outputs differ in structure or dtype.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> from clnp_grad import lax
+    >>> print(lax.cond(clnp.asarray(True), lambda x: x + 1.0, lambda x: x - 1.0,
+    ...                clnp.asarray([1.0])))
+    [2.]
+    """
     pred = _check_pred(pred, "lax.cond")
     for nm, fn in (("true_fun", true_fun), ("false_fun", false_fun)):
         if not callable(fn):
@@ -408,8 +457,40 @@ def cond(pred: Any, true_fun: Callable[..., Any], false_fun: Callable[..., Any],
 
 
 def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any) -> Any:
-    """``branches[index](*operands)``; ``index`` (an integer scalar, possibly traced) is clamped
-    to ``[0, len(branches) - 1]`` as in JAX."""
+    """``branches[index](*operands)`` (JAX's ``lax.switch``).
+
+    Parameters
+    ----------
+    index : int or 0-d integer array
+        Which branch; it may be traced, and is clamped to ``[0, len(branches) - 1]`` as in JAX.
+    branches : sequence of callable
+        Functions of ``*operands`` returning the same structure, shapes and dtypes.
+    *operands : array or pytree
+        The branches' arguments.
+
+    Returns
+    -------
+    array or pytree
+        The chosen branch's result.
+
+    Raises
+    ------
+    TypeError
+        ``branches`` is not a non-empty sequence of callables, or the outputs differ in
+        structure or dtype.
+    ValueError
+        ``index`` is not a scalar, or the branches' outputs differ in shape.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> from clnp_grad import lax
+    >>> branches = [lambda x: x, lambda x: x * 2.0, lambda x: x * 3.0]
+    >>> print(lax.switch(clnp.asarray(1), branches, clnp.asarray([1.0])))
+    [2.]
+    >>> print(lax.switch(clnp.asarray(5), branches, clnp.asarray([1.0])))  # clamped
+    [3.]
+    """
     if not isinstance(branches, (list, tuple)) or not branches or \
             not all(callable(b) for b in branches):
         raise TypeError("lax.switch: branches must be a non-empty sequence of callables")
@@ -430,17 +511,79 @@ def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any) -
 
 def while_loop(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any],
                init_val: Any) -> Any:
-    """``val = init_val; while cond_fun(val): val = body_fun(val); return val``. Forward-mode
-    differentiable and batchable; not reverse-mode differentiable (use fori_loop with
-    Python int bounds, or scan)."""
+    """``val = init_val; while cond_fun(val): val = body_fun(val)`` (JAX's ``lax.while_loop``).
+
+    Forward-mode differentiable and batchable; not reverse-mode differentiable (use
+    ``fori_loop`` with Python int bounds, or ``scan``).
+
+    Parameters
+    ----------
+    cond_fun : callable
+        ``cond_fun(val)`` returning a boolean scalar.
+    body_fun : callable
+        ``body_fun(val)`` returning a carry of ``init_val``'s structure, shapes and dtypes.
+    init_val : array or pytree
+        The initial carry.
+
+    Returns
+    -------
+    array or pytree
+        The final carry.
+
+    Raises
+    ------
+    TypeError
+        ``cond_fun`` does not return a boolean scalar, or ``body_fun`` changes the carry's
+        structure or dtype.
+    ValueError
+        ``body_fun`` changes the carry's shape.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> from clnp_grad import lax
+    >>> int(lax.while_loop(lambda v: v < 10, lambda v: v * 2, clnp.asarray(1)))
+    16
+    """
     return _while_call(cond_fun, body_fun, init_val, "lax.while_loop")
 
 
 def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any],
               init_val: Any) -> Any:
-    """``val = init_val; for i in range(lower, upper): val = body_fun(i, val)``. With Python
-    int bounds this is a ``scan`` (reverse-mode differentiable); with traced bounds a
-    ``while_loop``. ``i`` is an int32 array (the bounds' dtype when they are arrays)."""
+    """``val = init_val; for i in range(lower, upper): val = body_fun(i, val)``.
+
+    JAX's ``lax.fori_loop``. With Python int bounds this is a ``scan`` (reverse-mode
+    differentiable); with traced bounds a ``while_loop``.
+
+    Parameters
+    ----------
+    lower, upper : int or 0-d integer array
+        The bounds.
+    body_fun : callable
+        ``body_fun(i, val)`` returning a carry of ``init_val``'s structure, shapes and dtypes;
+        ``i`` is an int32 array (the bounds' dtype when they are arrays).
+    init_val : array or pytree
+        The initial carry.
+
+    Returns
+    -------
+    array or pytree
+        The final carry.
+
+    Raises
+    ------
+    TypeError
+        The bounds are not integers, or ``body_fun`` changes the carry's structure or dtype.
+    ValueError
+        ``body_fun`` changes the carry's shape.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> from clnp_grad import lax
+    >>> int(lax.fori_loop(0, 4, lambda i, v: v + i, clnp.asarray(0)))
+    6
+    """
     what = "lax.fori_loop"
     i_leaves, i_tree = tree_flatten(init_val)
     ref_avals = [_aval(_as_array(v, what, _device_of(i_leaves))) for v in i_leaves]
@@ -487,9 +630,48 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any],
 
 def scan(f: Callable[[Any, Any], Any], init: Any, xs: Any = None, length: int | None = None,
          reverse: bool = False) -> tuple[Any, Any]:
-    """JAX's ``scan``: ``carry = init; for x in xs: carry, y = f(carry, x)``; returns
-    ``(carry, stacked ys)``. ``xs`` is a pytree of arrays sharing a leading length (or None
-    with ``length=``); ``reverse=True`` walks from the end (ys stay in xs order)."""
+    """Loop ``f`` over the leading axis of ``xs``, carrying state (JAX's ``lax.scan``).
+
+    ``carry = init; for x in xs: carry, y = f(carry, x)``; returns ``(carry, stacked ys)``.
+    Differentiable in both modes and batchable.
+
+    Parameters
+    ----------
+    f : callable
+        ``f(carry, x) -> (carry, y)``; the carry keeps its structure, shapes and dtypes.
+    init : array or pytree
+        The initial carry.
+    xs : array or pytree, optional
+        Arrays sharing a leading length; None to loop ``length`` times with ``x = None``.
+    length : int, optional
+        The number of steps; required when ``xs`` is None.
+    reverse : bool, default False
+        Walk from the end (the ys stay in ``xs`` order).
+
+    Returns
+    -------
+    carry : array or pytree
+        The final carry.
+    ys : array or pytree
+        The ``y`` of every step, stacked along a new leading axis.
+
+    Raises
+    ------
+    ValueError
+        ``xs`` is None without ``length``, the leading lengths differ, or ``f`` changes the
+        carry's shape.
+    TypeError
+        ``f`` changes the carry's structure or dtype.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> from clnp_grad import lax
+    >>> carry, ys = lax.scan(lambda c, x: (c + x, c * x), clnp.asarray(0.0),
+    ...                      clnp.asarray([1.0, 2.0, 3.0]))
+    >>> print(carry, ys)
+    6.0 [0. 2. 9.]
+    """
     return _scan_call(f, init, xs, length, reverse, "lax.scan")
 
 
@@ -728,7 +910,7 @@ def _scan_vjp(interp: VJPInterpreter, args: tuple, params: dict) -> Any:
             outs = _SCAN.bind(*primals, **params)
         return _traced_outs(interp, VJPTracer, outs, _owns(interp, args))
     # forward pass that also stacks the carry entering each step (the residuals)
-    fwd = SubGraph(body.in_binders, body.eqns,
+    fwd = _SubGraph(body.in_binders, body.eqns,
                    list(body.outs) + list(body.in_binders[nc:nc + ncar]))
     with set_interpreter(interp.prev):
         allout = list(_SCAN.bind(*primals, **{**params, "body": fwd}))

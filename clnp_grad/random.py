@@ -121,9 +121,35 @@ def _words64(x: Any) -> tuple[Any, Any]:
 
 # ------------------------------------------------------------------------------ keys
 def key(seed: Any, *, device: Any = None) -> Any:
-    """A key from an integer ``seed`` (a Python int, or a 0-d integer array, traced or not):
-    uint32 ``[high, low]`` words of the seed as a 64-bit two's complement integer, as JAX's
-    raw keys. ``device`` picks where a Python-int seed's key lives (default device)."""
+    """A random key from an integer seed (JAX's ``random.key`` / ``PRNGKey``).
+
+    The key is a uint32 array ``[high, low]`` holding the seed as a 64-bit two's complement
+    integer, as JAX's raw keys. Same key, same numbers, on every device.
+
+    Parameters
+    ----------
+    seed : int or 0-d integer array
+        The seed; it may be traced.
+    device : Device, optional
+        Where a Python-int seed's key lives (default: the default device).
+
+    Returns
+    -------
+    array
+        uint32 array of shape ``(2,)``.
+
+    Raises
+    ------
+    TypeError
+        ``seed`` is not an integer.
+
+    Examples
+    --------
+    >>> from clnp_grad import random
+    >>> k = random.key(0)
+    >>> k.dtype, k.shape
+    (dtype('uint32'), (2,))
+    """
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
         s = int(seed)
         if not -(1 << 63) <= s < (1 << 64):
@@ -146,7 +172,32 @@ PRNGKey = key
 
 
 def split(key: Any, num: int = 2) -> Any:
-    """``num`` new keys derived from ``key``: a uint32 array of shape ``(num, 2)``."""
+    """``num`` new, independent keys derived from ``key``.
+
+    Parameters
+    ----------
+    key : array
+        A key (uint32, shape ``(2,)``).
+    num : int, default 2
+        How many keys.
+
+    Returns
+    -------
+    array
+        uint32 array of shape ``(num, 2)``; index it for each key.
+
+    Raises
+    ------
+    TypeError
+        ``key`` is not a uint32 array of shape ``(2,)``.
+
+    Examples
+    --------
+    >>> from clnp_grad import random
+    >>> k1, k2 = random.split(random.key(0))
+    >>> random.split(random.key(0), 3).shape
+    (3, 2)
+    """
     k = _check_key("split", key)
     n = _shape("split", num)
     if len(n) != 1:
@@ -155,9 +206,37 @@ def split(key: Any, num: int = 2) -> Any:
 
 
 def fold_in(key: Any, data: Any) -> Any:
-    """A new key from ``key`` and an integer ``data`` (a Python int or a 0-d integer array,
-    possibly traced): Philox of counter ``data`` in the fold-in domain under ``key``. Equal
-    ``data`` as a Python int or an array gives the same key."""
+    """A new key from ``key`` and an integer ``data``.
+
+    Philox of counter ``data`` in the fold-in domain under ``key``. Equal ``data`` as a
+    Python int or an array gives the same key.
+
+    Parameters
+    ----------
+    key : array
+        A key.
+    data : int or 0-d integer array
+        The value to fold in (a step number, a device index...); it may be traced.
+
+    Returns
+    -------
+    array
+        A key (uint32, shape ``(2,)``).
+
+    Raises
+    ------
+    TypeError
+        ``key`` is not a key, or ``data`` is not an integer.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> from clnp_grad import random
+    >>> a = random.fold_in(random.key(0), 1)
+    >>> b = random.fold_in(random.key(0), clnp.asarray(1))
+    >>> bool(clnp.all(a == b))
+    True
+    """
     k = _check_key("fold_in", key)
     if isinstance(data, (int, np.integer)) and not isinstance(data, bool):
         d = int(data)
@@ -178,7 +257,33 @@ def fold_in(key: Any, data: Any) -> Any:
 
 # ------------------------------------------------------------------------------ samplers
 def bits(key: Any, shape: Any = (), dtype: Any = None) -> Any:
-    """Raw random bits of ``shape``: uint32 (default) or uint64 words."""
+    """Raw random bits of ``shape``.
+
+    Parameters
+    ----------
+    key : array
+        A key.
+    shape : tuple of int, default ()
+        The result's shape.
+    dtype : dtype, optional
+        uint32 (default) or uint64.
+
+    Returns
+    -------
+    array
+        Uniformly distributed words.
+
+    Raises
+    ------
+    TypeError
+        ``key`` is not a key, or ``dtype`` is not uint32/uint64.
+
+    Examples
+    --------
+    >>> from clnp_grad import random
+    >>> random.bits(random.key(0), (2,)).dtype
+    dtype('uint32')
+    """
     k = _check_key("bits", key)
     d = _U32 if dtype is None else dt.as_dtype(dtype, "bits")
     if d not in (_U32, _U64):
@@ -188,9 +293,40 @@ def bits(key: Any, shape: Any = (), dtype: Any = None) -> Any:
 
 def uniform(key: Any, shape: Any = (), dtype: Any = None, minval: Any = 0.0,
             maxval: Any = 1.0) -> Any:
-    """Uniform floats in ``[minval, maxval)`` of ``shape``; ``dtype`` float32 or float64
-    (default: the device's default float). Array bounds broadcast to ``shape`` and are
-    differentiable; Python-number bounds go into the kernel."""
+    """Uniform floats in ``[minval, maxval)`` of ``shape``.
+
+    Parameters
+    ----------
+    key : array
+        A key.
+    shape : tuple of int, default ()
+        The result's shape.
+    dtype : dtype, optional
+        float32 or float64 (default: the device's default float).
+    minval, maxval : float or array, default 0.0 and 1.0
+        The bounds. Array bounds broadcast to ``shape`` and are differentiable;
+        Python-number bounds go into the kernel.
+
+    Returns
+    -------
+    array
+        Floats of ``dtype``.
+
+    Raises
+    ------
+    TypeError
+        ``dtype`` is not float32/float64, or ``key`` is not a key.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> from clnp_grad import random
+    >>> u = random.uniform(random.key(0), (1000,), minval=2.0, maxval=3.0)
+    >>> bool(clnp.all((u >= 2.0) & (u < 3.0)))
+    True
+    >>> bool(clnp.all(random.uniform(random.key(1), (3,)) == random.uniform(random.key(1), (3,))))
+    True
+    """
     k = _check_key("uniform", key)
     shape, d = _shape("uniform", shape), _float_dtype("uniform", dtype, k)
     if _is_static(minval) and _is_static(maxval):
@@ -207,15 +343,68 @@ def uniform(key: Any, shape: Any = (), dtype: Any = None, minval: Any = 0.0,
 
 
 def normal(key: Any, shape: Any = (), dtype: Any = None) -> Any:
-    """Standard normal floats of ``shape`` (Box-Muller in the kernel)."""
+    """Standard normal floats of ``shape`` (Box-Muller in the kernel).
+
+    Parameters
+    ----------
+    key : array
+        A key.
+    shape : tuple of int, default ()
+        The result's shape.
+    dtype : dtype, optional
+        float32 or float64 (default: the device's default float).
+
+    Returns
+    -------
+    array
+        Floats of ``dtype``.
+
+    Raises
+    ------
+    TypeError
+        ``dtype`` is not float32/float64, or ``key`` is not a key.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> from clnp_grad import random
+    >>> z = random.normal(random.key(0), (10000,), dtype=clnp.float32)
+    >>> z.dtype, abs(float(clnp.mean(z))) < 0.05
+    (dtype('float32'), True)
+    """
     k = _check_key("normal", key)
     return _draw(k, _shape("normal", shape), _float_dtype("normal", dtype, k), "normal", 0.0,
                  1.0)
 
 
 def bernoulli(key: Any, p: Any = 0.5, shape: Any = None) -> Any:
-    """Booleans that are True with probability ``p`` (a number in [0, 1] or an array that
-    broadcasts to ``shape``; ``shape`` defaults to ``p``'s shape)."""
+    """Booleans that are True with probability ``p``.
+
+    Parameters
+    ----------
+    key : array
+        A key.
+    p : float or array, default 0.5
+        The probability, in [0, 1]; an array broadcasts to ``shape``.
+    shape : tuple of int, optional
+        The result's shape (default: ``p``'s shape).
+
+    Returns
+    -------
+    array
+        Booleans.
+
+    Raises
+    ------
+    ValueError
+        A Python-number ``p`` outside [0, 1].
+
+    Examples
+    --------
+    >>> from clnp_grad import random
+    >>> random.bernoulli(random.key(0), 0.0, (4,)).tolist()
+    [False, False, False, False]
+    """
     k = _check_key("bernoulli", key)
     if _is_static(p):
         if not 0.0 <= float(p) <= 1.0:
@@ -230,10 +419,41 @@ def bernoulli(key: Any, p: Any = 0.5, shape: Any = None) -> Any:
 
 
 def randint(key: Any, shape: Any, minval: Any, maxval: Any, dtype: Any = None) -> Any:
-    """Integers in ``[minval, maxval)`` of ``shape`` and integer ``dtype`` (default: the
-    default integer, int64). Python-int bounds must lie in the dtype's range (``maxval`` up to
-    its maximum + 1); array bounds broadcast to ``shape`` and give ``minval`` where
-    ``maxval <= minval``, as JAX."""
+    """Random integers in ``[minval, maxval)`` of ``shape``.
+
+    Parameters
+    ----------
+    key : array
+        A key.
+    shape : tuple of int
+        The result's shape.
+    minval, maxval : int or array
+        The bounds. Python ints must lie in the dtype's range (``maxval`` up to its maximum
+        + 1); array bounds broadcast to ``shape`` and give ``minval`` where
+        ``maxval <= minval``, as JAX.
+    dtype : dtype, optional
+        An integer dtype (default: int64).
+
+    Returns
+    -------
+    array
+        Integers of ``dtype``.
+
+    Raises
+    ------
+    ValueError
+        Python-int bounds that do not fit ``dtype``.
+    TypeError
+        ``dtype`` is not an integer dtype.
+
+    Examples
+    --------
+    >>> import numpy
+    >>> from clnp_grad import random
+    >>> r = random.randint(random.key(0), (1000,), 0, 3)
+    >>> sorted(set(numpy.asarray(r).tolist()))
+    [0, 1, 2]
+    """
     k = _check_key("randint", key)
     shape = _shape("randint", shape)
     d = dt.int64 if dtype is None else dt.as_dtype(dtype, "randint")
@@ -261,9 +481,40 @@ def randint(key: Any, shape: Any, minval: Any, maxval: Any, dtype: Any = None) -
 
 
 def categorical(key: Any, logits: Any, axis: int = -1, shape: Any = None) -> Any:
-    """Indices drawn with probabilities ``softmax(logits)`` along ``axis`` (Gumbel-max:
-    ``argmax(logits + gumbel)``). ``shape`` (default: ``logits``' shape without ``axis``)
-    may add leading dims; the result has the default index dtype."""
+    """Indices drawn with probabilities ``softmax(logits)`` along ``axis``.
+
+    Gumbel-max: ``argmax(logits + gumbel)``.
+
+    Parameters
+    ----------
+    key : array
+        A key.
+    logits : array
+        Unnormalised log-probabilities.
+    axis : int, default -1
+        The category axis.
+    shape : tuple of int, optional
+        The result's shape (default: ``logits``' shape without ``axis``); it may add leading
+        dimensions.
+
+    Returns
+    -------
+    array
+        Indices of the default index dtype.
+
+    Raises
+    ------
+    ValueError
+        ``axis`` out of range for ``logits``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> from clnp_grad import random
+    >>> logits = clnp.log(clnp.asarray([0.0, 1.0, 0.0]))
+    >>> int(random.categorical(random.key(0), logits))
+    1
+    """
     k = _check_key("categorical", key)
     lg = _array("categorical", "logits", logits, k, "f")
     if lg.ndim == 0:
@@ -286,9 +537,42 @@ def categorical(key: Any, logits: Any, axis: int = -1, shape: Any = None) -> Any
 
 
 def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> Any:
-    """A random permutation of ``range(x)`` for an int ``x``, or ``x`` shuffled along
-    ``axis`` (each 1-d slice on its own when ``independent``): argsort of 64-bit random
-    words, so every permutation is equally likely up to ties of probability ~n**2 / 2**65."""
+    """A random permutation of ``range(x)``, or ``x`` shuffled along ``axis``.
+
+    Argsort of 64-bit random words, so every permutation is equally likely up to ties of
+    probability ~n**2 / 2**65.
+
+    Parameters
+    ----------
+    key : array
+        A key.
+    x : int or array
+        The length of the permutation, or the array to shuffle.
+    axis : int, default 0
+        The axis to shuffle along.
+    independent : bool, default False
+        Shuffle each 1-d slice along ``axis`` on its own.
+
+    Returns
+    -------
+    array
+        The permutation, or the shuffled copy of ``x``.
+
+    Raises
+    ------
+    ValueError
+        ``axis`` out of range.
+
+    Examples
+    --------
+    >>> import clnp, numpy
+    >>> from clnp_grad import random
+    >>> sorted(numpy.asarray(random.permutation(random.key(0), 5)).tolist())
+    [0, 1, 2, 3, 4]
+    >>> shuffled = random.permutation(random.key(0), clnp.asarray([10, 20, 30]))
+    >>> sorted(numpy.asarray(shuffled).tolist())
+    [10, 20, 30]
+    """
     k = _check_key("permutation", key)
     if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
         if x < 0:
@@ -339,10 +623,41 @@ def _ndtri(u: Any) -> Any:
 
 
 def truncated_normal(key: Any, lower: Any, upper: Any, shape: Any = (), dtype: Any = None) -> Any:
-    """Standard normal floats conditioned on ``lower < x < upper`` (Python numbers, ``-inf``
-    and ``inf`` allowed; array bounds are not supported), by the inverse CDF of a uniform
-    draw in ``(Phi(lower), Phi(upper))``. The quantile is Acklam's (relative error ~1e-9),
-    so float64 results are accurate to ~1e-9, not to the last bit."""
+    """Standard normal floats conditioned on ``lower < x < upper``.
+
+    The inverse CDF of a uniform draw in ``(Phi(lower), Phi(upper))``. The quantile is
+    Acklam's (relative error ~1e-9), so float64 results are accurate to ~1e-9, not to the last
+    bit.
+
+    Parameters
+    ----------
+    key : array
+        A key.
+    lower, upper : float
+        The bounds (Python numbers; ``-inf`` and ``inf`` allowed).
+    shape : tuple of int, default ()
+        The result's shape.
+    dtype : dtype, optional
+        float32 or float64 (default: the device's default float).
+
+    Returns
+    -------
+    array
+        Floats of ``dtype`` in ``(lower, upper)``.
+
+    Raises
+    ------
+    TypeError
+        Array bounds (not supported), or a non-float ``dtype``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> from clnp_grad import random
+    >>> x = random.truncated_normal(random.key(0), -1.0, 1.0, (1000,))
+    >>> bool(clnp.all((x > -1.0) & (x < 1.0)))
+    True
+    """
     k = _check_key("truncated_normal", key)
     shape, d = _shape("truncated_normal", shape), _float_dtype("truncated_normal", dtype, k)
     if not (_is_static(lower) and _is_static(upper)):

@@ -1,15 +1,23 @@
-"""clnp_nn: layers, losses and training utilities on top of clnp and clnp_grad.
+"""clnp_nn: layers, losses, optimizers, mixed precision, checkpoints and data loading on top
+of clnp and clnp_grad (docs/nn.md, docs/nn-functional-modules.md).
 
-- ``clnp_nn.functional``: PyTorch's functional API (activations, convolutions, pooling,
+* :mod:`clnp_nn.functional` — PyTorch's functional API (activations, convolutions, pooling,
   normalisation, dropout, embedding, attention, losses).
-- ``clnp_nn.modules`` (also at the top level): layers as immutable pytrees, Equinox style,
-  with ``partition``/``combine`` and the ``is_array``/``is_inexact_array`` filters.
+* :mod:`clnp_nn.modules` (also at the top level) — layers as immutable pytrees, Equinox
+  style, with ``partition``/``combine`` and the ``is_array``/``is_inexact_array`` filters.
+* :mod:`clnp_nn.optim` — optax's optimizers, transformations and schedules.
+* :mod:`clnp_nn.amp` — jmp-style mixed-precision policies and loss scaling.
+* :func:`clnp_nn.save` / :func:`clnp_nn.load` — checkpoints of any pytree (.npz, .safetensors).
+* :mod:`clnp_nn.data` — ``DataLoader`` with background uploads.
 """
-from __future__ import annotations
-
-from . import functional
-from . import modules
+from . import amp, data, optim
+from .checkpoint import load, save
+from . import functional, modules
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
 
-__all__ = ["functional", "modules"] + list(_modules_all)
+__all__ = ["optim", "amp", "data", "save", "load", "functional", "modules"] + list(_modules_all)
+
+from clnp._namespace import hide_imports_below as _hide_imports_below  # noqa: E402
+
+_hide_imports_below(__name__)

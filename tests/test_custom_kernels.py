@@ -266,3 +266,44 @@ def test_jit_runs_kernels_as_steps(device, rng):
         xh = rng.standard_normal(6).astype(np.float32)
         np.testing.assert_allclose(f(_arr(device, xh)).to_numpy(), (xh * 2 + 2) * 6,
                                    rtol=1e-5, atol=1e-5)
+
+
+def test_jit_fuses_elementwise_kernels_with_their_neighbours(device, rng):
+    """A one-output ElementwiseKernel without raw arguments, ``i``/``n`` or a preamble joins
+    the fused kernel of the ops around it under jit (its body becomes an inline function
+    of that kernel); the rest stay their own kernels. Results as eagerly and as NumPy."""
+    xh = rng.standard_normal((5, 7)).astype(np.float32)
+    bh = rng.standard_normal(7).astype(np.float32)
+    x, b = _arr(device, xh), _arr(device, bh)
+    clamp = clnp.ElementwiseKernel("T x, T lo", "T z", "z = x > lo ? x : lo", "clamp_lo")
+    positive = clnp.ElementwiseKernel("float32 x", "bool p", "p = x > 0", "positive")
+
+    def f(x, b):
+        y = clnp.exp(FMA(x, b) * 0.5)            # broadcast operand, then table ops
+        return clamp(y - 1.0, 0.25) + clnp.astype(positive(x), clnp.float32)
+    jf = clnp_grad.jit(f)
+    ref = np.maximum(np.exp((xh * bh + 1) * np.float32(0.5)) - 1, np.float32(0.25)) + (xh > 0)
+    np.testing.assert_allclose(jf(x, b).to_numpy(), ref, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(f(x, b).to_numpy(), ref, rtol=1e-5, atol=1e-6)
+    src = jf.lower(x, b).kernel_sources()
+    assert len(src) == 1, [s.splitlines()[0] for s in src]
+    assert "z = x > lo ? x : lo" in src[0] and "z = x * y + 1" in src[0]
+    # a new scalar value is an argument, not a new kernel
+    np.testing.assert_allclose(clnp_grad.jit(lambda x: clamp(x, 0.5))(x).to_numpy(),
+                               np.maximum(xh, np.float32(0.5)))
+    # multi-output and index-reading kernels run by themselves
+    with_i = clnp.ElementwiseKernel("float32 x", "float32 z", "z = x + i", "plus_index")
+    g = clnp_grad.jit(lambda x: ADDSUB(x, x)[0] * with_i(x))
+    np.testing.assert_allclose(g(x).to_numpy(), (2 * xh) * (xh + np.arange(35).reshape(5, 7)),
+                               rtol=1e-5, atol=1e-5)
+    assert len(g.lower(x).kernel_sources()) == 3
+    # ... and inside a loop kernel
+    from clnp_grad import lax
+    step = clnp.ElementwiseKernel("float32 v", "float32 w", "w = 0.5f * v + 1.0f", "halfplus")
+    h = clnp_grad.jit(lambda x: lax.fori_loop(0, 4, lambda i, v: step(v), x))
+    r = xh.copy()
+    for _ in range(4):
+        r = np.float32(0.5) * r + np.float32(1)
+    np.testing.assert_allclose(h(x).to_numpy(), r, rtol=1e-6)
+    (src,) = h.lower(x).kernel_sources()
+    assert src.startswith("// clnp loop kernel: add, ck_halfplus_") and "w = 0.5f * v" in src

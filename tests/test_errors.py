@@ -74,12 +74,12 @@ def test_unsupported_dtype_message_names_astype(device, x):
         clnp.astype(x, np.dtype("U3"))
 
 
-def test_inplace_dtype_change_is_refused(device):
+def test_inplace_cast_across_kinds_is_refused(device):
     i = clnp.asarray(np.arange(3, dtype=np.int32), device=device)
     with pytest.raises(TypeError, match="int32"):
         i += 1.5
-    with pytest.raises(TypeError, match="int64"):
-        i += clnp.asarray(np.ones(3, np.int64), device=device)
+    with pytest.raises(TypeError, match=r"\+=.*float64.*int32.*same_kind"):
+        i += clnp.asarray(np.ones(3, np.float64), device=device)
     unchanged(i, np.arange(3))
     f = clnp.asarray(np.arange(3, dtype=np.float32), device=device)
     with pytest.raises(TypeError, match="complex"):

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import clnp
+import clnp_grad
 from clnp import _eager_linalg_ext
 
 la = clnp.linalg
@@ -108,12 +109,17 @@ def test_cholesky_reads_one_triangle(device, rng):
            1e-12)
 
 
-def test_cholesky_not_positive_definite_is_nan(device, rng):
+def test_cholesky_not_positive_definite(device, rng):
     a = np.stack([_spd(rng, (4, 4), np.float64), -np.eye(4),
                   np.diag([1.0, 2.0, 0.0, 1.0]), np.full((4, 4), np.nan)])
-    L = _np(la.cholesky(_up(a, device)))
+    with pytest.raises(np.linalg.LinAlgError, match=r"not positive definite \(matrix \(1,\)"):
+        la.cholesky(_up(a, device))
+    # traced (jit): nothing is read back, failed matrices get NaN factors as in JAX
+    L = _np(clnp_grad.jit(la.cholesky)(_up(a, device)))
     _close(L[0], np.linalg.cholesky(a[0]), 1e-12)
     assert np.isnan(L[1:]).all()
+    # NaN input is not reported, as in NumPy: the factor is NaN
+    assert np.isnan(_np(la.cholesky(_up(a[3], device)))).all()
 
 
 # ------------------------------------------------------------------------------ LU family
@@ -177,7 +183,9 @@ def test_singular_and_ill_conditioned(device, rng):
     assert np.abs(_np(la.det(A))).max() < 1e-12
     s, l = la.slogdet(A)
     assert _np(s)[1] == 0 and _np(l)[1] == -np.inf
-    inv1 = _np(la.inv(A))[1]
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        la.inv(A)
+    inv1 = _np(clnp_grad.jit(la.inv)(A))[1]
     assert not np.isfinite(inv1).all()
     # Hilbert matrices: solve residuals stay small, determinant matches
     n = 8
@@ -232,7 +240,9 @@ def test_blocked_paths(device, rng, dtype, small_blocks):
     sing[0] += np.eye(17)
     sing[0, :, 16] = sing[0, :, 3]
     assert abs(_np(la.det(_up(sing, device)))[0]) < 1e-12
-    L = _np(la.cholesky(_up(sing, device)))
+    with pytest.raises(np.linalg.LinAlgError, match=r"matrix \(1,\)"):
+        la.cholesky(_up(sing, device))
+    L = _np(clnp_grad.jit(la.cholesky)(_up(sing, device)))
     assert np.isnan(L[1]).all()
 
 
@@ -603,9 +613,14 @@ def test_nan_input_terminates(device):
     A = _up(a, device)
     w = _np(la.eigvalsh(A))
     assert np.isnan(w[0]).all() and np.allclose(w[1], 1)
-    s = _np(la.svdvals(A))
+    # eagerly NaN input raises in the SVD and eig, as NumPy; traced it gives NaN
+    with pytest.raises(np.linalg.LinAlgError, match="SVD did not converge"):
+        la.svdvals(A)
+    with pytest.raises(np.linalg.LinAlgError, match="must not contain infs or NaNs"):
+        la.eigvals(A)
+    s = _np(clnp_grad.jit(lambda x: la.svd(x)[1])(A))
     assert np.isnan(s[0]).any() and np.allclose(s[1], 1)
-    assert np.isnan(_np(la.eigvals(A))[0]).all()
+    assert np.isnan(_np(clnp_grad.jit(lambda x: la.eig(x)[0])(A))[0]).all()
     q, r = la.qr(A)
     assert np.array_equal(_np(r), np.triu(_np(r)), equal_nan=True)
 

@@ -254,8 +254,10 @@ def test_histogram(device, rng):
         clnp.histogram(V, bins=0)
     with pytest.raises(ValueError, match="monotonically"):
         clnp.histogram(V, bins=[0, 2, 1])
-    with pytest.raises(ValueError, match="not supported"):
-        clnp.histogram(V, bins="auto")
+    with pytest.raises(ValueError, match="not a valid estimator"):
+        clnp.histogram(V, bins="bogus")
+    with pytest.raises(TypeError, match="weighted data"):
+        clnp.histogram(V, bins="auto", weights=V)
     with pytest.raises(ValueError, match="not finite"):
         clnp.histogram(clnp.asarray([1.0, np.inf], device=device))
 

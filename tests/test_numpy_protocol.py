@@ -123,13 +123,13 @@ def test_ufunc_methods(ab):
 
 def test_ufunc_not_supported(ab):
     _, _, A, _ = ab
-    with pytest.raises(TypeError, match="NotImplemented"):
+    with pytest.raises(TypeError, match=r"numpy.add.at is not implemented by clnp.*asarray"):
         np.add.at(A, [0], 1.0)
-    with pytest.raises(TypeError, match="NotImplemented"):
+    with pytest.raises(TypeError, match=r"numpy.cbrt is not implemented.*clnp.pow"):
         np.cbrt(A)
-    with pytest.raises(TypeError, match="NotImplemented"):
+    with pytest.raises(TypeError, match="numpy.subtract.reduce is not implemented"):
         np.subtract.reduce(A)
-    with pytest.raises(TypeError, match="NotImplemented"):
+    with pytest.raises(TypeError, match="numpy.subtract.accumulate is not implemented"):
         np.subtract.accumulate(A)
     with pytest.raises(TypeError, match="not supported"):
         np.matmul(A, A.T, axes=[(0, 1), (0, 1), (0, 1)])
@@ -265,7 +265,7 @@ def test_linear_algebra_functions(ab):
 
 def test_function_errors(ab, device):
     a, _, A, _ = ab
-    with pytest.raises(TypeError, match="no implementation found for 'numpy.gradient'"):
+    with pytest.raises(TypeError, match=r"numpy.gradient is not implemented by clnp.*numpy.asarray\(x\)"):
         np.gradient(A)
     with pytest.raises(TypeError, match="where="):
         np.sum(A, where=A > 0)

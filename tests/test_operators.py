@@ -139,16 +139,19 @@ def test_boolean_operators(device):
         np.testing.assert_array_equal(r.to_numpy(), fn(m1.T, m2.T))
 
 
-def test_inplace_keeps_dtype_or_raises(device):
+def test_inplace_casts_within_a_kind_or_raises(device):
     x = clnp.asarray(np.arange(4, dtype=np.int32), device=device)
     before = x.to_numpy()
     with pytest.raises(TypeError, match="int32.*float"):
         x += 1.5
     with pytest.raises(TypeError, match="int32.*float64"):
         x /= 2
-    with pytest.raises(TypeError, match="int32.*int64"):
-        x += clnp.asarray(np.ones(4, np.int64), device=device)
+    with pytest.raises(TypeError, match="int32.*complex"):
+        x *= 1j
     np.testing.assert_array_equal(x.to_numpy(), before)   # nothing was written
+    x += clnp.asarray(np.ones(4, np.int64), device=device)   # int64 -> int32: same kind
+    assert x.dtype == clnp.int32
+    np.testing.assert_array_equal(x.to_numpy(), before + 1)
     f = clnp.asarray(np.arange(4, dtype=np.float32), device=device)
     f *= 2           # a weak Python scalar keeps float32
     assert f.dtype == clnp.float32

@@ -132,3 +132,19 @@ def render_custom_elementwise(spec: CustomSpec) -> tuple[str, str, list]:
     src = "\n".join(head + [f"__kernel void {spec.kernel_name}(" + ",\n    ".join(params) +
                             ")", "{"] + ["  " + s for s in body] + ["}", ""])
     return src, spec.kernel_name, argtypes
+
+
+def render_custom_function(fn: str, operation: str, inputs: tuple[CustomArg, ...],
+                           output: CustomArg, typedefs: tuple[tuple[str, np.dtype], ...]
+                           ) -> str:
+    """A user kernel's body as an inline C function of its inputs returning its one output:
+    how ``clnp_grad.jit`` fuses an ``ElementwiseKernel`` into a kernel of the op table's
+    templates. The parameters carry the user's names and compute types, so the body reads
+    exactly as in the kernel ``render_custom_elementwise`` makes."""
+    params = ", ".join(f"const {C.compute_ctype(a.dtype)} {a.name}" for a in inputs)
+    ot = C.compute_ctype(output.dtype)
+    body = [f"typedef {C.compute_ctype(d)} {t};" for t, d in typedefs]
+    body += [f"{ot} {output.name} = 0;", "{", "  " + operation.strip() + ";", "}"]
+    ret = f"({ot})(({output.name}) != 0)" if output.dtype.kind == "b" else output.name
+    body.append(f"return {ret};")
+    return f"inline {ot} {fn}({params}) {{\n" + "\n".join("  " + ln for ln in body) + "\n}"

@@ -55,7 +55,7 @@ def value_dtypes(spec: EwSpec) -> list[np.dtype]:
 
 def template(op: str, dtype: np.dtype) -> str:
     """The C template of ``op`` for compute dtype ``dtype`` (by dtype name, C type, kind)."""
-    c = _ops.OPS[op].c
+    c = _ops.lookup(op).c
     for key in (dtype.name, C.compute_ctype(dtype), dtype.kind):
         t = c.get(key)
         if t is not None:
@@ -132,7 +132,7 @@ def can_vectorize(spec_body: tuple[Instr, ...], dtypes: list[np.dtype]) -> bool:
     :func:`value_dtypes` does; float16 (computed in float, rounded by helpers) and float ->
     uint32/uint64 casts (scalar-only formulas) stay scalar."""
     for ins in spec_body:
-        if not _ops.OPS[ins.op].vec or ins.dtype.kind not in "fiu":
+        if not _ops.lookup(ins.op).vec or ins.dtype.kind not in "fiu":
             return False
         if ins.out_dtype.kind not in "fiu" or any(d.kind not in "fiu" for d in ins.arg_dtypes):
             return False
@@ -293,7 +293,7 @@ def instructions(body: tuple[Instr, ...], dtypes: list[np.dtype], n_in: int,
                         U=C.unsigned_ctype(ins.dtype, w))
         # the template yields the compute type, or bool/real per the record; cast from there
         natural = {"same": ins.dtype, "bool": np.dtype(bool),
-                   "real": _REAL_OF.get(ins.dtype.name, ins.dtype)}[_ops.OPS[ins.op].out]
+                   "real": _REAL_OF.get(ins.dtype.name, ins.dtype)}[_ops.lookup(ins.op).out]
         expr = C.convert(expr, natural, ins.out_dtype, w)
         vid = n_in + j
         if ins.out_dtype.name == "float16" and any(vid in later.args

@@ -20,6 +20,12 @@ split as ``b0 = b / nb1``, ``b1 = b % nb1``):
                    Reads the lower (``upper=0``) or upper triangle; writes ``L = U^H`` or
                    ``U`` with explicit zeros. A matrix that is not positive definite (or holds
                    NaN) gets an all-NaN factor.
+
+Every factorization and solver also writes one ``int`` per matrix to ``info`` (the status
+LAPACK returns, which the eager namespace reads back once to raise ``LinAlgError``): Cholesky
+``2`` for a pivot <= 0 (``| 1`` for a NaN/inf one), LU the 1-based index of the first zero
+pivot, ``eigh`` 1 when the QL iteration did not converge, ``svd`` 1 for NaN singular values,
+``eig`` 1 for NaN or inf input.
 ``clnp_la_getrf``  LU with partial pivoting (``|re| + |im|`` pivots, whole-row swaps, as
                    LAPACK); also writes ``det``, the sign and ``log|det|`` from the diagonal
                    and the pivot parity.
@@ -78,21 +84,21 @@ _I32, _I64 = np.dtype(np.int32), np.dtype(np.int64)
 # Argument layout per kernel: i = int, l = long, M = strided matrix (buffer + 5 longs),
 # V = strided vector (buffer + 4 longs), B = plain buffer.
 _SIGS = {
-    "chol": "iiilMMB",
-    "getrf": "iiMBBBBB",
+    "chol": "iiilMMBB",
+    "getrf": "iiMBBBBBB",
     "getrs": "iiiiMVMB",
     "lupanel": "iiiBB",
     "luswap": "iiiiBB",
     "lutrsm": "iiiiB",
-    "lustat": "iBBBBB",
+    "lustat": "iBBBBBB",
     "rhsswap": "iiiiVB",
     "cholpanel": "iiiBB",
     "cholfin": "iiiBBM",
     "trblk": "iiiiiiiMB",
     "qr": "iiiiiilMMMB",
-    "eigh": "iiillMVMBB",
-    "svd": "iiiiillMVMMBB",
-    "eig": "iiilMVMB",
+    "eigh": "iiillMVMBBB",
+    "svd": "iiiiillMVMMBBB",
+    "eig": "iiilMVMBB",
 }
 KERNELS = tuple(_SIGS)
 
@@ -360,7 +366,7 @@ inline RT la_key(RT v, const int desc) {
 
 _KERNELS = r"""
 __kernel KATTR void clnp_la_chol(const int n, const int nb1, const int upper, const long ws,
-                           MAT_IN(X), MAT_OUT(O), __global T *work)
+                           MAT_IN(X), MAT_OUT(O), __global T *work, __global int *info)
 {
   PROLOGUE;
   __local int bad;
@@ -376,7 +382,7 @@ __kernel KATTR void clnp_la_chol(const int n, const int nb1, const int upper, co
   for (int k = 0; k < n; ++k) {
     if (lid == 0) {
       const RT dk = la_re(w[k * n + k]);
-      if (!(dk > 0) || !isfinite(dk)) bad = 1;
+      if (!(dk > 0) || !isfinite(dk)) bad |= dk <= 0 ? 2 : 1;
       else w[k * n + k] = la_fromr(sqrt(dk));
     }
     BAR();
@@ -390,6 +396,7 @@ __kernel KATTR void clnp_la_chol(const int n, const int nb1, const int upper, co
     BAR();
   }
   const int failed = bad;
+  if (lid == 0) info[b] = failed;
   const T nanv = la_fromr(NAN);
   for (int i = 0; i < n; ++i) {
     PFOR(j, 0, n) {
@@ -411,7 +418,9 @@ inline void la_lu_panel(const int n, const int c0, const int c1, __global T *w,
     RT best = -1;
     int bi = n;
     PFOR(i, k, n) {
-      const RT a = la_abs1(w[i * n + k]);
+      /* a NaN candidate is a pivot (LAPACK keeps a NaN one): NaN input gives a NaN result,
+         not a zero pivot that would report the matrix singular */
+      const RT a0 = la_abs1(w[i * n + k]), a = isnan(a0) ? INFINITY : a0;
       if (a > best) { best = a; bi = i; }
     }
     bi = la_gargmax(best, bi, red, ired, lid);
@@ -447,13 +456,15 @@ inline void la_lu_panel(const int n, const int c0, const int c1, __global T *w,
 
 /* det, sign and log|det| from the LU diagonal and the pivot parity (item 0) */
 inline void la_lu_stats(const int n, __global const T *w, __global const int *pv,
-                        __global T *det, __global T *sgn, __global RT *lad) {
+                        __global T *det, __global T *sgn, __global RT *lad,
+                        __global int *info) {
   T dt = CONE, sg = CONE;
   RT la = 0;
-  int odd = 0;
+  int odd = 0, zero = 0;
   for (int k = 0; k < n; ++k) {
     if (pv[k] != k) odd ^= 1;
     const T dk = w[k * n + k];
+    if (!zero && la_iszero(dk)) zero = k + 1;
     const RT a = la_abs(dk);
     dt = la_mul(dt, dk);
     la += log(a);
@@ -463,11 +474,12 @@ inline void la_lu_stats(const int n, __global const T *w, __global const int *pv
   *det = dt;
   *sgn = sg;
   *lad = la;
+  *info = zero;
 }
 
 __kernel KATTR void clnp_la_getrf(const int n, const int nb1, MAT_IN(X), __global T *lu,
                                   __global int *piv, __global T *det, __global T *sgn,
-                                  __global RT *lad)
+                                  __global RT *lad, __global int *info)
 {
   PROLOGUE;
   __local RT red[LS];
@@ -478,7 +490,7 @@ __kernel KATTR void clnp_la_getrf(const int n, const int nb1, MAT_IN(X), __globa
   for (int i = 0; i < n; ++i) PFOR(j, 0, n) w[i * n + j] = x[i * X_sr + j * X_sc];
   BAR();
   la_lu_panel(n, 0, n, w, pv, red, ired, lid);
-  if (lid == 0) la_lu_stats(n, w, pv, det + b, sgn + b, lad + b);
+  if (lid == 0) la_lu_stats(n, w, pv, det + b, sgn + b, lad + b, info + b);
 }
 
 /* ---- blocked LU (clnp's host loop: panel, swaps, block row of U, GEMM update) on the dense
@@ -531,16 +543,19 @@ __kernel KATTR void clnp_la_lutrsm(const int n, const int k, const int kb, const
 }
 
 __kernel KATTR void clnp_la_lustat(const int n, __global const T *lu, __global const int *piv,
-                                   __global T *det, __global T *sgn, __global RT *lad)
+                                   __global T *det, __global T *sgn, __global RT *lad,
+                                   __global int *info)
 {
   const int b = get_group_id(1);
   if (get_local_id(0) == 0)
-    la_lu_stats(n, lu + (long)b * n * n, piv + (long)b * n, det + b, sgn + b, lad + b);
+    la_lu_stats(n, lu + (long)b * n * n, piv + (long)b * n, det + b, sgn + b, lad + b,
+                info + b);
 }
 
 /* ---- blocked Cholesky (lower factor in the dense n x n work w, row-major): the diagonal
    block [k, k + kb) factored by item 0's group, then the rows below solved against it
-   (L21 = A21 L11^-H, rows in parallel); failures set flag[b] */
+   (L21 = A21 L11^-H, rows in parallel); failures or flag[b]: 2 for a pivot <= 0 (not
+   positive definite), 1 for a NaN/inf one */
 __kernel KATTR void clnp_la_cholpanel(const int n, const int k, const int kb, __global T *lu,
                                       __global int *flag)
 {
@@ -554,7 +569,7 @@ __kernel KATTR void clnp_la_cholpanel(const int n, const int k, const int kb, __
   for (int j = k; j < k1; ++j) {
     if (lid == 0) {
       const RT dj = la_re(w[j * n + j]);
-      if (!(dj > 0) || !isfinite(dj)) bad = 1;
+      if (!(dj > 0) || !isfinite(dj)) bad |= dj <= 0 ? 2 : 1;
       else w[j * n + j] = la_fromr(sqrt(dj));
     }
     BAR();
@@ -575,7 +590,7 @@ __kernel KATTR void clnp_la_cholpanel(const int n, const int k, const int kb, __
       row[j] = v * ((RT)1 / la_re(w[j * n + j]));
     }
   }
-  if (lid == 0 && bad) flag[b] = 1;
+  if (lid == 0 && bad) flag[b] |= bad;
 }
 
 /* the factor written out: L (or U = L^H when upper) with zeros, all NaN where flag is set */
@@ -717,11 +732,12 @@ __kernel KATTR void clnp_la_qr(const int m, const int n, const int nb1, const in
 
 __kernel KATTR void clnp_la_eigh(const int n, const int nb1, const int want_v, const long ws,
                            const long rws, MAT_IN(X), VEC(RT, E), MAT_OUT(V),
-                           __global T *work, __global RT *rwork)
+                           __global T *work, __global RT *rwork, __global int *info)
 {
   PROLOGUE;
   __local RT red[LS];
   __local int sh_go, sh_m, sh_ilo;
+  int nan_in = 0, stuck = 0;   /* item 0's: NaN input, an eigenvalue that did not converge */
   __global const T *x = AT(X);
   __global T *w = work + (long)b * ws;     /* n x n, the full Hermitian matrix */
   __global T *zt = w + (long)n * n;        /* n x n, Q^T: row c = column c of Q */
@@ -820,7 +836,6 @@ __kernel KATTR void clnp_la_eigh(const int n, const int nb1, const int want_v, c
   BAR();
   /* NaN anywhere: every eigenvalue is NaN, skip the iteration */
   if (lid == 0) {
-    int nan_in = 0;
     for (int i = 0; i < n; ++i) nan_in |= isnan(d[i]) || isnan(e[i]);
     if (nan_in) for (int i = 0; i < n; ++i) { d[i] = NAN; e[i] = 0; }
   }
@@ -837,6 +852,7 @@ __kernel KATTR void clnp_la_eigh(const int n, const int nb1, const int want_v, c
           if (fabs(e[m]) <= EPS * dd) break;
         }
         const int go = m != l && iter < 30;
+        if (m != l && iter >= 30 && !nan_in) stuck = 1;
         int ilo = m;
         if (go) {
           RT g = (d[l + 1] - d[l]) / (2 * e[l]);
@@ -897,6 +913,7 @@ __kernel KATTR void clnp_la_eigh(const int n, const int nb1, const int want_v, c
     sn[rk] = (RT)i;
   }
   BAR();
+  if (lid == 0) info[b] = stuck;
   __global RT *eo = AT(E);
   PFOR(c, 0, n) eo[c * E_s] = d[(int)sn[c]] * back;
   if (want_v) {
@@ -908,7 +925,8 @@ __kernel KATTR void clnp_la_eigh(const int n, const int nb1, const int want_v, c
 
 __kernel KATTR void clnp_la_svd(const int m, const int n, const int nb1, const int want_uv,
                           const int full, const long ws, const long rws, MAT_IN(X), VEC(RT, S),
-                          MAT_OUT(U), MAT_OUT(VH), __global T *work, __global RT *rwork)
+                          MAT_OUT(U), MAT_OUT(VH), __global T *work, __global RT *rwork,
+                          __global int *info)
 {
   PROLOGUE;
   __local RT red[LS];
@@ -998,6 +1016,11 @@ __kernel KATTR void clnp_la_svd(const int m, const int n, const int nb1, const i
     sig[c] = sqrt(s2);
   }
   BAR();
+  if (lid == 0) {   /* NaN singular values: LAPACK's SVD reports no convergence */
+    int bad = 0;
+    for (int c = 0; c < K; ++c) bad |= isnan(sig[c]);
+    info[b] = bad;
+  }
   PFOR(i, 0, K) {
     const RT ki = la_key(sig[i], 1);
     int rk = 0;
@@ -1059,7 +1082,8 @@ inline void la_givens(const T x, const T y, RT *c, T *s) {
 }
 
 __kernel KATTR void clnp_la_eig(const int n, const int nb1, const int want_v, const long ws,
-                          MAT_IN(X), VEC(T, E), MAT_OUT(V), __global T *work)
+                          MAT_IN(X), VEC(T, E), MAT_OUT(V), __global T *work,
+                          __global int *info)
 {
   PROLOGUE;
   __local RT red[LS];
@@ -1132,10 +1156,14 @@ __kernel KATTR void clnp_la_eig(const int n, const int nb1, const int want_v, co
   }
   /* NaN anywhere: every eigenvalue is NaN, skip the iteration */
   if (lid == 0) {
-    int nan_in = 0;
-    for (long i = 0; i < (long)n * n; ++i) nan_in |= la_isnan(h[i]);
+    int nan_in = 0, inf_in = 0;
+    for (long i = 0; i < (long)n * n; ++i) {
+      nan_in |= la_isnan(h[i]);
+      inf_in |= !isfinite(h[i].x) || !isfinite(h[i].y);
+    }
     if (nan_in) for (int k = 0; k < n; ++k) h[k * n + k] = la_fromr(NAN);
     sh_l = nan_in;
+    info[b] = inf_in;   /* NaN or inf input (NumPy refuses both) */
   }
   BAR();
   int hi = sh_l ? 0 : n - 1, iter = 0;

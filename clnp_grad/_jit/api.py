@@ -34,7 +34,7 @@ from clnp._runtime import default_device
 
 from .._core import HIGHER_ORDER, Tracer
 from .._ir import Graph, Var, eval_graph
-from .._tree import tree_flatten, tree_unflatten
+from .._tree import _LEAF, tree_flatten, tree_unflatten
 from .executable import Executable, weak_dtype
 from .staging import stage
 
@@ -58,6 +58,17 @@ def _leaf_sig(x: Any) -> Any:
         return (x.dtype,)
     raise TypeError(f"jit: argument leaves must be arrays or scalars; got {type(x).__name__} "
                     f"(mark it static with static_argnums/static_argnames)")
+
+
+def _fast_key(args: tuple) -> tuple | None:
+    """The signature of a call whose arguments are all concrete Arrays (a tree of leaves
+    only, none weakly typed), or None: the per-call path of ``jit(f)(x, y)``."""
+    key = []
+    for a in args:
+        if type(a) is not Array:
+            return None
+        key.append((a._shape, a._dtype, a._device))
+    return tuple(key)
 
 
 def _bottom(x: Any) -> Any:
@@ -88,6 +99,9 @@ class Jitted:
         self.static_argnames = tuple(static_argnames)
         self.donate_argnums = tuple(donate_argnums)
         self._cache: OrderedDict[Any, tuple[Graph, Any, Any]] = OrderedDict()
+        # calls whose arguments are all positional Arrays skip flattening and the full
+        # signature: (shape, dtype, device) per argument -> (executable, output structure)
+        self._fast: dict[tuple, tuple[Executable, Any]] = {}
         self._last: Any = None
         functools.update_wrapper(self, fun)
         _ALL.append(self)
@@ -101,6 +115,7 @@ class Jitted:
     def clear_cache(self) -> None:
         """Forget every traced and compiled version of this function."""
         self._cache.clear()
+        self._fast.clear()
         self._last = None
 
     # -- signature
@@ -135,6 +150,13 @@ class Jitted:
 
     # -- calls
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not kwargs and current_interpreter() is EVAL:
+            key = _fast_key(args)
+            hit = self._fast.get(key) if key is not None else None
+            if hit is not None:
+                exe, out_def = hit
+                outs = exe.run(args)
+                return outs[0] if out_def is _LEAF else tree_unflatten(out_def, outs)
         flat, tdef, static, rebuild = self._split(args, kwargs)
         sig = (tdef, static, tuple(_leaf_sig(x) for x in flat))
         entry = self._cache.get(sig)
@@ -143,7 +165,15 @@ class Jitted:
         else:
             self._cache.move_to_end(sig)
         graph, out_def, exe = entry
+        if self.donate_argnums and not exe.built:
+            exe.donated = self._donated_leaves(args, static)
         if current_interpreter() is EVAL and not any(isinstance(x, Tracer) for x in flat):
+            if not kwargs and not static and len(flat) == len(args):
+                key = _fast_key(args)
+                if key is not None:
+                    if len(self._fast) >= _CACHE_SIZE:
+                        self._fast.clear()
+                    self._fast[key] = (exe, out_def)
             outs = exe.run(flat)
         else:   # Python scalars enter the primitive as the 0-d arrays they were traced as
             device = exe.device
@@ -151,6 +181,30 @@ class Jitted:
                 x, (bool, int, float, complex)) else x for x in flat], graph=graph,
                 name=self.__name__)
         return tree_unflatten(out_def, list(outs))
+
+    def _donated_leaves(self, args: tuple, static: tuple) -> frozenset[int]:
+        """Flat argument indices of the leaves of the donated positional arguments."""
+        n = len(args)
+        snums = {i for kind, i, _ in static if kind == "pos"}
+        donated = set()
+        for i in self.donate_argnums:
+            if not -n <= i < n:
+                raise ValueError(f"jit({self.__name__}): donate_argnums {i} is out of range "
+                                 f"for {n} positional arguments")
+            if i % n in snums:
+                raise ValueError(f"jit({self.__name__}): argument {i % n} is both static "
+                                 f"(static_argnums) and donated (donate_argnums)")
+            donated.add(i % n)
+        out: set[int] = set()
+        first = 0
+        for i, a in enumerate(args):
+            if i in snums:
+                continue
+            k = len(tree_flatten(a)[0])
+            if i in donated:
+                out.update(range(first, first + k))
+            first += k
+        return frozenset(out)
 
     def _trace(self, sig: Any, flat: list, rebuild: Callable) -> tuple:
         why = _why(self._last, sig)
@@ -456,12 +510,50 @@ def jit(fun: Callable[..., Any] | None = None, *, static_argnums: int | Sequence
         donate_argnums: int | Sequence[int] = ()) -> Any:
     """Compile ``fun`` into fused OpenCL kernels (JAX's ``jax.jit``).
 
-    The function is traced once per abstract signature of its arguments and compiled; later
-    calls with the same signature replay the prepared launches. ``static_argnums`` /
-    ``static_argnames`` name arguments whose (hashable) values are baked into the trace;
-    ``donate_argnums`` names arguments whose buffers the caller gives up (accepted; their
-    memory returns to the pool when the caller drops them). Usable as a decorator, with or
-    without arguments."""
+    The function is traced once per abstract signature of its arguments (pytree structure,
+    shapes, dtypes, devices, weak types and static values) and compiled; later calls with the
+    same signature replay the prepared launches. Usable as a decorator, with or without
+    arguments. See docs/jit.md.
+
+    Parameters
+    ----------
+    fun : callable, optional
+        A pure function of arrays (or pytrees of arrays). Omitted: returns a decorator.
+    static_argnums : int or sequence of int, default ()
+        Positional arguments whose (hashable) values are baked into the trace; a new value
+        retraces.
+    static_argnames : str or sequence of str, default ()
+        The same, by keyword.
+    donate_argnums : int or sequence of int, default ()
+        Arguments whose buffers the caller gives up: from the second call on, an output
+        computed elementwise from a donated array of its shape and dtype is written into
+        that array's buffer, and the donated Array then raises on any use (when a view of
+        it exists elsewhere, or it is passed twice, its buffer is left alone).
+
+    Returns
+    -------
+    callable
+        The compiled function, with ``clear_cache()`` and ``lower(*args)`` (``.as_text()``
+        for the staged IR, ``.kernel_sources()`` for the OpenCL sources one call launches).
+
+    Raises
+    ------
+    TypeError
+        When called: a static argument is not hashable; Python control flow or ``float()``
+        on a traced value raises ``ConcretizationError`` (a TypeError) naming the line.
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> @cg.jit
+    ... def f(x, y):
+    ...     return clnp.sum(clnp.exp(x) * y)
+    >>> float(f(clnp.asarray([0.0, 0.0]), clnp.asarray([1.0, 2.0])))
+    3.0
+    >>> scale = cg.jit(lambda x, n: x * n, static_argnums=1)
+    >>> print(scale(clnp.asarray([1.0, 2.0]), 3))
+    [3. 6.]
+    """
     def norm(v: Any) -> tuple:
         return (v,) if isinstance(v, (int, str)) else tuple(v)
     if fun is None:
@@ -484,6 +576,24 @@ def jit(fun: Callable[..., Any] | None = None, *, static_argnums: int | Sequence
 
 
 def clear_caches() -> None:
-    """Forget every jitted function's traces and executables."""
+    """Forget every jitted function's traces and executables.
+
+    Compiled programs stay in the per-device program cache and on disk, so a later call
+    retraces but usually does not recompile.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> f = cg.jit(lambda x: x + 1.0)
+    >>> print(f(clnp.asarray([1.0])))
+    [2.]
+    >>> cg.clear_caches()
+    >>> print(f(clnp.asarray([1.0])))
+    [2.]
+    """
     for j in _ALL:
         j.clear_cache()

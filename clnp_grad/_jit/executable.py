@@ -24,6 +24,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from clnp import _capture
+from clnp import _capture_hooks as _hooks
+from clnp._bound import BoundKernel, bind
+from clnp._donation import invalidate, sole_owner
 from clnp import _dtypes as dt
 from clnp._array import Array, c_strides
 from clnp._codegen.elementwise import Instr, Operand, can_vectorize
@@ -32,9 +35,11 @@ from clnp._prims import PRIMITIVES
 from clnp._creation_functions import _scalar_dtype
 from clnp._runtime import Device, default_device
 
+_new = object.__new__
+
 from .._ir import Graph, Lit, Var
 from .codegen import FusedReduceSpec, render_fused_reduce
-from .fusion import Group, external_inputs, partition
+from .fusion import Group, external_inputs, op_signature, partition
 
 
 def _kernel_source(device: Device, kernel: Any) -> str:
@@ -47,30 +52,71 @@ def _kernel_source(device: Device, kernel: Any) -> str:
 
 
 # ---------------------------------------------------------------------------------- steps
+def _new_array(device: Device, shape: tuple, strides: tuple, dtype: np.dtype,
+               nbytes: int) -> Array:
+    """A fresh contiguous Array whose layout the executable computed when it was built:
+    the per-call path allocates without recomputing strides or checking the dtype."""
+    out = _new(Array)
+    out._buf, out._offset, out._shape = device.alloc(nbytes), 0, shape
+    out._strides, out._dtype, out._device = strides, dtype, device
+    return out
+
+
 class _EwStep:
-    __slots__ = ("plan", "device", "arrays", "operands", "outs")
+    __slots__ = ("plan", "device", "arrays", "operands", "outs", "layouts", "bound", "offs",
+                 "dyn", "donors")
 
     def __init__(self, plan: Any, device: Device, arrays: list[int], operands: list[tuple],
                  outs: list[tuple[int, tuple, np.dtype]]):
         self.plan, self.device, self.arrays, self.operands = plan, device, arrays, operands
         self.outs = outs
+        self.layouts = [(shape, c_strides(shape), d, max(math.prod(shape) * d.itemsize, 1))
+                        for _, shape, d in outs]
+        self.bound: BoundKernel | None = None
+        self.offs: list[int] = []
+        self.dyn: list[int] = []
+        self.donors: list[tuple[int, int]] = []    # (output index, donated input's slot)
 
     def run(self, env: list) -> None:
         device = self.device
-        if self.plan is None:     # an empty group: outputs without a launch
-            for slot, shape, d in self.outs:
-                env[slot] = Array.empty(shape, d, device)
-            return
-        args = [env[v] if kind else v for kind, v in self.operands]
-        outs = [Array.empty(shape, d, device) for _, shape, d in self.outs]
-        views = [env[s] for s in self.arrays] + outs
+        outs = [_new_array(device, *lay) for lay in self.layouts]
+        for j, s in self.donors:
+            # out[i] depends on donated[i] only, and nothing reads the donated value after
+            # this step: the kernel may write over it, if no other view shares the buffer
+            d = env[s]
+            if sole_owner(d):
+                outs[j] = Array(d._buf, 0, d._shape, d._strides, d._dtype, device)
         plan = self.plan
-        kargs = plan.fill(views, args)
-        if kargs is None:    # cannot happen with fixed layouts; keep the eager path's safety
-            raise RuntimeError("jit: a view's offset left its prepared index range")
-        plan.kernel(device.queue, plan.gsize, plan.lsize, *kargs)
+        if plan is not None:      # None: an empty group, outputs without a launch
+            views = [env[s] for s in self.arrays]
+            bound = self.bound
+            if bound is not None and [v._offset for v in views] == self.offs:
+                bound(device.queue, [v._buf for v in views] + [o._buf for o in outs],
+                      [env[s] for s in self.dyn])
+            else:
+                self._launch(env, views + outs)
         for (slot, _, _), o in zip(self.outs, outs):
             env[slot] = o
+
+    def _launch(self, env: list, views: list[Array]) -> None:
+        """The general launch, through the plan: the first call, and any call whose input
+        offsets differ from the first call's (an input made by a host-driven step)."""
+        plan, device = self.plan, self.device
+        args = [env[v] if kind else v for kind, v in self.operands]
+        kargs = plan.fill(views, args)
+        if kargs is None:    # cannot happen with fixed layouts; the eager path's safety
+            raise RuntimeError("jit: a view's offset left its prepared index range")
+        if _hooks.current() is not None:
+            _hooks.note_launch(plan.kernel, plan.gsize, plan.lsize, kargs)
+        plan.kernel(device.queue, plan.gsize, plan.lsize, *kargs)
+        if self.bound is None and not self.offs:
+            # later calls rebind the buffers only (and the weak scalar arguments that change)
+            scalars = [(pos, self.operands[i][1]) for i, pos, _ in plan.scalars
+                       if self.operands[i][0]]
+            self.offs = [v._offset for v in views[:len(self.arrays)]]
+            self.dyn = [slot for _, slot in scalars]
+            self.bound = bind(plan.kernel, plan.gsize, plan.lsize, kargs, plan.slots,
+                              [pos for pos, _ in scalars])
 
     def sources(self) -> list[str]:
         return [_kernel_source(self.device, self.plan.kernel)] if self.plan is not None else []
@@ -78,17 +124,26 @@ class _EwStep:
 
 class _RedStep:
     __slots__ = ("kernel", "device", "gsize", "lsize", "template", "bufs", "scalars", "outs",
-                 "finish")
+                 "finish", "layouts", "bound")
 
     def run(self, env: list) -> None:
         device = self.device
-        kargs = self.template.copy()
-        outs = [Array.empty(shape, d, device) for _, shape, d in self.outs]
-        for pos, src in self.bufs:
-            kargs[pos] = (env[src] if src >= 0 else outs[-1 - src])._buf
-        for pos, src, cdt in self.scalars:
-            kargs[pos] = np.asarray(env[src], cdt)[()]
-        self.kernel(device.queue, self.gsize, self.lsize, *kargs)
+        outs = [_new_array(device, *lay) for lay in self.layouts]
+        bufs = [(env[src] if src >= 0 else outs[-1 - src])._buf for _, src in self.bufs]
+        vals = [env[src] for _, src, _ in self.scalars]
+        if self.bound is not None:
+            self.bound(device.queue, bufs, vals)
+        else:   # the first call: every argument, then a bound copy for later calls
+            kargs = self.template.copy()
+            for (pos, _), b in zip(self.bufs, bufs):
+                kargs[pos] = b
+            for (pos, _, cdt), v in zip(self.scalars, vals):
+                kargs[pos] = np.asarray(v, cdt)[()]
+            if _hooks.current() is not None:
+                _hooks.note_launch(self.kernel, self.gsize, self.lsize, kargs)
+            self.kernel(device.queue, self.gsize, self.lsize, *kargs)
+            self.bound = bind(self.kernel, self.gsize, self.lsize, kargs,
+                              [pos for pos, _ in self.bufs], [pos for pos, _, _ in self.scalars])
         for (slot, _, _), o, fin in zip(self.outs, outs, self.finish):
             env[slot] = o if fin is None else fin([o])[0]
 
@@ -158,6 +213,10 @@ class Executable:
         self.free_after: list[list[int]] = []
         self.slot: dict[int, int] = {}
         self.in_slots: list[int] = []
+        self.in_strides: list[tuple | None] = []
+        self.donated: frozenset[int] = frozenset()    # flat argument indices (donate_argnums)
+        # (argument index, output index) where the output may take the argument's buffer
+        self.donor_inputs: list[tuple[int, int]] = []
         self.weak: list[bool] = []
         self.out_refs: list[tuple[int, Any]] = []
         self.consts: list[tuple[int, Any]] = []
@@ -183,15 +242,32 @@ class Executable:
         if not self.built:
             return self._build(flat)
         env: list[Any] = [None] * self.n_slots
-        for s, a, w in zip(self.in_slots, flat, self.weak):
-            env[s] = a if w else _normal_input(a)
+        for s, a, w, st in zip(self.in_slots, flat, self.weak, self.in_strides):
+            # inputs run as contiguous, offset-0 buffers (the layout the kernels were
+            # planned for); the common case is one comparison of cached strides
+            env[s] = a if w or (a._offset == 0 and a._strides == st) else _normal_input(a)
         for s, c in self.consts:
             env[s] = c
+        if self.donor_inputs:
+            self._guard_donations(env, flat)
         for step, free in zip(self.steps, self.free_after):
             step.run(env)
             for s in free:
                 env[s] = None
-        return [env[r] if kind else _as_array(r, self.device) for kind, r in self.out_refs]
+        outs = [env[r] if kind else _as_array(r, self.device) for kind, r in self.out_refs]
+        for i, k in self.donor_inputs:
+            a = flat[i]
+            if type(a) is Array and outs[k]._buf is a._buf:    # the buffer was taken
+                invalidate(a)
+        return outs
+
+    def _guard_donations(self, env: list, flat: Sequence[Any]) -> None:
+        """A donated array passed in another argument position too is read after its
+        buffer would be overwritten: give the donation a private copy instead."""
+        for i, _ in self.donor_inputs:
+            a, s = flat[i], self.in_slots[i]
+            if env[s] is a and sum(x is a for x in flat) > 1:
+                env[s] = contiguous_copy(a)
 
     # -- building (the first call)
     def _build(self, flat: Sequence[Any]) -> list[Any]:
@@ -204,6 +280,7 @@ class Executable:
             self.in_slots.append(s)
             weak = not isinstance(a, Array)
             self.weak.append(weak)
+            self.in_strides.append(None if weak else c_strides(tuple(a.shape)))
             if not weak:
                 a = _normal_input(a)
                 if id(a._buf) in seen_bufs:      # captures rebind buffers by identity
@@ -230,9 +307,31 @@ class Executable:
                 self.free_after[i].append(s)
         self.out_refs = [(True, self.slot[x.n]) if isinstance(x, Var) else (False, x.value)
                          for x in g.outs]
+        self._plan_donations(keep, last)
         self.built = True
         return [env[self.slot[x.n]] if isinstance(x, Var) else _as_array(x.value, device)
                 for x in g.outs]
+
+    def _plan_donations(self, keep: set[int], last: dict[int, int]) -> None:
+        """Outputs that later calls write into donated arguments' buffers: an output of an
+        elementwise step with the donated input's shape and dtype, read by that step as a
+        whole (not broadcast) and by no later step, and not itself an output."""
+        outs = {slot: k for k, (kind, slot) in enumerate(self.out_refs) if kind}
+        for i in sorted(self.donated):
+            s = self.in_slots[i]
+            if self.weak[i] or s in keep or s not in last:
+                continue
+            step = self.steps[last[s]]
+            if not isinstance(step, _EwStep) or step.plan is None or s not in step.arrays:
+                continue
+            shape, dtype = self.graph.in_binders[i].aval.shape, self.graph.in_binders[i].aval.dtype
+            taken = {j for j, _ in step.donors}
+            for j, (slot, oshape, odtype) in enumerate(step.outs):
+                if j not in taken and slot in outs and tuple(oshape) == tuple(shape) and \
+                        odtype == dtype:
+                    step.donors.append((j, s))
+                    self.donor_inputs.append((i, outs[slot]))
+                    break
 
     def _build_group(self, grp: Group, env: dict[int, Any]) -> Any:
         if grp.kind == "ew":
@@ -281,7 +380,16 @@ class Executable:
                 pending.append(("copy", (src,), (d,), d, d, e.out_binders[0]))
                 continue
             p = e.params
-            arg_dtypes = tuple(p["arg_dtypes"])
+            op, arg_dtypes, dtype, out_dtype = op_signature(e)
+            if name == "pow" and isinstance(e.inputs[1], Lit) and e.inputs[1].value == 2 and \
+                    not isinstance(e.inputs[1].value, bool) and isinstance(e.inputs[0], Var):
+                # x ** 2 as x * x, as NumPy computes it: exact rounding, and far cheaper than
+                # the pow builtin (PoCL has no vector pow: a layer norm with ** 2 ran 40x
+                # slower than with x * x)
+                d0 = arg_dtypes[0]
+                pending.append(("multiply", (e.inputs[0], e.inputs[0]), (d0, d0), p["dtype"],
+                                p["out_dtype"], e.out_binders[0]))
+                continue
             args = []
             for x, ad in zip(e.inputs, arg_dtypes):
                 if isinstance(x, Lit):
@@ -289,8 +397,7 @@ class Executable:
                                           dtypes, lit_ids))
                 else:
                     args.append(x)
-            pending.append((name, tuple(args), arg_dtypes, p["dtype"], p["out_dtype"],
-                            e.out_binders[0]))
+            pending.append((op, tuple(args), arg_dtypes, dtype, out_dtype, e.out_binders[0]))
         n_in = len(operands)
         for j, (op, args, ads, d, od, out) in enumerate(pending):
             ids = tuple(a if isinstance(a, int) else vid[a.n] for a in args)
@@ -445,6 +552,9 @@ class Executable:
         step.template, step.bufs, step.scalars = template, bufs, scalars
         # first call: the kernel, then each partial result's finishing reduction, captured
         step.outs, step.finish = out_specs, [None] * len(out_specs)
+        step.layouts = [(shape, c_strides(shape), d, max(math.prod(shape) * d.itemsize, 1))
+                        for _, shape, d in out_specs]
+        step.bound = None
         step.run(env)
         for j, ((slot, _, _), fin) in enumerate(zip(out_specs, finish)):
             if fin is not None:
@@ -533,7 +643,10 @@ def _dtype_of(o: Any) -> np.dtype:
 
 
 def weak_dtype(v: Any) -> np.dtype:
-    """The dtype a weakly typed Python scalar argument is traced with: ``asarray``'s."""
+    """The dtype a weakly typed Python scalar argument is traced with: ``asarray``'s (a
+    NumPy scalar, such as a typed scalar argument of a user kernel, keeps its own)."""
+    if isinstance(v, np.generic):
+        return v.dtype
     return _scalar_dtype(v, default_device())
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clnp import _ops
+from clnp._custom_kernels import fusable_op
 
 from .._ir import Eqn, Graph, Var
 
@@ -37,7 +38,19 @@ def is_elementwise(e: Eqn) -> bool:
         return True
     if name == "full":
         return True
+    if name == "elementwise_kernel":     # a user's ElementwiseKernel of the fusable form
+        return fusable_op(e.params) is not None
     return name in ("convert_element_type", "copy") and len(e.inputs) == 1
+
+
+def op_signature(e: Eqn) -> tuple[str, tuple, Any, Any]:
+    """``(op, arg_dtypes, dtype, out_dtype)`` of an op-table or fusable user-kernel equation:
+    the fields of its ``Instr``."""
+    p = e.params
+    if e.prim.name == "elementwise_kernel":
+        d = p["out_dtypes"][0]
+        return fusable_op(p), tuple(p["in_dtypes"]), d, d
+    return e.prim.name, tuple(p["arg_dtypes"]), p["dtype"], p["out_dtype"]
 
 
 @dataclass

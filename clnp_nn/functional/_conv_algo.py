@@ -44,7 +44,10 @@ def set_conv_algorithm(mode: str) -> str:
 
     Examples
     --------
-    >>> prev = set_conv_algorithm("winograd"); ...; set_conv_algorithm(prev)
+    >>> import clnp_nn.functional as F
+    >>> prev = F.set_conv_algorithm("winograd")
+    >>> F.set_conv_algorithm(prev)
+    'winograd'
     """
     global _mode
     if mode not in _MODES:
@@ -135,7 +138,9 @@ def autotune_conv2d(x_shape: tuple, weight_shape: tuple, padding: Any = 1,
 
     Examples
     --------
-    >>> autotune_conv2d((64, 64, 32, 32), (64, 64, 3, 3), padding=1)
+    >>> import clnp_nn.functional as F
+    >>> F.autotune_conv2d((64, 64, 32, 32), (64, 64, 3, 3), padding=1)  # doctest: +SKIP
+    'im2col'
     """
     import clnp as xp
     import clnp_grad as cg

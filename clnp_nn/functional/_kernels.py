@@ -344,7 +344,11 @@ def erf(x: Any) -> Any:
 
     Examples
     --------
-    >>> erf(clnp.asarray([0.0, 1.0]))   # [0., 0.8427008]
+    >>> import clnp_nn.functional as F
+    >>> F.erf(clnp.asarray([0.0])).tolist()
+    [0.0]
+    >>> round(float(F.erf(clnp.asarray([1.0]))[0]), 4)
+    0.8427
     """
     return primitive("nn_erf").bind(x)
 

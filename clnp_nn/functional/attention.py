@@ -57,7 +57,10 @@ def scaled_dot_product_attention(q: Any, k: Any, v: Any, attn_mask: Any = None,
 
     Examples
     --------
-    >>> out = scaled_dot_product_attention(q, k, v, is_causal=True)   # q,k,v (2, 4, 16, 8)
+    >>> import clnp_nn.functional as F
+    >>> q = clnp.ones((1, 2, 4))
+    >>> F.scaled_dot_product_attention(q, q, q, is_causal=True).tolist()
+    [[[1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0]]]
     """
     fn = "scaled_dot_product_attention"
     chk.array(fn, "q", q, ndim=range(2, 33))

@@ -155,7 +155,12 @@ def conv2d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any 
 
     Examples
     --------
-    >>> y = conv2d(x, w, b, padding=1)   # x (8, 3, 32, 32), w (16, 3, 3, 3) -> (8, 16, 32, 32)
+    >>> import clnp_nn.functional as F
+    >>> x, w = clnp.ones((1, 1, 4, 4)), clnp.ones((2, 1, 3, 3))
+    >>> F.conv2d(x, w, padding=1).shape
+    (1, 2, 4, 4)
+    >>> F.conv2d(x, w)[0, 0].tolist()
+    [[9.0, 9.0], [9.0, 9.0]]
     """
     fn = "conv2d"
     x4, added = _check_operands(fn, x, weight, bias, 2)
@@ -194,7 +199,12 @@ def conv1d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any 
 
     Examples
     --------
-    >>> y = conv1d(x, w, padding="same")   # x (4, 2, 50), w (6, 2, 5) -> (4, 6, 50)
+    >>> import clnp_nn.functional as F
+    >>> x, w = clnp.ones((1, 2, 5)), clnp.ones((3, 2, 3))
+    >>> F.conv1d(x, w, padding="same").shape
+    (1, 3, 5)
+    >>> F.conv1d(x, w)[0, 0].tolist()
+    [6.0, 6.0, 6.0]
     """
     fn = "conv1d"
     x3, added = _check_operands(fn, x, weight, bias, 1)
@@ -242,7 +252,12 @@ def conv_transpose2d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, pad
 
     Examples
     --------
-    >>> y = conv_transpose2d(x, w, stride=2)   # x (1, 4, 5, 5), w (4, 2, 3, 3) -> (1, 2, 11, 11)
+    >>> import clnp_nn.functional as F
+    >>> x, w = clnp.ones((1, 1, 2, 2)), clnp.ones((1, 1, 2, 2))
+    >>> F.conv_transpose2d(x, w, stride=2).shape
+    (1, 1, 4, 4)
+    >>> F.conv_transpose2d(x, w)[0, 0].tolist()
+    [[1.0, 2.0, 1.0], [2.0, 4.0, 2.0], [1.0, 2.0, 1.0]]
     """
     fn = "conv_transpose2d"
     x4, added = _check_operands(fn, x, weight, bias, 2)

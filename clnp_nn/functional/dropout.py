@@ -39,7 +39,12 @@ def dropout(x: Any, p: float = 0.5, *, key: Any = None, training: bool = True) -
 
     Examples
     --------
-    >>> y = dropout(x, 0.1, key=cg.random.key(0))
+    >>> import clnp_nn.functional as F
+    >>> x = clnp.ones(8)
+    >>> set(F.dropout(x, 0.5, key=cg.random.key(0)).tolist()) <= {0.0, 2.0}
+    True
+    >>> F.dropout(x, 0.5, training=False) is x
+    True
     """
     fn = "dropout"
     chk.array(fn, "x", x)

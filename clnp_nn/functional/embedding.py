@@ -40,7 +40,10 @@ def embedding(ids: Any, weight: Any, padding_idx: int | None = None) -> Any:
 
     Examples
     --------
-    >>> embedding(clnp.asarray([[1, 2]]), w)   # w (10, 4) -> (1, 2, 4)
+    >>> import clnp_nn.functional as F
+    >>> w = clnp.reshape(clnp.arange(6.0), (3, 2))
+    >>> F.embedding(clnp.asarray([[2, 0]]), w).tolist()
+    [[[4.0, 5.0], [0.0, 1.0]]]
     """
     fn = "embedding"
     chk.array(fn, "ids", ids, kinds="iu")

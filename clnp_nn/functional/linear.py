@@ -36,7 +36,12 @@ def linear(x: Any, weight: Any, bias: Any = None) -> Any:
 
     Examples
     --------
-    >>> y = linear(x, w, b)   # x (32, 784), w (10, 784), b (10,) -> y (32, 10)
+    >>> import clnp_nn.functional as F
+    >>> x, w, b = clnp.ones((2, 3)), clnp.ones((4, 3)), clnp.ones(4)
+    >>> F.linear(x, w, b).shape
+    (2, 4)
+    >>> float(F.linear(x, w, b)[0, 0])
+    4.0
     """
     fn = "linear"
     chk.array(fn, "x", x, ndim=range(1, 33))

@@ -137,7 +137,10 @@ def cross_entropy(logits: Any, target: Any, label_smoothing: float = 0.0,
 
     Examples
     --------
-    >>> loss = cross_entropy(logits, labels)   # logits (32, 10) float, labels (32,) int
+    >>> import clnp_nn.functional as F
+    >>> logits, labels = clnp.zeros((2, 4)), clnp.asarray([1, 3])
+    >>> round(float(F.cross_entropy(logits, labels)), 4)
+    1.3863
     """
     fn = "cross_entropy"
     reduction = chk.reduction(fn, reduction)
@@ -205,7 +208,10 @@ def nll_loss(log_probs: Any, target: Any, weight: Any = None, ignore_index: int 
 
     Examples
     --------
-    >>> nll_loss(log_softmax(logits, axis=1), labels)
+    >>> import clnp_nn.functional as F
+    >>> logp = clnp.log(clnp.asarray([[0.5, 0.5]]))
+    >>> round(float(F.nll_loss(logp, clnp.asarray([0]))), 4)
+    0.6931
     """
     fn = "nll_loss"
     reduction = chk.reduction(fn, reduction)
@@ -248,7 +254,9 @@ def mse_loss(x: Any, target: Any, reduction: str = "mean") -> Any:
 
     Examples
     --------
-    >>> mse_loss(pred, y)
+    >>> import clnp_nn.functional as F
+    >>> float(F.mse_loss(clnp.asarray([1.0, 2.0]), clnp.asarray([1.0, 4.0])))
+    2.0
     """
     fn = "mse_loss"
     reduction = chk.reduction(fn, reduction)
@@ -280,7 +288,9 @@ def l1_loss(x: Any, target: Any, reduction: str = "mean") -> Any:
 
     Examples
     --------
-    >>> l1_loss(pred, y)
+    >>> import clnp_nn.functional as F
+    >>> float(F.l1_loss(clnp.asarray([1.0, 2.0]), clnp.asarray([1.0, 4.0])))
+    1.0
     """
     fn = "l1_loss"
     reduction = chk.reduction(fn, reduction)
@@ -319,7 +329,9 @@ def binary_cross_entropy_with_logits(logits: Any, target: Any, weight: Any = Non
 
     Examples
     --------
-    >>> binary_cross_entropy_with_logits(logits, labels.astype(clnp.float32))
+    >>> import clnp_nn.functional as F
+    >>> round(float(F.binary_cross_entropy_with_logits(clnp.zeros(2), clnp.ones(2))), 4)
+    0.6931
     """
     fn = "binary_cross_entropy_with_logits"
     reduction = chk.reduction(fn, reduction)

@@ -89,7 +89,11 @@ def batch_norm(x: Any, running_mean: Any, running_var: Any, weight: Any = None,
 
     Examples
     --------
-    >>> y, m, v = batch_norm(x, m, v, w, b, training=True)
+    >>> import clnp_nn.functional as F
+    >>> x = clnp.asarray([[1.0], [3.0]])
+    >>> y, m, v = F.batch_norm(x, clnp.zeros(1), clnp.ones(1), training=True, momentum=1.0)
+    >>> [round(e, 3) for e in y[:, 0].tolist()], m.tolist(), v.tolist()
+    ([-1.0, 1.0], [2.0], [2.0])
     """
     fn = "batch_norm"
     chk.array(fn, "input", x, ndim=range(2, 33))
@@ -168,7 +172,9 @@ def layer_norm(x: Any, normalized_shape: Any, weight: Any = None, bias: Any = No
 
     Examples
     --------
-    >>> layer_norm(x, (64,), w, b)   # x (8, 10, 64)
+    >>> import clnp_nn.functional as F
+    >>> [round(e, 3) for e in F.layer_norm(clnp.asarray([[1.0, 3.0]]), 2)[0].tolist()]
+    [-1.0, 1.0]
     """
     fn = "layer_norm"
     chk.array(fn, "input", x)
@@ -212,7 +218,10 @@ def group_norm(x: Any, num_groups: int, weight: Any = None, bias: Any = None,
 
     Examples
     --------
-    >>> group_norm(x, 4, w, b)   # x (2, 8, 5, 5)
+    >>> import clnp_nn.functional as F
+    >>> x = clnp.reshape(clnp.asarray([1.0, 3.0, 1.0, 3.0]), (1, 2, 2))
+    >>> [round(e, 3) for e in clnp.reshape(F.group_norm(x, 1), (-1,)).tolist()]
+    [-1.0, 1.0, -1.0, 1.0]
     """
     fn = "group_norm"
     chk.array(fn, "input", x, ndim=range(2, 33))
@@ -259,7 +268,9 @@ def rms_norm(x: Any, normalized_shape: Any, weight: Any = None, eps: float | Non
 
     Examples
     --------
-    >>> rms_norm(x, 64, w)
+    >>> import clnp_nn.functional as F
+    >>> [round(e, 3) for e in F.rms_norm(clnp.asarray([[3.0, 4.0]]), 2)[0].tolist()]
+    [0.849, 1.131]
     """
     fn = "rms_norm"
     chk.array(fn, "input", x)

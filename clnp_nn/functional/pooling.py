@@ -82,7 +82,10 @@ def max_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
 
     Examples
     --------
-    >>> max_pool2d(x, 2)   # (8, 16, 32, 32) -> (8, 16, 16, 16)
+    >>> import clnp_nn.functional as F
+    >>> x = clnp.reshape(clnp.arange(16.0), (1, 1, 4, 4))
+    >>> F.max_pool2d(x, 2)[0, 0].tolist()
+    [[5.0, 7.0], [13.0, 15.0]]
     """
     fn = "max_pool2d"
     x4, k, s, p, d, out_hw = _window(fn, x, kernel_size, stride, padding, dilation)
@@ -124,7 +127,10 @@ def avg_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
 
     Examples
     --------
-    >>> avg_pool2d(x, 2)   # (8, 16, 32, 32) -> (8, 16, 16, 16)
+    >>> import clnp_nn.functional as F
+    >>> x = clnp.reshape(clnp.arange(16.0), (1, 1, 4, 4))
+    >>> F.avg_pool2d(x, 2)[0, 0].tolist()
+    [[2.5, 4.5], [10.5, 12.5]]
     """
     fn = "avg_pool2d"
     x4, k, s, p, d, out_hw = _window(fn, x, kernel_size, stride, padding)
@@ -194,7 +200,12 @@ def adaptive_avg_pool2d(x: Any, output_size: Any) -> Any:
 
     Examples
     --------
-    >>> adaptive_avg_pool2d(x, 1)   # global average pooling: (8, 64, 7, 7) -> (8, 64, 1, 1)
+    >>> import clnp_nn.functional as F
+    >>> x = clnp.reshape(clnp.arange(16.0), (1, 1, 4, 4))
+    >>> F.adaptive_avg_pool2d(x, 1)[0, 0].tolist()
+    [[7.5]]
+    >>> F.adaptive_avg_pool2d(x, (3, 2)).shape
+    (1, 1, 3, 2)
     """
     fn = "adaptive_avg_pool2d"
     chk.array(fn, "input", x, ndim=(3, 4))

@@ -46,10 +46,17 @@ def static(default: Any = dataclasses.MISSING) -> Any:
 
     Examples
     --------
-    >>> class Scale(Module):
-    ...     factor: float = static()
-    ...     def __init__(self, factor): self.factor = factor
-    ...     def __call__(self, x, *, key=None, training=True): return x * self.factor
+    >>> import clnp_nn as nn
+    >>> class Scale(nn.Module):
+    ...     factor: float = nn.static()
+    ...     def __init__(self, factor):
+    ...         self.factor = factor
+    ...     def __call__(self, x, *, key=None, training=True):
+    ...         return x * self.factor
+    >>> Scale(3.0)(clnp.asarray([1.0])).tolist()
+    [3.0]
+    >>> cg.tree_leaves(Scale(3.0))
+    []
     """
     return dataclasses.field(default=default, metadata={"static": True})
 
@@ -68,8 +75,13 @@ def buffer() -> Any:
 
     Examples
     --------
-    >>> class Counter(Module):
-    ...     count: Any = buffer()
+    >>> import clnp_nn as nn
+    >>> class Counter(nn.Module):
+    ...     count: object = nn.buffer()
+    ...     def __init__(self):
+    ...         self.count = clnp.zeros(1)
+    >>> nn.trainable_mask(Counter()).count
+    False
     """
     return dataclasses.field(metadata={"buffer": True})
 
@@ -169,7 +181,9 @@ def is_array(x: Any) -> bool:
 
     Examples
     --------
-    >>> params, rest = partition(model, is_array)
+    >>> import clnp_nn as nn
+    >>> nn.is_array(clnp.ones(2)), nn.is_array(3.0)
+    (True, False)
     """
     return hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, (np.ndarray,
                                                                            np.generic))
@@ -192,7 +206,9 @@ def is_inexact_array(x: Any) -> bool:
 
     Examples
     --------
-    >>> params, rest = partition(model, is_inexact_array)
+    >>> import clnp_nn as nn
+    >>> nn.is_inexact_array(clnp.ones(2)), nn.is_inexact_array(clnp.arange(2))
+    (True, False)
     """
     return is_array(x) and x.dtype.kind in "fc"
 
@@ -242,7 +258,10 @@ def trainable_mask(tree: Any) -> Any:
 
     Examples
     --------
-    >>> params, rest = partition(model, trainable_mask(model))
+    >>> import clnp_nn as nn
+    >>> mask = nn.trainable_mask(nn.BatchNorm1d(2))
+    >>> mask.weight, mask.running_mean
+    (True, False)
     """
     def rec(x: Any, frozen: bool) -> Any:
         if x is None:
@@ -287,7 +306,13 @@ def partition(tree: Any, filter_spec: Any) -> tuple[Any, Any]:
 
     Examples
     --------
-    >>> params, static = partition(model, is_inexact_array)
+    >>> import clnp_nn as nn
+    >>> model = nn.Sequential(nn.Linear(2, 2, key=cg.random.key(0)), nn.BatchNorm1d(2))
+    >>> params, rest = nn.partition(model, nn.trainable_mask(model))
+    >>> len(cg.tree_leaves(params)), len(cg.tree_leaves(rest))
+    (4, 2)
+    >>> params.layers[1].running_mean is None
+    True
     """
     leaves, tdef = _flatten_none_leaf(tree)
     if callable(filter_spec) and not isinstance(filter_spec, Module):
@@ -323,7 +348,11 @@ def combine(*trees: Any) -> Any:
 
     Examples
     --------
-    >>> model = combine(params, static)
+    >>> import clnp_nn as nn
+    >>> model = nn.Sequential(nn.Linear(2, 2, key=cg.random.key(0)), nn.BatchNorm1d(2))
+    >>> params, rest = nn.partition(model, nn.is_inexact_array)
+    >>> nn.combine(params, rest).layers[1].running_var.tolist()
+    [1.0, 1.0]
     """
     if not trees:
         raise ValueError("combine: needs at least one tree")
@@ -355,7 +384,9 @@ def named_leaves(tree: Any) -> list[tuple[str, Any]]:
 
     Examples
     --------
-    >>> [p for p, _ in named_leaves(model)]   # ['layers.0.weight', 'layers.0.bias', ...]
+    >>> import clnp_nn as nn
+    >>> [path for path, _ in nn.named_leaves(nn.Linear(2, 2, key=cg.random.key(0)))]
+    ['weight', 'bias']
     """
     out: list[tuple[str, Any]] = []
 

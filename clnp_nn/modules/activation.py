@@ -14,7 +14,9 @@ class ReLU(Module):
 
     Examples
     --------
-    >>> ReLU()(x)
+    >>> import clnp_nn as nn
+    >>> nn.ReLU()(clnp.asarray([-1.0, 1.0])).tolist()
+    [0.0, 1.0]
     """
 
     def __init__(self) -> None:
@@ -38,7 +40,9 @@ class GELU(Module):
 
     Examples
     --------
-    >>> GELU(approximate="tanh")(x)
+    >>> import clnp_nn as nn
+    >>> nn.GELU(approximate="tanh")(clnp.asarray([0.0])).tolist()
+    [0.0]
     """
 
     approximate: str = static()
@@ -57,7 +61,9 @@ class SiLU(Module):
 
     Examples
     --------
-    >>> SiLU()(x)
+    >>> import clnp_nn as nn
+    >>> nn.SiLU()(clnp.asarray([0.0])).tolist()
+    [0.0]
     """
 
     def __init__(self) -> None:
@@ -72,7 +78,9 @@ class Sigmoid(Module):
 
     Examples
     --------
-    >>> Sigmoid()(x)
+    >>> import clnp_nn as nn
+    >>> nn.Sigmoid()(clnp.asarray([0.0])).tolist()
+    [0.5]
     """
 
     def __init__(self) -> None:
@@ -87,7 +95,9 @@ class Tanh(Module):
 
     Examples
     --------
-    >>> Tanh()(x)
+    >>> import clnp_nn as nn
+    >>> nn.Tanh()(clnp.asarray([0.0])).tolist()
+    [0.0]
     """
 
     def __init__(self) -> None:

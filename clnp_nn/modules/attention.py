@@ -56,8 +56,12 @@ class MultiheadAttention(Module):
 
     Examples
     --------
-    >>> mha = MultiheadAttention(32, 4, batch_first=True, key=cg.random.key(0))
-    >>> out, weights = mha(x, x, x)   # x (N, L, 32)
+    >>> import clnp_nn as nn
+    >>> mha = nn.MultiheadAttention(8, 2, batch_first=True, key=cg.random.key(0))
+    >>> x = clnp.zeros((1, 3, 8), dtype=clnp.float32)
+    >>> out, weights = mha(x, x, x)
+    >>> out.shape, weights.shape
+    ((1, 3, 8), (1, 3, 3))
     """
 
     in_proj_weight: Any

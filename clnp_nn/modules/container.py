@@ -27,7 +27,9 @@ class Lambda(Module):
 
     Examples
     --------
-    >>> Lambda(lambda x: x * 2)(x)
+    >>> import clnp_nn as nn
+    >>> nn.Lambda(lambda x: x * 2)(clnp.asarray([1.0])).tolist()
+    [2.0]
     """
 
     fn: Callable = static()
@@ -55,7 +57,9 @@ class Flatten(Module):
 
     Examples
     --------
-    >>> Flatten()(x)   # (N, C, H, W) -> (N, C*H*W)
+    >>> import clnp_nn as nn
+    >>> nn.Flatten()(clnp.zeros((2, 3, 4))).shape
+    (2, 12)
     """
 
     start_dim: int = static()
@@ -104,7 +108,13 @@ class Sequential(Module):
 
     Examples
     --------
-    >>> net = Sequential(Linear(4, 8, key=k1), ReLU(), Linear(8, 2, key=k2)); y = net(x)
+    >>> import clnp_nn as nn
+    >>> k1, k2 = cg.random.split(cg.random.key(0))
+    >>> net = nn.Sequential(nn.Linear(4, 8, key=k1), nn.ReLU(), nn.Linear(8, 2, key=k2))
+    >>> net(clnp.ones((3, 4), dtype=clnp.float32)).shape
+    (3, 2)
+    >>> [path for path, _ in nn.named_leaves(net)]
+    ['layers.0.weight', 'layers.0.bias', 'layers.2.weight', 'layers.2.bias']
     """
 
     layers: tuple

@@ -88,7 +88,12 @@ class Conv2d(_ConvNd):
 
     Examples
     --------
-    >>> conv = Conv2d(3, 16, 3, padding=1, key=cg.random.key(0)); y = conv(x)
+    >>> import clnp_nn as nn
+    >>> conv = nn.Conv2d(1, 2, 3, padding=1, key=cg.random.key(0))
+    >>> conv.weight.shape
+    (2, 1, 3, 3)
+    >>> conv(clnp.ones((1, 1, 4, 4), dtype=clnp.float32)).shape
+    (1, 2, 4, 4)
     """
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
@@ -133,7 +138,12 @@ class Conv1d(_ConvNd):
 
     Examples
     --------
-    >>> conv = Conv1d(2, 6, 5, padding="same", key=cg.random.key(0))
+    >>> import clnp_nn as nn
+    >>> conv = nn.Conv1d(2, 3, 3, padding="same", key=cg.random.key(0))
+    >>> conv.weight.shape
+    (3, 2, 3)
+    >>> conv(clnp.ones((1, 2, 5), dtype=clnp.float32)).shape
+    (1, 3, 5)
     """
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
@@ -178,7 +188,12 @@ class ConvTranspose2d(_ConvNd):
 
     Examples
     --------
-    >>> up = ConvTranspose2d(16, 8, 2, stride=2, key=cg.random.key(0))
+    >>> import clnp_nn as nn
+    >>> up = nn.ConvTranspose2d(2, 1, 2, stride=2, key=cg.random.key(0))
+    >>> up.weight.shape
+    (2, 1, 2, 2)
+    >>> up(clnp.ones((1, 2, 3, 3), dtype=clnp.float32)).shape
+    (1, 1, 6, 6)
     """
 
     output_padding: tuple = static()

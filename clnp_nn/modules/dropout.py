@@ -25,7 +25,12 @@ class Dropout(Module):
 
     Examples
     --------
-    >>> Dropout(0.1)(x, key=k, training=True); Dropout(0.1)(x, training=False)
+    >>> import clnp_nn as nn
+    >>> x = clnp.ones(4, dtype=clnp.float32)
+    >>> nn.Dropout(0.5)(x, training=False).tolist()
+    [1.0, 1.0, 1.0, 1.0]
+    >>> nn.Dropout(0.5)(x, key=cg.random.key(0)).shape
+    (4,)
     """
 
     p: float = static()

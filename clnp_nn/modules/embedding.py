@@ -39,7 +39,12 @@ class Embedding(Module):
 
     Examples
     --------
-    >>> emb = Embedding(100, 16, key=cg.random.key(0)); emb(ids)   # ids (N, L) -> (N, L, 16)
+    >>> import clnp_nn as nn
+    >>> emb = nn.Embedding(10, 3, padding_idx=0, key=cg.random.key(0))
+    >>> emb(clnp.asarray([[0, 5]])).shape
+    (1, 2, 3)
+    >>> emb.weight[0].tolist()
+    [0.0, 0.0, 0.0]
     """
 
     weight: Any

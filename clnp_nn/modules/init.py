@@ -45,7 +45,9 @@ def calculate_fans(shape: Sequence[int]) -> tuple[int, int]:
 
     Examples
     --------
-    >>> calculate_fans((16, 3, 3, 3))   # (27, 144)
+    >>> from clnp_nn import init
+    >>> init.calculate_fans((16, 3, 3, 3))
+    (27, 144)
     """
     if len(shape) < 2:
         raise ValueError(f"calculate_fans: needs at least 2 dims, got shape {tuple(shape)}")
@@ -74,7 +76,9 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
 
     Examples
     --------
-    >>> calculate_gain("relu")   # 1.4142135623730951
+    >>> from clnp_nn import init
+    >>> init.calculate_gain("relu")
+    1.4142135623730951
     """
     if nonlinearity in ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
                         "conv_transpose2d", "conv_transpose3d", "sigmoid"):
@@ -114,7 +118,10 @@ def uniform(key: Any, shape: Sequence[int], low: float, high: float, dtype: Any 
 
     Examples
     --------
-    >>> uniform(cg.random.key(0), (3,), -0.1, 0.1)
+    >>> from clnp_nn import init
+    >>> w = init.uniform(cg.random.key(0), (3,), -0.1, 0.1)
+    >>> w.shape, bool(clnp.all(clnp.abs(w) <= 0.1))
+    ((3,), True)
     """
     from clnp_grad import random
     d = _dtype(dtype)
@@ -147,7 +154,9 @@ def normal(key: Any, shape: Sequence[int], mean: float = 0.0, std: float = 1.0,
 
     Examples
     --------
-    >>> normal(cg.random.key(0), (10, 4))
+    >>> from clnp_nn import init
+    >>> init.normal(cg.random.key(0), (10, 4)).shape
+    (10, 4)
     """
     from clnp_grad import random
     d = _dtype(dtype)
@@ -177,7 +186,9 @@ def zeros(shape: Sequence[int], dtype: Any = None, device: Any = None) -> Any:
 
     Examples
     --------
-    >>> zeros((4,))
+    >>> from clnp_nn import init
+    >>> init.zeros((2,)).tolist()
+    [0.0, 0.0]
     """
     return xp.zeros(tuple(shape), dtype=_dtype(dtype), device=device)
 
@@ -202,7 +213,9 @@ def ones(shape: Sequence[int], dtype: Any = None, device: Any = None) -> Any:
 
     Examples
     --------
-    >>> ones((4,))
+    >>> from clnp_nn import init
+    >>> init.ones((2,)).tolist()
+    [1.0, 1.0]
     """
     return xp.ones(tuple(shape), dtype=_dtype(dtype), device=device)
 
@@ -245,7 +258,11 @@ def kaiming_uniform(key: Any, shape: Sequence[int], a: float = 0.0, mode: str = 
 
     Examples
     --------
-    >>> kaiming_uniform(cg.random.key(0), (10, 4), a=math.sqrt(5))
+    >>> import math
+    >>> from clnp_nn import init
+    >>> w = init.kaiming_uniform(cg.random.key(0), (10, 4), a=math.sqrt(5))
+    >>> bool(clnp.all(clnp.abs(w) <= 0.5))   # 1 / sqrt(fan_in)
+    True
     """
     bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / _fan(shape, mode))
     return uniform(key, shape, -bound, bound, dtype)
@@ -271,7 +288,9 @@ def kaiming_normal(key: Any, shape: Sequence[int], a: float = 0.0, mode: str = "
 
     Examples
     --------
-    >>> kaiming_normal(cg.random.key(0), (10, 4), nonlinearity="relu")
+    >>> from clnp_nn import init
+    >>> init.kaiming_normal(cg.random.key(0), (10, 4), nonlinearity="relu").shape
+    (10, 4)
     """
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(shape, mode))
     return normal(key, shape, 0.0, std, dtype)
@@ -299,7 +318,10 @@ def xavier_uniform(key: Any, shape: Sequence[int], gain: float = 1.0, dtype: Any
 
     Examples
     --------
-    >>> xavier_uniform(cg.random.key(0), (96, 32))
+    >>> from clnp_nn import init
+    >>> w = init.xavier_uniform(cg.random.key(0), (96, 32))
+    >>> bool(clnp.all(clnp.abs(w) <= 0.2165))   # sqrt(6 / 128)
+    True
     """
     fan_in, fan_out = calculate_fans(shape)
     bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
@@ -325,7 +347,9 @@ def xavier_normal(key: Any, shape: Sequence[int], gain: float = 1.0, dtype: Any 
 
     Examples
     --------
-    >>> xavier_normal(cg.random.key(0), (96, 32))
+    >>> from clnp_nn import init
+    >>> init.xavier_normal(cg.random.key(0), (96, 32)).shape
+    (96, 32)
     """
     fan_in, fan_out = calculate_fans(shape)
     return normal(key, shape, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)), dtype)

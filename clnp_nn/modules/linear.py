@@ -42,7 +42,12 @@ class Linear(Module):
 
     Examples
     --------
-    >>> layer = Linear(784, 10, key=cg.random.key(0)); y = layer(x)
+    >>> import clnp_nn as nn
+    >>> layer = nn.Linear(3, 2, key=cg.random.key(0))
+    >>> layer.weight.shape, layer.bias.shape
+    ((2, 3), (2,))
+    >>> layer(clnp.ones((4, 3), dtype=clnp.float32)).shape
+    (4, 2)
     """
 
     weight: Any
@@ -70,7 +75,9 @@ class Identity(Module):
 
     Examples
     --------
-    >>> Identity()(x) is x
+    >>> import clnp_nn as nn
+    >>> nn.Identity()(clnp.ones(2)).tolist()
+    [1.0, 1.0]
     """
 
     def __init__(self) -> None:

@@ -85,7 +85,11 @@ class BatchNorm1d(_BatchNorm):
 
     Examples
     --------
-    >>> bn = BatchNorm1d(64); y, bn = bn(x, training=True)
+    >>> import clnp_nn as nn
+    >>> bn = nn.BatchNorm1d(1, momentum=0.5)
+    >>> y, bn = bn(clnp.asarray([[1.0], [3.0]], dtype=clnp.float32), training=True)
+    >>> bn.running_mean.tolist(), bn.running_var.tolist()
+    ([1.0], [1.5])
     """
 
     _ranks = (2, 3)
@@ -108,7 +112,14 @@ class BatchNorm2d(_BatchNorm):
 
     Examples
     --------
-    >>> bn = BatchNorm2d(16); y, bn = bn(x, training=True); y, _ = bn(x, training=False)
+    >>> import clnp_nn as nn
+    >>> x = clnp.zeros((2, 3, 4, 4), dtype=clnp.float32)
+    >>> y, bn = nn.BatchNorm2d(3)(x, training=True)
+    >>> y.shape
+    (2, 3, 4, 4)
+    >>> _, same = bn(x, training=False)
+    >>> same is bn
+    True
     """
 
     _ranks = (4,)
@@ -134,7 +145,9 @@ class LayerNorm(Module):
 
     Examples
     --------
-    >>> LayerNorm(64)(x)   # x (..., 64)
+    >>> import clnp_nn as nn
+    >>> nn.LayerNorm(4)(clnp.zeros((2, 4), dtype=clnp.float32)).shape
+    (2, 4)
     """
 
     weight: Any
@@ -175,7 +188,9 @@ class GroupNorm(Module):
 
     Examples
     --------
-    >>> GroupNorm(4, 16)(x)
+    >>> import clnp_nn as nn
+    >>> nn.GroupNorm(2, 4)(clnp.zeros((1, 4, 2, 2), dtype=clnp.float32)).shape
+    (1, 4, 2, 2)
     """
 
     weight: Any
@@ -219,7 +234,9 @@ class RMSNorm(Module):
 
     Examples
     --------
-    >>> RMSNorm(64)(x)
+    >>> import clnp_nn as nn
+    >>> nn.RMSNorm(4).weight.tolist()
+    [1.0, 1.0, 1.0, 1.0]
     """
 
     weight: Any

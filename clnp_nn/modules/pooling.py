@@ -31,7 +31,9 @@ class MaxPool2d(Module):
 
     Examples
     --------
-    >>> MaxPool2d(2)(x)   # (N, C, 32, 32) -> (N, C, 16, 16)
+    >>> import clnp_nn as nn
+    >>> nn.MaxPool2d(2)(clnp.zeros((1, 1, 4, 4))).shape
+    (1, 1, 2, 2)
     """
 
     kernel_size: Any = static()
@@ -66,7 +68,9 @@ class AvgPool2d(Module):
 
     Examples
     --------
-    >>> AvgPool2d(2)(x)
+    >>> import clnp_nn as nn
+    >>> nn.AvgPool2d(2)(clnp.zeros((1, 1, 4, 4))).shape
+    (1, 1, 2, 2)
     """
 
     kernel_size: Any = static()
@@ -100,7 +104,9 @@ class AdaptiveAvgPool2d(Module):
 
     Examples
     --------
-    >>> AdaptiveAvgPool2d(1)(x)   # global average pooling
+    >>> import clnp_nn as nn
+    >>> nn.AdaptiveAvgPool2d(1)(clnp.zeros((1, 1, 4, 4))).shape
+    (1, 1, 1, 1)
     """
 
     output_size: Any = static()

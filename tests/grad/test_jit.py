@@ -118,6 +118,95 @@ def test_weak_scalars_keep_dtype_and_do_not_retrace(device):
     assert len(jf._cache) == 2
 
 
+def test_repeated_calls_rebind_buffers_and_changed_scalars(device):
+    """Later calls launch bound kernel copies (constant arguments set once): every call must
+    see its own buffers and the current values of weak scalar arguments, in fused
+    elementwise kernels, fused reductions and replayed opaque launches alike."""
+    rng = np.random.default_rng(11)
+    jf = cg.jit(lambda x, w, s: (x * s + 1.0, clnp.sum(x * s, axis=1), (x @ w) * s))
+    for s in (2.0, -0.5, 2.0, 7.25):
+        xs = rng.standard_normal((6, 5)).astype(np.float32)
+        ws = rng.standard_normal((5, 3)).astype(np.float32)
+        x, w = clnp.asarray(xs, device=device), clnp.asarray(ws, device=device)
+        a, b, c = jf(x, w, s)
+        np.testing.assert_allclose(_np(a), xs * np.float32(s) + 1, rtol=1e-6)
+        np.testing.assert_allclose(_np(b), (xs * np.float32(s)).sum(1), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(_np(c), (xs @ ws) * np.float32(s), rtol=1e-5, atol=1e-5)
+    assert len(jf._cache) == 1
+    # the positional-array fast path: outputs are fresh arrays, inputs never written
+    jg = cg.jit(lambda x: x * 2.0)
+    x = clnp.asarray(np.arange(7, dtype=np.float32), device=device)
+    outs = [jg(x) for _ in range(3)]
+    assert len({id(o._buf) for o in outs}) == 3
+    for o in outs:
+        np.testing.assert_array_equal(_np(o), np.arange(7, dtype=np.float32) * 2)
+    np.testing.assert_array_equal(_np(x), np.arange(7, dtype=np.float32))
+
+
+def test_donated_arguments_give_their_buffers_to_outputs(device):
+    def upd(p, g):
+        return {k: p[k] - 0.5 * g[k] for k in p}, clnp.sum(g["a"])
+    j = cg.jit(upd, donate_argnums=0)
+    host = {"a": np.arange(6, dtype=np.float32), "b": np.ones((2, 3), np.float32)}
+    mk = lambda: {k: clnp.asarray(v, device=device) for k, v in host.items()}  # noqa: E731
+    g = mk()
+    ref = {k: host[k] - 0.5 * host[k] for k in host}
+    j(mk(), g)                                       # the first call builds
+    p = mk()
+    handles = {k: p[k]._buf.int_ptr for k in p}      # the handle, not a reference
+    q, total = j(p, g)
+    for k in ref:
+        np.testing.assert_array_equal(_np(q[k]), ref[k])
+        assert q[k]._buf.int_ptr == handles[k], k    # written in place
+    assert float(total) == 15.0
+    with pytest.raises(RuntimeError, match="donated to a jitted function"):
+        p["a"] + 1
+    with pytest.raises(RuntimeError, match="donated"):
+        np.asarray(p["b"])
+    assert "donated" in repr(p["a"])
+    # a view of a donated array elsewhere: its buffer is left alone
+    p = mk()
+    view = p["a"][:3]
+    q, _ = j(p, g)
+    assert q["a"]._buf is not view._buf
+    np.testing.assert_array_equal(_np(view), host["a"][:3])
+    np.testing.assert_array_equal(_np(p["a"]), host["a"])
+    # the same array passed twice: the donation gets a private copy, results stay right
+    j2 = cg.jit(upd, donate_argnums=0)
+    for _ in range(2):
+        a, b = clnp.asarray(host["a"], device=device), clnp.asarray(host["b"], device=device)
+        q, total = j2({"a": a, "b": b}, {"a": a, "b": b})
+        np.testing.assert_array_equal(_np(q["a"]), host["a"] * 0.5)
+        assert float(total) == 15.0
+        np.testing.assert_array_equal(_np(a), host["a"])
+    # a training loop that donates its state every step
+    p = mk()
+    for _ in range(3):
+        p, _ = j(p, g)
+    np.testing.assert_array_equal(_np(p["a"]), host["a"] - 1.5 * host["a"])
+    with pytest.raises(ValueError, match="both static .* and donated"):
+        cg.jit(lambda x, n: x * n, static_argnums=1, donate_argnums=1)(g["a"], 2)
+    with pytest.raises(ValueError, match="donate_argnums 3 is out of range"):
+        cg.jit(lambda x: x + 1, donate_argnums=3)(g["a"])
+
+
+def test_square_by_pow_is_a_multiply(device):
+    """``x ** 2`` compiles to ``x * x`` as NumPy computes it (bit-identical to NumPy's
+    result), not the pow builtin; other exponents keep pow."""
+    xs = _data(device, (5, 7))
+    x = clnp.asarray(xs, device=device)
+    jf = cg.jit(lambda x: x ** 2 - x ** 2.5)
+    src = jf.lower(x).kernel_sources()
+    assert len(src) == 1
+    assert src[0].splitlines()[0] == "// clnp elementwise: multiply, pow, subtract"
+    np.testing.assert_array_equal(_np(cg.jit(lambda x: x ** 2)(x)), xs ** 2)
+    np.testing.assert_allclose(_np(jf(clnp.abs(x))), np.abs(xs) ** 2 - np.abs(xs) ** 2.5,
+                               rtol=1e-5, atol=1e-6)
+    xi = clnp.asarray(np.arange(-4, 5, dtype=np.int32), device=device)
+    np.testing.assert_array_equal(_np(cg.jit(lambda x: x ** 2)(xi)),
+                                  np.arange(-4, 5, dtype=np.int32) ** 2)
+
+
 def test_static_arguments_and_pytrees(device):
     x = clnp.asarray(_data(device, (4, 6)), device=device)
     params = {"w": clnp.asarray(_data(device, (6, 3), 1), device=device),

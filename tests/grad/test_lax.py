@@ -373,3 +373,117 @@ def test_errors(device):
         lax.scan(lambda c, xi: (c, None), x, x, length=5)
     with pytest.raises(TypeError, match=r"f must return a pair \(carry, y\)"):
         lax.scan(lambda c, xi: c, x, x)
+
+
+def _loop_sources(jf, *args):
+    return [s for s in jf.lower(*args).kernel_sources() if "clnp loop kernel" in s]
+
+
+def test_elementwise_loops_compile_to_one_kernel(device):
+    """A fori_loop/while_loop whose values are 0-d or of one shape, with an elementwise body
+    and a predicate on 0-d values, runs as one kernel with the loop inside (eagerly and under
+    jit); the results are the Python loop's."""
+    rng = np.random.default_rng(3)
+    # points whose orbits converge (inside the main cardioid), so that compilers' different
+    # float contractions (fma on GPUs) cannot grow into different orbits over the iterations
+    cs = rng.uniform(-0.4, 0.15, 37).astype(np.float32)
+
+    def mandel(c, n):
+        def body(i, st):
+            zr, zi, cnt = st
+            zr2 = zr * zr - zi * zi + c
+            zi2 = 2.0 * zr * zi + 0.25
+            inside = (zr2 * zr2 + zi2 * zi2) < 4.0
+            return (clnp.where(inside, zr2, zr), clnp.where(inside, zi2, zi),
+                    cnt + clnp.astype(inside, clnp.int32))
+        z = clnp.zeros_like(c)
+        return lax.fori_loop(0, n, body, (z, z, clnp.zeros(c.shape, dtype=clnp.int32)))
+
+    def mandel_np(c, n):
+        zr = zi = np.zeros_like(c)
+        cnt = np.zeros(c.shape, np.int32)
+        for _ in range(n):
+            zr2 = zr * zr - zi * zi + c
+            zi2 = np.float32(2) * zr * zi + np.float32(0.25)
+            inside = (zr2 * zr2 + zi2 * zi2) < 4
+            zr, zi, cnt = np.where(inside, zr2, zr), np.where(inside, zi2, zi), cnt + inside
+        return zr, zi, cnt
+    c = _a(cs, device)
+    jm = cg.jit(mandel, static_argnums=1)
+    for got in (mandel(c, 25), jm(c, 25)):
+        for g, r in zip(got, mandel_np(cs, 25)):
+            np.testing.assert_allclose(_np(g), r, rtol=1e-5, atol=1e-5)
+    # the zero initial carries (one fused kernel), then the whole loop in one kernel
+    assert len(jm.lower(c, 25).kernel_sources()) == 2
+    assert len(_loop_sources(jm, c, 25)) == 1
+
+    def decay(x, k):   # while_loop: a 0-d counter and bound, a field carry
+        return lax.while_loop(lambda s: s[0] < k, lambda s: (s[0] + 1, s[1] * 0.5 + 1.0),
+                              (clnp.asarray(0, device=device), x))
+    jd = cg.jit(decay)
+    seven = _a(np.int64(7), device)   # an array bound: a Python int would be a weak scalar,
+    for xs in (cs, cs[::-1].copy()):  # whose step runs host-driven (the loop kernel still)
+        ref = xs.copy()
+        for _ in range(7):
+            ref = ref * np.float32(0.5) + np.float32(1)
+        for i, y in (decay(_a(xs, device), 7), jd(_a(xs, device), seven),
+                     jd(_a(xs, device), 7)):
+            assert int(i) == 7
+            np.testing.assert_allclose(_np(y), ref, rtol=1e-6)
+    assert len(_loop_sources(jd, c, seven)) == 1
+
+
+def test_loops_outside_the_elementwise_form_run_from_the_host(device):
+    x = _a(np.arange(1, 6, dtype=np.float32), device)
+    # the predicate reads the array (a reduction): a host loop, one predicate read per step
+    grow = cg.jit(lambda x: lax.while_loop(lambda v: clnp.max(v) < 100.0, lambda v: v * 2.0, x))
+    np.testing.assert_array_equal(_np(grow(x)), np.arange(1, 6) * 32.0)
+    assert not _loop_sources(grow, x)
+    # values of two shapes (a row and a matrix): not one elementwise loop
+    m = _a(np.ones((3, 5), np.float32), device)
+    mix = cg.jit(lambda x, m: lax.fori_loop(0, 3, lambda i, s: (s[0] + 1.0, s[1] + s[0]),
+                                               (x, m)))
+    a, b = mix(x, m)
+    np.testing.assert_array_equal(_np(a), np.arange(1, 6) + 3.0)
+    np.testing.assert_array_equal(_np(b), np.broadcast_to(1 + 3 * np.arange(1, 6) + 3.0, (3, 5)))
+    assert not _loop_sources(mix, x, m)
+
+
+def test_host_loops_under_jit_see_new_data_on_every_call(device, monkeypatch):
+    """A loop that runs from the host inside jit is captured (the launches of its compiled
+    bodies) and replayed: later calls must compute on their own arguments."""
+    monkeypatch.setenv("CLNP_LOOP_KERNELS", "0")
+    w = _a(np.array([[0.5, 0.25], [0.0, 1.0]], np.float32), device)
+    f = cg.jit(lambda x: lax.fori_loop(0, 3, lambda i, v: clnp.tanh(v @ w) + v * 0.5, x))
+    rng = np.random.default_rng(8)
+    for _ in range(3):
+        xs = rng.standard_normal((4, 2)).astype(np.float32)
+        ref = xs
+        for _ in range(3):
+            ref = np.tanh(ref @ np.asarray(w)) + ref * np.float32(0.5)
+        np.testing.assert_allclose(_np(f(_a(xs, device))), ref, rtol=1e-5, atol=1e-6)
+
+
+def test_loop_kernels_swap_carries_and_read_closed_over_arrays(device):
+    """Carries that trade places, a closed-over array and a closed-over 0-d value, a boolean
+    carry, and a size that is not a multiple of the elements per work-item."""
+    rng = np.random.default_rng(12)
+    n = 70
+    ah, bh = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    wh = rng.uniform(0.5, 1.5, n).astype(np.float32)
+    w, s = _a(wh, device), _a(np.float32(0.25), device)
+
+    def f(a, b):
+        def body(i, st):
+            a, b, flag = st
+            return b * w + s, a, clnp.logical_not(flag)
+        return lax.fori_loop(0, 5, body, (a, b, clnp.zeros(a.shape, dtype=clnp.bool)))
+    ra, rb = ah.copy(), bh.copy()
+    for _ in range(5):
+        ra, rb = rb * wh + np.float32(0.25), ra
+    jf = cg.jit(f)
+    for got in (f(_a(ah, device), _a(bh, device)), jf(_a(ah, device), _a(bh, device))):
+        np.testing.assert_allclose(_np(got[0]), ra, rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(_np(got[1]), rb, rtol=1e-6, atol=1e-6)
+        np.testing.assert_array_equal(_np(got[2]), np.ones(n, bool))
+    assert len(_loop_sources(jf, _a(ah, device), _a(bh, device))) == 1

@@ -1,0 +1,214 @@
+"""Mixed precision (clnp_nn.amp) vs float32, side by side in one run, with PyTorch CPU as the
+peer for the same float16-vs-float32 comparison.
+
+    python bench/bench_amp.py [--reps 5] [--quick] [--csv bench/results/amp-pocl-cpu.csv]
+
+Runs on clnp's default device (``CLNP_DEVICE`` picks it). Times are medians of ``--reps``
+runs after warm-up calls, with ``clnp.synchronize()`` inside each timed region; results are
+checked against NumPy (float32) before anything is timed.
+
+1. A bandwidth-bound layer: ``relu(x * scale + shift)`` over (4096, 4096) activations
+   ((2048, 2048) with --quick), jitted, float32 vs float16 storage (float16 halves the bytes
+   moved; arithmetic is float32 either way). PyTorch CPU: the same expression in float32 and
+   float16.
+2. A layer-norm forward over the same activations (reductions accumulate in float32).
+3. One MLP training step, 784-1024-1024-10, batch 256 (jit of value_and_grad + adam +
+   apply_updates): float32 vs ``get_policy("params=float32,compute=float16,output=float32")``
+   with a DynamicLossScale, all_finite and select_tree. PyTorch CPU: float32 vs
+   ``torch.autocast("cpu", dtype=torch.float16)`` (bfloat16 where float16 autocast fails).
+
+The ratio column is float32 time / AMP time: above 1 means AMP is faster.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from typing import Any, Callable
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import clnp as xp  # noqa: E402
+import clnp_grad as cg  # noqa: E402
+import clnp_grad.random as jr  # noqa: E402
+from clnp_nn import amp, optim  # noqa: E402
+
+from bench_core import timeit, write_csv  # noqa: E402
+
+try:  # optional peer; never installed by this script
+    import torch  # type: ignore
+except Exception:  # pragma: no cover
+    torch = None
+
+ROWS: list[dict] = []
+
+
+def row(bench: str, impl: str, ms: float, note: str = "") -> None:
+    ROWS.append({"benchmark": bench, "impl": impl, "ms": round(ms, 4), "note": note})
+    print(f"  {bench:<28} {impl:<30} {ms:10.3f} ms  {note}", flush=True)
+
+
+def clms(fn: Callable[[], object], reps: int) -> float:
+    return 1e3 * timeit(fn, xp.synchronize, reps)
+
+
+def tms(fn: Callable[[], object], reps: int) -> float:
+    return 1e3 * timeit(fn, lambda: None, reps)
+
+
+def bench_layer(name: str, f: Callable[[Any, Any], Any], f_np: Callable[[Any, tuple], Any],
+                tf: Callable[[tuple], Any], shape: tuple, reps: int) -> None:
+    print(f"\n== {name} {shape}")
+    rng = np.random.default_rng(0)
+    xh = rng.standard_normal(shape).astype(np.float32)
+    ph = rng.standard_normal(shape[-1]).astype(np.float32)
+    jf = cg.jit(f)
+    ref = np.asarray(f_np(np, (xh, ph)))
+    times = {}
+    for dt in (xp.float32, xp.float16):
+        x, p = xp.asarray(xh.astype(dt)), xp.asarray(ph.astype(dt))
+        out = xp.asnumpy(xp.astype(jf(x, p), xp.float32))
+        tol = 1e-4 if dt == xp.float32 else 2e-2
+        np.testing.assert_allclose(out, ref, rtol=tol, atol=4 * tol)
+        times[dt] = clms(lambda: jf(x, p), reps)
+    row(name, "clnp jit float32", times[xp.float32])
+    row(name, "clnp jit float16 storage", times[xp.float16],
+        f"float32/float16 = {times[xp.float32] / times[xp.float16]:.2f}")
+    if torch is not None:
+        tt = {}
+        for tdt in (torch.float32, torch.float16):
+            args = (torch.from_numpy(xh).to(tdt), torch.from_numpy(ph).to(tdt))
+            tt[tdt] = tms(lambda: tf(args), reps)
+        row(name, "torch cpu float32", tt[torch.float32])
+        row(name, "torch cpu float16", tt[torch.float16],
+            f"float32/float16 = {tt[torch.float32] / tt[torch.float16]:.2f}")
+
+
+def _affine(x: Any, p: Any) -> Any:
+    return xp.maximum(x * p + 0.5, 0)
+
+
+def _affine_np(ns: Any, args: tuple) -> Any:
+    x, p = args
+    return ns.maximum(x * p + 0.5, 0)
+
+
+def _layernorm(x: Any, w: Any) -> Any:
+    # d * d, not d ** 2: inside jit a float power is ~40x slower on PoCL CPU (measured)
+    xf = xp.astype(x, xp.float32)
+    m = xp.mean(xf, axis=-1, keepdims=True)
+    d = xf - m
+    v = xp.mean(d * d, axis=-1, keepdims=True)
+    return xp.astype(d / xp.sqrt(v + 1e-5), x.dtype) * w
+
+
+def _layernorm_np(ns: Any, args: tuple) -> Any:
+    x, w = args
+    m = x.mean(axis=-1, keepdims=True)
+    v = ((x - m) ** 2).mean(axis=-1, keepdims=True)
+    return (x - m) / ns.sqrt(v + 1e-5) * w
+
+
+def bench_mlp(reps: int) -> None:
+    sizes, batch = [784, 1024, 1024, 10], 256
+    name = f"MLP {'-'.join(map(str, sizes))} b{batch} adam step"
+    print(f"\n== {name}")
+    rng = np.random.default_rng(0)
+    xh = rng.standard_normal((batch, sizes[0])).astype(np.float32)
+    yh = np.eye(10, dtype=np.float32)[rng.integers(0, 10, batch)]
+    key = jr.key(0)
+    params = []
+    for fi, fo in zip(sizes[:-1], sizes[1:]):
+        key, kw = jr.split(key)
+        b = 1 / math.sqrt(fi)
+        params.append({"w": jr.uniform(kw, (fi, fo), dtype=xp.float32, minval=-b, maxval=b),
+                       "b": xp.zeros(fo, dtype=xp.float32)})
+    x, y = xp.asarray(xh), xp.asarray(yh)
+    opt = optim.adam(1e-3)
+
+    def make(policy: amp.Policy) -> Callable:
+        def loss_fn(p: Any, xb: Any, yb: Any, ls: Any) -> Any:
+            p, h = policy.cast_to_compute((p, xb))
+            for layer in p[:-1]:
+                h = xp.maximum(h @ layer["w"] + layer["b"], 0)
+            logits = xp.astype(h @ p[-1]["w"] + p[-1]["b"], xp.float32)
+            m = xp.max(logits, axis=-1, keepdims=True)
+            lse = xp.log(xp.sum(xp.exp(logits - m), axis=-1, keepdims=True)) + m
+            return ls.scale(-xp.mean(xp.sum(yb * (logits - lse), axis=-1)))
+
+        @cg.jit
+        def step(p: Any, s: Any, ls: Any, xb: Any, yb: Any) -> Any:
+            loss, g = cg.value_and_grad(loss_fn)(p, xb, yb, ls)
+            g = ls.unscale(policy.cast_to_param(g))
+            fin = amp.all_finite(g)
+            u, s2 = opt.update(g, s, p)
+            p, s = amp.select_tree(fin, (optim.apply_updates(p, u), s2), (p, s))
+            return loss, p, s, ls.adjust(fin)
+        return step
+
+    times = {}
+    for label, policy, ls in (("float32", amp.get_policy("float32"), amp.NoOpLossScale()),
+                              ("amp f16 compute", amp.get_policy(
+                                  "params=float32,compute=float16,output=float32"),
+                               amp.DynamicLossScale(2.0 ** 15))):
+        step = make(policy)
+        st = [params, opt.init(params), ls]
+        loss, *_ = step(st[0], st[1], st[2], x, y)
+        assert np.isfinite(float(loss))
+
+        def run() -> None:
+            _, st[0], st[1], st[2] = step(st[0], st[1], st[2], x, y)
+        times[label] = clms(run, reps)
+    row(name, "clnp jit float32", times["float32"])
+    row(name, "clnp jit AMP (f16 compute)", times["amp f16 compute"],
+        f"float32/AMP = {times['float32'] / times['amp f16 compute']:.2f}")
+    if torch is not None:
+        layers = [torch.nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:])]
+        model = torch.nn.Sequential(layers[0], torch.nn.ReLU(), layers[1], torch.nn.ReLU(),
+                                    layers[2])
+        topt = torch.optim.Adam(model.parameters(), lr=1e-3)
+        xt, yt = torch.from_numpy(xh), torch.from_numpy(yh.argmax(1))
+
+        def tstep(dtype: Any = None) -> None:
+            topt.zero_grad()
+            if dtype is None:
+                loss = torch.nn.functional.cross_entropy(model(xt), yt)
+            else:
+                with torch.autocast("cpu", dtype=dtype):
+                    loss = torch.nn.functional.cross_entropy(model(xt), yt)
+            loss.backward()
+            topt.step()
+        t32 = tms(tstep, reps)
+        row(name, "torch cpu float32", t32)
+        for dtype in (torch.float16, torch.bfloat16):
+            try:
+                t16 = tms(lambda: tstep(dtype), reps)
+            except Exception as e:  # noqa: BLE001 - reported, not fatal
+                print(f"  torch autocast {dtype} failed: {e}")
+                continue
+            row(name, f"torch cpu autocast {str(dtype).split('.')[-1]}", t16,
+                f"float32/autocast = {t32 / t16:.2f}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--csv", default="")
+    a = ap.parse_args()
+    print("device:", xp.default_device())
+    shape = (2048, 2048) if a.quick else (4096, 4096)
+    bench_layer("relu(x*p+0.5)", _affine, _affine_np, lambda t: torch.relu(t[0] * t[1] + 0.5),
+                shape, a.reps)
+    bench_layer("layernorm fwd", _layernorm, _layernorm_np,
+                lambda t: torch.nn.functional.layer_norm(t[0], t[0].shape[-1:], t[1]), shape,
+                a.reps)
+    bench_mlp(a.reps)
+    if a.csv:
+        write_csv(a.csv, ROWS)
+
+
+if __name__ == "__main__":
+    main()
