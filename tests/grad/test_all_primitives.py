@@ -269,7 +269,11 @@ def test_every_primitive_has_rules(name):
 # differences (or, for custom kernels, shown to refuse) in their own test modules
 CHECKED_ELSEWHERE = {"jit": "test_jit.py", "cond": "test_lax.py", "while": "test_lax.py",
                      "scan": "test_lax.py", "elementwise_kernel": "../test_custom_kernels.py",
-                     "raw_kernel": "../test_custom_kernels.py"}
+                     "raw_kernel": "../test_custom_kernels.py",
+                     # clnp_nn's kernels (registered when clnp_nn is imported)
+                     "nn_im2col": "../nn/test_functional.py",
+                     "nn_col2im": "../nn/test_functional.py",
+                     "nn_erf": "../nn/test_functional.py"}
 
 
 def test_non_differentiable_primitives_give_zero(device, rng):
