@@ -61,9 +61,17 @@ for _public in (fft, linalg, random):
 del _public
 from . import _numpy_functions as _npf
 from ._custom_kernels import ElementwiseKernel, RawKernel
+from ._ufunc import ufunc
 # NumPy names beyond the standard; a name defined above keeps that definition
 _np_all = [_n for _n in _npf.__all__ if _n not in globals()]
 globals().update({_n: getattr(_npf, _n) for _n in _np_all})
+from ._numpy_signatures import install as _install_numpy_signatures
+from ._ufunc import install_composites as _install_composites
+_install_composites(globals())           # NumPy-layer elementwise functions as ufuncs
+# NumPy's positional parameters and extra keywords; array-likes for the standard's functions
+_install_numpy_signatures(globals(), tuple(_m_all + _s_all + _search_all + _cum_all +
+                                           _util_all + _sort_all + _set_all + _la_all +
+                                           _i_all + ["astype"]))
 
 __version__ = "0.1.0"
 __array_api_version__ = "2025.12"
@@ -143,4 +151,4 @@ __all__ = sorted(set(_c_all + _d_all + _e_all + _i_all + _m_all + _s_all + _sear
     "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128", "e", "inf",
     "nan", "pi", "newaxis", "DeviceMemoryError", "KernelBuildError", "UnsupportedDtypeError",
     "set_matmul_precision", "get_matmul_precision", "matmul_precision", "autotune",
-    "ElementwiseKernel", "RawKernel"]))
+    "ElementwiseKernel", "RawKernel", "ufunc"]))

@@ -140,7 +140,7 @@ def _build(name: str, args: tuple[Any, ...], inplace: bool = False) -> _Entry | 
     """The entry for this signature, when the general route would run exactly one kernel
     on the operands as given (no conversions, no scalar rewriting); ``inplace``: the result
     is written into ``args[0]``, which must keep its dtype and shape."""
-    from ._elementwise_functions import _resolve
+    from ._promotion import _resolve
     rec = _ops.OPS.get(name)
     if rec is None:
         return None

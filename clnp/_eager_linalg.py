@@ -378,9 +378,22 @@ class _Launch:
     every scalar argument set (only the three buffers change between calls), the launch
     sizes and the epilogue (the sum of split-K partials, a final conversion)."""
     __slots__ = ("kern", "gsize", "lsize", "dst_shape", "dst_dtype", "swap", "parts",
-                 "out_shape", "out_dtype", "sacc", "rdt")
+                 "out_shape", "out_dtype", "sacc", "rdt", "spec", "args")
 
     def __call__(self, lhs: Array, rhs: Array) -> Array:
+        device = lhs._device
+        r = self.partials(lhs, rhs)
+        if self.parts > 1:
+            # the sum shares the program ``clnp.sum`` uses for this dtype
+            r = reduce(r, op="sum", axes=(0,), acc_dtype=self.sacc, out_dtype=self.rdt)
+            r = Array(r._buf, r._offset, self.out_shape, c_strides(self.out_shape), self.rdt,
+                      device)
+        return r if r.dtype == self.out_dtype else convert_element_type(r,
+                                                                        dtype=self.out_dtype)
+
+    def partials(self, lhs: Array, rhs: Array) -> Array:
+        """The kernel's launch alone: the product, or with split K its partial products
+        ``[parts, batch, M, N]`` (before their sum and any conversion)."""
         device = lhs._device
         dst = Array.empty(self.dst_shape, self.dst_dtype, device)
         a, b = (rhs, lhs) if self.swap else (lhs, rhs)
@@ -392,14 +405,7 @@ class _Launch:
             _hooks.note_preset_launch(k, self.gsize, self.lsize,
                                       {7: a._buf, 13: b._buf, 19: dst._buf})
         cl.enqueue_nd_range_kernel(device.queue, k, self.gsize, self.lsize)
-        r = dst
-        if self.parts > 1:
-            # the sum shares the program ``clnp.sum`` uses for this dtype
-            r = reduce(dst, op="sum", axes=(0,), acc_dtype=self.sacc, out_dtype=self.rdt)
-            r = Array(r._buf, r._offset, self.out_shape, c_strides(self.out_shape), self.rdt,
-                      device)
-        return r if r.dtype == self.out_dtype else convert_element_type(r,
-                                                                        dtype=self.out_dtype)
+        return dst
 
 
 def _tiles(cfg: dict[str, Any], gm: int, gn: int) -> tuple[int, int]:
@@ -499,9 +505,56 @@ def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype
         plan.gsize = (tiles_n * spec.lx, tiles_m * spec.ly, nb * parts)
         plan.lsize = (spec.lx, spec.ly, 1)
     plan.dst_shape, plan.dst_dtype, plan.swap, plan.parts = dst_shape, cdt, swap, parts
+    plan.spec, plan.args = spec, args
     plan.out_shape, plan.out_dtype = out_shape, out_dtype
     # the sum of the partials: 64-bit for integers, else in the partials' dtype, stored
     # straight as the result's dtype when tensor cores computed them
     plan.sacc = dt.int64 if acc.kind == "i" else pacc
     plan.rdt = out_dtype if direct else plan.sacc
     return plan
+
+
+def epilogue_plan(lhs: Array, rhs: Array, dimension_numbers: Any,
+                  operand_strides: Sequence[Sequence[int]]
+                  ) -> tuple[_Launch, list | None] | None:
+    """For ``clnp_grad.jit``'s GEMM epilogues: the launch ``dot_general(lhs, rhs,
+    dimension_numbers)`` makes (same kernel configuration, tiles and split as the eager
+    product), and the strides over (m, n, b0, b1) of the epilogue's array operands, given
+    their strides over the product's (C-ordered) output. With split K (``launch.parts > 1``)
+    the strides are None: the caller applies the epilogue where it sums the partials
+    (``_Launch.partials``, laid out as the C-ordered output per part). None where the
+    product does not take an epilogue: operands not already of one real float computing
+    dtype, tensor cores, an empty product, operands that need copies, or an operand whose
+    strides do not follow the kernel's merged dims."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    lc, rc, lb, rb = tuple(lc), tuple(rc), tuple(lb), tuple(rb)
+    g = lhs.dtype
+    if g != rhs.dtype or g not in (dt.float32, dt.float64) or gemm_dtype(g) != g:
+        return None
+    if g == dt.float32 and _precision.get() == "tf32" and tensor_cores(lhs.device):
+        return None
+    lf = tuple(i for i in range(lhs.ndim) if i not in lc and i not in lb)
+    rf = tuple(i for i in range(rhs.ndim) if i not in rc and i not in rb)
+    out_shape = tuple(lhs.shape[i] for i in lb + lf) + tuple(rhs.shape[i] for i in rf)
+    if math.prod(out_shape) == 0 or math.prod(lhs.shape[i] for i in lc) == 0:
+        return None
+    ostr = c_strides(out_shape)
+    plan = _plan(lhs, rhs, ostr, lc, rc, lb, rb, lf, rf)
+    if plan is None:
+        return None
+    launch = _run(lhs, rhs, out_shape, g, False, *plan)
+    if not isinstance(launch.spec, GemmSpec):
+        return None
+    if launch.parts > 1:
+        return launch, None
+    m, n, k, bsizes, _ = plan
+    ep = []
+    for st in operand_strides:
+        q = _plan(lhs, rhs, tuple(st), lc, rc, lb, rb, lf, rf)
+        if q is None or q[0][0] != m[0] or q[1][0] != n[0] or q[2][0] != k[0] or \
+                list(q[3]) != list(bsizes):
+            return None
+        sm, sn = q[0][1][1], q[1][1][1]
+        cb = [0] * (2 - len(q[3])) + list(q[4][2])
+        ep.append([sn, sm] + cb if launch.swap else [sm, sn] + cb)
+    return launch, ep

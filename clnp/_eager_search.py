@@ -18,7 +18,7 @@ from ._codegen.argreduce import ArgReduceSpec, partial_dtype, render_argreduce
 from ._codegen.scan import ScanSpec, acc_dtype, render_scan
 from ._codegen.searchsorted import SearchSpec, render_searchsorted
 from ._eager import (_span_ok, collapse, column_vec, contiguous_copy, convert_element_type,
-                     copy_into, local_size, reduce_plan)
+                     copy_into, ew_apply, local_size, reduce_plan)
 from ._prims import def_impl
 from ._runtime import Device, launch
 
@@ -211,13 +211,14 @@ def nonzero(x: Array) -> tuple[Array, ...]:
     """Indices of the non-zero elements, one int64 array per dim (a 0-d input counts as
     1-d). Data-dependent shape: one host read of the count; the rest stays on the device
     (flags, an int64 scan, a compaction kernel)."""
-    from ._elementwise_functions import not_equal
     device = x.device
     shape = x.shape or (1,)
     n = math.prod(shape)
     if n == 0:
         return tuple(Array.empty((0,), dt.int64, device) for _ in shape)
-    flags = convert_element_type(x if x.dtype == dt.bool_ else not_equal(x, 0), dtype=dt.int64)
+    nz = x if x.dtype == dt.bool_ else ew_apply("not_equal", [x, 0], x.dtype, dt.bool_,
+                                                  [x.dtype, x.dtype])
+    flags = convert_element_type(nz, dtype=dt.int64)
     flat = Array(flags._buf, flags._offset, (n,), (1,), dt.int64, device)   # dense, C order
     incl = _scan(flat, "sum", 0, False)
     count = int(Array(incl._buf, n - 1, (1,), (1,), dt.int64, device).to_numpy()[0])

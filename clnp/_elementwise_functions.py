@@ -8,6 +8,7 @@ OverflowError, except in comparisons, whose result is then known exactly).
 """
 from __future__ import annotations
 
+import ast
 from typing import Any, Callable
 
 import numpy as np
@@ -18,31 +19,13 @@ from ._array import Array
 from ._dispatch import apply_fast
 from ._helpers import is_array
 from ._prims import primitive
+from ._ufunc import ufunc
 
 __all__: list[str] = []
 
-_PY_SCALARS = (bool, int, float, complex)
+from ._promotion import (_BOUNDS, _PY_SCALARS, _Strong, _is_int, _promote, _resolve,  # noqa: F401
+                         resolve)
 _FAST_TYPES = frozenset({Array, bool, int, float, complex})
-
-
-class _Strong:
-    """A NumPy scalar operand: strongly typed in promotion, passed to kernels by value."""
-
-    __slots__ = ("value", "dtype")
-
-    def __init__(self, value: Any, dtype: np.dtype):
-        self.value, self.dtype = value, dtype
-
-
-def _real_of(d: np.dtype) -> np.dtype:
-    return {"complex64": dt.float32, "complex128": dt.float64}.get(d.name, d)
-
-
-def _float_of(d: np.dtype, device: Any, default: bool) -> np.dtype:
-    """Floating dtype an integer/bool input computes in: NumPy's smallest float that holds it
-    (int8 -> float16, int16 -> float32, ...), or the default float (NumPy's true division)."""
-    f = device.default_float if default else np.promote_types(d, np.float16)
-    return dt.float32 if f == dt.float64 and not device.has_fp64 else f
 
 
 def _normalize(name: str, args: tuple[Any, ...]) -> tuple[list[Any], Any]:
@@ -87,101 +70,6 @@ def _normalize(name: str, args: tuple[Any, ...]) -> tuple[list[Any], Any]:
     return out, device
 
 
-def _promote(name: str, args: list[Any]) -> np.dtype:
-    """NEP 50 promotion: arrays and strong scalars first, then weak Python scalars."""
-    res = None
-    for a in args:
-        if (is_array(a) and not _weak(a)) or isinstance(a, _Strong):
-            res = a.dtype if res is None else dt.promote(res, a.dtype)
-    if res is None:
-        weak = [a for a in args if _weak(a)]
-        if not weak:
-            raise TypeError(f"{name}: at least one argument must be an array")
-        res = weak[0].dtype   # weak values only: they keep their own (default) dtype
-    for a in args:
-        if isinstance(a, _PY_SCALARS):
-            res = dt.promote(res, dt.weak_scalar_dtype(a, res))
-        elif _weak(a):
-            res = dt.promote(res, dt.weak_scalar_dtype(_WEAK_SAMPLE[a.dtype.kind], res))
-    return res
-
-
-# A weakly typed traced value (a Python scalar argument of a jitted function) promotes like a
-# Python scalar of its kind (NEP 50), so ``x * s`` keeps x's float32 when s is a traced float.
-_WEAK_SAMPLE = {"b": True, "i": 0, "u": 0, "f": 0.0, "c": 0j}
-
-
-def _weak(a: Any) -> bool:
-    return getattr(a, "weak_type", False) is True
-
-
-def _check_accepts(rec: _ops.EwOp, args: list[Any], res: np.dtype) -> None:
-    """The promoted dtype must be in the op's category. Operands are not checked one by one:
-    NumPy code multiplies by boolean masks (``x * mask``), which promote to a valid dtype."""
-    if not rec.accepts(res):
-        kinds = [type(a).__name__ if isinstance(a, _PY_SCALARS) else str(a.dtype)
-                 for a in args]
-        got = str(res) if all(k == kinds[0] for k in kinds) else \
-            f"{res} (promoted from {', '.join(kinds)})"
-        raise TypeError(f"{rec.name} requires {rec.category} input; got {got}")
-
-
-def resolve(rec: _ops.EwOp, args: tuple[Any, ...]) -> tuple[np.dtype, np.dtype, tuple]:
-    """(compute dtype, result dtype, per-argument dtypes) for ``rec`` applied to ``args``
-    (arrays and Python scalars), raising TypeError when a dtype is outside the op's category
-    and OverflowError when a Python int does not fit the integer dtype it computes in."""
-    compute, out, arg_dtypes, overflow = _resolve(rec, list(args), next(
-        a.device for a in args if is_array(a)))
-    if overflow:
-        raise OverflowError(f"{rec.name}: Python integer out of bounds for {compute}")
-    return compute, out, arg_dtypes
-
-
-_RESOLVED: dict[tuple, tuple[np.dtype, np.dtype, tuple, bool]] = {}
-_BOUNDS: dict[np.dtype, tuple[int, int]] = {d: (int(np.iinfo(d).min), int(np.iinfo(d).max))
-                                            for d in dt.INTEGER}
-
-
-def _resolve(rec: _ops.EwOp, args: list[Any], device: Any) -> tuple[np.dtype, np.dtype, tuple,
-                                                                      bool]:
-    """``resolve`` plus whether a Python int overflows the integer compute dtype; dtype
-    decisions depend only on the operands' dtypes and scalar kinds, so they are memoised."""
-    sig = tuple([a._dtype if type(a) is Array else
-                 (type(a) if isinstance(a, _PY_SCALARS) else
-                  (("weak", a.dtype) if _weak(a) else a.dtype)) for a in args])
-    key = (rec.name, device.has_fp64, sig)
-    r = _RESOLVED.get(key)
-    if r is None:
-        compute, out, arg_dtypes = _resolve_dtypes(rec, args, device)
-        ints = compute in _BOUNDS and any(isinstance(t, type) and issubclass(t, int) and
-                                          t is not bool for t in sig)
-        r = _RESOLVED[key] = (compute, out, arg_dtypes, ints)
-    compute, out, arg_dtypes, ints = r
-    overflow = False
-    if ints:
-        lo, hi = _BOUNDS[compute]
-        overflow = any(_is_int(a) and not lo <= a <= hi for a in args)
-    return compute, out, arg_dtypes, overflow
-
-
-def _is_int(a: Any) -> bool:
-    return isinstance(a, int) and not isinstance(a, bool)
-
-
-def _resolve_dtypes(rec: _ops.EwOp, args: list[Any], device: Any) -> tuple[np.dtype, np.dtype,
-                                                                           tuple]:
-    res = _promote(rec.name, args)
-    if not device.has_fp64 and res in (dt.float64, dt.complex128):
-        # only weak scalars can ask for double here (arrays of it cannot exist on this device)
-        res = dt.float32 if res == dt.float64 else dt.complex64
-    _check_accepts(rec, args, res)
-    compute = res
-    if rec.float_only and res.kind in "iub":
-        compute = _float_of(res, device, rec.float_default)
-    out = {"same": compute, "bool": dt.bool_, "real": _real_of(compute)}[rec.out]
-    return compute, out, (compute,) * len(args)
-
-
 def _kernel_args(args: list[Any], compute: np.dtype) -> list[Any]:
     """Strong scalars become plain values; float16 computations get their scalars rounded to
     float16 first (NumPy converts the weak scalar to the array dtype, then computes)."""
@@ -214,6 +102,15 @@ def _compare_out_of_range(name: str, args: list[Any], compute: np.dtype) -> Any:
     return apply("greater_equal" if truth else "less", x, lo)
 
 
+def _truth(a: Any) -> Any:
+    """A logical op's operand as bool: NumPy counts non-zero values as true."""
+    if isinstance(a, _Strong):
+        return bool(a.value)
+    if isinstance(a, _PY_SCALARS):
+        return bool(a)
+    return a if a.dtype == dt.bool_ else apply("not_equal", a, 0)
+
+
 def apply(name: str, *args: Any) -> Any:
     """Apply elementwise op ``name`` to arrays/scalars (broadcasting, NEP 50 promotion)."""
     fast = apply_fast(name, args)
@@ -221,6 +118,8 @@ def apply(name: str, *args: Any) -> Any:
         return fast
     rec = _ops.OPS[name]
     norm, device = _normalize(name, args)
+    if rec.extra.get("truthy"):
+        norm = [_truth(a) for a in norm]
     compute, out, arg_dtypes, overflow = _resolve(rec, norm, device)
     if overflow:
         if name in _COMPARISONS and len(norm) == 2:
@@ -249,24 +148,107 @@ def _make_binary(name: str) -> Callable[..., Any]:
     return f
 
 
-_DOC = ("Computes ``{name}`` for each element of the input{s} ({ref} semantics, with the "
-        "Array API special cases).\n\nInput dtypes: {category}{extra}. Returns an array of "
-        "the {out} dtype{bcast}.")
+def _summary(rec: _ops.EwOp) -> str:
+    extra = (" Booleans and integers are computed in floating point, as NumPy does."
+             if rec.float_only else "")
+    return (f"Computes ``{rec.name}`` for each element of the input{'' if rec.nin == 1 else 's'}"
+            f" (``numpy.{rec.ref.__name__}`` semantics, with the Array API special cases)."
+            f"{extra}")
+
+
+def _example(rec: _ops.EwOp) -> str:
+    """A call on small arrays inside the op's domain, printed through NumPy; the expected
+    output is the op's NumPy reference on the same values (rounded to 4 decimals, so that
+    float32 and float64 devices print the same)."""
+    lo, hi = rec.domain
+    if rec.category in ("boolean",):
+        vals = ["[True, False, True]", "[True, True, False]"]
+    elif rec.category in ("integer", "integer or boolean"):
+        vals = ["[1, 6, 12]", "[3, 2, 5]"] if rec.name.startswith("bitwise") and \
+            "shift" not in rec.name else ["[1, 6, 12]", "[1, 2, 3]"]
+    else:
+        a, b = round(lo + 0.25 * (hi - lo), 2), round(lo + 0.75 * (hi - lo), 2)
+        vals = [f"[{a}, {b}]", f"[{round(0.5 * (lo + hi), 2)}, {b}]"]
+    host = [np.asarray(ast.literal_eval(v)) for v in vals]
+
+    def show(expr: str, value: Any) -> list[str]:
+        value = np.asarray(value)
+        if value.dtype.kind in "fc":
+            return [f">>> print(numpy.round(numpy.asarray({expr}), 4))",
+                    str(np.round(value, 4))]
+        return [f">>> print(numpy.asarray({expr}))", str(value)]
+    call = ", ".join(f"np.asarray({v})" for v in vals[:rec.nin])
+    lines = [">>> import numpy, clnp as np"]
+    with np.errstate(all="ignore"):
+        lines += show(f"np.{rec.name}({call})", rec.ref(*host[:rec.nin]))
+        if rec.nin == 2 and rec.out == "same" and not rec.float_only and \
+                hasattr(rec.ref, "reduce"):
+            lines += show(f"np.{rec.name}.reduce(np.asarray({vals[0]}))",
+                          rec.ref.reduce(host[0]))
+        if rec.nin == 2 and hasattr(rec.ref, "outer"):
+            lines += show(f"np.{rec.name}.outer(np.asarray({vals[0]}), np.asarray({vals[1]}))",
+                          rec.ref.outer(host[0], host[1]))
+    return "\n".join(lines)
+
+
+def ufunc_doc(rec: _ops.EwOp) -> str:
+    """The NumPy-format docstring of the ufunc made from table row ``rec``."""
+    ins = "x" if rec.nin == 1 else "x1, x2"
+    out = {"same": "the promoted dtype of the inputs (NEP 50)", "bool": "bool",
+           "real": "the real-valued dtype of the input (float for complex)"}[rec.out]
+    methods = ("" if rec.nin == 1 else
+               "\n\nAs a ufunc it also has ``reduce``, ``accumulate``, ``reduceat``, "
+               "``outer`` and ``at``\n(``at`` with a ``b`` operand); see :class:`clnp.ufunc`.")
+    if rec.nin == 1:
+        methods = "\n\nAs a ufunc it also has ``at(a, indices)``; see :class:`clnp.ufunc`."
+    return f"""{rec.name}({ins}, /, out=None, *, where=True, casting='same_kind', order='K', dtype=None)
+
+{_summary(rec)}{methods}
+
+Parameters
+----------
+{ins} : Array or array_like
+    Input{'s' if rec.nin > 1 else ''} of the standard's category "{rec.category}". Python
+    scalars, lists and NumPy arrays are accepted and uploaded next to the array operand
+    (Python scalars are weakly typed, NEP 50){'; inputs broadcast together' if rec.nin > 1 else ''}.
+out : Array, optional
+    Array the result is written to (cast under ``casting``); it is also returned.
+where : array_like of bool, optional
+    Where False, the result keeps ``out``'s value (zero when no ``out`` is given).
+casting : {{'no', 'equiv', 'safe', 'same_kind', 'unsafe'}}, optional
+    Casts allowed between the inputs, ``dtype`` and ``out``.
+order : {{'K', 'A', 'C'}}, optional
+    Results are C-ordered; ``'F'`` raises ValueError.
+dtype : dtype, optional
+    Computation dtype: the inputs are cast to it first.
+
+Returns
+-------
+Array
+    The elementwise result, of {out}.
+
+Raises
+------
+TypeError
+    An input dtype outside the op's category, an operand that is not array-like, or a cast
+    that ``casting`` forbids.
+ValueError
+    Shapes that do not broadcast together (or into ``out``).
+OverflowError
+    A Python int that does not fit the integer dtype it is computed in.
+
+Examples
+--------
+{_example(rec)}
+"""
+
 
 for _rec in _ops.OPS.values():
     if _rec.nin == 3 or _rec.name == "copy" or _rec.name == "round":
         continue
     _f = (_make_unary if _rec.nin == 1 else _make_binary)(_rec.name)
     _f.__name__ = _f.__qualname__ = _rec.name
-    _f.__doc__ = _DOC.format(
-        name=_rec.name, s="" if _rec.nin == 1 else "s", ref=f"numpy.{_rec.ref.__name__}",
-        category=_rec.category,
-        extra=(" (booleans and integers are computed in floating point, as NumPy does)"
-               if _rec.float_only else ""),
-        out={"same": "promoted", "bool": "bool", "real": "real-valued"}[_rec.out],
-        bcast="" if _rec.nin == 1 else "; inputs broadcast together and either may be a "
-                                       "Python scalar")
-    globals()[_rec.name] = _f
+    globals()[_rec.name] = ufunc(_rec, _f, ufunc_doc(_rec))
     __all__.append(_rec.name)
 
 
@@ -276,18 +258,59 @@ def round(x, /):
     return apply("round", x)
 
 
-def where(condition, x1, x2, /):
+_UNSET = object()
+
+
+def where(condition, x1=_UNSET, x2=_UNSET, /):
     """Elements of ``x1`` where ``condition`` is true, else of ``x2`` (broadcast together).
 
-    ``condition`` must be a boolean array; ``x1``/``x2`` are arrays or Python scalars and the
-    result dtype is their promoted dtype."""
+    Parameters
+    ----------
+    condition : Array or array_like
+        Where true, take ``x1``. A non-boolean condition counts its non-zero elements as
+        true (NumPy); lists and NumPy arrays are uploaded.
+    x1, x2 : Array, array_like or Python scalar, optional
+        The values; the result dtype is their promoted dtype (NEP 50 for Python scalars).
+        Both omitted: ``where(condition)`` is ``nonzero(condition)``, as in NumPy.
+
+    Returns
+    -------
+    Array or tuple of Array
+        The selection, or (one argument) the int64 indices of the true elements per axis.
+
+    Raises
+    ------
+    TypeError
+        Only one of ``x1``/``x2`` given, or operands that are not arrays or scalars.
+    ValueError
+        Shapes that do not broadcast together.
+
+    Examples
+    --------
+    >>> import numpy, clnp as np
+    >>> x = np.asarray([1.0, -2.0, 3.0])
+    >>> print(numpy.asarray(np.where(x > 0, x, 0.0)))
+    [1. 0. 3.]
+    >>> print(numpy.asarray(np.where(x > 0)[0]))
+    [0 2]
+    """
+    if isinstance(condition, (list, tuple)):
+        condition = np.asarray(condition)
+    if x1 is _UNSET and x2 is _UNSET:
+        from ._creation_functions import asarray
+        from ._searching_functions import nonzero
+        c = condition if is_array(condition) else asarray(condition)
+        return nonzero(c)
+    if x1 is _UNSET or x2 is _UNSET:
+        raise TypeError("where: either both or neither of x1 and x2 should be given")
+    x1, x2 = (np.asarray(v) if isinstance(v, (list, tuple)) else v for v in (x1, x2))
     norm, device = _normalize("where", (condition, x1, x2))
     condition, x1, x2 = norm
     if not is_array(condition):
-        raise TypeError(f"where: condition must be a boolean array; got "
+        raise TypeError(f"where: condition must be an array; got "
                         f"{type(condition).__name__}")
     if condition.dtype != dt.bool_:
-        raise TypeError(f"where: condition must have dtype bool; got {condition.dtype}")
+        condition = apply("not_equal", condition, 0)     # NumPy: non-zero is true
     if any(is_array(a) or isinstance(a, _Strong) for a in (x1, x2)):
         res = _promote("where", [x1, x2])
         if not device.has_fp64 and res in (dt.float64, dt.complex128):

@@ -98,10 +98,10 @@ class ArrayOperators:
 
     @property
     def T(self) -> Any:
-        if self.ndim != 2:
-            raise ValueError(f".T requires a 2-D array (use permute_dims or .mT); got "
-                             f"{self.ndim}-D shape {self.shape}")
-        return _ns().permute_dims(self, (1, 0))
+        """All axes reversed, as NumPy's ``.T`` (0-d and 1-d arrays come back unchanged)."""
+        if self.ndim < 2:
+            return self
+        return _ns().permute_dims(self, tuple(range(self.ndim - 1, -1, -1)))
 
     @property
     def mT(self) -> Any:

@@ -34,8 +34,9 @@ Functions
 Not supported (clnp raises a TypeError that names the function and says what to use
 instead: a clnp spelling where one exists, else ``numpy.f(numpy.asarray(x))`` on the host)
     * ufuncs clnp has no function for: ``cbrt``, ``frexp``, ``ldexp``, ``modf``,
-      ``spacing``, ``gcd``, ``lcm``, ``isnat``, ``bitwise_count``; the ufunc methods
-      ``at`` and ``reduceat``; ``reduce``/``accumulate`` of other ufuncs; the gufunc
+      ``spacing``, ``gcd``, ``lcm``, ``isnat``, ``bitwise_count``; methods of ufuncs that
+      are plain clnp functions (``fmax``, ``rint``, ...) other than ``fmax``/``fmin``
+      ``reduce`` and ``outer``; the gufunc
       keywords ``axes``/``axis``/``keepdims``/``signature`` on ``__call__``.
     * every NumPy function without a clnp namesake, e.g. ``gradient``, ``polyfit``,
       ``polyval``, ``lexsort``, ``partition``, ``argpartition``, ``apply_along_axis``,
@@ -181,6 +182,23 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> An
     kwargs.pop("subok", None)
     device = next((d for d in (_find_device(x) for x in inputs + (outs or ())) if d), None)
     args = [_ufunc_operand(x, device) for x in inputs]
+    own = getattr(ns, name, None)
+    if method != "__call__" and isinstance(own, ns.ufunc):
+        # clnp's ufunc of the same name implements every method (at, reduceat included)
+        if dtype is not None:
+            kwargs["dtype"] = dtype
+        if method == "at":
+            if outs is not None or kwargs:
+                raise TypeError(f"{where_s} on clnp arrays: unexpected argument(s) "
+                                f"{sorted(kwargs) + (['out'] if outs else [])}")
+            if not isinstance(args[0], Array):
+                raise TypeError(f"{where_s}: the array updated in place must be a clnp array "
+                                f"when the other operands are clnp arrays")
+            return own.at(*args)
+        res = getattr(own, method)(*args, **kwargs)
+        if outs is None:
+            return res
+        return _store(res, outs[0], where_s, casting if method == "outer" else "unsafe")
     if method == "__call__":
         where = kwargs.pop("where", True)
         sig = kwargs.pop("signature", None)

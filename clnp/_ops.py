@@ -37,6 +37,8 @@ class EwOp:
     float_default: bool = False   # ... in the default float, not the smallest that fits (divide)
     domain: tuple[float, float] = (-10.0, 10.0)
     dunder: tuple[str, ...] = ()  # operator names mapped to this op
+    identity: object = None       # NumPy's ufunc identity (None: the op has none)
+    reorderable: bool = False     # associative and commutative: reduce over several axes
     extra: Mapping[str, object] = field(default_factory=dict)
 
     def accepts(self, dtype: np.dtype) -> bool:
@@ -124,7 +126,8 @@ ew("isinf", 1, "numeric", {"b": "0", "i": "0", "u": "0", "f": "isinf({0})",
                            "c": "(isinf(({0}).x) || isinf(({0}).y))"}, np.isinf, out="bool")
 ew("isnan", 1, "numeric", {"b": "0", "i": "0", "u": "0", "f": "isnan({0})",
                            "c": "(isnan(({0}).x) || isnan(({0}).y))"}, np.isnan, out="bool")
-ew("logical_not", 1, "boolean", {"b": "(!({0}))"}, np.logical_not)
+# logical ops take any dtype as NumPy does: non-zero is true (``extra["truthy"]``)
+ew("logical_not", 1, "boolean", {"b": "(!({0}))"}, np.logical_not, extra={"truthy": True})
 ew("bitwise_invert", 1, "integer or boolean", {"b": "(!({0}))", "i": "(~({0}))", "u": "(~({0}))"},
    np.invert, dunder=("__invert__",))
 
@@ -133,10 +136,11 @@ _ARITH = {"i": "as_{T}(({U})(as_{U}({0}) {op} as_{U}({1})))", "u": "(({T})(({0})
           "f": "({0}) {op} ({1})"}
 for _n, _op, _d in (("add", "+", "__add__"), ("subtract", "-", "__sub__")):
     ew(_n, 2, "numeric", {**{k: v.replace("{op}", _op) for k, v in _ARITH.items()},
-                          "c": f"({{0}}) {_op} ({{1}})"}, getattr(np, _n), vec=True, dunder=(_d,))
+                          "c": f"({{0}}) {_op} ({{1}})"}, getattr(np, _n), vec=True, dunder=(_d,),
+       identity=0 if _n == "add" else None, reorderable=_n == "add")
 ew("multiply", 2, "numeric", {**{k: v.replace("{op}", "*") for k, v in _ARITH.items()},
                               "c": "clnp_cmul_{T}({0}, {1})"}, np.multiply, vec=True,
-   dunder=("__mul__",))
+   dunder=("__mul__",), identity=1, reorderable=True)
 ew("divide", 2, "floating-point", {"f": "({0}) / ({1})", "c": "clnp_cdiv_{T}({0}, {1})"},
    np.divide, vec=True, float_only=True, float_default=True, dunder=("__truediv__",))
 ew("floor_divide", 2, "real numeric", {"i": "clnp_floordiv_{T}({0}, {1})",
@@ -155,17 +159,19 @@ ew("atan2", 2, "real floating-point", {"f": "clnp_vm_atan2_{T}({0}, {1})"}, np.a
 ew("copysign", 2, "real floating-point", {"f": "copysign({0}, {1})"}, np.copysign, vec=True,
    float_only=True)
 ew("hypot", 2, "real floating-point", {"f": "clnp_vm_hypot_{T}({0}, {1})"}, np.hypot,
-   vec=True, float_only=True)
+   vec=True, float_only=True, identity=0, reorderable=True)
 # float16 computes in float, so its neighbours need their own helper
 ew("nextafter", 2, "real floating-point", {"f": "nextafter({0}, {1})",
                                            "float16": "clnp_nextafter16_{T}({0}, {1})"},
    np.nextafter)
 ew("logaddexp", 2, "real floating-point", {"f": "clnp_logaddexp_{T}({0}, {1})"}, np.logaddexp,
-   float_only=True)
+   float_only=True, identity=-float("inf"), reorderable=True)
 ew("maximum", 2, "real numeric", {"i": "max({0}, {1})", "u": "max({0}, {1})",
-                                  "f": "clnp_maximum_{T}({0}, {1})"}, np.maximum)
+                                  "f": "clnp_maximum_{T}({0}, {1})"}, np.maximum,
+   reorderable=True)
 ew("minimum", 2, "real numeric", {"i": "min({0}, {1})", "u": "min({0}, {1})",
-                                  "f": "clnp_minimum_{T}({0}, {1})"}, np.minimum)
+                                  "f": "clnp_minimum_{T}({0}, {1})"}, np.minimum,
+   reorderable=True)
 
 # ---- comparisons (bool results)
 _CMP = {"b": "(({0}) {op} ({1}))", "i": "(({0}) {op} ({1}))", "u": "(({0}) {op} ({1}))",
@@ -182,13 +188,16 @@ for _n, _op, _d in (("greater", ">", "__gt__"), ("greater_equal", ">=", "__ge__"
        getattr(np, _n), out="bool", dunder=(_d,))
 
 # ---- logical and bitwise
-ew("logical_and", 2, "boolean", {"b": "(({0}) && ({1}))"}, np.logical_and)
-ew("logical_or", 2, "boolean", {"b": "(({0}) || ({1}))"}, np.logical_or)
-ew("logical_xor", 2, "boolean", {"b": "((!({0})) != (!({1})))"}, np.logical_xor)
-for _n, _op, _d in (("bitwise_and", "&", "__and__"), ("bitwise_or", "|", "__or__"),
-                    ("bitwise_xor", "^", "__xor__")):
+ew("logical_and", 2, "boolean", {"b": "(({0}) && ({1}))"}, np.logical_and, identity=True,
+   reorderable=True, extra={"truthy": True})
+ew("logical_or", 2, "boolean", {"b": "(({0}) || ({1}))"}, np.logical_or, identity=False,
+   reorderable=True, extra={"truthy": True})
+ew("logical_xor", 2, "boolean", {"b": "((!({0})) != (!({1})))"}, np.logical_xor,
+   identity=False, reorderable=True, extra={"truthy": True})
+for _n, _op, _d, _id in (("bitwise_and", "&", "__and__", -1), ("bitwise_or", "|", "__or__", 0),
+                         ("bitwise_xor", "^", "__xor__", 0)):
     ew(_n, 2, "integer or boolean", {k: f"(({{0}}) {_op} ({{1}}))" for k in "biu"},
-       getattr(np, _n), vec=True, dunder=(_d,))
+       getattr(np, _n), vec=True, dunder=(_d,), identity=_id, reorderable=True)
 ew("bitwise_left_shift", 2, "integer", {"i": "clnp_shl_{T}({0}, {1})",
                                         "u": "clnp_shl_{T}({0}, {1})"}, np.left_shift,
    domain=(0, 8), dunder=("__lshift__",))

@@ -256,8 +256,8 @@ def mean(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
 
 def _correction(correction: float, ddof: float | None, fname: str) -> float:
     """NumPy's ``ddof`` is the standard's ``correction`` under another name."""
-    if ddof is None:
-        return correction
+    if ddof is None or (ddof == 0 and correction != 0.0):
+        return correction     # (NumPy-signature calls pass ddof's default 0 along)
     if correction != 0.0:
         raise TypeError(f"{fname}(): got both 'ddof' and 'correction' (NumPy's and the "
                         f"standard's name for one argument); pass one")

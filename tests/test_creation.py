@@ -267,8 +267,12 @@ def test_like_functions(device):
     e = clnp.empty_like(x)
     assert e.shape == (2, 3) and e.dtype == clnp.int32 and e.device is device
     assert clnp.empty_like(x, dtype=clnp.uint8).dtype == clnp.uint8
+    # NumPy arrays and lists are array-likes, as in NumPy (issue #12); other objects are not
+    z = clnp.zeros_like(np.ones(3, np.float32))
+    assert z.shape == (3,) and z.dtype == np.float32 and not z.to_numpy().any()
+    assert clnp.ones_like([[1, 2]]).dtype == np.ones_like([[1, 2]]).dtype
     with pytest.raises(TypeError, match="clnp array"):
-        clnp.zeros_like(np.ones(3))
+        clnp.zeros_like(object())
     with pytest.raises(OverflowError):
         clnp.full_like(x, 2 ** 40)
 
@@ -375,7 +379,7 @@ def test_tril_triu_errors(device):
     with pytest.raises(ValueError, match="2 dimensions"):
         clnp.tril(clnp.arange(3, device=device))
     with pytest.raises(TypeError, match="clnp array"):
-        clnp.triu(np.ones((2, 2)))
+        clnp.triu(object())
     with pytest.raises(TypeError, match="k"):
         clnp.triu(clnp.ones((2, 2), device=device), k=0.5)
 

@@ -39,7 +39,6 @@ def test_wrong_dtype_names_function_and_dtype(device, x):
              (lambda: f & f, "bitwise_and", "float32"),
              (lambda: ~f, "bitwise_invert", "float32"),
              (lambda: clnp.bitwise_left_shift(f, 1), "bitwise_left_shift", "float32"),
-             (lambda: clnp.logical_and(f, f), "logical_and", "float32"),
              (lambda: clnp.floor(c), "floor", "complex64"),
              (lambda: clnp.atan2(c, c), "atan2", "complex64"),
              (lambda: -b, "negative", "bool"),

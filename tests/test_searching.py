@@ -132,7 +132,7 @@ def test_argmax_zero_dim_and_errors(device):
     with pytest.raises(TypeError):
         clnp.argmax(y, axis=(0, 1))
     with pytest.raises(TypeError):
-        clnp.argmax(np.ones(3))
+        clnp.argmax(object())
 
 
 @settings(max_examples=25, deadline=None,
@@ -221,7 +221,7 @@ def test_nonzero_edges(device, rng):
     with pytest.raises(ValueError, match="zero-dimensional"):
         clnp.nonzero(clnp.asarray(1, device=device))
     with pytest.raises(TypeError):
-        clnp.nonzero([1, 0])
+        clnp.nonzero(object())
 
 
 def test_boolean_mask_indexing_uses_nonzero(device, rng):

@@ -250,11 +250,9 @@ def test_metric_matches_numpy(name, dtype_name, device):
         np.testing.assert_allclose(g, e, rtol=rtol, atol=1e-6)
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError,
-                   reason="sklearn 1.9 bug: roc_curve(drop_intermediate=True) calls "
-                          "xp.diff(fps, 2), but the spec's n is keyword-only (fails with "
-                          "array_api_strict too)")
 def test_roc_auc_score(device):
+    # roc_curve(drop_intermediate=True) calls xp.diff(fps, 2) and xp.logical_or on floats:
+    # NumPy's positional n and truthy logical ops (issue #12) make it run
     expected = metrics.roc_auc_score(_YB, _PROB)
     with sklearn.config_context(array_api_dispatch=True):
         got = metrics.roc_auc_score(clnp.asarray(_YB, device=device),

@@ -207,9 +207,16 @@ def test_errors(device):
         with pytest.raises(TypeError, match="axis"):
             f(clnp.ones((2, 3), device=device), axis=1.0)
         with pytest.raises(TypeError):
-            f([3, 1, 2])
-        with pytest.raises(TypeError):
-            f(clnp.ones(3, device=device), -1)    # axis is keyword-only
+            f(object())
+        # NumPy's positional axis and kind= (issue #12)
+        y = clnp.asarray(np.asarray([[3.0, 1.0, 2.0]]), device=device)
+        np.testing.assert_array_equal(f(y, 1, kind="stable").to_numpy(),
+                                      getattr(np, f.__name__)(np.asarray([[3.0, 1.0, 2.0]]),
+                                                              1, kind="stable"))
+        with pytest.raises(ValueError, match="kind"):
+            f(y, kind="bogus")
+        with pytest.raises(TypeError, match="structured"):
+            f(y, order="a")
 
 
 def test_signatures():
@@ -217,8 +224,11 @@ def test_signatures():
     for f in (clnp.sort, clnp.argsort):
         ps = inspect.signature(f).parameters
         assert ps["x"].kind is inspect.Parameter.POSITIONAL_ONLY
+        # NumPy's order: axis, kind, order positional; the standard's keywords after them
+        assert [k for k, p in ps.items() if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD] \
+            == ["axis", "kind", "order"]
         assert all(ps[k].kind is inspect.Parameter.KEYWORD_ONLY
-                   for k in ("axis", "descending", "stable"))
+                   for k in ("descending", "stable"))
         assert (ps["axis"].default, ps["descending"].default, ps["stable"].default) == \
             (-1, False, True)
 

@@ -42,14 +42,38 @@ Kernel arguments (``I`` = the spec's index type)::
 
 The batch index ``b`` (global dim 2, together with the part) is split as ``b0 = b / nb1``,
 ``b1 = b % nb1``.
+
+**Epilogue** (``GemmSpec.epilogue``, used by ``clnp_grad.jit``; eager products have none): an
+SSA program of op-table instructions (``clnp._codegen.elementwise.Instr``) evaluated on every
+output value before it is stored, in the store loop (work ``O(M*N)`` against the product's
+``O(M*N*K)``). Value 0 is the product's value (the spec dtype), values ``1..`` the extra
+operands ``GemmSpec.ep_inputs``, then the instructions' results. ``GemmSpec.ep_outputs`` lists
+the values stored: the first to ``C`` (its storage type then follows that value's dtype), the
+others to extra arrays ``E1, E2, ...`` of C's layout. Extra operands follow C's parameters::
+
+    scalar:  T es<k>
+    array:   __global const T *restrict ep<k>, I eo<k>, I esm<k>, I esn<k>, I esb0<k>, I esb1<k>
+    outputs: __global T *restrict E<j>            (j >= 1)
+
+Arrays are addressed by their own strides over (m, n, b0, b1): a bias over N has ``esm = 0``,
+a per-row vector ``esn = 0``, a residual or mask the output's strides. Real float dtypes only;
+split-K partials are never given an epilogue: ``clnp_grad.jit`` evaluates it in the
+elementwise kernel that sums the partials.
+CPU kernels evaluate it in a rolled loop over the tile (the tile's lanes read back from the
+private sums), so the epilogue's code exists once per kernel (twice with the vector path): in
+vectors of up to 32 bytes where C and every array operand are unit-stride or constant along N
+and the tile is whole (a uniform branch; ops whose templates are not vector-safe, such as
+``maximum``, stay per lane), else one output at a time. GPU kernels evaluate it per output
+register (unrolled, like their stores).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import ctypes as C
+from .elementwise import Instr, Operand, can_vectorize, instructions, prelude
 
 
 # The kernels compute in these dtypes only: narrower integers are widened to 32 bits (the
@@ -81,6 +105,11 @@ class GemmSpec:
     lx: int = 16             # gpu: work-group size along N
     ly: int = 16             # gpu: work-group size along M
     index: str = "long"      # "int" when every offset fits in 31 bits
+    # epilogue (module docstring): not in the repr, so an eager kernel's source (whose first
+    # line is the repr) is the same as before epilogues existed
+    epilogue: tuple[Instr, ...] = field(default=(), repr=False)
+    ep_inputs: tuple[Operand, ...] = field(default=(), repr=False)
+    ep_outputs: tuple[tuple[int, np.dtype], ...] = field(default=(), repr=False)
 
 
 def _acc_ctype(spec: GemmSpec, width: int = 1) -> str:
@@ -131,7 +160,97 @@ def _signature(spec, ti: str = "", to: str = "") -> tuple[list[str], list]:
         params.append(f"const {I} {name.lower()}_off")
         params += [f"const {I} {s}" for s in strides]
         argtypes += [None, it] + [it] * len(strides)
+    for k, op in enumerate(getattr(spec, "ep_inputs", ()), start=1):
+        if op.scalar:
+            params.append(f"const {C.compute_ctype(op.dtype)} es{k}")
+            argtypes.append(C.scalar_arg_dtype(op.dtype))
+            continue
+        params.append(f"__global const {C.storage_ctype(op.dtype)} *restrict ep{k}")
+        params += [f"const {I} {s}{k}" for s in ("eo", "esm", "esn", "esb0", "esb1")]
+        argtypes += [None] + [it] * 5
+    for j, (_, odt) in enumerate(getattr(spec, "ep_outputs", ())[1:], start=1):
+        params.append(f"__global {C.storage_ctype(odt)} *restrict E{j}")
+        argtypes.append(None)
     return params, argtypes
+
+
+def _has_epilogue(spec) -> bool:
+    return bool(getattr(spec, "ep_outputs", ()))
+
+
+def _out_ctype(spec) -> str:
+    """Storage type of C: the first epilogue output's, else the spec dtype's."""
+    if _has_epilogue(spec):
+        return C.storage_ctype(spec.ep_outputs[0][1])
+    return C.storage_ctype(spec.dtype)
+
+
+def _ep_dtypes(spec: GemmSpec) -> list[np.dtype]:
+    """Dtypes of the epilogue's values: the product's, the extra operands', the results'."""
+    return [spec.dtype] + [o.dtype for o in spec.ep_inputs] + \
+        [i.out_dtype for i in spec.epilogue]
+
+
+def _ep_statement(spec: GemmSpec, row: str, col: str, value: str) -> str:
+    """One statement storing output (``row``, ``col``) of value ``value`` (an accumulator
+    expression): the epilogue evaluated on it when the spec has one, then every store. ``ci``
+    points to the row in C."""
+    I = spec.index
+    if not _has_epilogue(spec):
+        return _store(spec, "ci", f"({I})({col}) * scn", value)
+    dtypes = _ep_dtypes(spec)
+    lines = [f"const {C.compute_ctype(spec.dtype)} v0 = {value};"]
+    for k, op in enumerate(spec.ep_inputs, start=1):
+        if op.scalar:
+            expr = f"es{k}"
+        else:
+            expr = C.load(op.dtype, f"epb{k}", f"({I})({row}) * esm{k} + ({I})({col}) * esn{k}")
+        lines.append(f"const {C.compute_ctype(op.dtype)} v{k} = {expr};")
+    lines += instructions(spec.epilogue, dtypes, 1 + len(spec.ep_inputs), 1)
+    for j, (vid, odt) in enumerate(spec.ep_outputs):
+        val = C.convert(f"v{vid}", dtypes[vid], odt, to_storage=True)
+        if j == 0:
+            lines.append(C.store(odt, "ci", f"({I})({col}) * scn", val))
+        else:
+            lines.append(C.store(odt, f"cE{j}", f"({I})({row}) * scm + ({I})({col}) * scn",
+                                 val))
+    return "{ " + " ".join(lines) + " }"
+
+
+def _ep_vector_width(spec: GemmSpec) -> int:
+    """Lanes of the CPU kernel's vector epilogue (0: none): at most 32 bytes, as the
+    elementwise kernels (wider vectors change the calling convention of builtins on AVX2)."""
+    dtypes = _ep_dtypes(spec)
+    if not can_vectorize(spec.epilogue, dtypes) or \
+            any(d.kind not in "fiu" or d.name == "float16" for _, d in spec.ep_outputs):
+        return 0
+    widest = max(d.itemsize for d in dtypes + [d for _, d in spec.ep_outputs])
+    w = min(spec.vec, 32 // widest)
+    return w if w > 1 and spec.tn % w == 0 else 0
+
+
+def _ep_vector(spec: GemmSpec, w: int, row: str, col: str, pr: str) -> list[str]:
+    """The epilogue on ``w`` consecutive outputs of one row (``ci`` points to the row, C
+    and every array operand unit-stride or constant along N): vector loads, the op table's
+    templates at width ``w``, vector stores."""
+    I = spec.index
+    dtypes = _ep_dtypes(spec)
+    lines = [f"const {C.compute_ctype(spec.dtype, w)} v0 = vload{w}(0, {pr});"]
+    for k, op in enumerate(spec.ep_inputs, start=1):
+        ct = C.compute_ctype(op.dtype, w)
+        if op.scalar:
+            lines.append(f"const {ct} v{k} = ({ct})(es{k});")
+            continue
+        pos = f"({I})({row}) * esm{k} + ({I})({col}) * esn{k}"
+        lines.append(f"const {ct} v{k} = esn{k} ? {C.load(op.dtype, f'epb{k}', pos, w)} : "
+                     f"({ct})({C.load(op.dtype, f'epb{k}', pos)});")
+    lines += instructions(spec.epilogue, dtypes, 1 + len(spec.ep_inputs), w)
+    for j, (vid, odt) in enumerate(spec.ep_outputs):
+        val = C.convert(f"v{vid}", dtypes[vid], odt, w, to_storage=True)
+        ptr = "ci" if j == 0 else f"cE{j}"
+        pos = f"({I})({col})" if j == 0 else f"({I})({row}) * scm + ({I})({col})"
+        lines.append(C.store(odt, ptr, pos, val, w))
+    return lines
 
 
 def _prologue(spec, z: str, ti: str = "", to: str = "") -> list[str]:
@@ -148,7 +267,21 @@ def _prologue(spec, z: str, ti: str = "", to: str = "") -> list[str]:
         f"  __global const {ti} *bb = B + b_off + ({I})b0 * sbb0 + ({I})b1 * sbb1;",
         f"  __global {to} *c = C + c_off + ({I})b0 * scb0 + "
         f"({I})b1 * scb1 + ({I})p * scp;",
-    ]
+    ] + _ep_prologue(spec)
+
+
+def _ep_prologue(spec) -> list[str]:
+    """Each epilogue array operand's and extra output's pointer at this batch index."""
+    I = spec.index
+    out = []
+    for k, op in enumerate(getattr(spec, "ep_inputs", ()), start=1):
+        if not op.scalar:
+            out.append(f"  __global const {C.storage_ctype(op.dtype)} *epb{k} = ep{k} + eo{k} "
+                       f"+ ({I})b0 * esb0{k} + ({I})b1 * esb1{k};")
+    for j, (_, odt) in enumerate(getattr(spec, "ep_outputs", ())[1:], start=1):
+        out.append(f"  __global {C.storage_ctype(odt)} *cE{j} = E{j} + c_off + "
+                   f"({I})b0 * scb0 + ({I})b1 * scb1;")
+    return out
 
 
 def _header(spec: GemmSpec) -> list[str]:
@@ -158,21 +291,49 @@ def _header(spec: GemmSpec) -> list[str]:
     return lines
 
 
-def render_gemm(spec: GemmSpec) -> tuple[str, str, list]:
+def check_epilogue(spec: GemmSpec) -> None:
+    """Raise ``ValueError`` unless ``spec``'s epilogue is one the kernels can evaluate."""
+    if not spec.ep_outputs:
+        if spec.epilogue or spec.ep_inputs:
+            raise ValueError("GemmSpec: an epilogue needs at least one output (ep_outputs)")
+        return
+    if spec.dtype.kind != "f":
+        raise ValueError(f"GemmSpec: epilogues need a real float dtype, not {spec.dtype}")
+    n = 1 + len(spec.ep_inputs) + len(spec.epilogue)
+    for j, ins in enumerate(spec.epilogue):
+        if any(not 0 <= a < 1 + len(spec.ep_inputs) + j for a in ins.args):
+            raise ValueError(f"GemmSpec: epilogue instruction {j} ({ins.op}) reads a value "
+                             f"not defined before it: {ins.args}")
+    if any(not 0 <= v < n for v, _ in spec.ep_outputs):
+        raise ValueError(f"GemmSpec: epilogue outputs {spec.ep_outputs} name values outside "
+                         f"0..{n - 1}")
+
+
+def render_gemm(spec: GemmSpec, splat: int = 1) -> tuple[str, str, list]:
     """Return ``(source, kernel_name, scalar_arg_dtypes)`` for ``spec``.
 
     Launch geometry: ``cpu``: global ``(ceil(N/tn), ceil(M/(rm*tm)), batch*parts)`` with the
     argument ``rm <= spec.rm`` (any local
     size; clnp uses 1); ``gpu``: global ``(ceil(N/(lx*tn))*lx, ceil(M/(ly*tm))*ly,
-    batch*parts)`` with local ``(lx, ly, 1)``."""
-    params, argtypes = _signature(spec)
+    batch*parts)`` with local ``(lx, ly, 1)``. ``splat``: as for elementwise kernels
+    (``EwSpec.splat``): the width scalar math builtins of an epilogue are evaluated in, so
+    that results match the vector code of fused elementwise kernels bit for bit."""
+    check_epilogue(spec)
+    params, argtypes = _signature(spec, to=_out_ctype(spec))
     body = _render_cpu(spec) if spec.kind == "cpu" else _render_gpu(spec)
     head = "__kernel "
     if spec.kind == "gpu":
         head += f"__attribute__((reqd_work_group_size({spec.lx}, {spec.ly}, 1))) "
-    lines = _header(spec) + [head + "void clnp_gemm(" + ",\n    ".join(params) + ")\n{"]
+    lines = [head + "void clnp_gemm(" + ",\n    ".join(params) + ")\n{"]
     lines += body + ["}"]
-    return "\n".join(lines), "clnp_gemm", argtypes
+    top = _header(spec)
+    if _has_epilogue(spec):
+        # helpers and fp64 pragma of the epilogue's ops, from the op table like every
+        # elementwise kernel
+        top += prelude("// epilogue: " + ", ".join(i.op for i in spec.epilogue),
+                       spec.epilogue, _ep_dtypes(spec) + [d for _, d in spec.ep_outputs],
+                       "\n".join(lines), splat)
+    return "\n".join(top + lines), "clnp_gemm", argtypes
 
 
 def _hsum(v: str, width: int) -> str:
@@ -192,7 +353,9 @@ def _render_cpu(spec: GemmSpec) -> list[str]:
     # columns, and a*b = a.re * b + a.im * (-b.im, b.re) is two real vector FMAs.
     W = V // 2 if cplx else V
     nv = tn // W
-    ts = to = C.storage_ctype(d)
+    ts = C.storage_ctype(d)
+    to = _out_ctype(spec)
+    ep = _has_epilogue(spec)
     acc1 = _acc_ctype(spec)
     accv = f"{C.real_ctype(d)}{V}" if cplx else _acc_ctype(spec, V)
     zero1 = f"({acc1})(0)" if not cplx else f"({acc1})(0, 0)"
@@ -239,7 +402,7 @@ def _render_cpu(spec: GemmSpec) -> list[str]:
         return [C.load(d, ptr, idx)]
 
     def store(i: int, col: str, value: str) -> str:
-        return f"if ({col} < N) " + _store(spec, "ci", f"({I})({col}) * scn", value)
+        return f"if ({col} < N) " + _ep_statement(spec, f"m0 + {i}", col, value)
 
     def lane(v: str, q: int) -> str:
         """Column ``q`` of the vector ``v`` as a value of the dtype."""
@@ -299,14 +462,36 @@ def _render_cpu(spec: GemmSpec) -> list[str]:
     L += subtiles(body, "      ")
     L.append("    }")
     body = []
-    for i in range(tm):
-        body.append(f"if (m0 + {i} < M) {{")
-        body.append(f"  __global {to} *ci = c + ({I})(m0 + {i}) * scm;")
-        for j in range(nv):
-            for q in range(W):
-                body.append("  " + store(i, f"n0 + {j * W + q}",
-                                         lane(f"part[(r * {tm} + {i}) * {nv} + {j}]", q)))
-        body.append("}")
+    if ep and not cplx:
+        # the epilogue once, in a rolled loop over the tile: its lanes read back from the
+        # private sums (one copy of its code instead of tm * tn). Where C and every array
+        # operand are unit-stride or constant along N and the tile is whole, in vectors
+        ew = _ep_vector_width(spec)
+        loop = [f"for (int i = 0; i < {tm} && m0 + i < M; ++i) {{",
+                f"  __global {to} *ci = c + ({I})(m0 + i) * scm;",
+                f"  const {acc1} *pr = (const {acc1} *)(part + (r * {tm} + i) * {nv});"]
+        scalar = ["  for (int q = 0; q < " + str(tn) + "; ++q)",
+                  "    if (n0 + q < N) " + _ep_statement(spec, "m0 + i", "n0 + q", "pr[q]")]
+        if ew:
+            vec_ok = " && ".join([f"scn == 1 && N >= {tn}"] + [
+                f"(esn{k} == 0 || esn{k} == 1)" for k, op in enumerate(spec.ep_inputs, 1)
+                if not op.scalar])
+            body += [f"if ({vec_ok}) {{"] + ["  " + x for x in loop]
+            body += [f"    for (int q = 0; q < {tn}; q += {ew}) {{"]
+            body += ["      " + x for x in _ep_vector(spec, ew, "m0 + i", "n0 + q", "pr + q")]
+            body += ["    }", "  }", "} else {"] + ["  " + x for x in loop + scalar]
+            body += ["  }", "}"]
+        else:
+            body += loop + scalar + ["}"]
+    else:
+        for i in range(tm):
+            body.append(f"if (m0 + {i} < M) {{")
+            body.append(f"  __global {to} *ci = c + ({I})(m0 + {i}) * scm;")
+            for j in range(nv):
+                for q in range(W):
+                    body.append("  " + store(i, f"n0 + {j * W + q}",
+                                             lane(f"part[(r * {tm} + {i}) * {nv} + {j}]", q)))
+            body.append("}")
     L += subtiles(body, "    ")
     if nt_path:
         # A and B both contiguous along K (x @ y.T, matrix @ vector): dot products with the
@@ -338,12 +523,25 @@ def _render_cpu(spec: GemmSpec) -> list[str]:
             for j in range(2):
                 body.append("    " + _mad(spec, f"acc{i}_{j}.s0", f"as{i}", f"bs{j}"))
         body.append("  }")
-        for i in range(tm):
-            body.append(f"  if (m0 + {i} < M) {{")
-            body.append(f"    __global {to} *ci = c + ({I})(m0 + {i}) * scm;")
-            for j in range(2):
-                body.append("    " + store(i, f"n0 + j0 + {j}", _hsum(f"acc{i}_{j}", V)))
-            body.append("  }")
+        if ep:
+            # sums parked in private memory, then the epilogue once in a rolled loop
+            body.append(f"  {acc1} res[{2 * tm}];")
+            for i in range(tm):
+                for j in range(2):
+                    body.append(f"  res[{2 * i + j}] = {_hsum(f'acc{i}_{j}', V)};")
+            body += [f"  for (int i = 0; i < {tm} && m0 + i < M; ++i) {{",
+                     f"    __global {to} *ci = c + ({I})(m0 + i) * scm;",
+                     "    for (int j = 0; j < 2; ++j)",
+                     "      if (n0 + j0 + j < N) " + _ep_statement(
+                         spec, "m0 + i", "n0 + j0 + j", "res[2 * i + j]"),
+                     "  }"]
+        else:
+            for i in range(tm):
+                body.append(f"  if (m0 + {i} < M) {{")
+                body.append(f"    __global {to} *ci = c + ({I})(m0 + {i}) * scm;")
+                for j in range(2):
+                    body.append("    " + store(i, f"n0 + j0 + {j}", _hsum(f"acc{i}_{j}", V)))
+                body.append("  }")
         body.append("}")
         L += subtiles(body, "    ")
     L.append("  }")
@@ -499,10 +697,9 @@ def _render_gpu(spec: GemmSpec) -> list[str]:
     for i in range(tm):
         r = f"bm0 + ty * {V} + {row(i, ly)}"
         L.append(f"  if ({r} < M) {{")
-        L.append(f"    __global {C.storage_ctype(spec.dtype)} *ci = c + ({I})({r}) * scm;")
+        L.append(f"    __global {_out_ctype(spec)} *ci = c + ({I})({r}) * scm;")
         for j in range(tn):
             cc = f"bn0 + tx * {V} + {row(j, lx)}"
-            L.append(f"    if ({cc} < N) " + _store(spec, "ci", f"({I})({cc}) * scn",
-                                                     f"acc{i}_{j}"))
+            L.append(f"    if ({cc} < N) " + _ep_statement(spec, r, cc, f"acc{i}_{j}"))
         L.append("  }")
     return L

@@ -43,7 +43,7 @@ KINDS = ("rows", "totals", "carry", "column", "coltotals")
 
 @dataclass(frozen=True)
 class ScanSpec:
-    op: str                  # sum | prod
+    op: str                  # sum | prod | a reorderable table op (maximum, bitwise_or, ...)
     dtype: np.dtype          # input and output dtype
     ndim: int                # collapsed kept dims (at least 1: pad with a unit dim)
     group: int               # work-group size of ``rows``/``totals`` (power of two)
@@ -52,8 +52,11 @@ class ScanSpec:
 
 
 def acc_dtype(dtype: np.dtype) -> np.dtype:
-    """Dtype of chunk totals (the compute type of ``dtype``)."""
-    return np.dtype(np.float32) if dtype == np.float16 else dtype
+    """Dtype of chunk totals (the compute type of ``dtype``: float for float16, int for
+    bool, whose C compute type the kernels use)."""
+    if dtype == np.float16:
+        return np.dtype(np.float32)
+    return np.dtype(np.int32) if dtype.kind == "b" else dtype
 
 
 def kernel_name(spec: ScanSpec, kind: str) -> str:
@@ -93,6 +96,13 @@ class _Ops:
         d = spec.dtype
         self.acc = acc = C.compute_ctype(d)
         self.helpers: list[tuple[str, str]] = []
+        if spec.op not in ("sum", "prod"):
+            # a reorderable table op: its own C template combines, its identity (the
+            # type's limits for maximum/minimum) pads the tiles
+            from .fold import apply_op
+            self._comb = apply_op(spec.op, d, "{a}", "{b}")
+            self.neutral = self.init = f"(({acc}){_identity_literal(spec.op, d)})"
+            return
         if d.kind == "c":
             r = C.real_ctype(d)
             if spec.op == "prod":
@@ -121,8 +131,40 @@ class _Ops:
                                                              self.spec.dtype, to_storage=True))
 
 
+_LIMITS = {"char": ("CHAR_MIN", "CHAR_MAX"), "short": ("SHRT_MIN", "SHRT_MAX"),
+           "int": ("INT_MIN", "INT_MAX"), "long": ("LONG_MIN", "LONG_MAX"),
+           "uchar": ("0", "UCHAR_MAX"), "ushort": ("0", "USHRT_MAX"), "uint": ("0", "UINT_MAX"),
+           "ulong": ("0", "ULONG_MAX"), "float": ("-INFINITY", "INFINITY"),
+           "double": ("-INFINITY", "INFINITY")}
+
+
+def _identity_literal(op: str, d: np.dtype) -> str:
+    """C literal of ``op``'s identity in ``d``'s compute type."""
+    from .. import _ops
+    ident = _ops.OPS[op].identity
+    if op in ("maximum", "minimum"):
+        lo, hi = _LIMITS[C.compute_ctype(d)]
+        return lo if op == "maximum" else hi
+    if ident is None:
+        raise ValueError(f"{op} has no identity to scan with")
+    if isinstance(ident, float) and ident == float("-inf"):
+        return "-INFINITY"
+    if ident == -1 and d.kind == "u":
+        return "~0"
+    return str(int(ident))
+
+
 def _source(spec: ScanSpec) -> str:
     ops = _Ops(spec)
+    if spec.op not in ("sum", "prod"):
+        from .elementwise import Instr, prelude
+        text = "\n".join([_rows_kernel(spec, ops), _totals_kernel(spec, ops),
+                          _carry_kernel(spec, ops), _column_kernel(spec, ops),
+                          _coltotals_kernel(spec, ops)])
+        body = (Instr(spec.op, (0, 1), (spec.dtype,) * 2, spec.dtype, spec.dtype),)
+        head = prelude(f"// clnp scans: {spec.op} of {spec.dtype} (group {spec.group}, "
+                       f"k {spec.k})", body, [spec.dtype], text, 1)
+        return "\n".join(head + [text])
     lines = [f"// clnp scans: {spec.op} of {spec.dtype} (group {spec.group}, k {spec.k})"]
     if C.uses_fp64([spec.dtype]):
         lines.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")

@@ -7,6 +7,9 @@ it on the first call's arguments, so the first call both compiles and computes. 
   given the whole group as one SSA program), with its ``LaunchPlan`` prepared;
 - ``_RedStep``: a fused reduction (``codegen.render_fused_reduce``), its argument list prepared,
   plus a replay of the eager reduction of partial results when the reduced range is split;
+- ``_GemmStep``: a matrix product with an elementwise group as its epilogue, one GEMM kernel
+  (``clnp._codegen.gemm`` with ``GemmSpec.epilogue``) planned as the eager product would be
+  (same tuned tiles), its arguments bound;
 - ``_ViewStep``: a view's geometry, fixed for the executable;
 - ``_ReplayStep``: an opaque primitive's eager launches, captured once (``clnp._capture``);
 - ``_CallStep``: an opaque primitive that reads data back to the host (control flow), called.
@@ -18,6 +21,7 @@ strided argument), so every layout inside the executable is fixed when it is bui
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any, Callable, Sequence
 
@@ -30,7 +34,10 @@ from clnp._donation import invalidate, sole_owner
 from clnp import _dtypes as dt
 from clnp._array import Array, c_strides
 from clnp._codegen.elementwise import Instr, Operand, can_vectorize
-from clnp._eager import broadcast_strides, collapse, contiguous_copy, plan_elementwise
+from clnp._codegen.gemm import render_gemm
+from clnp._eager import (_span_ok, broadcast_strides, collapse, contiguous_copy,
+                         plan_elementwise)
+from clnp._eager_linalg import epilogue_plan
 from clnp._prims import PRIMITIVES
 from clnp._creation_functions import _scalar_dtype
 from clnp._runtime import Device, default_device
@@ -153,6 +160,90 @@ class _RedStep:
             if fin is not None:
                 out += [_kernel_source(self.device, k) for k in fin.kernels()]
         return out
+
+
+class _GemmStep:
+    """A product and its epilogue: one bound GEMM kernel. ``ins``: slots of the array
+    arguments (A, B, then the epilogue's arrays) with their buffer and offset positions;
+    ``dyn``: (position, slot) of weak scalar arguments; ``outs``: the stored values."""
+    __slots__ = ("kernel", "device", "gsize", "lsize", "template", "ins", "offs", "dyn",
+                 "outs", "layouts", "outpos", "bound")
+
+    def run(self, env: list) -> None:
+        device = self.device
+        outs = [_new_array(device, *lay) for lay in self.layouts]
+        arrs = [env[slot] for slot, _, _ in self.ins]
+        bufs = [a._buf for a in arrs] + [o._buf for o in outs]
+        vals = [env[slot] for _, slot in self.dyn]
+        if self.bound is not None and [a._offset for a in arrs] == self.offs:
+            self.bound(device.queue, bufs, vals)
+        else:
+            # the first call, or inputs at other offsets (made by a host-driven step)
+            kargs = self.template.copy()
+            for (_, bpos, opos), a in zip(self.ins, arrs):
+                kargs[bpos], kargs[opos] = a._buf, a._offset
+            for pos, o in zip(self.outpos, outs):
+                kargs[pos] = o._buf
+            for (pos, _), v in zip(self.dyn, vals):
+                kargs[pos] = v
+            self.kernel(device.queue, self.gsize, self.lsize, *kargs)
+            if self.bound is None:
+                self.offs = [a._offset for a in arrs]
+                self.bound = bind(self.kernel, self.gsize, self.lsize, kargs,
+                                  [b for _, b, _ in self.ins] + list(self.outpos),
+                                  [pos for pos, _ in self.dyn])
+        for (slot, _, _), o in zip(self.outs, outs):
+            env[slot] = o
+
+    def sources(self) -> list[str]:
+        return [_kernel_source(self.device, self.kernel)]
+
+
+class _SplitGemmStep:
+    """A product split along K and its epilogue: the GEMM kernel writes the partial products
+    (``[parts, ...output]``), then one elementwise kernel sums them and evaluates the
+    epilogue (``ew``, whose operands include the partials, at slots ``pslots``)."""
+    __slots__ = ("launch", "device", "a", "b", "offs", "layout", "pslots", "poffs", "ew")
+
+    def run(self, env: list) -> None:
+        a, b = env[self.a], env[self.b]
+        launch = self.launch
+        if (a._offset, b._offset) != self.offs:
+            # inputs at other offsets (made by a host-driven step): the kernel's own copy
+            # keeps every other argument
+            it = np.int32 if launch.spec.index == "int" else np.int64
+            x, y = (b, a) if launch.swap else (a, b)
+            launch.kern.set_arg(8, it(x._offset))
+            launch.kern.set_arg(14, it(y._offset))
+            self.offs = (a._offset, b._offset)
+        part = launch.partials(a, b)
+        shape, strides, dtype = self.layout
+        for s, off in zip(self.pslots, self.poffs):
+            env[s] = Array(part._buf, off, shape, strides, dtype, self.device)
+        self.ew.run(env)
+        for s in self.pslots:
+            env[s] = None
+
+    def sources(self) -> list[str]:
+        return [_kernel_source(self.device, self.launch.kern)] + self.ew.sources()
+
+
+class _SeqStep:
+    """Steps run one after the other (a product whose epilogue could not be fused)."""
+    __slots__ = ("steps",)
+
+    def __init__(self, steps: list[Any]):
+        self.steps = steps
+
+    def run(self, env: list) -> None:
+        for st in self.steps:
+            st.run(env)
+
+    def sources(self) -> list[str]:
+        return [s for st in self.steps for s in st.sources()]
+
+
+_PRODUCT = object()      # stands for the product's value while its epilogue is planned
 
 
 class _ViewStep:
@@ -342,7 +433,168 @@ class Executable:
             return self._build_reduce(grp, env)
         if grp.kind == "view":
             return self._build_opaque(grp.eqns[0], env, view=True)
+        if grp.kind == "gemm":
+            return self._build_gemm(grp, env)
         return self._build_opaque(grp.eqns[0], env)
+
+    # products with an epilogue -----------------------------------------------------------
+    def _build_gemm(self, grp: Group, env: dict[int, Any]) -> Any:
+        """One GEMM kernel computing the product and evaluating the group on each of its
+        values; where the planned launch cannot take an epilogue (split K, tensor cores,
+        operands needing copies or conversions), the product's own step and then the
+        group's."""
+        step = self._plan_gemm(grp, env)      # run on env when planned
+        if step is not None:
+            return step
+        steps = [self._build_opaque(e, env, view=e.prim.name != "dot_general")
+                 for e in grp.gemm]
+        prod = {b.n for e in grp.gemm for b in e.out_binders}
+        ew = Group("ew", eqns=grp.eqns, shape=grp.shape, members=grp.members - prod,
+                   escapes=grp.escapes, index=grp.index)
+        return _SeqStep(steps + [self._build_ew(ew, env)])
+
+    def _plan_gemm(self, grp: Group, env: dict[int, Any]
+                   ) -> _GemmStep | _SplitGemmStep | None:
+        device = self.device
+        dot = grp.gemm[0]
+        lhs_v, rhs_v = dot.inputs
+        (lc, rc), (lb, rb) = dot.params["dimension_numbers"]
+        dn = ((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb)))
+        if len(grp.gemm) == 2:
+            # the group reads the product transposed (last two dims): that is the product
+            # of the swapped operands, whose output the group reads directly
+            lhs_v, rhs_v = rhs_v, lhs_v
+            dn = ((tuple(rc), tuple(lc)), (tuple(rb), tuple(lb)))
+        prod = grp.gemm[-1].out_binders[0]
+        lhs, rhs = env[self.slot[lhs_v.n]], env[self.slot[rhs_v.n]]
+        if not isinstance(lhs, Array) or not isinstance(rhs, Array):
+            return None
+        pslot = self._slot(prod.n)
+        env[pslot] = _PRODUCT
+        outer = {b.n for e in grp.gemm for b in e.out_binders}
+        try:
+            operands, refs, body, vid = self._program(
+                dataclasses.replace(grp, members=grp.members - outer), env)
+        finally:
+            del env[pslot]
+        p0 = next(i for i, o in enumerate(operands) if o is _PRODUCT)
+        n_in = len(operands)
+        # value ids of the epilogue: the product first, then the other operands in order
+        remap = {i: (0 if i == p0 else i + 1 if i < p0 else i) for i in range(n_in)}
+        body0 = body
+        body = [dataclasses.replace(ins, args=tuple(remap.get(a, a) for a in ins.args))
+                for ins in body]
+        ep_in: list[Operand] = []
+        arrays: list[tuple[Array, int]] = []
+        dyn: list[tuple[int, int]] = []       # (index into ep_in, slot) of weak scalars
+        values: list[Any] = []                # first call's value per ep_in entry
+        for i, (val, (is_slot, ref)) in enumerate(zip(operands, refs)):
+            if i == p0:
+                continue
+            if isinstance(val, _ScalarOperand):
+                ep_in.append(Operand(val.dtype, True))
+                values.append(val.value)
+            elif not isinstance(val, Array):      # a weak Python scalar argument
+                dyn.append((len(ep_in), ref))
+                ep_in.append(Operand(weak_dtype(val), True))
+                values.append(val)
+            else:
+                arrays.append((val, ref))
+                ep_in.append(Operand(val.dtype))
+                values.append(val)
+        members = [e.out_binders[0] for e in grp.eqns]
+        escaping = [v for v in members if v.n in grp.escapes]
+        if not escaping:
+            return None
+        ep_out = tuple((remap.get(vid[v.n], vid[v.n]), v.aval.dtype) for v in escaping)
+        planned = epilogue_plan(lhs, rhs, dn, [broadcast_strides(a, grp.shape)
+                                               for a, _ in arrays])
+        if planned is None:
+            return None
+        launch, ep_strides = planned
+        if ep_strides is None:
+            return self._split_gemm(launch, lhs_v, rhs_v, operands, refs, body0, p0,
+                                    [vid[v.n] for v in escaping], escaping, grp.shape, env)
+        spec = launch.spec
+        if spec.index == "int" and not _span_ok([a for a, _ in arrays], 0):
+            return None
+        spec = dataclasses.replace(spec, epilogue=tuple(body), ep_inputs=tuple(ep_in),
+                                   ep_outputs=ep_out)
+        splat = 4 if device.is_cpu else 1     # as the elementwise kernels (EwSpec.splat)
+        kernel = device.kernel(("jit-gemm", spec, splat), lambda: render_gemm(spec, splat))
+        template = list(launch.args)
+        a_v, b_v = (rhs_v, lhs_v) if launch.swap else (lhs_v, rhs_v)
+        ins = [(self.slot[a_v.n], 7, 8), (self.slot[b_v.n], 13, 14)]
+        dyn_pos: list[tuple[int, int]] = []
+        k_arr = 0
+        weak = dict(dyn)
+        for j, (op, v) in enumerate(zip(ep_in, values)):
+            if op.scalar:
+                if j in weak:      # set again on a call where its value changed
+                    dyn_pos.append((len(template), weak[j]))
+                    template.append(v)
+                else:
+                    template.append(np.asarray(v, _carg(op.dtype))[()])
+                continue
+            arr, ref = arrays[k_arr]
+            ins.append((ref, len(template), len(template) + 1))
+            template += [None, arr._offset] + ep_strides[k_arr]
+            k_arr += 1
+        outpos = [19] + list(range(len(template), len(template) + len(ep_out) - 1))
+        template += [None] * (len(ep_out) - 1)
+        step = _GemmStep()
+        step.kernel, step.device = kernel, device
+        step.gsize, step.lsize = launch.gsize, launch.lsize
+        step.template, step.ins, step.offs, step.dyn = template, ins, [], dyn_pos
+        step.outpos, step.bound = outpos, None
+        step.outs = [(self._slot(v.n), v.aval.shape, v.aval.dtype) for v in escaping]
+        step.layouts = [(shape, c_strides(shape), d, max(math.prod(shape) * d.itemsize, 1))
+                        for _, shape, d in step.outs]
+        step.run(env)
+        return step
+
+    def _split_gemm(self, launch: Any, lhs_v: Var, rhs_v: Var, operands: list, refs: list,
+                    body: list[Instr], p0: int, out_ids: list[int], escaping: list[Var],
+                    shape: tuple[int, ...], env: dict[int, Any]) -> _SplitGemmStep:
+        """The product's partials, then one elementwise kernel summing them into the
+        epilogue (``body`` with the product remapped, ids as ``_program`` made them)."""
+        device = self.device
+        parts, d = launch.parts, launch.dst_dtype
+        size = math.prod(shape)
+        strides = c_strides(shape)
+        step = _SplitGemmStep()
+        step.launch, step.device = launch, device
+        step.a, step.b = self.slot[lhs_v.n], self.slot[rhs_v.n]
+        lhs, rhs = env[step.a], env[step.b]
+        step.offs = (lhs._offset, rhs._offset)
+        step.layout = (shape, strides, d)
+        step.pslots = list(range(self.n_slots, self.n_slots + parts))
+        self.n_slots += parts
+        step.poffs = [p * size for p in range(parts)]
+        # value ids: the partials, the other operands, the sum's adds, then the epilogue
+        others = [i for i in range(len(operands)) if i != p0]
+        n2 = parts + len(others)
+        new_id = {i: parts + k for k, i in enumerate(others)}
+        adds = []
+        acc = 0
+        for p in range(1, parts):
+            adds.append(Instr("add", (acc, p), (d, d), d, d))
+            acc = n2 + p - 1
+        new_id[p0] = acc
+        shift = n2 + len(adds) - len(operands)
+        ids = lambda a: new_id[a] if a < len(operands) else a + shift  # noqa: E731
+        body2 = adds + [dataclasses.replace(ins, args=tuple(ids(a) for a in ins.args))
+                        for ins in body]
+        part = launch.partials(lhs, rhs)
+        for s, off in zip(step.pslots, step.poffs):
+            env[s] = Array(part._buf, off, shape, strides, d, device)
+        ops2 = [env[s] for s in step.pslots] + [operands[i] for i in others]
+        refs2 = [(True, s) for s in step.pslots] + [refs[i] for i in others]
+        step.ew = self._ew_step(ops2, refs2, body2, [ids(i) for i in out_ids], escaping, shape,
+                                env)
+        for s in step.pslots:
+            del env[s]
+        return step
 
     # elementwise groups --------------------------------------------------------------
     def _program(self, grp: Group, env: dict[int, Any]) -> tuple[list, list, list[Instr],
@@ -418,13 +670,19 @@ class Executable:
         return i
 
     def _build_ew(self, grp: Group, env: dict[int, Any]) -> _EwStep:
-        device = self.device
         operands, refs, body, vid = self._program(grp, env)
         members = [e.out_binders[0] for e in grp.eqns]
         escaping = [v for v in members if v.n in grp.escapes]
+        return self._ew_step(operands, refs, body, [vid[v.n] for v in escaping], escaping,
+                             grp.shape, env)
+
+    def _ew_step(self, operands: list, refs: list, body: list[Instr], out_ids: list[int],
+                 escaping: list[Var], shape: tuple[int, ...], env: dict[int, Any]) -> _EwStep:
+        """The elementwise step of an SSA program whose values ``out_ids`` are stored as
+        ``escaping``; run once on ``env``."""
+        device = self.device
         n_in = len(operands)
         # outputs must be the last values of the body: append copies for the others
-        out_ids = [vid[v.n] for v in escaping]
         body_t = tuple(body)
         extra = []
         last = n_in + len(body_t) - len(out_ids)
@@ -446,7 +704,7 @@ class Executable:
                 in_dtypes.append(val.dtype)
                 arrays.append(ref)
         plan = None
-        if math.prod(grp.shape) and escaping:   # planned on the layouts of fresh outputs
+        if math.prod(shape) and escaping:   # planned on the layouts of fresh outputs
             outs = [Array.empty(v.aval.shape, v.aval.dtype, device) for v in escaping]
             plan = plan_elementwise(device, body_t, args, in_dtypes, outs)
         step = _EwStep(plan, device, arrays, list(refs),
@@ -666,6 +924,12 @@ def _step_inputs(step: Any) -> list[int]:
         return [v for kind, v in step.operands if kind]
     if isinstance(step, _RedStep):
         return [src for _, src in step.bufs if src >= 0] + [s for _, s, _ in step.scalars]
+    if isinstance(step, _GemmStep):
+        return [slot for slot, _, _ in step.ins] + [slot for _, slot in step.dyn]
+    if isinstance(step, _SeqStep):
+        return [s for st in step.steps for s in _step_inputs(st)]
+    if isinstance(step, _SplitGemmStep):
+        return [step.a, step.b] + [s for s in _step_inputs(step.ew) if s not in step.pslots]
     if isinstance(step, _ViewStep):
         return [step.src]
     if isinstance(step, _ReplayStep):

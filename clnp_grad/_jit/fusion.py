@@ -14,6 +14,10 @@ Walking the equations in order:
 - A value of a group that anything outside it uses is materialised (the kernel writes it), and
   the group is *sealed*: nothing joins it afterwards. Sealing is what keeps the step graph
   acyclic: a group can only grow while no other step depends on it.
+- GEMM epilogues: an elementwise group of a ``dot_general``'s output shape that is the only
+  reader of the product (directly, or through a transpose of its last two dims) takes the
+  product in: one ``gemm`` group, whose kernel evaluates the group on each product value before
+  storing it (``executable`` falls back to two steps where the planned launch cannot take it).
 
 The result is a list of ``Group``s in a dependency order; ``executable`` turns each into a
 launchable step.
@@ -56,7 +60,9 @@ def op_signature(e: Eqn) -> tuple[str, tuple, Any, Any]:
 @dataclass
 class Group:
     """One step of the executable. ``kind``: ``ew`` (fused elementwise), ``reduce`` (fused
-    reduction with an elementwise body), ``view`` or ``opaque`` (one equation each)."""
+    reduction with an elementwise body), ``gemm`` (a product with the group ``eqns`` as its
+    epilogue; ``gemm`` holds the ``dot_general`` and, when the group reads the product
+    transposed, the ``transpose``), ``view`` or ``opaque`` (one equation each)."""
     kind: str
     eqns: list[Eqn] = field(default_factory=list)
     shape: tuple[int, ...] = ()
@@ -66,6 +72,7 @@ class Group:
     members: set[int] = field(default_factory=set)     # Var ids computed here
     escapes: set[int] = field(default_factory=set)     # members others read (materialised)
     index: int = 0
+    gemm: list[Eqn] = field(default_factory=list)
 
 
 def partition(g: Graph) -> list[Group]:
@@ -132,6 +139,7 @@ def partition(g: Graph) -> list[Group]:
         use_outside(x, None)
     outs = {x.n for x in g.outs if isinstance(x, Var)}
     groups = _inline_small(groups, owner, outs)
+    groups = _gemm_epilogues(groups, owner, outs)
     return _order(groups, owner)
 
 
@@ -184,11 +192,101 @@ def _inline_small(groups: list[Group], owner: dict[int, Group], outs: set[int]
     return [grp for grp in groups if grp.index not in merged]
 
 
+def _is_matrix_product(e: Eqn) -> bool:
+    """Whether ``e`` is a ``dot_general`` of two arrays with one free dim each (a matrix
+    product, batched or not: its output's last two dims are M and N)."""
+    if e.prim.name != "dot_general" or not all(isinstance(a, Var) for a in e.inputs):
+        return False
+    (lc, rc), (lb, rb) = e.params["dimension_numbers"]
+    lhs, rhs = e.inputs
+    return len(lhs.aval.shape) - len(lc) - len(lb) == 1 and \
+        len(rhs.aval.shape) - len(rc) - len(rb) == 1
+
+
+def _gemm_epilogues(groups: list[Group], owner: dict[int, Group], outs: set[int]
+                    ) -> list[Group]:
+    """Give each ``dot_general`` whose only reader is one elementwise group of its output's
+    shape that group as its epilogue (see the module docstring). A product read through a
+    transpose of its last two dims is the product of the swapped operands, read directly."""
+    readers: dict[int, set[int]] = {}
+    for grp in groups:
+        for e in grp.eqns + grp.reds:
+            for x in e.inputs:
+                if isinstance(x, Var) and owner.get(x.n) is not grp:
+                    readers.setdefault(x.n, set()).add(grp.index)
+    for n in outs:
+        readers.setdefault(n, set()).add(-1)
+    deps: dict[int, set[int]] = {}
+    for grp in groups:
+        deps[grp.index] = {owner[x.n].index for e in grp.eqns + grp.reds for x in e.inputs
+                           if isinstance(x, Var) and x.n in owner and owner[x.n] is not grp}
+
+    def reaches(src: int, dst: int) -> bool:
+        """Whether group ``src`` depends on group ``dst`` (transitively)."""
+        stack, seen = [src], set()
+        while stack:
+            i = stack.pop()
+            if i == dst:
+                return True
+            if i not in seen:
+                seen.add(i)
+                stack.extend(deps.get(i, ()))
+        return False
+
+    merged: set[int] = set()
+    for h in groups:
+        if h.kind != "ew" or not h.escapes:
+            continue
+        for x in [x for e in h.eqns for x in e.inputs]:
+            if not isinstance(x, Var) or x.aval.shape != h.shape or \
+                    x.aval.dtype.kind != "f" or readers.get(x.n) != {h.index}:
+                continue
+            src = owner.get(x.n)
+            if src is None or src.index in merged or src.kind not in ("opaque", "view"):
+                continue
+            chain = [src]
+            e = src.eqns[0]
+            if e.prim.name == "transpose":
+                y = e.inputs[0]
+                prod = owner.get(y.n) if isinstance(y, Var) else None
+                perm = tuple(e.params["perm"])
+                nd = len(perm)
+                if prod is None or prod.kind != "opaque" or prod.index in merged or \
+                        readers.get(y.n) != {src.index} or nd < 2 or \
+                        perm != tuple(range(nd - 2)) + (nd - 1, nd - 2):
+                    continue
+                chain.insert(0, prod)
+                e = prod.eqns[0]
+            if not _is_matrix_product(e) or \
+                    e.out_binders[0].aval.dtype != x.aval.dtype or \
+                    any(isinstance(a, Var) and a.aval.dtype != x.aval.dtype
+                        for a in e.inputs):
+                continue
+            if any(reaches(d, h.index) for c in chain for d in deps[c.index]):
+                continue        # the product needs this group's values: a cycle
+            h.kind = "gemm"
+            h.gemm = [c.eqns[0] for c in chain]
+            gone = {c.index for c in chain}
+            for c in chain:
+                merged.add(c.index)
+                for n in c.members:
+                    owner[n] = h
+                    h.members.add(n)
+                deps[h.index] |= deps[c.index]
+            for d in deps.values():     # whatever depended on the product depends on h
+                if d & gone:
+                    d -= gone
+                    d.add(h.index)
+            deps[h.index] -= gone | {h.index}
+            break
+    return [grp for grp in groups if grp.index not in merged]
+
+
 def _order(groups: list[Group], owner: dict[int, Group]) -> list[Group]:
     """Groups in a dependency order (Kahn's algorithm, ties broken by creation order)."""
     deps: dict[int, set[int]] = {grp.index: set() for grp in groups}
     for grp in groups:
-        for e in grp.eqns + grp.reds:
+        for e in grp.gemm + grp.eqns + grp.reds:
             for x in e.inputs:
                 if isinstance(x, Var):
                     src = owner.get(x.n)

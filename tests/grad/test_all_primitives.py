@@ -273,7 +273,11 @@ CHECKED_ELSEWHERE = {"jit": "test_jit.py", "cond": "test_lax.py", "while": "test
                      "raw_kernel": "../test_custom_kernels.py",
                      **{c: "../parallel/test_collectives_vmap.py" for c in (
                          "psum", "pmax", "pmin", "all_gather", "psum_scatter", "ppermute",
-                         "all_to_all")}}
+                         "all_to_all")},
+                     # clnp_nn's kernels (registered when clnp_nn is imported)
+                     "nn_im2col": "../nn/test_functional.py",
+                     "nn_col2im": "../nn/test_functional.py",
+                     "nn_erf": "../nn/test_functional.py"}
 
 
 def test_non_differentiable_primitives_give_zero(device, rng):

@@ -1,0 +1,866 @@
+"""NumPy's ufunc objects for clnp's elementwise functions.
+
+One :class:`ufunc` per row of the op table (``clnp._ops``), made by
+``clnp._elementwise_functions``: calling it binds the op's primitive exactly as the plain
+function did, so ``clnp_grad`` traces, differentiates and batches it. The methods map onto
+existing primitives wherever one exists (``add.reduce`` is ``sum``, ``multiply.accumulate``
+is ``cumprod``, ``maximum.reduce`` is ``max``, ``outer`` is a broadcast call); the remaining
+reductions, scans and segmented reductions run the op's own C template as a sequential fold
+on the device (``clnp._eager_ufunc``), in NumPy's left-to-right order, and ``at`` updates in
+place with atomics or sort-and-segment. Under a transformation (traced operands) the folds
+are composed from elementwise primitives instead, so they stay differentiable; ``at``
+mutates its operand and therefore needs concrete arrays.
+"""
+from __future__ import annotations
+
+import inspect
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from . import _dtypes as dt
+from . import _ops
+from ._array import Array
+from ._helpers import is_array, normalize_axes, normalize_axis
+from ._prims import EVAL, current_interpreter, primitive
+
+
+class _NoValue:
+    """Marks an argument that was not passed (``initial`` may legitimately be None)."""
+
+    def __repr__(self) -> str:
+        return "<no value>"
+
+
+NoValue = _NoValue()
+
+# ops whose reductions have a dedicated primitive (``reduce``; op name)
+_REDUCTION = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
+              "logical_and": "all", "logical_or": "any"}
+_SCAN = {"add": "cumsum", "multiply": "cumprod"}
+# reductions of reorderable ops over fewer rows than this, each longer than _LONG_ROW, take
+# the parallel scan instead of one sequential fold per row
+_FEW_ROWS, _LONG_ROW = 64, 4096
+_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+_ARRAY_LIKE = (list, tuple, range)
+_TYPE_ORDER = "?bBhHiIlLqQefdgFDG"     # NumPy's order of ``ufunc.types``
+
+
+def _ns():
+    import clnp
+    return clnp
+
+
+def _host_or_device(x: Any) -> bool:
+    return is_array(x) or isinstance(x, np.ndarray)
+
+
+def _operands(name: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Lists/tuples become NumPy arrays (NumPy's dtype rules; the elementwise route uploads
+    them next to the device operand); when no operand is an array, the first is uploaded
+    with its default dtype, as NumPy makes ``np.sqrt(2)`` a float64 computation."""
+    if any(isinstance(a, _ARRAY_LIKE) for a in args):
+        args = tuple(np.asarray(a) if isinstance(a, _ARRAY_LIKE) else a for a in args)
+    if not any(_host_or_device(a) for a in args):
+        k = next((i for i, a in enumerate(args)
+                  if isinstance(a, (bool, int, float, complex, np.generic))), None)
+        if k is None:
+            raise TypeError(f"{name}: unsupported operand types "
+                            f"{', '.join(type(a).__name__ for a in args)}")
+        args = args[:k] + (_ns().asarray(args[k]),) + args[k + 1:]
+    return args
+
+
+def _as_array(x: Any, name: str, device: Any = None) -> Any:
+    if is_array(x):
+        return x
+    if isinstance(x, (np.ndarray, np.generic, bool, int, float, complex) + _ARRAY_LIKE):
+        return _ns().asarray(x, device=device)
+    raise TypeError(f"{name}: expected an array or array-like operand; got {type(x).__name__}")
+
+
+def _check_casting(casting: str, name: str) -> None:
+    if casting not in _CASTINGS:
+        raise ValueError(f"{name}: casting must be one of {_CASTINGS}; got {casting!r}")
+
+
+def _concrete(*xs: Any) -> bool:
+    return current_interpreter() is EVAL and all(isinstance(x, Array) for x in xs
+                                                 if x is not None)
+
+
+def write_out(name: str, result: Any, out: Any, casting: str = "same_kind") -> Any:
+    """NumPy's ``out=``: ``result`` cast (under ``casting``) and broadcast into ``out``."""
+    if isinstance(out, tuple):
+        if len(out) != 1:
+            raise ValueError(f"{name}: out must be an array or a 1-tuple; got {len(out)} "
+                             f"entries")
+        out = out[0]
+    if out is None:
+        return result
+    if not isinstance(out, Array):
+        if is_array(out):
+            raise TypeError(f"{name}: out= writes in place, which a traced value cannot be; "
+                            f"use the returned array inside transformations")
+        raise TypeError(f"{name}: out must be a clnp array; got {type(out).__name__}")
+    if not np.can_cast(result.dtype, out.dtype, casting):
+        raise TypeError(f"Cannot cast ufunc '{name}' output from {result.dtype!r} to "
+                        f"{out.dtype!r} with casting rule '{casting}'")
+    from ._eager import broadcast_shapes
+    try:
+        fits = broadcast_shapes(result.shape, out.shape) == out.shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"{name}: non-broadcastable output operand with shape {out.shape} "
+                         f"doesn't match the broadcast shape {result.shape}")
+    if result.dtype != out.dtype:
+        result = result.astype(out.dtype)
+    out[...] = result
+    return out
+
+
+class ufunc:
+    """A universal function: an elementwise op with NumPy's ufunc interface.
+
+    Instances exist for every op of the elementwise table and for NumPy's ufuncs clnp
+    composes (``fmax``, ``rint``, ...); they are the namespace's functions (``clnp.add``
+    is one, ``isinstance(clnp.add, clnp.ufunc)``). See docs/ufuncs.md.
+
+    Attributes
+    ----------
+    nin, nout, nargs : int
+        Inputs, outputs (1) and their sum.
+    identity : scalar or None
+        NumPy's identity of the op (``add``: 0), from its table row.
+    types : list of str
+        Loops as NumPy lists them (``'ff->f'``); ``ntypes`` counts them.
+    signature : None
+        Elementwise (not a generalized ufunc).
+
+    Methods
+    -------
+    __call__(*args, out=None, where=True, casting='same_kind', order='K', dtype=None)
+    reduce, accumulate, reduceat, outer, at
+
+    Examples
+    --------
+    >>> import clnp as np
+    >>> np.add.nin, np.add.identity, int(np.add.reduce(np.asarray([1, 2, 3])))
+    (2, 0, 6)
+    """
+
+    nout = 1
+    signature = None
+
+    def __init__(self, rec: _ops.EwOp, fn: Callable[..., Any], doc: str):
+        self._rec = rec
+        self._op = rec.name
+        # a row of the op table (C template: device folds, at kernels), or a composite
+        # function of clnp's NumPy layer (its methods compose __call__)
+        self._table = _ops.OPS.get(rec.name) is rec
+        self._fn = fn
+        self.nin = rec.nin
+        self.nargs = rec.nin + 1
+        self.identity = rec.identity
+        self.__name__ = self.__qualname__ = rec.ref.__name__
+        self.__doc__ = doc
+        self._types: list[str] | None = None
+        P = inspect.Parameter
+        ins = ["x"] if rec.nin == 1 else ["x1", "x2"]
+        self.__signature__ = inspect.Signature(
+            [P(n, P.POSITIONAL_ONLY) for n in ins] +
+            [P("out", P.POSITIONAL_OR_KEYWORD, default=None)] +
+            [P(n, P.KEYWORD_ONLY, default=v) for n, v in (
+                ("where", True), ("casting", "same_kind"), ("order", "K"), ("dtype", None),
+                ("subok", True), ("signature", None))])
+
+    def __repr__(self) -> str:
+        return f"<ufunc '{self.__name__}'>"
+
+    def __reduce__(self) -> str:
+        return self.__name__       # pickled by name, as NumPy's ufuncs are
+
+    # ------------------------------------------------------------------ type information
+    @property
+    def types(self) -> list[str]:
+        """The loops, as NumPy lists them (``'ff->f'``): one per input dtype the op
+        computes in directly (composites: NumPy's loops over clnp's dtypes)."""
+        if self._types is None and not self._table:
+            chars = {d.char for d in dt.ALL}
+            self._types = [t for t in self._rec.ref.types
+                           if set(t.replace("->", "")) <= chars]
+        if self._types is None:
+            out = []
+            for d in sorted(dt.ALL, key=lambda d: _TYPE_ORDER.index(d.char)):
+                if d not in dt.CATEGORIES[self._rec.category]:
+                    continue
+                r = {"same": d, "bool": dt.bool_,
+                     "real": {"complex64": dt.float32,
+                              "complex128": dt.float64}.get(d.name, d)}[self._rec.out]
+                out.append(d.char * self.nin + "->" + r.char)
+            self._types = out
+        return list(self._types)
+
+    @property
+    def ntypes(self) -> int:
+        return len(self.types)
+
+    # ------------------------------------------------------------------ __call__
+    def __call__(self, *args: Any, out: Any = None, where: Any = True,
+                 casting: str = "same_kind", order: str = "K", dtype: Any = None,
+                 subok: bool = True, signature: Any = None) -> Any:
+        name = self.__name__
+        if len(args) != self.nin:
+            if len(args) == self.nin + 1 and out is None:
+                out, args = args[-1], args[:-1]        # NumPy takes out positionally too
+            else:
+                raise TypeError(f"{name}() takes {self.nin} positional argument"
+                                f"{'s' if self.nin > 1 else ''} but {len(args)} were given")
+        args = _operands(name, args)
+        if out is None and where is True and dtype is None and signature is None:
+            if order not in ("K", "A", "C", "F"):
+                raise ValueError(f"{name}: order must be one of 'K', 'A', 'C', 'F'; got "
+                                 f"{order!r}")
+            r = self._fn(*args)
+            if order == "F" and r.ndim > 1:
+                raise ValueError(f"{name}: order='F' is not supported: clnp computes results "
+                                 f"in C order (call the function without order=)")
+            return r
+        _check_casting(casting, name)
+        if signature is not None:
+            raise TypeError(f"{name}: signature= (choosing a loop) is not supported; use "
+                            f"dtype= to pick the computation dtype")
+        if order not in ("K", "A", "C"):
+            raise ValueError(f"{name}: order={order!r} is not supported: clnp computes "
+                             f"results in C order")
+        if dtype is not None:
+            args = self._cast_inputs(args, dtype, casting)
+        r = self._fn(*args)
+        if where is not True:
+            r = self._masked(r, where, out, casting)
+        return write_out(name, r, out, casting)
+
+    def _cast_inputs(self, args: tuple[Any, ...], dtype: Any, casting: str) -> tuple[Any, ...]:
+        d = dt.as_dtype(dtype, self.__name__)
+        res = []
+        for a in args:
+            if isinstance(a, np.ndarray):
+                a = _ns().asarray(a)
+            if is_array(a) and a.dtype != d:
+                if not np.can_cast(a.dtype, d, casting):
+                    raise TypeError(f"Cannot cast ufunc '{self.__name__}' input from "
+                                    f"{a.dtype!r} to {d!r} with casting rule '{casting}'")
+                a = a.astype(d)
+            elif isinstance(a, (bool, int, float, complex, np.generic)):
+                a = _ns().asarray(a, dtype=d, device=next(
+                    (b.device for b in args if is_array(b)), None))
+            res.append(a)
+        return tuple(res)
+
+    def _masked(self, r: Any, where: Any, out: Any, casting: str) -> Any:
+        ns = _ns()
+        mask = _as_array(where, self.__name__, r.device)
+        if mask.dtype != dt.bool_:
+            raise TypeError(f"{self.__name__}: where= must be a boolean array; got "
+                            f"{mask.dtype}")
+        base = out[0] if isinstance(out, tuple) else out
+        if base is None:
+            base = ns.zeros(r.shape, dtype=r.dtype, device=r.device)
+        elif base.dtype != r.dtype:
+            if not np.can_cast(r.dtype, base.dtype, casting):
+                raise TypeError(f"Cannot cast ufunc '{self.__name__}' output from "
+                                f"{r.dtype!r} to {base.dtype!r} with casting rule "
+                                f"'{casting}'")
+            r = r.astype(base.dtype)
+        return ns.where(mask, r, base)
+
+    # ------------------------------------------------------------------ reduce
+    def _binary_only(self, method: str) -> None:
+        if self.nin != 2:
+            raise ValueError(f"{method} only supported for binary functions; "
+                             f"{self.__name__} takes {self.nin} input")
+
+    def _method_dtype(self, x: Any, dtype: Any, method: str) -> np.dtype:
+        """The computation dtype of reduce/accumulate/reduceat: ``dtype`` if given, else
+        NumPy's choice (add and multiply widen booleans and small integers to 64 bits)."""
+        if dtype is not None:
+            return dt.as_dtype(dtype, f"{self.__name__}.{method}")
+        d = x.dtype
+        if self._op in ("add", "multiply") and d.kind in "biu" and d.itemsize < 8:
+            return dt.uint64 if d.kind == "u" else dt.int64
+        if self._op in ("add", "multiply") and d.kind == "b":
+            return dt.int64
+        return d
+
+    def _fold_dtype(self, x: Any, method: str) -> np.dtype:
+        """The compute dtype of a generic fold of ``x`` (already in the requested dtype):
+        the op's result type for two such operands, which must equal its input type."""
+        from ._promotion import resolve
+        compute, out, _ = resolve(self._rec, (x, x))
+        if out != compute or compute != x.dtype:
+            raise TypeError(f"{self.__name__}.{method}: the op maps {x.dtype} operands to "
+                            f"{out}, so it cannot {method} them (NumPy: no loop matching "
+                            f"the specified signature)")
+        return compute
+
+    def reduce(self, array: Any, axis: Any = 0, dtype: Any = None, out: Any = None,
+               keepdims: bool = False, initial: Any = NoValue, where: Any = True) -> Any:
+        """Reduce ``array``'s dimension(s) ``axis`` by applying the ufunc along them.
+
+        Parameters
+        ----------
+        array : Array or array_like
+            The values; lists and NumPy arrays are uploaded.
+        axis : int, tuple of int or None, optional
+            Axis (default 0), axes (ops whose row is ``reorderable`` only) or None (all).
+        dtype : dtype, optional
+            Computation and result dtype. Default: the input's, except that ``add`` and
+            ``multiply`` widen booleans and integers narrower than 64 bits, as NumPy does.
+        out : Array, optional
+            Written with the result (``same_kind`` casting) and returned.
+        keepdims : bool, optional
+            Keep the reduced axes with size one.
+        initial : scalar, optional
+            Starting value of every fold (the identity when omitted; ops without one start
+            from the first element).
+        where : array_like of bool, optional
+            Elements that take part (broadcast to ``array``); ops without an identity need
+            ``initial``.
+
+        Returns
+        -------
+        Array
+            The reduction: ``add``, ``multiply``, ``maximum``, ``minimum``, ``logical_and``,
+            ``logical_or`` through the ``reduce`` primitive (sum, prod, max, min, all, any);
+            other ops fold left to right on the device (``subtract.reduce`` is
+            ``a[0] - a[1] - ...``), or compose elementwise calls under transformations.
+
+        Raises
+        ------
+        ValueError
+            A unary ufunc; several axes for an op that is not reorderable; an empty reduction
+            without identity or ``initial``; ``where`` without an identity or ``initial``.
+        TypeError
+            An op whose result dtype differs from its operands' (``less.reduce`` of ints).
+
+        Examples
+        --------
+        >>> import numpy, clnp as np
+        >>> x = np.asarray([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        >>> print(numpy.asarray(np.add.reduce(x)))
+        [5. 7. 9.]
+        >>> print(numpy.asarray(np.subtract.reduce(x, axis=1)))
+        [-4. -7.]
+        >>> float(np.maximum.reduce(x, axis=None, initial=10.0))
+        10.0
+        """
+        name = f"{self.__name__}.reduce"
+        self._binary_only("reduce")
+        x = _as_array(array, name)
+        axes = normalize_axes(axis, x.ndim, name)
+        if len(axes) > 1 and not self._rec.reorderable:
+            raise ValueError(f"reduction operation '{self.__name__}' is not reorderable, so "
+                             f"at most one axis may be specified")
+        d = self._method_dtype(x, dtype, "reduce")
+        if x.dtype != d and self._op not in ("logical_and", "logical_or"):
+            x = x.astype(d)
+        init = None if initial is NoValue else initial
+        mask = None
+        if where is not True:
+            mask = _as_array(where, name, x.device)
+            if mask.dtype != dt.bool_:
+                raise TypeError(f"{name}: where= must be a boolean array; got {mask.dtype}")
+            if init is None and self.identity is None:
+                raise ValueError(f"reduction operation '{self.__name__}' does not have an "
+                                 f"identity, so to use a where mask one has to specify "
+                                 f"'initial'")
+            mask = _ns().broadcast_to(mask, x.shape)
+        nred = math.prod(x.shape[a] for a in axes)
+        if nred == 0 and init is None and self.identity is None:
+            raise ValueError(f"zero-size array to reduction operation {self.__name__} which "
+                             f"has no identity")
+        if self._op in _REDUCTION:
+            r = self._reduce_primitive(x, axes, d, init, mask)
+        else:
+            r = self._reduce_fold(x, axes, init, mask, nred)
+            if r.dtype != x.dtype:
+                raise TypeError(f"{name}: the op maps {x.dtype} operands to {r.dtype}, so "
+                                f"it cannot reduce them (NumPy: no loop matching the "
+                                f"specified signature)")
+        if keepdims:
+            r = _ns().reshape(r, tuple(1 if i in axes else n for i, n in enumerate(x.shape)))
+        return write_out(name, r, out)
+
+    def _reduce_primitive(self, x: Any, axes: tuple[int, ...], d: np.dtype, init: Any,
+                          mask: Any) -> Any:
+        ns = _ns()
+        red = _REDUCTION[self._op]
+        if mask is not None:
+            # masked-out elements become the identity (max/min have none: ``initial``,
+            # which they may meet twice)
+            fill = self.identity if self.identity is not None else init
+            x = ns.where(mask, x, fill)
+        nred = math.prod(x.shape[a] for a in axes)
+        if red in ("max", "min") and nred == 0:
+            shape = tuple(n for i, n in enumerate(x.shape) if i not in axes)
+            return ns.full(shape, init, dtype=x.dtype, device=x.device)
+        if red in ("all", "any"):
+            acc = out_dtype = dt.bool_
+        else:
+            out_dtype = d
+            acc = dt.float32 if d == dt.float16 else d
+        r = primitive("reduce").bind(x, op=red, axes=tuple(sorted(axes)), acc_dtype=acc,
+                                     out_dtype=out_dtype)
+        if init is not None:
+            r = self._fn(r, init)
+            if r.dtype != out_dtype and red not in ("all", "any"):
+                r = r.astype(out_dtype)
+        return r
+
+    def _reduce_fold(self, x: Any, axes: tuple[int, ...], init: Any, mask: Any,
+                     nred: int) -> Any:
+        ns = _ns()
+        compute = self._fold_dtype(x, "reduce") if self._table else x.dtype
+        kept = [i for i in range(x.ndim) if i not in axes]
+        kshape = tuple(x.shape[i] for i in kept)
+        if len(axes) != 1:       # one folded axis last (a copy; reorderable ops only)
+            perm = tuple(kept) + tuple(sorted(axes))
+            x = ns.reshape(ns.permute_dims(x, perm), kshape + (nred,))
+            if mask is not None:
+                mask = ns.reshape(ns.permute_dims(mask, perm), kshape + (nred,))
+            ax = len(kshape)
+        else:
+            ax = axes[0]
+        if init is None and (nred == 0 or mask is not None):
+            init = self.identity
+        if nred == 0:
+            return ns.full(kshape, init, dtype=compute, device=x.device)
+        if self._table and self._rec.reorderable and mask is None and init is None and \
+                nred > _LONG_ROW and math.prod(kshape) < _FEW_ROWS and _concrete(x):
+            # a few long rows: a sequential fold per row would leave the device idle; the
+            # parallel scan's last element is the reduction
+            from ._eager_ufunc import scan
+            r = scan(x, self._op, ax)
+            return r[(slice(None),) * ax + (-1,)]
+        if self._table and _concrete(x, mask):
+            from ._eager_ufunc import fold
+            r = fold(x, self._op, ax, [0], [nred], "reduce", init, mask)
+            return ns.reshape(r, kshape)
+        if not self._table and self._rec.reorderable and mask is None:
+            r = self._tree(x, ax)
+            return r if init is None else self._fn(r, init)
+        return self._compose_fold(x, ax, 0, nred, init, mask)
+
+    def _tree(self, x: Any, ax: int) -> Any:
+        """Pairwise reduction along ``ax`` (reorderable composites: log2(n) calls)."""
+        ns = _ns()
+
+        def part(a: Any, lo: int, hi: int | None) -> Any:
+            return a[(slice(None),) * ax + (slice(lo, hi),)]
+        while x.shape[ax] > 1:
+            n = x.shape[ax]
+            h = n // 2
+            r = self._fn(part(x, 0, h), part(x, h, 2 * h))
+            x = ns.concat([r, part(x, 2 * h, None)], axis=ax) if n % 2 else r
+        return x[(slice(None),) * ax + (0,)]
+
+    def _compose_fold(self, x: Any, ax: int, start: int, stop: int, init: Any,
+                      mask: Any) -> Any:
+        """The fold of ``x[start:stop]`` along ``ax`` from elementwise primitives (traced
+        operands: differentiable and batchable), left to right as NumPy applies it."""
+        def at(a: Any, i: int) -> Any:
+            return a[(slice(None),) * ax + (i,)]
+        acc = None
+        if init is not None:
+            shape = x.shape[:ax] + x.shape[ax + 1:]
+            acc = _ns().full(shape, init, dtype=x.dtype, device=x.device)
+        for i in range(start, stop):
+            v = at(x, i)
+            if acc is None:
+                acc = v
+                continue
+            nxt = self._fn(acc, v)
+            acc = nxt if mask is None else _ns().where(at(mask, i), nxt, acc)
+        return acc
+
+    # ------------------------------------------------------------------ accumulate
+    def accumulate(self, array: Any, axis: int = 0, dtype: Any = None, out: Any = None) -> Any:
+        """Accumulate the result of applying the ufunc along ``axis``.
+
+        Parameters
+        ----------
+        array : Array or array_like
+            The values (at least one dimension).
+        axis : int, optional
+            The axis (default 0).
+        dtype : dtype, optional
+            Computation and result dtype (default as for :meth:`reduce`).
+        out : Array, optional
+            Written with the result and returned.
+
+        Returns
+        -------
+        Array
+            Shaped like ``array``: element ``i`` is the reduction of elements ``0..i``.
+            ``add``/``multiply`` run the ``cumsum``/``cumprod`` primitives, other ops a
+            device fold storing every step.
+
+        Raises
+        ------
+        ValueError
+            A unary ufunc.
+        TypeError
+            A 0-d array or ``axis=None``; an op whose result dtype differs from its operands'.
+
+        Examples
+        --------
+        >>> import numpy, clnp as np
+        >>> print(numpy.asarray(np.maximum.accumulate(np.asarray([1, 3, 2, 5]))))
+        [1 3 3 5]
+        >>> print(numpy.asarray(np.subtract.accumulate(np.asarray([10.0, 1.0, 2.0]))))
+        [10.  9.  7.]
+        """
+        name = f"{self.__name__}.accumulate"
+        self._binary_only("accumulate")
+        x = _as_array(array, name)
+        if x.ndim == 0:
+            raise TypeError(f"{name}: cannot accumulate on a scalar")
+        if axis is None:
+            raise TypeError(f"{name}: axis=None is not supported (accumulate needs one axis)")
+        ax = normalize_axis(axis, x.ndim, name)
+        d = self._method_dtype(x, dtype, "accumulate")
+        if x.dtype != d:
+            x = x.astype(d)
+        if self._op in _SCAN and x.dtype.kind in "iufc":
+            r = primitive(_SCAN[self._op]).bind(x, axis=ax, include_initial=False)
+        else:
+            if self._table:
+                self._fold_dtype(x, "accumulate")
+            n = x.shape[ax]
+            if x.size == 0:
+                r = _ns().empty(x.shape, dtype=x.dtype, device=x.device)
+            elif self._table and _concrete(x) and self._rec.reorderable:
+                from ._eager_ufunc import scan
+                r = scan(x, self._op, ax)         # parallel: the op is associative
+            elif self._table and _concrete(x):
+                from ._eager_ufunc import fold
+                r = fold(x, self._op, ax, [0], [n], "accumulate")
+            else:
+                r = self._compose_scan(x, ax)
+        return write_out(name, r, out)
+
+    def _compose_scan(self, x: Any, ax: int) -> Any:
+        ns = _ns()
+        parts = []
+        acc = None
+        for i in range(x.shape[ax]):
+            v = x[(slice(None),) * ax + (i,)]
+            acc = v if acc is None else self._fn(acc, v)
+            parts.append(acc)
+        return ns.stack(parts, axis=ax)
+
+    # ------------------------------------------------------------------ reduceat
+    def reduceat(self, array: Any, indices: Any, axis: int = 0, dtype: Any = None,
+                 out: Any = None) -> Any:
+        """Reduce the slices ``[indices[i], indices[i + 1])`` along ``axis``.
+
+        Parameters
+        ----------
+        array : Array or array_like
+            The values.
+        indices : sequence of int or Array
+            Slice starts (read on the host: they shape the result). Where
+            ``indices[i] >= indices[i + 1]`` the result is ``array[indices[i]]``; the last
+            slice runs to the end of the axis.
+        axis : int, optional
+            The axis (default 0).
+        dtype : dtype, optional
+            Computation and result dtype (default as for :meth:`reduce`).
+        out : Array, optional
+            Written with the result and returned.
+
+        Returns
+        -------
+        Array
+            ``array``'s shape with ``axis`` of length ``len(indices)``: one device fold per
+            slice, left to right.
+
+        Raises
+        ------
+        IndexError
+            An index outside ``[0, array.shape[axis])``.
+        TypeError
+            Indices that are not a 1-d sequence of integers.
+
+        Examples
+        --------
+        >>> import numpy, clnp as np
+        >>> print(numpy.asarray(np.add.reduceat(np.arange(8), [0, 4, 1, 5])))
+        [ 6  4 10 18]
+        """
+        name = f"{self.__name__}.reduceat"
+        self._binary_only("reduceat")
+        x = _as_array(array, name)
+        ax = normalize_axis(axis, x.ndim, name)
+        idx = np.asarray(indices.to_numpy() if isinstance(indices, Array) else indices)
+        if idx.ndim != 1 or (idx.size and idx.dtype.kind not in "iu"):
+            raise TypeError(f"{name}: indices must be a 1-d sequence of integers; got "
+                            f"{idx.dtype} of shape {idx.shape}")
+        n = x.shape[ax]
+        idx = idx.astype(np.int64)
+        bad = idx[(idx < 0) | (idx >= n)]
+        if bad.size:
+            raise IndexError(f"{name}: index {int(bad[0])} out-of-bounds in reduceat for "
+                             f"axis {ax} of size {n}")
+        nxt = np.append(idx[1:], n)
+        ends = np.where(nxt > idx, nxt, idx + 1)
+        d = self._method_dtype(x, dtype, "reduceat")
+        if x.dtype != d:
+            x = x.astype(d)
+        if self._table:
+            self._fold_dtype(x, "reduceat")
+        if self._table and _concrete(x):
+            from ._eager_ufunc import fold
+            r = fold(x, self._op, ax, idx.tolist(), ends.tolist(), "reduce")
+        else:
+            r = _ns().stack([self._compose_fold(x, ax, int(s), int(e), None, None)
+                             for s, e in zip(idx, ends)], axis=ax)
+        return write_out(name, r, out)
+
+    # ------------------------------------------------------------------ outer
+    def outer(self, A: Any, B: Any, /, **kwargs: Any) -> Any:
+        """``op(a, b)`` for every pair ``a`` of ``A`` and ``b`` of ``B``.
+
+        Parameters
+        ----------
+        A, B : Array or array_like
+            The operands.
+        **kwargs
+            ``out``, ``where``, ``casting``, ``order``, ``dtype`` as for the call.
+
+        Returns
+        -------
+        Array
+            Shape ``A.shape + B.shape``: a broadcast call, so differentiable and batchable.
+
+        Raises
+        ------
+        ValueError
+            A unary ufunc.
+
+        Examples
+        --------
+        >>> import numpy, clnp as np
+        >>> print(numpy.asarray(np.multiply.outer(np.asarray([1, 2]), np.asarray([10, 20, 30]))))
+        [[10 20 30]
+         [20 40 60]]
+        """
+        name = f"{self.__name__}.outer"
+        self._binary_only("outer")
+        a = _as_array(A, name)
+        b = _as_array(B, name, a.device)
+        a = _ns().reshape(a, a.shape + (1,) * b.ndim)
+        return self(a, b, **kwargs)
+
+    # ------------------------------------------------------------------ at
+    def at(self, a: Any, indices: Any, b: Any = None, /) -> None:
+        """Unbuffered in-place ``a[indices] = op(a[indices], b)``.
+
+        An element indexed ``k`` times is updated ``k`` times, in the order of the
+        occurrences (``add.at`` adds every value, ``negative.at`` twice restores it).
+
+        Parameters
+        ----------
+        a : Array
+            Updated in place (a concrete array: not a traced value).
+        indices : index
+            Anything ``a[indices]`` accepts: integers, integer arrays or lists (one bounds-
+            checked launch), tuples of them, slices, boolean masks.
+        b : Array, array_like or scalar, optional
+            Second operand of binary ufuncs, broadcast to ``a[indices]``'s shape.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        TypeError
+            A traced or non-clnp ``a``; a result that does not cast to ``a.dtype`` under
+            ``same_kind``.
+        ValueError
+            ``b`` missing for a binary ufunc or given for a unary one.
+        IndexError
+            An index out of bounds (nothing is written).
+
+        Examples
+        --------
+        >>> import numpy, clnp as np
+        >>> a = np.zeros(4)
+        >>> np.add.at(a, [0, 0, 2], 1.0)
+        >>> print(numpy.asarray(a))
+        [2. 0. 1. 0.]
+        >>> np.maximum.at(a, [1, 1], [5.0, 3.0])
+        >>> print(numpy.asarray(a))
+        [2. 5. 1. 0.]
+        """
+        name = f"{self.__name__}.at"
+        if not isinstance(a, Array):
+            if is_array(a):
+                raise TypeError(f"{name} updates its operand in place, which a traced value "
+                                f"cannot be; use x.at[idx].add(v)-style functional updates "
+                                f"(or the ufunc and scatter primitives) inside "
+                                f"transformations")
+            raise TypeError(f"{name}: a must be a clnp array; got {type(a).__name__}")
+        if (b is None) != (self.nin == 1):
+            raise ValueError(f"{name}: {'second operand needed' if b is None else 'too many operands'}"
+                             f" for a ufunc with {self.nin} input(s)")
+        ns = _ns()
+        off = self._index_offsets(a, indices)
+        shape = off.shape
+        off = ns.reshape(off, (-1,))
+        from ._promotion import resolve
+        if b is None:
+            compute, res, _ = resolve(self._rec, (a,))
+            bv = None
+        else:
+            if isinstance(b, np.ndarray) or isinstance(b, _ARRAY_LIKE):
+                b = ns.asarray(np.asarray(b), device=a.device)
+            if isinstance(b, np.generic):
+                b = ns.asarray(b, device=a.device)
+            compute, res, _ = resolve(self._rec, (a, b))
+            if is_array(b):
+                bv = ns.broadcast_to(b if b.dtype == compute else b.astype(compute), shape)
+            else:
+                bv = ns.full(shape, b, dtype=compute, device=a.device)
+            bv = ns.reshape(bv, (-1,))
+            if bv._offset or not bv.is_contiguous:     # the kernel reads b densely
+                bv = ns.asarray(bv, copy=True)
+        if not np.can_cast(res, a.dtype, "same_kind"):
+            raise TypeError(f"Cannot cast ufunc '{self.__name__}' output from {res!r} to "
+                            f"{a.dtype!r} with casting rule 'same_kind'")
+        if not self._table:
+            return self._at_rounds(a, indices, b)
+        from ._eager_ufunc import at_add_atomic, at_segments
+        if self._op == "add" and compute == a.dtype and at_add_atomic(a, off, bv):
+            return None
+        at_segments(a, off, bv, self._op, compute)
+        return None
+
+    def _index_offsets(self, a: Array, indices: Any) -> Any:
+        """Storage offsets of ``a[indices]``: integer index arrays (the common ``at``
+        forms) in one bounds-checked launch, any other index through a grid of offsets."""
+        ns = _ns()
+        key = indices if isinstance(indices, tuple) else (indices,)
+        arrays = []
+        for k in key:
+            if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+                k = np.asarray(k)
+            if isinstance(k, (list, np.ndarray)):
+                h = np.asarray(k)
+                if h.dtype.kind not in "iu" and not (h.size == 0 and h.dtype.kind == "f"):
+                    break
+                k = ns.asarray(h.astype(np.int64), device=a.device)
+            if not (isinstance(k, Array) and k.dtype.kind in "iu"):
+                break
+            arrays.append(k)
+        else:
+            if 0 < len(arrays) <= a.ndim:
+                from ._eager import IndexOutOfBounds
+                from ._eager_ufunc import element_offsets
+                try:
+                    return element_offsets(a, arrays)
+                except IndexOutOfBounds as e:
+                    raise IndexError(f"{self.__name__}.at: index {e.value} is out of bounds "
+                                     f"for axis {e.j} with size {e.size}") from None
+        return self._offsets(a)[indices]
+
+    def _at_rounds(self, a: Array, indices: Any, b: Any) -> None:
+        """``at`` of a composite (no C template): the k-th occurrences of every element
+        are updated together in round k (gather, compute, scatter), which applies the op
+        once per occurrence in order, as NumPy's unbuffered loop does."""
+        ns = _ns()
+        if not a.is_contiguous:         # work on a dense copy, then write it back
+            c = ns.asarray(a, copy=True)
+            self._at_rounds(c, indices, b)
+            a[...] = c
+            return None
+        off = self._index_offsets(a, indices)
+        shape = off.shape
+        off = ns.reshape(off, (-1,)).to_numpy()
+        flat = ns.reshape(a, (-1,))
+        rel = off - a._offset
+        bv = None
+        if b is not None:
+            bv = _as_array(b, f"{self.__name__}.at", a.device)
+            bv = ns.reshape(ns.broadcast_to(bv, shape), (-1,))
+        order = np.argsort(rel, kind="stable")
+        srt = rel[order]
+        start = np.r_[0, np.flatnonzero(srt[1:] != srt[:-1]) + 1]
+        rank = np.empty(len(rel), np.int64)
+        rank[order] = np.arange(len(rel)) - np.repeat(start, np.diff(np.r_[start, len(rel)]))
+        for k in range(int(rank.max()) + 1 if len(rel) else 0):
+            sel = np.flatnonzero(rank == k)
+            pos = ns.asarray(rel[sel], device=a.device)
+            cur = flat[pos]
+            args = (cur,) if bv is None else (cur, bv[ns.asarray(sel, device=a.device)])
+            r = self._fn(*args)
+            if not np.can_cast(r.dtype, a.dtype, "same_kind"):
+                raise TypeError(f"Cannot cast ufunc '{self.__name__}' output from "
+                                f"{r.dtype!r} to {a.dtype!r} with casting rule 'same_kind'")
+            flat[pos] = r.astype(a.dtype) if r.dtype != a.dtype else r
+        return None
+
+    @staticmethod
+    def _offsets(a: Array) -> Any:
+        """int64 storage offsets of every element of ``a`` (shaped like ``a``)."""
+        ns = _ns()
+        off = ns.full(a.shape, a._offset, dtype=dt.int64, device=a.device)
+        for k, (n, s) in enumerate(zip(a.shape, a._strides)):
+            if n > 1 and s:
+                r = ns.arange(0, n * s, s, dtype=dt.int64, device=a.device)
+                off = off + ns.reshape(r, (n,) + (1,) * (a.ndim - k - 1))
+        return off
+
+
+# NumPy ufuncs that clnp implements as compositions in its NumPy layer:
+# name -> (identity, reorderable)
+COMPOSITES: dict[str, tuple[Any, bool]] = {
+    "fmax": (None, True), "fmin": (None, True), "fmod": (None, False),
+    "float_power": (None, False), "heaviside": (None, False),
+    "logaddexp2": (-math.inf, True), "exp2": (None, False), "fabs": (None, False),
+    "rint": (None, False), "degrees": (None, False), "radians": (None, False),
+    "deg2rad": (None, False), "rad2deg": (None, False),
+}
+
+
+def composite(name: str, fn: Callable[..., Any]) -> ufunc:
+    """The ufunc object for NumPy-layer function ``fn`` (NumPy's ufunc ``name``)."""
+    ref = getattr(np, name)
+    identity, reorderable = COMPOSITES[name]
+    rec = _ops.EwOp(name, ref.nin, "any", {}, ref, identity=identity, reorderable=reorderable)
+    ins = "x" if ref.nin == 1 else "x1, x2"
+    doc = (f"{name}({ins}, /, out=None, *, where=True, casting='same_kind', order='K', "
+           f"dtype=None)\n\n{(fn.__doc__ or '').strip()}\n\nA :class:`clnp.ufunc` composed "
+           f"from clnp's elementwise ops: calls take NumPy's keywords; ``reduce`` (pairwise "
+           f"for {'this reorderable op' if reorderable else 'reorderable ops'}, else one call "
+           f"per element along the axis), ``accumulate``, ``reduceat``, ``outer`` and "
+           f"``at`` compose calls.\n\nParameters\n----------\n{ins} : Array or array_like"
+           f"\n    Inputs (NumPy's dtype rules).\nout, where, casting, order, dtype\n    As "
+           f"for every ufunc (see :class:`clnp.ufunc`).\n\nReturns\n-------\nArray\n\n"
+           f"Examples\n--------\n>>> import numpy, clnp as np\n"
+           f">>> print(numpy.round(numpy.asarray(np.{name}("
+           f"{', '.join(['np.asarray([1.0, 2.5])'] * ref.nin)})), 4))\n"
+           f"{np.round(ref(*[np.asarray([1.0, 2.5])] * ref.nin), 4)}\n")
+    return ufunc(rec, fn, doc)
+
+
+def install_composites(namespace: dict[str, Any]) -> None:
+    """Replace the NumPy layer's functions of :data:`COMPOSITES` in ``namespace`` (and their
+    aliases) by ufunc objects."""
+    # NumPy's aliases are distinct ufuncs (deg2rad is not radians): one object per name
+    for name, fn in [(n, namespace.get(n)) for n in COMPOSITES]:
+        if fn is not None and not isinstance(fn, ufunc):
+            namespace[name] = composite(name, fn)

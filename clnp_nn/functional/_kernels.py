@@ -1,0 +1,365 @@
+"""The device kernels of ``clnp_nn.functional`` as primitives, with their transformation rules.
+
+- ``nn_im2col(x, *, kernel, stride, padding, dilation, out_hw, fill)``: ``x`` of shape
+  ``(N, C, H, W)`` (any strides) to the column matrix of shape ``(C*KH*KW, N*OH*OW)``; row
+  ``(c*KH + i)*KW + j``, column ``(n*OH + oh)*OW + ow`` holds
+  ``x[n, c, oh*SH - PH + i*DH, ow*SW - PW + j*DW]``, or ``fill`` where that lies in the padding.
+  The batch sits in the columns so a whole convolution is one GEMM, and its weight gradient
+  another (Caffe's layout).
+- ``nn_col2im(cols, *, kernel, stride, padding, dilation, out_hw, in_hw)``: the transpose
+  (adjoint) of ``nn_im2col``: every input pixel gathers the column entries that read it, so
+  the kernel needs no atomics. ``N`` and ``C`` follow from the shape of ``cols``.
+- ``nn_erf(x)``: the error function (OpenCL's ``erf``), which the elementwise op table lacks.
+
+Both im2col and col2im are linear, so each one's JVP is itself and its VJP the other; under
+``vmap`` the batch axis folds into ``N``. ``jit`` records them as opaque steps.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+import clnp as xp
+from clnp._array import Array
+from clnp._codegen import ctypes as C
+from clnp._custom_kernels import ElementwiseKernel
+from clnp._prims import def_impl, primitive
+from clnp._eager import local_size
+from clnp._runtime import launch
+from clnp_grad._rules import JVP, VJP
+from clnp_grad._vmap import BATCH
+
+_I64 = np.dtype(np.int64)
+_I32 = np.dtype(np.int32)
+_GEOM = ("C", "H", "W", "KH", "KW", "OH", "OW", "SH", "SW", "PH", "PW", "DH", "DW")
+
+
+def _prelude(dtype: np.dtype) -> list[str]:
+    return ["#pragma OPENCL EXTENSION cl_khr_fp64 : enable"] if C.uses_fp64([dtype]) else []
+
+
+_ROW_RANGE = [
+    # the output columns ow whose input column iw = ow*SW + off lies inside [0, W)
+    "  int lo = off >= 0 ? 0 : (-off + SW - 1) / SW;",
+    "  int hi = W - 1 - off >= 0 ? (W - 1 - off) / SW + 1 : 0;",
+    "  if (hi > OW) hi = OW;",
+    "  if (lo > hi) lo = hi;",
+]
+
+
+def _render_im2col(dtype: np.dtype) -> tuple[str, str, list]:
+    """Range (OH, N, C*KH*KW): one work-item writes one row of OW columns, the padding
+    runs apart from the interior, whose reads are contiguous for unit stride. (One item per
+    element, with its index arithmetic and bounds test, ran 7x slower on PoCL.)"""
+    st, ct = C.storage_ctype(dtype), C.compute_ctype(dtype)
+    geom = ", ".join(f"const int {g}" for g in _GEOM)
+    src = "\n".join(_prelude(dtype) + [
+        f"// clnp_nn im2col {dtype}",
+        f"__kernel void clnp_nn_im2col(const long ncol, {geom},",
+        f"    __global const {st} *x, const long xo, const long sn, const long sc,",
+        f"    const long sh, const long sw, const {ct} fill, __global {st} *y)",
+        "{",
+        "  const int oh = get_global_id(0);",
+        "  if (oh >= OH) return;",
+        "  const int n = get_global_id(1), r = get_global_id(2);",
+        "  const int kj = r % KW, kt = r / KW, ki = kt % KH, c = kt / KH;",
+        "  const int ih = oh * SH - PH + ki * DH;",
+        "  const long d = r * ncol + ((long)n * OH + oh) * OW;",
+        "  const int off = kj * DW - PW;",
+        *_ROW_RANGE,
+        "  if (ih < 0 || ih >= H) lo = hi = 0;",
+        "  const long s = xo + n * sn + c * sc + ih * sh + off * sw;",
+        "  int ow = 0;",
+        f"  for (; ow < lo; ++ow) {C.store(dtype, 'y', 'd + ow', 'fill')}",
+        "  if (SW == 1 && sw == 1) {",
+        f"    for (; ow < hi; ++ow) {C.store(dtype, 'y', 'd + ow', C.load(dtype, 'x', 's + ow'))}",
+        "  } else {",
+        "    for (; ow < hi; ++ow)",
+        f"      {C.store(dtype, 'y', 'd + ow', C.load(dtype, 'x', 's + (long)ow * SW * sw'))}",
+        "  }",
+        f"  for (; ow < OW; ++ow) {C.store(dtype, 'y', 'd + ow', 'fill')}",
+        "}"])
+    args = [_I64] + [_I32] * len(_GEOM) + [None, _I64, _I64, _I64, _I64, _I64,
+                                            C.scalar_arg_dtype(dtype), None]
+    return src, "clnp_nn_im2col", args
+
+
+def _render_col2im(dtype: np.dtype) -> tuple[str, str, list]:
+    """Range (H, C, N): one work-item owns one row of the result. It zeroes the row, then
+    for every kernel tap that reads this row adds the matching stretch of a column-matrix
+    row (distinct ow land on distinct w for a fixed tap, so no write conflicts and no
+    atomics; the order of the sums is fixed, so results are deterministic)."""
+    st, ct = C.storage_ctype(dtype), C.compute_ctype(dtype)
+    geom = ", ".join(f"const int {g}" for g in _GEOM)
+    src = "\n".join(_prelude(dtype) + [
+        f"// clnp_nn col2im {dtype}",
+        f"__kernel void clnp_nn_col2im({geom},",
+        f"    __global const {st} *cols, const long co, const long rs, const long cs,",
+        f"    __global {st} *x)",
+        "{",
+        "  const int h = get_global_id(0);",
+        "  if (h >= H) return;",
+        "  const int c = get_global_id(1), n = get_global_id(2);",
+        "  const long d = (((long)n * C + c) * H + h) * W;",
+        f"  for (int w = 0; w < W; ++w) {C.store(dtype, 'x', 'd + w', f'({ct})0')}",
+        "  for (int ki = 0; ki < KH; ++ki) {",
+        "    const int hh = h + PH - ki * DH;",
+        "    if (hh < 0 || hh % SH) continue;",
+        "    const int oh = hh / SH;",
+        "    if (oh >= OH) continue;",
+        "    for (int kj = 0; kj < KW; ++kj) {",
+        "      const int off = kj * DW - PW;",
+        *["    " + line for line in _ROW_RANGE],
+        "      const long s = co + ((long)(c * KH + ki) * KW + kj) * rs",
+        "                     + ((long)n * OH + oh) * OW * cs;",
+        "      for (int ow = lo; ow < hi; ++ow) {",
+        "        const long t = d + ow * SW + off;",
+        f"        {C.store(dtype, 'x', 't', C.load(dtype, 'x', 't') + ' + ' + C.load(dtype, 'cols', 's + ow * cs'))}",
+        "      }",
+        "    }",
+        "  }",
+        "}"])
+    args = [_I32] * len(_GEOM) + [None, _I64, _I64, _I64, None]
+    return src, "clnp_nn_col2im", args
+
+
+def _render_im2col_elem(dtype: np.dtype) -> tuple[str, str, list]:
+    """Range (OH*OW rounded up to the work-group size, N, C*KH*KW), one element per
+    work-item: neighbouring work-items write neighbouring columns (coalesced on GPUs)."""
+    st, ct = C.storage_ctype(dtype), C.compute_ctype(dtype)
+    geom = ", ".join(f"const int {g}" for g in _GEOM)
+    src = "\n".join(_prelude(dtype) + [
+        f"// clnp_nn im2col (element) {dtype}",
+        f"__kernel void clnp_nn_im2col_e(const long ncol, {geom},",
+        f"    __global const {st} *x, const long xo, const long sn, const long sc,",
+        f"    const long sh, const long sw, const {ct} fill, __global {st} *y)",
+        "{",
+        "  const int l = get_global_id(0);",
+        "  if (l >= OH * OW) return;",
+        "  const int n = get_global_id(1), r = get_global_id(2);",
+        "  const int ow = l % OW, oh = l / OW;",
+        "  const int kj = r % KW, kt = r / KW, ki = kt % KH, c = kt / KH;",
+        "  const int ih = oh * SH - PH + ki * DH, iw = ow * SW - PW + kj * DW;",
+        f"  {ct} v = fill;",
+        "  if (ih >= 0 && ih < H && iw >= 0 && iw < W)",
+        f"    v = {C.load(dtype, 'x', 'xo + n * sn + c * sc + ih * sh + iw * sw')};",
+        f"  {C.store(dtype, 'y', 'r * ncol + (long)n * (OH * OW) + l', 'v')}",
+        "}"])
+    args = [_I64] + [_I32] * len(_GEOM) + [None, _I64, _I64, _I64, _I64, _I64,
+                                            C.scalar_arg_dtype(dtype), None]
+    return src, "clnp_nn_im2col_e", args
+
+
+def _render_col2im_elem(dtype: np.dtype) -> tuple[str, str, list]:
+    """Range (H*W rounded up, C, N), one input pixel per work-item, summing over the taps
+    that read it."""
+    st, ct = C.storage_ctype(dtype), C.compute_ctype(dtype)
+    geom = ", ".join(f"const int {g}" for g in _GEOM)
+    src = "\n".join(_prelude(dtype) + [
+        f"// clnp_nn col2im (element) {dtype}",
+        f"__kernel void clnp_nn_col2im_e({geom},",
+        f"    __global const {st} *cols, const long co, const long rs, const long cs,",
+        f"    __global {st} *x)",
+        "{",
+        "  const int p = get_global_id(0);",
+        "  if (p >= H * W) return;",
+        "  const int c = get_global_id(1), n = get_global_id(2);",
+        "  const int w = p % W, h = p / W;",
+        f"  {ct} acc = 0;",
+        "  for (int ki = 0; ki < KH; ++ki) {",
+        "    const int hh = h + PH - ki * DH;",
+        "    if (hh < 0 || hh % SH) continue;",
+        "    const int oh = hh / SH;",
+        "    if (oh >= OH) continue;",
+        "    for (int kj = 0; kj < KW; ++kj) {",
+        "      const int ww = w + PW - kj * DW;",
+        "      if (ww < 0 || ww % SW) continue;",
+        "      const int ow = ww / SW;",
+        "      if (ow >= OW) continue;",
+        "      const long r = (long)(c * KH + ki) * KW + kj;",
+        "      const long col = ((long)n * OH + oh) * OW + ow;",
+        f"      acc += {C.load(dtype, 'cols', 'co + r * rs + col * cs')};",
+        "    }",
+        "  }",
+        f"  {C.store(dtype, 'x', '((long)n * C + c) * (H * W) + p', 'acc')}",
+        "}"])
+    args = [_I32] * len(_GEOM) + [None, _I64, _I64, _I64, None]
+    return src, "clnp_nn_col2im_e", args
+
+
+# Which kernel shape each device gets: "row" (one work-item per row: CPUs, where per-item
+# index arithmetic and work-group scheduling dominate) or "element" (one per element:
+# GPUs, where neighbouring work-items must touch neighbouring addresses). None: by the
+# device's type; tests set it to run both shapes on any device.
+VARIANT: str | None = None
+
+
+def _variant(dev: Any) -> str:
+    return VARIANT or ("row" if dev.is_cpu else "element")
+
+
+def _geometry(C_: int, in_hw: tuple, kernel: tuple, out_hw: tuple, stride: tuple,
+              padding: tuple, dilation: tuple) -> list[int]:
+    return [C_, in_hw[0], in_hw[1], kernel[0], kernel[1], out_hw[0], out_hw[1], stride[0],
+            stride[1], padding[0], padding[1], dilation[0], dilation[1]]
+
+
+def _fits_int(what: str, sizes: tuple) -> None:
+    """The kernels index within a row, an image and a channel with 32-bit ints."""
+    if max(sizes) >= 2 ** 31:
+        raise ValueError(f"{what}: a dimension product {max(sizes)} exceeds the 32-bit "
+                         f"indexing of the kernel")
+
+
+@def_impl("nn_im2col")
+def im2col_impl(x: Array, *, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple,
+                out_hw: tuple, fill: float) -> Array:
+    N, C_, H, W = x.shape
+    rows, ncol = C_ * kernel[0] * kernel[1], N * out_hw[0] * out_hw[1]
+    out = Array.empty((rows, ncol), x.dtype, x.device)
+    total = rows * ncol
+    if total == 0:
+        return out
+    _fits_int("im2col", (N, rows, out_hw[0] * out_hw[1], H * W, C_ * H * W))
+    dev = x.device
+    fill_v = C.scalar_arg_dtype(x.dtype).type(fill)
+    if _variant(dev) == "row":
+        kern = dev.kernel(("clnp_nn_im2col", x.dtype), lambda: _render_im2col(x.dtype))
+        gsize, lsize = (out_hw[0], N, rows), None
+    else:
+        kern = dev.kernel(("clnp_nn_im2col_e", x.dtype), lambda: _render_im2col_elem(x.dtype))
+        L = local_size(dev)
+        gsize, lsize = (-(-(out_hw[0] * out_hw[1]) // L) * L, N, rows), (L, 1, 1)
+    launch(dev, kern, gsize, lsize, ncol,
+           *_geometry(C_, (H, W), kernel, out_hw, stride, padding, dilation),
+           x._buf, x._offset, *x._strides, fill_v, out._buf)
+    return out
+
+
+@def_impl("nn_col2im")
+def col2im_impl(cols: Array, *, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple,
+                out_hw: tuple, in_hw: tuple) -> Array:
+    rows, ncol = cols.shape
+    C_ = rows // (kernel[0] * kernel[1])
+    N = ncol // (out_hw[0] * out_hw[1]) if out_hw[0] * out_hw[1] else 0
+    out = Array.empty((N, C_) + tuple(in_hw), cols.dtype, cols.device)
+    total = out.size
+    if total == 0:
+        return out
+    if rows * ncol == 0:
+        return xp.zeros(out.shape, dtype=cols.dtype, device=cols.device)
+    _fits_int("col2im", (N, C_, rows, in_hw[0] * in_hw[1], out_hw[0] * out_hw[1]))
+    dev = cols.device
+    if _variant(dev) == "row":
+        kern = dev.kernel(("clnp_nn_col2im", cols.dtype), lambda: _render_col2im(cols.dtype))
+        gsize, lsize = (in_hw[0], C_, N), None
+    else:
+        kern = dev.kernel(("clnp_nn_col2im_e", cols.dtype),
+                          lambda: _render_col2im_elem(cols.dtype))
+        L = local_size(dev)
+        gsize, lsize = (-(-(in_hw[0] * in_hw[1]) // L) * L, C_, N), (L, 1, 1)
+    launch(dev, kern, gsize, lsize,
+           *_geometry(C_, in_hw, kernel, out_hw, stride, padding, dilation),
+           cols._buf, cols._offset, cols._strides[0], cols._strides[1], out._buf)
+    return out
+
+
+def im2col(x: Any, *, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple,
+           out_hw: tuple, fill: float = 0.0) -> Any:
+    """Columns of ``x`` (N, C, H, W) as ``(C*KH*KW, N*OH*OW)``; arguments are checked by the
+    caller."""
+    return primitive("nn_im2col").bind(x, kernel=tuple(kernel), stride=tuple(stride),
+                                       padding=tuple(padding), dilation=tuple(dilation),
+                                       out_hw=tuple(out_hw), fill=float(fill))
+
+
+def col2im(cols: Any, *, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple,
+           out_hw: tuple, in_hw: tuple) -> Any:
+    """The adjoint of :func:`im2col`: ``(C*KH*KW, N*OH*OW)`` summed back to (N, C, H, W)."""
+    return primitive("nn_col2im").bind(cols, kernel=tuple(kernel), stride=tuple(stride),
+                                       padding=tuple(padding), dilation=tuple(dilation),
+                                       out_hw=tuple(out_hw), in_hw=tuple(in_hw))
+
+
+# ------------------------------------------------------------------------------ rules
+def _geom_params(p: dict) -> dict:
+    return {k: p[k] for k in ("kernel", "stride", "padding", "dilation", "out_hw")}
+
+
+JVP["nn_im2col"] = lambda primals, tangents, out, **p: im2col(tangents[0], **{**p, "fill": 0.0})
+VJP["nn_im2col"] = lambda ct, primals, out, **p: (
+    col2im(ct, in_hw=tuple(primals[0].shape[2:]), **_geom_params(p)),)
+JVP["nn_col2im"] = lambda primals, tangents, out, **p: col2im(tangents[0], **p)
+VJP["nn_col2im"] = lambda ct, primals, out, **p: (im2col(ct, fill=0.0, **_geom_params(p)),)
+
+
+def _batch_im2col(prim: Any, vals: tuple, batched: tuple, size: int, **p: Any) -> Any:
+    x = vals[0]                                           # (B, N, C, H, W)
+    B, N = x.shape[0], x.shape[1]
+    cols = prim.bind(xp.reshape(x, (B * N,) + tuple(x.shape[2:])), **p)
+    cols = xp.reshape(cols, (cols.shape[0], B, cols.shape[1] // B if B else 0))
+    return xp.permute_dims(cols, (1, 0, 2))
+
+
+def _batch_col2im(prim: Any, vals: tuple, batched: tuple, size: int, **p: Any) -> Any:
+    cols = vals[0]                                        # (B, R, N*OH*OW)
+    B, R, M = cols.shape
+    flat = xp.reshape(xp.permute_dims(cols, (1, 0, 2)), (R, B * M))
+    x = prim.bind(flat, **p)
+    return xp.reshape(x, (B, x.shape[0] // B if B else 0) + tuple(x.shape[1:]))
+
+
+BATCH["nn_im2col"] = _batch_im2col
+BATCH["nn_col2im"] = _batch_col2im
+
+
+# ------------------------------------------------------------------------------ erf
+_ERF = ElementwiseKernel("T x", "T y", "y = erf(x)", "clnp_nn_erf")
+
+
+@def_impl("nn_erf")
+def erf_impl(x: Array) -> Array:
+    return _ERF(x)
+
+
+def erf(x: Any) -> Any:
+    """The error function, elementwise (OpenCL's ``erf``), differentiable.
+
+    Parameters
+    ----------
+    x : Array
+        Real floating input.
+
+    Returns
+    -------
+    Array
+        ``erf(x)``, same shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a real floating array (from the kernel's type check).
+
+    Examples
+    --------
+    >>> import clnp_nn.functional as F
+    >>> F.erf(clnp.asarray([0.0])).tolist()
+    [0.0]
+    >>> round(float(F.erf(clnp.asarray([1.0]))[0]), 4)
+    0.8427
+    """
+    return primitive("nn_erf").bind(x)
+
+
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+
+def _erf_slope(x: Any) -> Any:
+    return _TWO_OVER_SQRT_PI * xp.exp(-(x * x))
+
+
+JVP["nn_erf"] = lambda primals, tangents, out: tangents[0] * _erf_slope(primals[0])
+VJP["nn_erf"] = lambda ct, primals, out: (ct * _erf_slope(primals[0]),)
+BATCH["nn_erf"] = lambda prim, vals, batched, size: prim.bind(vals[0])
