@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 import warnings
 from dataclasses import dataclass
 from functools import cached_property
@@ -50,6 +51,22 @@ class KernelBuildError(RuntimeError):
 
 class UnsupportedDtypeError(TypeError):
     """The device cannot hold this dtype (e.g. float64 without cl_khr_fp64)."""
+
+
+#: Programs this process created, by where they came from: ``built`` from source (``build_s``
+#: seconds in the compiler) or ``loaded`` from the disk cache of binaries (``load_s``). For
+#: start-up measurements (bench/bench_startup.py) and tests; reset with :func:`reset_build_stats`.
+build_stats: dict[str, float] = {"built": 0, "loaded": 0, "build_s": 0.0, "load_s": 0.0}
+
+
+def reset_build_stats() -> None:
+    for k in build_stats:
+        build_stats[k] = 0 if k in ("built", "loaded") else 0.0
+
+
+def _count_build(how: str, seconds: float) -> None:
+    build_stats[how] += 1
+    build_stats["build_s" if how == "built" else "load_s"] += seconds
 
 
 def _debug_level() -> int:
@@ -199,7 +216,8 @@ class Device:
 
     def build(self, source: str, options: Sequence[str] = ()) -> cl.Program:
         """Build a program from OpenCL C source, or fetch it from the in-process cache, else
-        from the disk cache of binaries (``clnp._program_cache``)."""
+        from the disk cache of binaries (``clnp._program_cache``). Counted in
+        :data:`build_stats`."""
         key = source + "\0" + " ".join(options)
         prg = self._programs.get(key)
         if prg is not None:
@@ -211,6 +229,7 @@ class Device:
             opts = list(self.default_build_options) + list(options)
             debug = _debug_level()
             path = _program_cache.path_for(self, source, opts)  # None: disk cache off
+            t0 = time.perf_counter()
             with warnings.catch_warnings():
                 if debug < 1:  # remarks on successful builds are noise to users
                     warnings.simplefilter("ignore", cl.CompilerWarning)
@@ -220,6 +239,7 @@ class Device:
                     if debug >= 1:
                         print(f"--- clnp kernel for {self} (loaded from disk cache {path}) ---"
                               f"\n{source}", file=sys.stderr)
+                    _count_build("loaded", time.perf_counter() - t0)
                 else:
                     if debug >= 1:
                         print(f"--- clnp kernel for {self} ---\n{source}", file=sys.stderr)
@@ -228,6 +248,7 @@ class Device:
                         prg = prg.build(options=opts)
                     except cl.Error as e:
                         raise KernelBuildError(self, source, self._build_log(prg, e)) from None
+                    _count_build("built", time.perf_counter() - t0)
                     if path is not None:
                         _program_cache.store(path, prg)
             self._programs[key] = prg
