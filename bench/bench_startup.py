@@ -24,7 +24,8 @@ clnp's binary cache and how many ``built`` from source, and the seconds spent in
 (``load_s``, ``build_s``; ``kernel_s`` is their sum). PoCL generates each kernel's machine code
 at its first launch unless its cache or the loaded binary already holds it; that time shows
 only in ``total_s``. ``process_s`` is the parent's wall time around the child (interpreter start
-and exit included). Times are medians over the repetitions: each cold repetition starts from
+and exit included), ``cpu_s`` the child's user + system CPU time (all its threads): on a shared
+machine the wall times move with the load, the CPU time much less. Times are medians over the repetitions: each cold repetition starts from
 new temp directories; the other modes reuse the first cold repetition's directories (they only
 read them; each ``clnp-only`` repetition gets a new empty PoCL directory). The script's stdout
 must be identical in every run.
@@ -35,6 +36,7 @@ import argparse
 import csv
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -90,13 +92,17 @@ def child(target: str, env: dict[str, str]) -> tuple[dict, str]:
     args = ["-m", "clnp"] if target == "python -m clnp" else [
         os.path.join(SCRIPTS, target + ".py")]
     t = time.perf_counter()
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     r = subprocess.run([sys.executable, "-c", CHILD, *args], env=env, capture_output=True,
                        text=True, cwd=env["PYTHONPATH"].split(os.pathsep)[0])
     wall = time.perf_counter() - t
+    ru2 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (ru2.ru_utime - ru.ru_utime) + (ru2.ru_stime - ru.ru_stime)
     if r.returncode != 0:
         raise SystemExit(f"{target} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
     res = json.loads(r.stderr.strip().splitlines()[-1])
     res["process_s"] = wall
+    res["cpu_s"] = cpu
     out = r.stdout
     if target == "python -m clnp":      # its own timing line differs between runs
         out = "\n".join(l for l in out.splitlines() if " ms " not in l)
@@ -120,7 +126,7 @@ def make_env(clnp_dir: str | None, pocl_dir: str, root: str = ROOT) -> dict[str,
     return env
 
 
-FIELDS = ["total_s", "import_s", "kernel_s", "load_s", "build_s", "process_s"]
+FIELDS = ["total_s", "import_s", "kernel_s", "load_s", "build_s", "process_s", "cpu_s"]
 MODES = ("warm", "pocl-only", "clnp-only", "cold")
 
 
@@ -180,7 +186,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     names = args.only or NAMES
     cols = ["label", "script", "mode", "reps", "total_s", "import_s", "kernel_s", "load_s",
-            "build_s", "programs", "loaded", "built", "ms_per_program", "process_s", "device"]
+            "build_s", "programs", "loaded", "built", "ms_per_program", "process_s", "cpu_s",
+            "device"]
     rows = []
     print(" | ".join(cols[:-1]))
     trees = ([(args.compare_label, os.path.abspath(args.compare))] if args.compare else [])

@@ -142,49 +142,8 @@ def can_vectorize(spec_body: tuple[Instr, ...], dtypes: list[np.dtype]) -> bool:
     return all(d.kind in "fiu" and d.name != "float16" for d in dtypes)
 
 
-# One-op kernels that share a program (see :func:`family`): ops whose instructions differ only
-# in the op's name for the same dtypes, and which a script tends to use together.
-FAMILIES: tuple[tuple[str, ...], ...] = (
-    ("add", "subtract", "multiply", "divide", "maximum", "minimum"),
-    ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"),
-    ("negative", "square", "sqrt", "exp", "log", "sin", "cos"),
-    ("isnan", "isinf", "isfinite"),
-    ("logical_and", "logical_or", "bitwise_and", "bitwise_or"),
-)
-_FAMILY_OF = {op: fam for fam in FAMILIES for op in fam}
-
-
-def family(spec: EwSpec) -> tuple[EwSpec, ...]:
-    """The specs rendered into one program together with ``spec``.
-
-    A PoCL program costs a few hundred milliseconds to build from source whether it holds one
-    kernel or several, while each kernel's machine code is generated only at its first launch
-    (bench/bench_startup.py), so the one-op kernels of a :data:`FAMILIES` row with the same
-    operands and layout share a program: the first of them builds it, the others find it by its
-    source text, which does not depend on which member asked. Members without a template for
-    the dtypes are left out; fused (multi-op) kernels get a program of their own."""
-    if len(spec.body) != 1 or spec.body[0].op not in _FAMILY_OF:
-        return (spec,)
-    ins = spec.body[0]
-    fam = _FAMILY_OF[ins.op]
-    members = []
-    for op in fam:      # which members: a function of the row, dtypes and layout only
-        rec = _ops.OPS[op]
-        if rec.out != _ops.OPS[fam[0]].out or (spec.width > 1 and not rec.vec):
-            continue
-        try:
-            template(op, ins.dtype)
-        except TypeError:
-            continue
-        members.append(EwSpec(spec.inputs, (Instr(op, ins.args, ins.arg_dtypes, ins.dtype,
-                                                  ins.out_dtype),), spec.outputs, spec.ndim,
-                              spec.contiguous, spec.width, spec.index, spec.splat, spec.tile))
-    return tuple(members) if spec in members else (spec,)
-
-
 def render_elementwise(spec: EwSpec) -> tuple[str, str, list]:
-    """Return ``(source, kernel_name, scalar_arg_dtypes)`` for ``spec``; the source holds the
-    kernels of the whole :func:`family` of ``spec``.
+    """Return ``(source, kernel_name, scalar_arg_dtypes)`` for ``spec``.
 
     Sample (one ``add`` of two float32 arrays, contiguous, width 8)::
 
@@ -193,18 +152,6 @@ def render_elementwise(spec: EwSpec) -> tuple[str, str, list]:
            if (base + 8 <= n) { float8 v0 = vload8(0, a0 + o0 + base); ... }
            else for (long k = base; k < n; ++k) { float v0 = a0[o0 + k]; ... } }
     """
-    specs = family(spec)
-    kernels = [_kernel_lines(s) for s in specs]
-    lines = [line for k, _ in kernels for line in k]
-    body = tuple(i for s in specs for i in s.body)
-    dtypes = [d for s in specs for d in value_dtypes(s)]
-    head = prelude("// clnp elementwise: " + ", ".join(i.op for i in body), body, dtypes,
-                   "\n".join(lines), spec.splat)
-    return "\n".join(head + lines), spec.name, kernels[specs.index(spec)][1]
-
-
-def _kernel_lines(spec: EwSpec) -> tuple[list[str], list]:
-    """The lines of ``spec``'s kernel, and its scalar argument dtypes."""
     idx, w = spec.index, spec.width
     dtypes = value_dtypes(spec)
     params: list[str] = [f"const {idx} n"]
@@ -279,7 +226,9 @@ def _kernel_lines(spec: EwSpec) -> tuple[list[str], list]:
                 lines.append(f"  const {idx} i{d} = rem % d{d}; rem /= d{d};")
         lines += ["  " + s for s in _body(spec, dtypes, None, 1)]
     lines.append("}")
-    return lines, argtypes
+    head = prelude("// clnp elementwise: " + ", ".join(i.op for i in spec.body), spec.body,
+                   dtypes, "\n".join(lines), spec.splat)
+    return "\n".join(head + lines), spec.name, argtypes
 
 
 def prelude(title: str, body: tuple[Instr, ...], dtypes: list[np.dtype], text: str,
