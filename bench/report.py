@@ -42,6 +42,7 @@ SECTIONS = {
     "gemm": ("GEMM", "bench/bench_gemm.py"),
     "grad": ("Automatic differentiation (value_and_grad of an MLP)", "bench/bench_grad.py"),
     "extended": ("Extended workloads (library routines)", "bench/bench_extended.py"),
+    "startup": ("Start-up of NumPy scripts in a fresh process", "bench/bench_startup.py"),
 }
 
 
