@@ -249,8 +249,8 @@ class Device:
                     except cl.Error as e:
                         raise KernelBuildError(self, source, self._build_log(prg, e)) from None
                     _count_build("built", time.perf_counter() - t0)
-                    if path is not None:
-                        _program_cache.store(path, prg)
+                    if path is not None and _program_cache.store(path, prg):
+                        _program_cache.note_stored(self, path, source, opts)
             self._programs[key] = prg
             return prg
 

@@ -127,7 +127,9 @@ def test_disabled_writes_nothing(device, cache, tmp_path, monkeypatch, how):
     src, name = _source(3)
     prg = device.build(src)
     assert _run(device, prg, name) == [3] * 4
-    assert pc.stats == {"hits": 0, "misses": 0, "stores": 0, "bad": 0, "evicted": 0}
+    assert pc.stats == {"hits": 0, "misses": 0, "stores": 0, "bad": 0, "evicted": 0,
+                        "completed": 0}
+    assert pc.complete_at_exit() == 0
     assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
 
 
@@ -292,3 +294,44 @@ def test_build_stats_count_sources_and_loads(device, cache):
     assert _runtime.build_stats["built"] == 1 and _runtime.build_stats["loaded"] == 1
     device.build(src)                   # the in-process cache: not a program creation
     assert _runtime.build_stats["built"] == 1 and _runtime.build_stats["loaded"] == 1
+
+
+# ------------------------------------------------------------------ completion at exit
+def _pocl(device):
+    return "portable computing language" in device.platform_name.lower()
+
+
+def test_complete_at_exit_rewrites_launched_programs(device, cache):
+    pc.complete_at_exit()               # forget what earlier tests stored
+    src, name = _source(9)
+    prg = device.build(src)
+    path = pc.path_for(device, src, list(device.default_build_options))
+    before = pc.read(path)
+    assert _run(device, prg, name) == [9] * 4    # first launch: the driver may add code
+    n = pc.complete_at_exit()
+    after = pc.read(path)
+    assert after is not None and pc.stats["completed"] == n
+    if _pocl(device):                   # PoCL packs the generated work-group function
+        assert n == 1 and len(after) > len(before)
+    _forget(device, src)
+    prg2 = device.build(src)            # the rewritten entry loads and computes
+    assert pc.stats["hits"] == 1 and _run(device, prg2, name) == [9] * 4
+    assert pc.complete_at_exit() == 0   # nothing stored since: nothing to do
+
+
+def test_complete_at_exit_leaves_cleared_entries_and_respects_limits(device, cache,
+                                                                     monkeypatch):
+    pc.complete_at_exit()
+    src, name = _source(4)
+    _run(device, device.build(src), name)
+    path = pc.path_for(device, src, list(device.default_build_options))
+    path.unlink()                       # the user cleared the cache meanwhile
+    assert pc.complete_at_exit() == 0 and not path.exists()
+    monkeypatch.setattr(pc, "COMPLETE_MAX", 1)
+    srcs = [_source(i) for i in range(3)]
+    for s, n in srcs:
+        _run(device, device.build(s), n)
+    assert len(pc._stored) == 1         # only the first is remembered
+    monkeypatch.setattr(pc, "COMPLETE_BUDGET_S", -1.0)
+    assert pc.complete_at_exit() == 0   # out of time before the first
+    assert pc._stored == []
