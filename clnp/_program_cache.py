@@ -171,11 +171,12 @@ def store(path: Path, program: Any) -> bool:
 # entries stored by this process: (device, path, source, options, stored binary's SHA-256)
 _stored: list[tuple[Any, Path, str, list[str], bytes]] = []
 _exit_hook = False
+_owner_pid = os.getpid()     # a forked child inherits the list, not the OpenCL objects
 
 
 def note_stored(device: Any, path: Path, source: str, options: Sequence[str]) -> None:
     """Remember the entry just stored for ``source`` on ``device`` (:func:`complete_at_exit`)."""
-    global _exit_hook
+    global _exit_hook, _owner_pid
     if len(_stored) >= COMPLETE_MAX:
         return
     binary = read(path)
@@ -185,7 +186,7 @@ def note_stored(device: Any, path: Path, source: str, options: Sequence[str]) ->
         _stored.append((weakref.ref(device), path, source, list(options),
                         hashlib.sha256(binary).digest()))
         if not _exit_hook:
-            _exit_hook = True
+            _exit_hook, _owner_pid = True, os.getpid()
             atexit.register(complete_at_exit)
 
 
@@ -195,7 +196,7 @@ def complete_at_exit() -> int:
     kernels' first launches). Returns how many were rewritten; never raises. Runs at
     interpreter exit; callable earlier (tests)."""
     with _lock:
-        todo = list(_stored)
+        todo = list(_stored) if os.getpid() == _owner_pid else []
         _stored.clear()
     done = 0
     synced: set[int] = set()

@@ -335,3 +335,8 @@ def test_complete_at_exit_leaves_cleared_entries_and_respects_limits(device, cac
     monkeypatch.setattr(pc, "COMPLETE_BUDGET_S", -1.0)
     assert pc.complete_at_exit() == 0   # out of time before the first
     assert pc._stored == []
+    monkeypatch.setattr(pc, "COMPLETE_BUDGET_S", 60.0)
+    s, n = _source(5)
+    _run(device, device.build(s), n)
+    monkeypatch.setattr(pc, "_owner_pid", -1)   # as in a forked child: OpenCL is not ours
+    assert pc.complete_at_exit() == 0 and pc._stored == []
