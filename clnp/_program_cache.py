@@ -22,13 +22,29 @@ mtimes are deleted until it is under 3/4 of both limits (so that eviction, once 
 needed again soon). The check lists the directory, so it runs rarely: on a process's first
 store and then every :data:`EVICT_EVERY` stores. Orphaned temporary files (a writer killed
 mid-write) older than an hour are removed by the same pass.
+
+Entries completed at exit (:func:`complete_at_exit`): some drivers generate a kernel's machine
+code only at its first launch and put it in the binaries of programs built after that (PoCL:
+the work-group function per local size, 50-300 ms of LLVM per kernel; a binary taken right
+after the build holds bitcode only, and PoCL redoes that work in every process whose own cache,
+``POCL_CACHE_DIR``, lacks it). So at interpreter exit, each program this process built from
+source is built once more from source (the driver's cache answers: 20-50 ms each on PoCL) and,
+where the binary it hands out now differs, the entry is rewritten (atomically, as above). A
+process that loaded everything from the cache does nothing at exit; one that built many
+programs (a test suite) completes the first :data:`COMPLETE_MAX` of them, for at most
+:data:`COMPLETE_BUDGET_S` seconds, and leaves the rest as they are (bitcode, as before).
+``CLNP_DISK_CACHE=0`` turns this off with the rest; entries deleted meanwhile are not brought
+back. bench/bench_startup.py, mode ``clnp-only``, measures what it gives.
 """
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
 import threading
 import time
+import warnings
+import weakref
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -42,9 +58,11 @@ MAX_ENTRIES = 2000
 MAX_BYTES = 512 * 2**20
 EVICT_EVERY = 200
 _TMP_MAX_AGE = 3600.0
+COMPLETE_MAX = 128           # entries completed at exit, at most ...
+COMPLETE_BUDGET_S = 3.0      # ... and for at most this long
 
 # counters for tests and debugging; reset with reset_stats()
-stats = {"hits": 0, "misses": 0, "stores": 0, "bad": 0, "evicted": 0}
+stats = {"hits": 0, "misses": 0, "stores": 0, "bad": 0, "evicted": 0, "completed": 0}
 _lock = threading.Lock()
 _stores_since_evict: int | None = None     # None: this process has not checked yet
 
@@ -120,15 +138,19 @@ def load(context: Any, cl_device: Any, path: Path, options: Sequence[str]) -> An
     return prg
 
 
-def store(path: Path, program: Any) -> bool:
-    """Write ``program``'s binary to ``path`` atomically; False if it could not be done."""
+def _binary(program: Any) -> bytes | None:
     try:
         binary = program.get_info(cl.program_info.BINARIES)[0]
     except Exception:       # noqa: BLE001
+        return None
+    return bytes(binary) if binary else None      # some drivers give no binary
+
+
+def store(path: Path, program: Any) -> bool:
+    """Write ``program``'s binary to ``path`` atomically; False if it could not be done."""
+    binary = _binary(program)
+    if binary is None:
         return False
-    if not binary:
-        return False        # some drivers give no binary
-    binary = bytes(binary)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -144,6 +166,63 @@ def store(path: Path, program: Any) -> bool:
     _count("stores")
     _maybe_evict(path.parent)
     return True
+
+
+# entries stored by this process: (device, path, source, options, stored binary's SHA-256)
+_stored: list[tuple[Any, Path, str, list[str], bytes]] = []
+_exit_hook = False
+_owner_pid = os.getpid()     # a forked child inherits the list, not the OpenCL objects
+
+
+def note_stored(device: Any, path: Path, source: str, options: Sequence[str]) -> None:
+    """Remember the entry just stored for ``source`` on ``device`` (:func:`complete_at_exit`)."""
+    global _exit_hook, _owner_pid
+    if len(_stored) >= COMPLETE_MAX:
+        return
+    binary = read(path)
+    if binary is None:
+        return
+    with _lock:
+        _stored.append((weakref.ref(device), path, source, list(options),
+                        hashlib.sha256(binary).digest()))
+        if not _exit_hook:
+            _exit_hook, _owner_pid = True, os.getpid()
+            atexit.register(complete_at_exit)
+
+
+def complete_at_exit() -> int:
+    """Rewrite the entries this process stored whose program, built again from source now,
+    comes with a different binary (the driver added the machine code it generated at the
+    kernels' first launches). Returns how many were rewritten; never raises. Runs at
+    interpreter exit; callable earlier (tests)."""
+    with _lock:
+        todo = list(_stored) if os.getpid() == _owner_pid else []
+        _stored.clear()
+    done = 0
+    synced: set[int] = set()
+    stop = time.monotonic() + COMPLETE_BUDGET_S
+    for ref, path, source, options, digest in todo:
+        device = ref()
+        if device is None or not enabled():
+            continue
+        if time.monotonic() > stop:
+            break
+        try:
+            if not path.exists():       # cleared meanwhile: leave it so
+                continue
+            if id(device) not in synced:
+                device.synchronize()    # launches finished: their machine code is complete
+                synced.add(id(device))
+            with warnings.catch_warnings():    # the build log was shown (or not) already
+                warnings.simplefilter("ignore")
+                prg = cl.Program(device.context, source).build(options=options)
+            binary = _binary(prg)
+            if binary and hashlib.sha256(binary).digest() != digest and store(path, prg):
+                done += 1
+        except Exception:   # noqa: BLE001  (exit must not fail over a cache)
+            continue
+    _count("completed", done)
+    return done
 
 
 def evict(directory: Path | None = None, max_entries: int | None = None,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 import warnings
 from dataclasses import dataclass
 from functools import cached_property
@@ -50,6 +51,22 @@ class KernelBuildError(RuntimeError):
 
 class UnsupportedDtypeError(TypeError):
     """The device cannot hold this dtype (e.g. float64 without cl_khr_fp64)."""
+
+
+#: Programs this process created, by where they came from: ``built`` from source (``build_s``
+#: seconds in the compiler) or ``loaded`` from the disk cache of binaries (``load_s``). For
+#: start-up measurements (bench/bench_startup.py) and tests; reset with :func:`reset_build_stats`.
+build_stats: dict[str, float] = {"built": 0, "loaded": 0, "build_s": 0.0, "load_s": 0.0}
+
+
+def reset_build_stats() -> None:
+    for k in build_stats:
+        build_stats[k] = 0 if k in ("built", "loaded") else 0.0
+
+
+def _count_build(how: str, seconds: float) -> None:
+    build_stats[how] += 1
+    build_stats["build_s" if how == "built" else "load_s"] += seconds
 
 
 def _debug_level() -> int:
@@ -202,7 +219,8 @@ class Device:
 
     def build(self, source: str, options: Sequence[str] = ()) -> cl.Program:
         """Build a program from OpenCL C source, or fetch it from the in-process cache, else
-        from the disk cache of binaries (``clnp._program_cache``)."""
+        from the disk cache of binaries (``clnp._program_cache``). Counted in
+        :data:`build_stats`."""
         key = source + "\0" + " ".join(options)
         prg = self._programs.get(key)
         if prg is not None:
@@ -214,6 +232,7 @@ class Device:
             opts = list(self.default_build_options) + list(options)
             debug = _debug_level()
             path = _program_cache.path_for(self, source, opts)  # None: disk cache off
+            t0 = time.perf_counter()
             with warnings.catch_warnings():
                 if debug < 1:  # remarks on successful builds are noise to users
                     warnings.simplefilter("ignore", cl.CompilerWarning)
@@ -223,6 +242,7 @@ class Device:
                     if debug >= 1:
                         print(f"--- clnp kernel for {self} (loaded from disk cache {path}) ---"
                               f"\n{source}", file=sys.stderr)
+                    _count_build("loaded", time.perf_counter() - t0)
                 else:
                     if debug >= 1:
                         print(f"--- clnp kernel for {self} ---\n{source}", file=sys.stderr)
@@ -231,9 +251,11 @@ class Device:
                         prg = prg.build(options=opts, devices=[self.cl_device])
                     except cl.Error as e:
                         raise KernelBuildError(self, source, self._build_log(prg, e)) from None
-                    if path is not None and len(self.context.devices) == 1:
-                        # (a shared context's program lists a binary per device: not stored)
-                        _program_cache.store(path, prg)
+                    _count_build("built", time.perf_counter() - t0)
+                    # (a shared context's program lists a binary per device: not stored)
+                    if path is not None and len(self.context.devices) == 1 and \
+                            _program_cache.store(path, prg):
+                        _program_cache.note_stored(self, path, source, opts)
             self._programs[key] = prg
             return prg
 

@@ -127,7 +127,9 @@ def test_disabled_writes_nothing(device, cache, tmp_path, monkeypatch, how):
     src, name = _source(3)
     prg = device.build(src)
     assert _run(device, prg, name) == [3] * 4
-    assert pc.stats == {"hits": 0, "misses": 0, "stores": 0, "bad": 0, "evicted": 0}
+    assert pc.stats == {"hits": 0, "misses": 0, "stores": 0, "bad": 0, "evicted": 0,
+                        "completed": 0}
+    assert pc.complete_at_exit() == 0
     assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
 
 
@@ -189,3 +191,152 @@ def test_build_errors_unchanged(device, cache):
         device.build(bad)
     assert "undefined" in str(e.value) and e.value.source == bad
     assert _entries(cache) == []
+
+
+# ------------------------------------------------------------- fresh processes (issue #14)
+_CHILD = r"""
+import json, sys
+import numpy as np
+import clnp
+from clnp import _program_cache, _runtime
+x = clnp.asarray(np.linspace(-2.0, 3.0, 1000, dtype=np.float32))
+y = clnp.sqrt(clnp.abs(x)) * 2.0 + x
+out = [float(clnp.sum(y)), float(clnp.max(y - x)), clnp.cumulative_sum(x[:5]).tolist(),
+       clnp.argsort(-x[:7]).tolist()]
+print(json.dumps({"out": out, "build": _runtime.build_stats, "disk": _program_cache.stats}))
+"""
+
+
+def _child(device, cache_dir, pocl_dir=None):
+    """Run _CHILD in a new interpreter on ``device`` with clnp's cache at ``cache_dir`` (and
+    PoCL's at ``pocl_dir``; None: its usual one, so that its compiles are shared)."""
+    import json
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, CLNP_CACHE_DIR=str(cache_dir), CLNP_DEVICE=str(device.index),
+               PYTHONPATH=root)
+    if pocl_dir is not None:
+        env["POCL_CACHE_DIR"] = str(pocl_dir)
+    env.pop("CLNP_DISK_CACHE", None)
+    r = subprocess.run([sys.executable, "-c", _CHILD], env=env, capture_output=True,
+                       text=True, cwd=root, timeout=600)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def test_fresh_process_builds_nothing_from_source(device, tmp_path):
+    cache, pocl = tmp_path / "clnp", None
+    first = _child(device, cache, pocl)
+    n = first["build"]["built"]
+    assert n > 0 and first["build"]["loaded"] == 0 and first["disk"]["stores"] == n
+    assert len(_entries(cache / "programs")) == n
+    second = _child(device, cache, pocl)
+    assert second["build"]["built"] == 0, "a warm process compiled from source"
+    assert second["build"]["loaded"] == n and second["disk"]["hits"] == n
+    assert second["disk"]["stores"] == 0 and second["out"] == first["out"]
+    # clnp's cache alone (PoCL's own emptied) still builds nothing from source
+    third = _child(device, cache, tmp_path / "pocl-empty")
+    assert third["build"]["built"] == 0 and third["out"] == first["out"]
+
+
+def test_fresh_process_rebuilds_damaged_entries(device, tmp_path):
+    cache, pocl = tmp_path / "clnp", None
+    first = _child(device, cache, pocl)
+    n = first["build"]["built"]
+    truncated, flipped = sorted((cache / "programs").glob("*.bin"))[:2]
+    data = truncated.read_bytes()   # what a writer killed mid-write would leave without the
+    truncated.write_bytes(data[:len(data) // 3])        # atomic rename that prevents it
+    data = flipped.read_bytes()     # one bit of the binary changed on disk
+    i = len(data) - 5
+    flipped.write_bytes(data[:i] + bytes([data[i] ^ 0x10]) + data[i + 1:])
+    second = _child(device, cache, pocl)
+    assert second["build"]["built"] == 2 and second["build"]["loaded"] == n - 2
+    assert second["disk"]["bad"] == 2 and second["disk"]["stores"] == 2
+    assert second["out"] == first["out"]
+    assert pc.read(truncated) is not None and pc.read(flipped) is not None   # repaired
+    third = _child(device, cache, pocl)
+    assert third["build"]["built"] == 0 and third["out"] == first["out"]
+
+
+def test_concurrent_processes_share_one_cache(device, tmp_path):
+    """Two processes filling an empty cache at once (same programs, same entries): both
+    succeed, no temporary file is left, and a third process builds nothing."""
+    from concurrent.futures import ThreadPoolExecutor
+    cache, pocl = tmp_path / "clnp", None
+    with ThreadPoolExecutor(2) as ex:
+        a, b = ex.map(lambda i: _child(device, cache, pocl), range(2))
+    assert a["out"] == b["out"]
+    assert list((cache / "programs").glob("*.tmp")) == []
+    assert len(_entries(cache / "programs")) == a["build"]["built"] + a["build"]["loaded"]
+    c = _child(device, cache, pocl)
+    assert c["build"]["built"] == 0 and c["out"] == a["out"]
+
+
+def test_key_covers_environment_build_options(device, cache, monkeypatch):
+    src, _ = _source()
+    opts = list(device.default_build_options)
+    k0 = pc.key(device, src, opts)
+    monkeypatch.setenv("PYOPENCL_BUILD_OPTIONS", "-cl-mad-enable")
+    assert pc.key(device, src, opts) != k0
+    monkeypatch.delenv("PYOPENCL_BUILD_OPTIONS")
+    assert pc.key(device, src, opts) == k0
+
+
+def test_build_stats_count_sources_and_loads(device, cache):
+    _runtime.reset_build_stats()
+    src, _ = _source()
+    device.build(src)
+    assert _runtime.build_stats["built"] == 1 and _runtime.build_stats["loaded"] == 0
+    assert _runtime.build_stats["build_s"] > 0
+    _forget(device, src)
+    device.build(src)
+    assert _runtime.build_stats["built"] == 1 and _runtime.build_stats["loaded"] == 1
+    device.build(src)                   # the in-process cache: not a program creation
+    assert _runtime.build_stats["built"] == 1 and _runtime.build_stats["loaded"] == 1
+
+
+# ------------------------------------------------------------------ completion at exit
+def _pocl(device):
+    return "portable computing language" in device.platform_name.lower()
+
+
+def test_complete_at_exit_rewrites_launched_programs(device, cache):
+    pc.complete_at_exit()               # forget what earlier tests stored
+    src, name = _source(9)
+    prg = device.build(src)
+    path = pc.path_for(device, src, list(device.default_build_options))
+    before = pc.read(path)
+    assert _run(device, prg, name) == [9] * 4    # first launch: the driver may add code
+    n = pc.complete_at_exit()
+    after = pc.read(path)
+    assert after is not None and pc.stats["completed"] == n
+    if _pocl(device):                   # PoCL packs the generated work-group function
+        assert n == 1 and len(after) > len(before)
+    _forget(device, src)
+    prg2 = device.build(src)            # the rewritten entry loads and computes
+    assert pc.stats["hits"] == 1 and _run(device, prg2, name) == [9] * 4
+    assert pc.complete_at_exit() == 0   # nothing stored since: nothing to do
+
+
+def test_complete_at_exit_leaves_cleared_entries_and_respects_limits(device, cache,
+                                                                     monkeypatch):
+    pc.complete_at_exit()
+    src, name = _source(4)
+    _run(device, device.build(src), name)
+    path = pc.path_for(device, src, list(device.default_build_options))
+    path.unlink()                       # the user cleared the cache meanwhile
+    assert pc.complete_at_exit() == 0 and not path.exists()
+    monkeypatch.setattr(pc, "COMPLETE_MAX", 1)
+    srcs = [_source(i) for i in range(3)]
+    for s, n in srcs:
+        _run(device, device.build(s), n)
+    assert len(pc._stored) == 1         # only the first is remembered
+    monkeypatch.setattr(pc, "COMPLETE_BUDGET_S", -1.0)
+    assert pc.complete_at_exit() == 0   # out of time before the first
+    assert pc._stored == []
+    monkeypatch.setattr(pc, "COMPLETE_BUDGET_S", 60.0)
+    s, n = _source(5)
+    _run(device, device.build(s), n)
+    monkeypatch.setattr(pc, "_owner_pid", -1)   # as in a forked child: OpenCL is not ours
+    assert pc.complete_at_exit() == 0 and pc._stored == []
