@@ -3,7 +3,8 @@
     python bench/bench_nn_conv.py [--batch 16] [--channels 64] [--size 32] [--reps 7]
 
 Runs on clnp's default device (``CLNP_DEVICE`` picks it); PyTorch runs on the CPU with
-``torch.set_num_threads(os.cpu_count())``. Each case is checked against PyTorch before it is
+``torch.set_num_threads(os.cpu_count())``, or on CUDA (cuDNN) when clnp's device is a GPU
+and PyTorch sees one. Each case is checked against PyTorch before it is
 timed; times are medians of ``--reps`` runs after a warm-up call, with ``clnp.synchronize()``
 inside each timed region, and the clnp and PyTorch runs of a case interleave so that load
 from other processes hits both alike. Cases (3x3 convolution, stride 1, padding 1, float32):
@@ -36,11 +37,16 @@ import clnp_nn.functional as F  # noqa: E402
 from clnp_nn.functional._kernels import col2im, im2col  # noqa: E402
 
 
+SYNCS: list[Callable[[], None]] = [clnp.synchronize]
+
+
 def timed(f: Callable[[], Any]) -> float:
-    clnp.synchronize()
+    for s in SYNCS:
+        s()
     t = time.perf_counter()
     f()
-    clnp.synchronize()
+    for s in SYNCS:
+        s()
     return time.perf_counter() - t
 
 
@@ -60,9 +66,16 @@ def main() -> None:
     ap.add_argument("--channels", type=int, default=64)
     ap.add_argument("--size", type=int, default=32)
     ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--csv", default=None, help="also write the table as CSV")
     a = ap.parse_args()
     import torch
     torch.set_num_threads(os.cpu_count() or 1)
+    tdev = "cuda" if not clnp.default_device().is_cpu and torch.cuda.is_available() else "cpu"
+    if tdev == "cuda":
+        SYNCS.append(torch.cuda.synchronize)
+        # full float32 as clnp computes it (PyTorch's cuDNN convolutions default to TF32)
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cuda.matmul.allow_tf32 = False
     TF = torch.nn.functional
     N, C, S = a.batch, a.channels, a.size
     rng = np.random.default_rng(0)
@@ -70,10 +83,10 @@ def main() -> None:
     w1 = (rng.standard_normal((C, C, 3, 3)) * 0.05).astype(np.float32)
     w2 = (rng.standard_normal((C, C, 3, 3)) * 0.05).astype(np.float32)
     xc, w1c, w2c = (clnp.asarray(v) for v in (x, w1, w2))
-    xt, w1t, w2t = (torch.tensor(v, requires_grad=True) for v in (x, w1, w2))
+    xt, w1t, w2t = (torch.tensor(v, requires_grad=True, device=tdev) for v in (x, w1, w2))
     ones, zeros = clnp.ones((C,), dtype=clnp.float32), clnp.zeros((C,), dtype=clnp.float32)
-    print(f"device: {clnp.default_device()}; torch {torch.__version__} on "
-          f"{torch.get_num_threads()} threads; x {x.shape}, 3x3 conv, float32, median of "
+    print(f"device: {clnp.default_device()}; torch {torch.__version__} on {tdev} "
+          f"({torch.get_num_threads()} CPU threads); x {x.shape}, 3x3 conv, float32, median of "
           f"{a.reps}")
 
     def c_loss(x, w1):
@@ -104,13 +117,13 @@ def main() -> None:
 
     # correctness first
     np.testing.assert_allclose(np.asarray(F.conv2d(xc, w1c, padding=1)),
-                               TF.conv2d(xt, w1t, padding=1).detach().numpy(), rtol=1e-3,
+                               TF.conv2d(xt, w1t, padding=1).detach().cpu().numpy(), rtol=1e-3,
                                atol=1e-3)
     t_block_bwd()
     gb = g_block(xc, w1c, w2c)
     # float32 sums over N*H*W terms and ReLU kinks: against a float64 reference both clnp and
     # PyTorch float32 are off by ~1e-3 of the largest weight gradient at batch 64
-    ref = w1t.grad.numpy()
+    ref = w1t.grad.cpu().numpy()
     np.testing.assert_allclose(np.asarray(gb[1]), ref, rtol=1e-2, atol=5e-3 * np.abs(ref).max())
 
     rows = []
@@ -145,8 +158,16 @@ def main() -> None:
     rows.append(("col2im (vs clnp copy of its input)", r))
     print(f"{'case':40s} {'clnp ms':>9s} {'peer ms':>9s} {'clnp speed / peer':>18s}")
     for name, r in rows:
-        print(f"{name:40s} {r['clnp'] * 1e3:9.1f} {r['torch'] * 1e3:9.1f} "
+        print(f"{name:40s} {r['clnp'] * 1e3:9.3f} {r['torch'] * 1e3:9.3f} "
               f"{r['torch'] / r['clnp']:17.2f}x")
+    if a.csv:
+        import csv
+        with open(a.csv, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["case", "batch", "clnp_ms", f"torch_{tdev}_ms", "torch_over_clnp"])
+            for name, r in rows:
+                w.writerow([name, N, round(r["clnp"] * 1e3, 4), round(r["torch"] * 1e3, 4),
+                            round(r["torch"] / r["clnp"], 3)])
 
 
 if __name__ == "__main__":

@@ -46,6 +46,8 @@ SECTIONS = {
     "disk-cache": ("Disk cache of compiled programs", "bench/bench_disk_cache.py"),
     "linalg-check": ("LinAlgError checks in eager linalg", "bench/bench_linalg_check.py"),
     "amp": ("Mixed precision (float16 storage)", "bench/bench_amp.py"),
+    "nn-conv": ("clnp_nn convolutions and a ResNet block against PyTorch",
+                "bench/bench_nn_conv.py"),
     "startup": ("Start-up of NumPy scripts in a fresh process", "bench/bench_startup.py"),
 }
 RENDER = {"jit": "render_jit"}

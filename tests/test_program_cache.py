@@ -215,7 +215,8 @@ def _child(device, cache_dir, pocl_dir=None):
     import sys
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, CLNP_CACHE_DIR=str(cache_dir), CLNP_DEVICE=str(device.index),
-               PYTHONPATH=root)
+               # the checkout first, then whatever the parent found its packages through
+               PYTHONPATH=os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p))
     if pocl_dir is not None:
         env["POCL_CACHE_DIR"] = str(pocl_dir)
     env.pop("CLNP_DISK_CACHE", None)
