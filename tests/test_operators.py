@@ -258,3 +258,17 @@ def test_integer_operator_semantics(device):
     np.testing.assert_array_equal((x ** 2).to_numpy(), a ** 2)
     np.testing.assert_array_equal((x << 3).to_numpy(), a << 3)
     np.testing.assert_array_equal((x >> 1).to_numpy(), a >> 1)
+
+
+def test_square_by_pow_is_numpys_square(device):
+    """``x ** 2`` gives NumPy's ``x * x`` bit for bit (OpenCL's pow may be 16 ulp off), and
+    the special values stay right; other exponents still go through pow."""
+    rng = np.random.default_rng(4)
+    xs = np.concatenate([rng.standard_normal(97) * 1e3,
+                         [0.0, -0.0, np.inf, -np.inf, np.nan]]).astype(np.float32)
+    x = clnp.asarray(xs, device=device)
+    np.testing.assert_array_equal(np.asarray(x ** 2), xs ** 2)
+    np.testing.assert_array_equal(np.asarray(clnp.pow(x, 2.0)), np.power(xs, np.float32(2)))
+    pos = np.abs(xs[:97]) + 1
+    np.testing.assert_allclose(np.asarray(clnp.asarray(pos, device=device) ** 2.5), pos ** 2.5,
+                               rtol=1e-5)
