@@ -147,7 +147,7 @@ class Array(ArrayOperators):
         >>> x.view(clnp.uint8).shape
         (8,)
         """
-        if isinstance(dtype, builtins.type) and issubclass(dtype, np.ndarray):
+        if isinstance(dtype, builtins.type) and issubclass(dtype, (np.ndarray, Array)):
             type, dtype = dtype, None
         if type is not None and type is not Array:
             raise TypeError(f"view: clnp has no array subclasses; type must be clnp.ndarray, "
@@ -457,7 +457,8 @@ class Array(ArrayOperators):
         host = small.to_numpy()
 
         def body(_: Any, *args: Any, **kwargs: Any) -> str:
-            with np.printoptions(threshold=0):
+            # every option passed again: set_printoptions resets an omitted formatter
+            with np.printoptions(**{**np.get_printoptions(), "threshold": 0}):
                 return np.array2string(host, *args, **kwargs)
         stand_in = np.broadcast_to(np.zeros((), self._dtype), self._shape)
         return impl(stand_in, array2string=body)

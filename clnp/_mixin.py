@@ -186,9 +186,16 @@ class ArrayOperators:
         """
         if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
             shape = tuple(shape[0])
-        if order == "C" and copy is None:
+        if order == "F":
+            # Fortran order: reverse the axes, reshape in C order to the reversed shape, and
+            # reverse back
+            rev = _ns().reshape(self.T, tuple(reversed(tuple(shape))), copy=copy)
+            return rev.T
+        if order not in ("C", "A"):
+            raise ValueError(f"reshape: order must be 'C', 'F' or 'A'; got {order!r}")
+        if copy is None:
             return _ns().reshape(self, shape)
-        return _ns().reshape(self, shape, order, copy=copy)
+        return _ns().reshape(self, shape, copy=copy)
 
     def transpose(self, *axes: Any) -> Any:
         """The array with its axes permuted, a view (``ndarray.transpose``).
@@ -1053,6 +1060,8 @@ class ArrayOperators:
         >>> print(clnp.asarray([1, 3, 5]).searchsorted([0, 3, 6]))
         [0 1 3]
         """
+        if sorter is not None and not (_operand_ok(sorter) and hasattr(sorter, "shape")):
+            sorter = _ns().asarray(sorter, device=self.device)
         return _ns().searchsorted(self, v, side=side, sorter=sorter)
 
     def repeat(self, repeats: Any, axis: Any = None) -> Any:
