@@ -28,6 +28,28 @@ def c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
+class ArrayFlags(dict):
+    """``x.flags``: NumPy's flag names as keys and as lower-case attributes (read-only)."""
+
+    def __getattr__(self, name: str) -> bool:
+        try:
+            return self[name.upper()]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    @property
+    def c_contiguous(self) -> bool:
+        return self["C_CONTIGUOUS"]
+
+    @property
+    def f_contiguous(self) -> bool:
+        return self["F_CONTIGUOUS"]
+
+    @property
+    def contiguous(self) -> bool:
+        return self["C_CONTIGUOUS"]
+
+
 class Array(ArrayOperators):
     """An n-dimensional array on an OpenCL device (the Array API's ``array`` object)."""
 
@@ -105,8 +127,15 @@ class Array(ArrayOperators):
                    zip(self._strides, c_strides(self._shape), self._shape))
 
     @property
-    def flags(self) -> dict[str, bool]:
-        return {"C_CONTIGUOUS": self.is_contiguous, "OWNDATA": False, "WRITEABLE": True}
+    def flags(self) -> "ArrayFlags":
+        """The memory-layout flags NumPy reports, by key (``x.flags['C_CONTIGUOUS']``) or
+        attribute (``x.flags.c_contiguous``); OWNDATA is False (device memory is pooled)."""
+        f_strides = c_strides(self._shape[::-1])[::-1]
+        f_contig = all(s == c or n <= 1 for s, c, n in
+                       zip(self._strides, f_strides, self._shape))
+        return ArrayFlags({"C_CONTIGUOUS": self.is_contiguous, "F_CONTIGUOUS": f_contig,
+                           "OWNDATA": False, "WRITEABLE": True, "ALIGNED": True,
+                           "WRITEBACKIFCOPY": False})
 
     # ------------------------------------------------------------------ views of the memory
     def view(self, dtype: Any = None, type: Any = None) -> "Array":
@@ -186,9 +215,10 @@ class Array(ArrayOperators):
         return Array(self._buf, byte_offset // new.itemsize, shape, strides, new, self._device)
 
     def _part_view(self, part: str) -> "Array | None":
-        """``.real``/``.imag`` of a complex array: a strided view of its float pairs."""
+        """``.real``/``.imag`` of a complex array: a strided view of its float pairs; ``.real``
+        of a real array: the array's memory (a view, as in NumPy)."""
         if self._dtype.kind != "c":
-            return None
+            return self.view() if part == "real" else None
         half = dt.float32 if self._dtype == dt.complex64 else dt.float64
         base = Array(self._buf, self._offset * 2, self._shape + (2,),
                      tuple(st * 2 for st in self._strides) + (1,), half, self._device)

@@ -176,9 +176,9 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None,
             d = dt.as_dtype(host.dtype)
         except TypeError:
             from ._scalar_types import unsupported_dtype_message
-            why = unsupported_dtype_message(host.dtype, "asarray") or (
-                f"asarray: NumPy dtype {host.dtype} is not one of clnp's")
-            raise TypeError(f"cannot convert {type(obj).__name__} to a clnp array; "
+            why = unsupported_dtype_message(host.dtype) or (
+                f"NumPy dtype {host.dtype} is not one of clnp's")
+            raise TypeError(f"asarray: cannot convert {type(obj).__name__} to a clnp array: "
                             f"{why}") from None
         if python_data:
             d = _sequence_dtype(host, dev)

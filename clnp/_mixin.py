@@ -1289,6 +1289,16 @@ class ArrayOperators:
             new_shape = tuple(new_shape[0])
         _ns()._ndarray_methods.resize(self, tuple(int(d) for d in new_shape))
 
+    def __contains__(self, value: Any) -> bool:
+        """``value in x``: whether any element equals ``value`` (NumPy's rule)."""
+        return bool(_ns().any(self == value))
+
+    def __copy__(self) -> Any:
+        return self.copy()
+
+    def __deepcopy__(self, memo: Any) -> Any:
+        return self.copy()
+
     @property
     def flat(self) -> Any:
         """A 1-D iterator over the array that can be indexed and assigned to (``ndarray.flat``).

@@ -270,6 +270,10 @@ def test_real_imag_views_and_setters(device):
     y.real = [3, 4]
     r.real = [3, 4]
     same(y, r)
+    v = y.real
+    v[0] = 8
+    r.real[0] = 8
+    same(y, r)
     with pytest.raises(TypeError, match="imaginary"):
         y.imag = 1
     same(y.imag, r.imag)
@@ -343,6 +347,21 @@ def test_scalar_access(device, data):
     assert x.nbytes == a.nbytes and x.itemsize == a.itemsize and x.strides == a.strides
     assert x.dot(np.ones(2, np.int64)).tolist() == a.dot(np.ones(2, np.int64)).tolist()
     same(up(data[0], device).round(2), data[0].round(2))
+
+
+def test_flags_contains_copy(device):
+    import copy
+    a = np.arange(12.0).reshape(3, 4)
+    x = up(a, device)
+    for got, ref in ((x, a), (x.T, a.T), (x[:, 1:3], a[:, 1:3]), (x[:1], a[:1])):
+        assert got.flags["C_CONTIGUOUS"] == ref.flags["C_CONTIGUOUS"]
+        assert got.flags.f_contiguous == ref.flags.f_contiguous
+        assert got.flags.writeable
+    assert 5.0 in x and 99.0 not in x
+    c = copy.copy(x)
+    d = copy.deepcopy(x)
+    c[0, 0] = d[0, 1] = -1
+    same(x, a)
 
 
 def test_method_coverage():
