@@ -826,12 +826,12 @@ class ArrayOperators:
         """
         return _ns().round(self, decimals, out)
 
-    def dot(self, b: Any, out: Any = None) -> Any:
+    def dot(self, other: Any, out: Any = None) -> Any:
         """Dot product with ``b`` (``ndarray.dot``; see :func:`clnp.dot`).
 
         Parameters
         ----------
-        b : array_like
+        other : array_like
             The other operand.
         out : Array, optional
             Array to write the result into.
@@ -847,7 +847,7 @@ class ArrayOperators:
         >>> print(clnp.asarray([[1, 2], [3, 4]]).dot([1, 1]))
         [3 7]
         """
-        return _ns().dot(self, b, out)
+        return _ns().dot(self, other, out)
 
     def nonzero(self) -> Any:
         """Indices of the non-zero elements, one array per axis (``ndarray.nonzero``).
