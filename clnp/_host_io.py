@@ -690,6 +690,15 @@ class nditer:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._it, name)
 
+    @property
+    def operands(self) -> tuple:
+        """The operands as clnp arrays: a snapshot of their values now (outputs allocated by
+        the iterator included), uploaded."""
+        import clnp
+        return tuple(clnp.asarray(h) if isinstance(h, np.ndarray) and (t is None or
+                                                                     isinstance(t, Array))
+                     else h for t, h in zip(self._targets, self._it.operands))
+
     def __len__(self) -> int:
         return len(self._it)
 

@@ -150,9 +150,12 @@ class ArrayOperators:
         if casting != "unsafe" and not np.can_cast(self.dtype, d, casting):
             raise TypeError(f"astype: cannot cast array data from {self.dtype!r} to {d!r} "
                             f"according to the rule {casting!r}")
-        if order == "F" and self.ndim > 1:
-            raise ValueError("astype: order='F' is not supported (clnp results are C-ordered)")
-        return _ns().astype(self, d, copy=copy)
+        if order not in ("K", "A", "C", "F"):
+            raise ValueError(f"astype: order must be one of 'K', 'A', 'C', 'F'; got {order!r}")
+        res = _ns().astype(self, d, copy=copy)
+        if order == "F" and res.ndim > 1 and not res.flags["F_CONTIGUOUS"]:
+            res = _ns().asarray(res.T, copy=True).T  # column-major strides, as NumPy's
+        return res
 
     def reshape(self, *shape: Any, order: str = "C", copy: Any = None) -> Any:
         """The array with a new shape, a view when possible (``ndarray.reshape``).
@@ -916,6 +919,7 @@ class ArrayOperators:
         >>> print(x)
         [1 2 3]
         """
+        _check_kind(kind, "sort")
         if axis is None:
             raise ValueError("sort: axis=None is not allowed for an in-place sort; use "
                              "clnp.sort(x, axis=None)")
@@ -949,6 +953,7 @@ class ArrayOperators:
         >>> print(clnp.asarray([3, 1, 2]).argsort())
         [1 2 0]
         """
+        _check_kind(kind, "argsort")
         if order is not None:
             raise ValueError("argsort: order= needs a structured dtype, which clnp has not")
         if axis is None:
@@ -1339,6 +1344,13 @@ def _var_std(x: Any, name: str, axis: Any, dtype: Any, out: Any, ddof: Any, keep
         res = res if name == "var" else _ns().sqrt(res)
         return _write_out(res, out, name)
     return getattr(_ns(), name)(x, axis, dtype, out, ddof, keepdims, **_given(where=where))
+
+
+def _check_kind(kind: Any, fname: str) -> None:
+    # every kind gives the stable sort's result, which is a valid result for each of them
+    if kind not in (None, "quicksort", "mergesort", "heapsort", "stable"):
+        raise ValueError(f"{fname}: kind must be one of 'quicksort', 'mergesort', 'heapsort', "
+                         f"'stable'; got {kind!r}")
 
 
 def _write_out(res: Any, out: Any, fname: str) -> Any:

@@ -103,5 +103,12 @@ def test_host_iteration(device):
         for src, dst in it:
             dst[...] = src + 1
     same(y, np.arange(1.0, 4.0))
-    it = clnp.nditer([x, None])
-    assert it.operands[1].shape == (2, 3)
+    with clnp.nditer([x, None]) as it:
+        for src, dst in it:
+            dst[...] = src * src
+        res = it.operands[1]
+    same(res, (a * 3) ** 2)
+    it = clnp.nditer(x, flags=["multi_index"])
+    got = [(it.multi_index, int(v)) for v in it]
+    it2 = np.nditer(a * 3, flags=["multi_index"])
+    assert got == [(it2.multi_index, int(v)) for v in it2]

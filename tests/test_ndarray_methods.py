@@ -112,6 +112,9 @@ def test_astype(device, data):
     same(x.astype(np.int32), a.astype(np.int32))
     same(x.astype("float32"), a.astype("float32"))
     assert x.astype(x.dtype, copy=False) is x
+    f = x.astype(np.float32, order="F")
+    same(f, a.astype(np.float32))
+    assert f.strides == a.astype(np.float32, order="F").strides
     with pytest.raises(TypeError, match="safe"):
         x.astype(np.int32, casting="safe")
     same(up(a.astype(np.float32), device).astype(np.float64, casting="safe"),
@@ -178,6 +181,11 @@ def test_sort_argsort_partition(device, data):
     same(x, a)
     with pytest.raises(ValueError, match="axis=None"):
         x.sort(axis=None)
+    with pytest.raises(ValueError, match="kind"):
+        x.argsort(kind="bogus")
+    x.sort(kind="quicksort")
+    a.sort(kind="quicksort")
+    same(x, a)
     b = data[1][:, :, 0].astype(np.float64)
     for kth in (0, 2, -1, [1, 3]):
         y = up(b, device)
