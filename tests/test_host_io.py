@@ -76,7 +76,7 @@ def test_frombuffer_fromiter_fromfunction(device):
     same(clnp.fromiter((i * i for i in range(5)), dtype=np.float32),
          np.fromiter((i * i for i in range(5)), dtype=np.float32))
     same(clnp.fromiter(iter(range(10)), dtype=int, count=3), np.arange(3))
-    f = lambda i, j: (i - j) ** 2 + 0.5 * i  # noqa: E731
+    f = lambda i, j: (i - j) ** 2 + 0.5 * i
     same(clnp.fromfunction(f, (3, 4)), np.fromfunction(f, (3, 4)))
     same(clnp.fromfunction(lambda i, j, k: i * 100 + j * 10 + k, (2, 3, 2), dtype=int),
          np.fromfunction(lambda i, j, k: i * 100 + j * 10 + k, (2, 3, 2), dtype=int))
