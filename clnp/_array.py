@@ -9,6 +9,7 @@ from __future__ import annotations
 import builtins
 import math
 import operator
+import types
 from typing import Any
 
 import numpy as np
@@ -520,6 +521,8 @@ class Array(ArrayOperators):
         return round(v) if ndigits is None else round(v, ndigits)
 
     __hash__ = None  # type: ignore[assignment]  # mutable, like numpy.ndarray
+    # ``clnp.ndarray[Any, clnp.dtype[clnp.float32]]`` in annotations, as NumPy allows
+    __class_getitem__ = classmethod(types.GenericAlias)
 
     def __reduce__(self):
         # the device pickles by position (falling back to the default device on load)
