@@ -50,6 +50,8 @@ from ._set_functions import __all__ as _set_all
 from ._linear_algebra_functions import *  # noqa: F401,F403
 from ._linear_algebra_functions import __all__ as _la_all
 from . import _elementwise_functions, _indexing, _inplace  # noqa: F401  (used by the operator mixin)
+from . import _ndarray_methods  # noqa: F401  (flat, put, choose, resize: used by the mixin)
+from ._ndarray_methods import flatiter
 from . import fft  # noqa: F401  (clnp.fft: the Array API fft extension)
 from . import linalg  # noqa: F401  (clnp.linalg: the Array API linalg extension)
 from . import random  # noqa: F401  (clnp.random: NumPy's random API, Philox)
@@ -77,12 +79,14 @@ __version__ = "0.1.0"
 __array_api_version__ = "2025.12"
 
 ndarray = Array
-bool = _dtypes.bool_  # noqa: A001 - the standard's name
-int8, int16, int32, int64 = _dtypes.int8, _dtypes.int16, _dtypes.int32, _dtypes.int64
-uint8, uint16, uint32, uint64 = _dtypes.uint8, _dtypes.uint16, _dtypes.uint32, _dtypes.uint64
-float16, float32, float64 = _dtypes.float16, _dtypes.float32, _dtypes.float64
-complex64, complex128 = _dtypes.complex64, _dtypes.complex128
-bool_ = bool
+# The dtype names are NumPy's scalar types, as in CuPy (``clnp.float32 is numpy.float32``):
+# ``clnp.float32(3)`` makes a NumPy scalar and ``x.dtype == clnp.float32`` holds; arrays'
+# ``.dtype`` is a ``numpy.dtype`` object (clnp._scalar_types).
+from ._scalar_types import *  # noqa: F401,F403,E402
+from ._scalar_types import __all__ as _scalar_all  # noqa: E402
+bool = bool_  # noqa: A001,F405 - the standard's name
+from ._host_io import *  # noqa: F401,F403,E402  (printing, files, host iteration)
+from ._host_io import __all__ as _host_all  # noqa: E402
 
 e = _math.e
 inf = _math.inf
@@ -151,4 +155,29 @@ __all__ = sorted(set(_c_all + _d_all + _e_all + _i_all + _m_all + _s_all + _sear
     "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128", "e", "inf",
     "nan", "pi", "newaxis", "DeviceMemoryError", "KernelBuildError", "UnsupportedDtypeError",
     "set_matmul_precision", "get_matmul_precision", "matmul_precision", "autotune",
-    "ElementwiseKernel", "RawKernel", "ufunc"]))
+    "ElementwiseKernel", "RawKernel", "ufunc", "flatiter"] + _scalar_all + _host_all))
+
+# NumPy types no OpenCL device can hold: a clear error instead of a bare AttributeError
+_NO_DEVICE_TYPES = {
+    "datetime64": "datetime", "timedelta64": "datetime", "busdaycalendar": "datetime",
+    "str_": "string", "bytes_": "string", "character": "string", "flexible": "string",
+    "void": "structured", "record": "structured", "recarray": "structured",
+    "object_": "object", "longdouble": "long double", "clongdouble": "long double",
+    "float128": "long double", "complex256": "long double",
+}
+
+
+def __getattr__(name: str) -> object:
+    kind = _NO_DEVICE_TYPES.get(name)
+    if kind is None:
+        raise AttributeError(f"module 'clnp' has no attribute {name!r}")
+    import numpy
+    from ._scalar_types import unsupported_dtype_message
+    probe = {"datetime": "datetime64[s]", "string": "U1", "structured": "V4",
+             "object": "O", "long double": "float128"}[kind]
+    try:
+        msg = unsupported_dtype_message(numpy.dtype(probe), f"clnp.{name}")
+    except TypeError:  # no float128 on this platform
+        msg = None
+    raise AttributeError(f"module 'clnp' has no attribute {name!r}: "
+                         f"{msg or 'OpenCL devices have no ' + kind + ' type'}")

@@ -6,8 +6,10 @@ which ``clnp_grad`` tracers share so user code cannot tell them apart.
 """
 from __future__ import annotations
 
+import builtins
 import math
 import operator
+import types
 from typing import Any
 
 import numpy as np
@@ -25,6 +27,28 @@ def c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
         strides.append(acc)
         acc *= max(n, 1)
     return tuple(reversed(strides))
+
+
+class ArrayFlags(dict):
+    """``x.flags``: NumPy's flag names as keys and as lower-case attributes (read-only)."""
+
+    def __getattr__(self, name: str) -> bool:
+        try:
+            return self[name.upper()]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    @property
+    def c_contiguous(self) -> bool:
+        return self["C_CONTIGUOUS"]
+
+    @property
+    def f_contiguous(self) -> bool:
+        return self["F_CONTIGUOUS"]
+
+    @property
+    def contiguous(self) -> bool:
+        return self["C_CONTIGUOUS"]
 
 
 class Array(ArrayOperators):
@@ -104,8 +128,231 @@ class Array(ArrayOperators):
                    zip(self._strides, c_strides(self._shape), self._shape))
 
     @property
-    def flags(self) -> dict[str, bool]:
-        return {"C_CONTIGUOUS": self.is_contiguous, "OWNDATA": False, "WRITEABLE": True}
+    def flags(self) -> "ArrayFlags":
+        """The memory-layout flags NumPy reports, by key (``x.flags['C_CONTIGUOUS']``) or
+        attribute (``x.flags.c_contiguous``); OWNDATA is False (device memory is pooled)."""
+        f_strides = c_strides(self._shape[::-1])[::-1]
+        f_contig = all(s == c or n <= 1 for s, c, n in
+                       zip(self._strides, f_strides, self._shape))
+        return ArrayFlags({"C_CONTIGUOUS": self.is_contiguous, "F_CONTIGUOUS": f_contig,
+                           "OWNDATA": False, "WRITEABLE": True, "ALIGNED": True,
+                           "WRITEBACKIFCOPY": False})
+
+    # ------------------------------------------------------------------ views of the memory
+    def view(self, dtype: Any = None, type: Any = None) -> "Array":
+        """A new array object on the same memory, its bits read as ``dtype`` (``ndarray.view``).
+
+        No data is copied: writes through either array show in the other. A dtype of the same
+        item size keeps the shape; a different item size rescales the last axis, which must
+        be contiguous, as in NumPy (float32 ``(2, 4)`` viewed as ``uint8`` is ``(2, 16)``,
+        as ``complex64`` ``(2, 2)``).
+
+        Parameters
+        ----------
+        dtype : dtype, optional
+            The dtype to reinterpret the bits as (the array's own when None).
+        type : type, optional
+            Only ``clnp.ndarray`` (there are no array subclasses).
+
+        Returns
+        -------
+        Array
+            The view.
+
+        Raises
+        ------
+        ValueError
+            A different item size on a 0-d array, on a non-contiguous last axis, on a last
+            axis whose byte size the new item size does not divide, or on a view whose
+            offset or strides are not whole items of the new dtype.
+        TypeError
+            A dtype clnp arrays cannot hold, or a ``type`` other than ``clnp.ndarray``.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> x = clnp.asarray([1.0, -2.0], dtype=clnp.float32)
+        >>> print(x.view(clnp.uint32))
+        [1065353216 3221225472]
+        >>> x.view(clnp.uint8).shape
+        (8,)
+        """
+        if isinstance(dtype, builtins.type) and issubclass(dtype, (np.ndarray, Array)):
+            type, dtype = dtype, None
+        if type is not None and type is not Array:
+            raise TypeError(f"view: clnp has no array subclasses; type must be clnp.ndarray, "
+                            f"got {type!r}")
+        if dtype is None:
+            return Array(self._buf, self._offset, self._shape, self._strides, self._dtype,
+                         self._device)
+        new = dt.as_dtype(dtype, "view")
+        self._device.check_dtype(new, "view")
+        old = self._dtype.itemsize
+        if new.itemsize == old:
+            return Array(self._buf, self._offset, self._shape, self._strides, new,
+                         self._device)
+        if not self._shape:
+            raise ValueError("view: changing the dtype of a 0d array is only supported if the "
+                             "itemsize is unchanged")
+        last = self._shape[-1]
+        if last > 1 and self._strides[-1] != 1:
+            raise ValueError(f"view: to change to a dtype of a different size, the last axis "
+                             f"must be contiguous (shape {self._shape}, strides "
+                             f"{self.strides}); copy the array first")
+        if (last * old) % new.itemsize:
+            raise ValueError(f"view: when changing to a {'larger' if new.itemsize > old else 'smaller'} "
+                             f"dtype, its size must be a divisor of the total size in bytes of "
+                             f"the last axis of the array ({last * old} bytes for shape "
+                             f"{self._shape} of {self._dtype}; {new} has {new.itemsize})")
+        byte_offset = self._offset * old
+        byte_strides = [st * old for st in self._strides[:-1]]
+        if byte_offset % new.itemsize or any(b % new.itemsize for n, b in
+                                             zip(self._shape, byte_strides) if n > 1):
+            raise ValueError(f"view: the offset and strides of this view are not whole items "
+                             f"of {new} (clnp addresses device memory in items); copy the "
+                             f"array first")
+        shape = self._shape[:-1] + (last * old // new.itemsize,)
+        strides = tuple(b // new.itemsize for b in byte_strides) + (1,)
+        return Array(self._buf, byte_offset // new.itemsize, shape, strides, new, self._device)
+
+    def _part_view(self, part: str) -> "Array | None":
+        """``.real``/``.imag`` of a complex array: a strided view of its float pairs; ``.real``
+        of a real array: the array's memory (a view, as in NumPy)."""
+        if self._dtype.kind != "c":
+            return self.view() if part == "real" else None
+        half = dt.float32 if self._dtype == dt.complex64 else dt.float64
+        base = Array(self._buf, self._offset * 2, self._shape + (2,),
+                     tuple(st * 2 for st in self._strides) + (1,), half, self._device)
+        return base[..., 0 if part == "real" else 1]
+
+    def tobytes(self, order: str = "C") -> bytes:
+        """The raw bytes of the elements, in C (or Fortran) order (``ndarray.tobytes``).
+
+        Parameters
+        ----------
+        order : {'C', 'F', 'A', 'K'}, optional
+            Element order in the bytes; 'A' and 'K' mean 'C' (copies are C-ordered).
+
+        Returns
+        -------
+        bytes
+            ``size * itemsize`` bytes, from a host copy.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> clnp.asarray([1, 2], dtype=clnp.uint16).tobytes()
+        b'\\x01\\x00\\x02\\x00'
+        """
+        if order not in ("C", "F", "A", "K"):
+            raise ValueError(f"tobytes: order must be one of 'C', 'F', 'A', 'K'; got {order!r}")
+        return self.to_numpy().tobytes(order="F" if order == "F" else "C")
+
+    def tofile(self, fid: Any, sep: str = "", format: str = "%s") -> None:
+        """Write the elements to a file as binary or text (``ndarray.tofile``, host I/O).
+
+        Parameters
+        ----------
+        fid : file or str or path
+            An open file or a file name.
+        sep : str, optional
+            Separator between items for a text file; '' writes binary.
+        format : str, optional
+            Format string for text output.
+
+        Returns
+        -------
+        None
+            The file holds the data (no shape or dtype: read it with ``clnp.fromfile``).
+
+        Examples
+        --------
+        >>> import clnp, os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "x.bin")
+        >>> clnp.arange(3, dtype=clnp.int32).tofile(path)
+        >>> os.path.getsize(path)
+        12
+        """
+        self.to_numpy().tofile(fid, sep=sep, format=format)
+
+    def dumps(self) -> bytes:
+        """The array pickled (``ndarray.dumps``); ``pickle.loads`` gives it back on a device.
+
+        Returns
+        -------
+        bytes
+            The pickle.
+
+        Examples
+        --------
+        >>> import clnp, pickle
+        >>> print(pickle.loads(clnp.arange(3).dumps()))
+        [0 1 2]
+        """
+        import pickle
+        return pickle.dumps(self)
+
+    def dump(self, file: Any) -> None:
+        """Pickle the array into ``file`` (``ndarray.dump``); ``clnp.load(file,
+        allow_pickle=True)`` or ``pickle.load`` reads it back.
+
+        Parameters
+        ----------
+        file : str or path or file
+            A file name or an open binary file.
+
+        Returns
+        -------
+        None
+            The file holds the pickle.
+
+        Examples
+        --------
+        >>> import clnp, os, pickle, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "x.pkl")
+        >>> clnp.arange(3).dump(path)
+        >>> with open(path, "rb") as f:
+        ...     print(pickle.load(f))
+        [0 1 2]
+        """
+        import pickle
+        if hasattr(file, "write"):
+            pickle.dump(self, file)
+        else:
+            with open(file, "wb") as f:
+                pickle.dump(self, f)
+
+    def byteswap(self, inplace: bool = False) -> "Array":
+        """The elements with their bytes reversed (``ndarray.byteswap``), on the device.
+
+        Parameters
+        ----------
+        inplace : bool, optional
+            Swap in place (and return the array itself).
+
+        Returns
+        -------
+        Array
+            The swapped array; its dtype is unchanged, so the values read differently.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> print(clnp.asarray([1, 256], dtype=clnp.uint16).byteswap())
+        [256   1]
+        """
+        from ._mixin import _ns
+        ns = _ns()
+        # complex numbers swap each of their two floats
+        k = self._dtype.itemsize // (2 if self._dtype.kind == "c" else 1)
+        flat = ns.asarray(ns.reshape(self, (-1,)), copy=True)
+        b = ns.reshape(flat.view(dt.uint8), (-1, k))
+        swapped = ns.asarray(ns.flip(b, axis=-1), copy=True)
+        swapped = ns.reshape(ns.reshape(swapped, (-1,)).view(self._dtype), self._shape)
+        if inplace:
+            self[...] = swapped
+            return self
+        return swapped
 
     # ------------------------------------------------------------------ host transfer
     def _span(self) -> tuple[int, int]:
@@ -213,10 +460,39 @@ class Array(ArrayOperators):
 
     def __repr__(self) -> str:
         # NumPy's own repr of the host copy: same layout, dtype suffix and print options
-        return repr(self.to_numpy())
+        return self._printed(repr)
 
     def __str__(self) -> str:
-        return str(self.to_numpy())
+        return self._printed(str)
+
+    def _printed(self, fmt: Any) -> str:
+        """NumPy's text for the array. An array NumPy would summarize (more elements than
+        the ``threshold`` print option) downloads only what NumPy prints: along each long
+        axis the ``edgeitems`` leading and trailing items plus one stand-in for the elided
+        middle. NumPy formats a summarized array from those items alone, so NumPy's repr/str
+        machinery is run for the full shape (a broadcast stand-in carries shape and dtype)
+        with the elements drawn from that small array, summarized."""
+        opts = np.get_printoptions()
+        edge = opts["edgeitems"]
+        impl = _ARRAYPRINT_IMPL.get(fmt)
+        if (impl is None or self.size <= opts["threshold"] or opts.get("legacy") is not False
+                or all(n <= 2 * edge for n in self._shape)):
+            return fmt(self.to_numpy())
+        from ._mixin import _ns
+        ns = _ns()
+        small: Any = self
+        for ax, n in enumerate(self._shape):
+            if n > 2 * edge:
+                keep = list(range(edge + 1)) + list(range(n - edge, n))
+                small = ns.take(small, ns.asarray(keep, device=self._device), axis=ax)
+        host = small.to_numpy()
+
+        def body(_: Any, *args: Any, **kwargs: Any) -> str:
+            # every option passed again: set_printoptions resets an omitted formatter
+            with np.printoptions(**{**np.get_printoptions(), "threshold": 0}):
+                return np.array2string(host, *args, **kwargs)
+        stand_in = np.broadcast_to(np.zeros((), self._dtype), self._shape)
+        return impl(stand_in, array2string=body)
 
     def __format__(self, format_spec: str) -> str:
         """``format(x, spec)`` and f-strings, as NumPy: a 0-d array formats its element
@@ -245,6 +521,8 @@ class Array(ArrayOperators):
         return round(v) if ndigits is None else round(v, ndigits)
 
     __hash__ = None  # type: ignore[assignment]  # mutable, like numpy.ndarray
+    # ``clnp.ndarray[Any, clnp.dtype[clnp.float32]]`` in annotations, as NumPy allows
+    __class_getitem__ = classmethod(types.GenericAlias)
 
     def __reduce__(self):
         # the device pickles by position (falling back to the default device on load)
@@ -300,6 +578,14 @@ class Array(ArrayOperators):
             return host.__dlpack__(**kwargs)
         except TypeError:
             return host.__dlpack__()
+
+
+try:  # NumPy's repr/str with a replaceable body formatter (NumPy >= 2.0)
+    from numpy._core import arrayprint as _arrayprint
+    _ARRAYPRINT_IMPL: dict[Any, Any] = {repr: _arrayprint._array_repr_implementation,
+                                        str: _arrayprint._array_str_implementation}
+except (ImportError, AttributeError):  # then every array is printed from a full host copy
+    _ARRAYPRINT_IMPL = {}
 
 
 def _unpickle(host: np.ndarray, device: Device) -> Array:

@@ -167,15 +167,19 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None,
                                 "dtype=uint64 or convert it yourself")
         if host.dtype == object:
             raise TypeError(f"asarray: cannot convert {type(obj).__name__} to a numeric array "
-                            f"(it holds non-numeric objects)")
+                            f"(it holds non-numeric objects; clnp arrays cannot hold Python "
+                            f"objects: device memory holds only numbers)")
     if d is None:
         if not host.dtype.isnative:
             host = host.astype(host.dtype.newbyteorder("="))
         try:
             d = dt.as_dtype(host.dtype)
         except TypeError:
-            raise TypeError(f"asarray: cannot convert {type(obj).__name__} with NumPy dtype "
-                            f"{host.dtype} to a clnp array") from None
+            from ._scalar_types import unsupported_dtype_message
+            why = unsupported_dtype_message(host.dtype) or (
+                f"NumPy dtype {host.dtype} is not one of clnp's")
+            raise TypeError(f"asarray: cannot convert {type(obj).__name__} to a clnp array: "
+                            f"{why}") from None
         if python_data:
             d = _sequence_dtype(host, dev)
     dev.check_dtype(d, "asarray")

@@ -213,6 +213,8 @@ def isdtype(dtype: Any, kind: Any) -> bool:
     >>> clnp.isdtype(clnp.float32, ("bool", "complex floating"))
     False
     """
+    if isinstance(dtype, type) and issubclass(dtype, np.generic):
+        dtype = np.dtype(dtype)  # a scalar type such as clnp.float32 (NumPy's)
     if is_array(dtype) or not isinstance(dtype, np.dtype):
         raise TypeError(f"isdtype: expected a dtype; got {type_name(dtype)}")
     if isinstance(kind, tuple):

@@ -1,6 +1,7 @@
 """Data types, the Array API promotion lattice and dtype categories.
 
-clnp dtypes *are* NumPy dtype objects (``clnp.float32 is numpy.dtype('float32')``): that keeps
+clnp dtypes *are* NumPy dtype objects (an array's ``.dtype`` is ``numpy.dtype('float32')``, and
+``clnp.float32 is numpy.float32``, the scalar type, as in CuPy): that keeps
 interop with NumPy, scikit-learn and array_api_compat free, and lets NumPy be the oracle.
 """
 from __future__ import annotations
@@ -84,6 +85,10 @@ def as_dtype(dtype: object, fname: str = "") -> np.dtype:
     except TypeError:
         raise TypeError(f"{where}{dtype!r} is not a data type") from None
     if dt not in ALL:
+        from ._scalar_types import unsupported_dtype_message
+        msg = unsupported_dtype_message(dt, fname)
+        if msg:
+            raise TypeError(msg)
         raise TypeError(f"{where}data type {dt} is not supported by clnp "
                         f"(supported: {', '.join(str(d) for d in ALL)})")
     return dt

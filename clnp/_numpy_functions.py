@@ -35,18 +35,9 @@ __all__ = [
     "iscomplexobj", "isrealobj", "real_if_close", "nan_to_num", "interp", "convolve", "cov",
     "corrcoef", "einsum", "amax", "amin", "fmax", "fmin", "fmod", "exp2", "rint", "fabs",
     "degrees", "radians", "deg2rad", "rad2deg", "heaviside", "float_power", "logaddexp2",
-    "divmod", "float_", "int_", "intp", "uint", "double", "single", "cdouble", "csingle",
-    "half", "errstate", "seterr", "geterr",
+    "divmod", "errstate", "seterr", "geterr",
 ]
 
-# NumPy's scalar-type spellings, as dtypes (clnp dtypes are NumPy dtype objects)
-float_ = double = dt.float64
-single = dt.float32
-half = dt.float16
-int_ = intp = dt.int64
-uint = dt.uint64
-cdouble = dt.complex128
-csingle = dt.complex64
 
 
 def _xp() -> Any:

@@ -249,7 +249,8 @@ def _extras(fname: str, orig: Callable[..., Any], args: dict[str, Any],
     if fname == "can_cast" and "casting" in given:
         casting = given.pop("casting")
         src = args["from_"]
-        src = src.dtype if hasattr(src, "dtype") and not isinstance(src, np.dtype) else src
+        src = src.dtype if hasattr(src, "dtype") and not isinstance(src, (np.dtype, type)) \
+            else src
         return bool(np.can_cast(dt.as_dtype(src, fname), dt.as_dtype(args["to"], fname),
                                 casting))
     if fname == "take" and "mode" in given:

@@ -11,6 +11,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Callable, Iterator
 
+import numpy as np
+
 
 class Primitive:
     __slots__ = ("name", "impl", "multiple_results")
@@ -20,6 +22,10 @@ class Primitive:
         self.name, self.impl, self.multiple_results = name, impl, multiple_results
 
     def bind(self, *args: Any, **params: Any) -> Any:
+        d = params.get("dtype")
+        if d is not None and d.__class__ is type:
+            # a scalar type (clnp.float32 is numpy.float32): primitives take dtype objects
+            params["dtype"] = np.dtype(d)
         return _CURRENT.get().process(self, args, params)
 
     def __repr__(self) -> str:

@@ -54,7 +54,7 @@ def half_dtype() -> np.dtype:
     >>> amp.half_dtype()
     dtype('float16')
     """
-    return xp.float16
+    return np.dtype(xp.float16)
 
 
 def parse_dtype(value: str) -> np.dtype:
@@ -295,7 +295,7 @@ def get_policy(policy_name: str) -> Policy:
     if not isinstance(policy_name, str):
         raise TypeError(f"get_policy: policy_name must be a str; got "
                         f"{type(policy_name).__name__}")
-    param = xp.float32
+    param = np.dtype(xp.float32)
     compute = output = None
     if "=" in policy_name:
         for part in policy_name.split(","):
@@ -339,7 +339,7 @@ def cast_to_full(tree: T) -> T:
     >>> amp.cast_to_full(grads)["w"].dtype
     dtype('float32')
     """
-    return _cast_floating_to(tree, xp.float32)
+    return _cast_floating_to(tree, np.dtype(xp.float32))
 
 
 def cast_to_half(tree: T) -> T:

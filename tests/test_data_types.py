@@ -302,7 +302,7 @@ def test_info_dtypes_by_kind(device):
         names = [n for n in ref if fp64 or n not in ("float64", "complex128")]
         assert sorted(got) == sorted(names), kind
         for n, d in got.items():
-            assert d == np.dtype(n) and d is getattr(clnp, n)
+            assert d == np.dtype(n) and d == getattr(clnp, n)
     with pytest.raises(ValueError):
         info.dtypes(kind="foo")
     defaults = info.default_dtypes(device=device)

@@ -30,7 +30,8 @@ ENFORCED = {
     "clnp._data_type_functions", "clnp._info", "clnp._manipulation_functions", "clnp._memory",
     "clnp._searching_functions", "clnp._set_functions", "clnp._sorting_functions",
     "clnp._statistical_functions", "clnp._utility_functions", "clnp.fft", "clnp.random",
-    "clnp._indexing", "clnp._eager_linalg", "clnp._autotune",
+    "clnp._indexing", "clnp._eager_linalg", "clnp._autotune", "clnp._host_io",
+    "clnp._scalar_types",
 }
 
 

@@ -39,6 +39,10 @@ REASONS: dict[str, str] = {
         "NumPy package utility",
     r"ctypes|setflags|getfield|setfield|newbyteorder|byteswap|dump|dumps|tofile|itemset|"
     r"ptp_legacy": "host memory layout or host I/O internals with no meaning on a device",
+    r"data": "a memoryview of host memory: device memory has no Python buffer (use "
+             "x.tobytes() or numpy.asarray(x))",
+    r"base": "clnp does not record which array a view was made from (views share device "
+             "memory all the same)",
 }
 
 

@@ -14,7 +14,7 @@ __all__ = ["calculate_fans", "calculate_gain", "uniform", "normal", "zeros", "on
 
 
 def _dtype(dtype: Any) -> Any:
-    d = xp.float32 if dtype is None else np.dtype(dtype)
+    d = np.dtype(xp.float32) if dtype is None else np.dtype(dtype)
     if np.dtype(d).kind != "f":
         raise TypeError(f"init: parameters must have a real floating dtype, got {d}")
     return d
@@ -22,7 +22,7 @@ def _dtype(dtype: Any) -> Any:
 
 def _draw_dtype(d: Any) -> Any:
     """Draw float16 parameters in float32 (the sampler's types), then round."""
-    return xp.float32 if np.dtype(d) == np.float16 else d
+    return np.dtype(xp.float32) if np.dtype(d) == np.float16 else d
 
 
 def calculate_fans(shape: Sequence[int]) -> tuple[int, int]:

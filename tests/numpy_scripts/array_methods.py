@@ -1,0 +1,30 @@
+"""Array methods people reach for: flat, put, take, repeat, diagonal, trace, view, fill."""
+import numpy as np
+
+a = np.arange(16).reshape(4, 4)
+print("diagonal:", a.diagonal(), "anti:", a[:, ::-1].diagonal(), "trace:", a.trace())
+print("upper diagonal:", a.diagonal(1))
+print("take:", a.take([0, 5, 15]), a.take([3, 0], axis=1).tolist())
+print("repeat:", np.array([1, 2, 3]).repeat(2), np.array([[1, 2]]).repeat(2, axis=0).tolist())
+b = a.copy()
+b.flat[::5] = -1
+print(b)
+b.put([1, 2], [100, 200])
+print(b[0])
+c = np.zeros((2, 3))
+c.fill(2.5)
+print(c.sum(), c.flatten(), c.ravel().shape)
+f = np.array([1.0, -2.0, 0.5], dtype=np.float32)
+bits = f.view(np.uint32)
+print("float bits:", [hex(v) for v in bits.tolist()])
+print("bytes:", f.view(np.uint8)[:4])
+z = np.array([1 + 1j, 2 - 3j])
+z.imag = 0
+print("real part kept:", z)
+print("astype:", a.astype(np.float32).dtype, a.mean(dtype=np.float64), a.max(axis=0))
+print("item:", a.item(5), a.item(3, 2), "tolist:", a[:2, :2].tolist())
+print("nonzero:", (a % 5 == 0).nonzero())
+print("swapaxes/transposes:", a.swapaxes(0, 1)[0], a.T[0], a.transpose(1, 0)[1])
+print("sorted in place:", np.sort(a[::-1, 0]), a.argsort(axis=0)[0])
+print("clip:", a.clip(3, 12)[0], "round:", (a / 3).round(2)[1])
+print("cumsum:", a.cumsum()[-1], a.cumprod(axis=1)[1])
