@@ -47,6 +47,11 @@ _new = object.__new__
 from .._ir import Graph, Lit, Var
 from .codegen import FusedReduceSpec, render_fused_reduce
 from .fusion import Group, external_inputs, op_signature, partition
+from .rowcodegen import RowSpec, render_rows
+
+# Layout of row kernels: None picks by device (``serial`` with vectors on CPUs, ``group`` on
+# GPUs); tests set ``"group"`` to run the GPU layout on a CPU device.
+ROW_LAYOUT: str | None = None
 
 
 def _kernel_source(device: Device, kernel: Any) -> str:
@@ -435,7 +440,180 @@ class Executable:
             return self._build_opaque(grp.eqns[0], env, view=True)
         if grp.kind == "gemm":
             return self._build_gemm(grp, env)
+        if grp.kind == "rows":
+            return self._build_rows(grp, env)
         return self._build_opaque(grp.eqns[0], env)
+
+    # row kernels -----------------------------------------------------------------------
+    def _build_rows(self, grp: Group, env: dict[int, Any]) -> Any:
+        """One kernel for a ``rows`` group (``rowcodegen``), then the views of its stored
+        values that other steps read; the absorbed groups' own steps where the row kernel
+        does not apply."""
+        device = self.device
+        shape, axes = grp.shape, grp.axes
+        nk = len(shape) - len(axes)
+        n_out, R = math.prod(shape[:nk]), math.prod(shape[nk:])
+        target = 4 * device.compute_units * (1 if device.is_cpu else 8)
+        red_vars = [r.out_binders[0] for r in grp.reds]
+        values = [b for e in grp.eqns for b in e.out_binders] + red_vars
+        odd = any(v.aval.dtype.kind == "c" or v.aval.dtype == dt.float16 for v in values) or \
+            any(isinstance(x, Var) and (x.aval.dtype.kind == "c" or x.aval.dtype == dt.float16)
+                for e in grp.eqns + grp.reds for x in e.inputs) or \
+            any(not isinstance(r.inputs[0], Var) for r in grp.reds)
+        if not n_out or not R or odd or (n_out < target and R >= 8192):
+            return _SeqStep([self._build_group(sub, env) for sub in grp.sub])
+        red_slots = [self._slot(v.n) for v in red_vars]
+        for m, (s, v) in enumerate(zip(red_slots, red_vars)):
+            env[s] = _RowResult(m, v.aval.dtype)
+        reds_n = {v.n for v in red_vars}
+        try:
+            operands, refs, body, vid = self._program(
+                dataclasses.replace(grp, members=grp.members - reds_n), env)
+        finally:
+            for s in red_slots:
+                del env[s]
+        unread = [m for m, v in enumerate(red_vars) if v.n not in vid]
+        if unread:
+            # results that only get stored: operands too, the body's ids shifted past them
+            n_in, extra = len(operands), len(unread)
+            shift = lambda a: a if a < n_in else a + extra   # noqa: E731
+            body = [dataclasses.replace(i, args=tuple(shift(a) for a in i.args)) for i in body]
+            vid = {n: shift(i) for n, i in vid.items()}
+            for k, m in enumerate(unread):
+                operands.append(_RowResult(m, red_vars[m].aval.dtype))
+                refs.append((True, red_slots[m]))
+                vid[red_vars[m].n] = n_in + k
+        # values stored: every escaping value, a view's source in place of the view
+        by_n = {v.n: v for v in values}
+        stored: list[Var] = []
+        views_out = {e.out_binders[0].n for e in grp.views}
+        for n in sorted(grp.escapes):
+            if n in views_out:
+                x = grp.alias[n]
+                while x.n in grp.alias:
+                    x = grp.alias[x.n]
+                n = x.n
+            v = by_n.get(n)
+            if v is not None and v not in stored:
+                stored.append(v)
+        elem_outs = [v for v in stored if tuple(v.aval.shape) == tuple(shape)]
+        row_outs = [v for v in stored if tuple(v.aval.shape) != tuple(shape)]
+        roles: list[str] = []
+        views: list[tuple[list[int], list[int]]] = []
+        for val in operands:
+            if isinstance(val, _RowResult):
+                roles.append("red")
+            elif isinstance(val, Array):
+                st = broadcast_strides(val, shape)
+                views.append((list(st[:nk]), list(st[nk:])))
+                roles.append("elem" if any(st[nk:]) else "row")
+            else:
+                roles.append("scalar")
+        for v in elem_outs:
+            st = c_strides(tuple(shape))
+            views.append((list(st[:nk]), list(st[nk:])))
+        n_views = len(views)
+        kst_rows = [list(c_strides(tuple(shape[:nk]))) for _ in row_outs]
+        kc, kst = collapse(list(shape[:nk]), [v[0] for v in views] + kst_rows)
+        rc, rst = collapse(list(shape[nk:]), [v[1] for v in views])
+        kc, rc = kc or [1], rc or [1]
+        kst = [s or [0] for s in kst]
+        rst = [s or [0] for s in rst]
+        nr = len(rc)
+        dtypes = [_dtype_of(o) if not isinstance(o, _RowResult) else o.dtype
+                  for o in operands] + [i.out_dtype for i in body]
+        reds = [(r.params["op"], vid[r.inputs[0].n], r.params["acc_dtype"],
+                 r.out_binders[0].aval.dtype) for r in grp.reds]
+        red_ids = tuple(vid[v.n] for v in red_vars)
+        spec = RowSpec(
+            tuple(Operand(d, r == "scalar") for d, r in zip(dtypes, roles)), tuple(roles),
+            tuple(body), tuple(reds), red_ids,
+            tuple((vid[v.n], v.aval.dtype) for v in elem_outs),
+            tuple((vid[v.n], v.aval.dtype) for v in row_outs), len(kc), nr)
+        layout = ROW_LAYOUT or ("serial" if device.is_cpu or R < 64 else "group")
+        if layout == "group":
+            G = 1
+            while G * 2 <= min(256, device.max_work_group_size, R):
+                G *= 2
+            while G > 1 and G * sum(r[2].itemsize for r in reds) > device.local_mem // 2:
+                G //= 2
+            spec = dataclasses.replace(spec, mode="group", group=G)
+        elif device.is_cpu:
+            spec = dataclasses.replace(spec, vec=self._row_vec(spec, rst, views, dtypes))
+        kernel = device.kernel(("jit-rows", spec), lambda: render_rows(spec))
+        template: list[Any] = [n_out, R] + kc + rc
+        bufs: list[tuple[int, int]] = []
+        scalars: list[tuple[int, int, np.dtype]] = []
+        k = 0
+        for val, (is_slot, ref), role in zip(operands, refs, roles):
+            if role == "red":
+                continue
+            if isinstance(val, Array):
+                bufs.append((len(template), ref))
+                template += [None, val._offset] + kst[k] + rst[k]
+                k += 1
+            elif isinstance(val, _ScalarOperand):
+                template.append(np.asarray(val.value, _carg(val.dtype))[()])
+            else:    # weak scalar argument
+                scalars.append((len(template), ref, _carg(_dtype_of(val))))
+                template.append(np.asarray(val, _carg(_dtype_of(val)))[()])
+        out_specs: list[tuple[int, tuple, np.dtype]] = []
+        for v in elem_outs:
+            bufs.append((len(template), -1 - len(out_specs)))
+            template += [None, 0] + kst[k] + rst[k]
+            k += 1
+            out_specs.append((self._slot(v.n), v.aval.shape, v.aval.dtype))
+        for j, v in enumerate(row_outs):
+            bufs.append((len(template), -1 - len(out_specs)))
+            template += [None, 0] + kst[n_views + j]
+            out_specs.append((self._slot(v.n), v.aval.shape, v.aval.dtype))
+        step = _RedStep()
+        step.kernel, step.device = kernel, device
+        if spec.mode == "group":
+            step.gsize, step.lsize = (n_out * spec.group,), (spec.group,)
+        else:
+            L = 64 if device.is_cpu else 128
+            step.gsize, step.lsize = (-(-n_out // L) * L,), (L,)
+        step.template, step.bufs, step.scalars = template, bufs, scalars
+        step.outs, step.finish = out_specs, [None] * len(out_specs)
+        step.layouts = [(shp, c_strides(shp), d, max(math.prod(shp) * d.itemsize, 1))
+                        for _, shp, d in out_specs]
+        step.bound = None
+        step.run(env)
+        # the views of stored values that other steps read, in order
+        needed = {n for n in grp.escapes if n in views_out}
+        for e in reversed(grp.views):
+            if e.out_binders[0].n in needed and isinstance(e.inputs[0], Var):
+                needed.add(e.inputs[0].n)
+        steps: list[Any] = [step]
+        for e in grp.views:
+            if e.out_binders[0].n in needed:
+                steps.append(self._build_opaque(e, env, view=True))
+        return step if len(steps) == 1 else _SeqStep(steps)
+
+    @staticmethod
+    def _row_vec(spec: RowSpec, rst: list[list[int]], views: list, dtypes: list) -> int:
+        """Vector width of a serial row kernel on a CPU: one reduced dim, per-element
+        operands and stores unit-stride, every per-element op vector-safe."""
+        if spec.nr != 1:
+            return 1
+        arrays = [r for r in spec.roles if r in ("elem", "row")]
+        for k, role in enumerate(arrays + ["elem"] * len(spec.elem_outs)):
+            if role == "elem" and rst[k][0] != 1:
+                return 1
+        n_in = len(spec.inputs)
+        elem = [r == "elem" for r in spec.roles] + [False] * len(spec.body)
+        for j, ins in enumerate(spec.body):
+            elem[n_in + j] = any(elem[a] for a in ins.args)
+        used = [ins for j, ins in enumerate(spec.body) if elem[n_in + j]]
+        seen = {a for ins in used for a in ins.args} | {n_in + j for j in range(len(spec.body))
+                                                        if elem[n_in + j]}
+        seen |= {r[1] for r in spec.reds} | {v for v, _ in spec.elem_outs}
+        ds = [d if i in seen else np.dtype(np.float32) for i, d in enumerate(dtypes)]
+        if not can_vectorize(tuple(used), ds) or \
+                any(r[2].kind not in "fiu" or r[2] == dt.float16 for r in spec.reds):
+            return 1
+        return max(1, min(16, 64 // max(ds[i].itemsize for i in seen)))
 
     # products with an epilogue -----------------------------------------------------------
     def _build_gemm(self, grp: Group, env: dict[int, Any]) -> Any:
@@ -885,6 +1063,15 @@ class Executable:
         if not done:
             st.run(env)
         return st
+
+
+class _RowResult:
+    """Stands for a row kernel's reduction result while its program is built (the result
+    lives in a register, not in a buffer)."""
+    __slots__ = ("m", "dtype")
+
+    def __init__(self, m: int, dtype: np.dtype):
+        self.m, self.dtype = m, dtype
 
 
 class _ScalarOperand:

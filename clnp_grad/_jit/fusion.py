@@ -32,6 +32,7 @@ from clnp import _ops
 from clnp._custom_kernels import fusable_op
 
 from .._ir import Eqn, Graph, Var
+from .rows import fuse_rows
 
 VIEWS = frozenset({"reshape", "transpose", "broadcast_to", "slice", "stop_gradient"})
 
@@ -60,7 +61,8 @@ def op_signature(e: Eqn) -> tuple[str, tuple, Any, Any]:
 @dataclass
 class Group:
     """One step of the executable. ``kind``: ``ew`` (fused elementwise), ``reduce`` (fused
-    reduction with an elementwise body), ``gemm`` (a product with the group ``eqns`` as its
+    reduction with an elementwise body), ``rows`` (reductions over trailing axes and the
+    elementwise code around them, one kernel walking each row: ``rows``), ``gemm`` (a product with the group ``eqns`` as its
     epilogue; ``gemm`` holds the ``dot_general`` and, when the group reads the product
     transposed, the ``transpose``), ``view`` or ``opaque`` (one equation each)."""
     kind: str
@@ -73,6 +75,11 @@ class Group:
     escapes: set[int] = field(default_factory=set)     # members others read (materialised)
     index: int = 0
     gemm: list[Eqn] = field(default_factory=list)
+    # rows (``rows.fuse_rows``): the absorbed groups in a dependency order, the absorbed
+    # views' equations, and each view output's Var id -> the value it aliases
+    sub: list["Group"] = field(default_factory=list)
+    views: list[Eqn] = field(default_factory=list)
+    alias: dict[int, Any] = field(default_factory=dict)
 
 
 def partition(g: Graph) -> list[Group]:
@@ -140,6 +147,7 @@ def partition(g: Graph) -> list[Group]:
     outs = {x.n for x in g.outs if isinstance(x, Var)}
     groups = _inline_small(groups, owner, outs)
     groups = _gemm_epilogues(groups, owner, outs)
+    groups = fuse_rows(groups, owner, outs)
     return _order(groups, owner)
 
 
