@@ -49,8 +49,9 @@ from .codegen import FusedReduceSpec, render_fused_reduce
 from .fusion import Group, external_inputs, op_signature, partition
 from .rowcodegen import RowSpec, render_rows
 
-# Layout of row kernels: None picks by device (``serial`` with vectors on CPUs, ``group`` on
-# GPUs); tests set ``"group"`` to run the GPU layout on a CPU device.
+# Layout of row kernels: None picks by device (``vector`` on CPUs; on GPUs ``group``, or
+# ``serial`` for rows under 64 elements); tests force ``"group"`` (the GPU layout) and
+# ``"serial"`` (one work-item per row, scalars) on a CPU device.
 ROW_LAYOUT: str | None = None
 
 
@@ -530,7 +531,7 @@ class Executable:
             tuple(body), tuple(reds), red_ids,
             tuple((vid[v.n], v.aval.dtype) for v in elem_outs),
             tuple((vid[v.n], v.aval.dtype) for v in row_outs), len(kc), nr)
-        layout = ROW_LAYOUT or ("serial" if device.is_cpu or R < 64 else "group")
+        layout = ROW_LAYOUT or ("vector" if device.is_cpu else "serial" if R < 64 else "group")
         if layout == "group":
             G = 1
             while G * 2 <= min(256, device.max_work_group_size, R):
@@ -538,7 +539,7 @@ class Executable:
             while G > 1 and G * sum(r[2].itemsize for r in reds) > device.local_mem // 2:
                 G //= 2
             spec = dataclasses.replace(spec, mode="group", group=G)
-        elif device.is_cpu:
+        elif layout == "vector":
             spec = dataclasses.replace(spec, vec=self._row_vec(spec, rst, views, dtypes))
         kernel = device.kernel(("jit-rows", spec), lambda: render_rows(spec))
         template: list[Any] = [n_out, R] + kc + rc

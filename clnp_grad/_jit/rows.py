@@ -110,6 +110,8 @@ def fuse_rows(groups: list[Any], owner: dict[int, Any], outs: set[int]) -> list[
             continue
         rows = _Rows(seed.shape, seed.axes)
         members = set(seed.members)
+        read_by = _through_views(
+            {x.n for e in seed.eqns + seed.reds for x in e.inputs if isinstance(x, Var)}, owner)
         parts = [seed]
         part_ix = {seed.index}
         changed = True
@@ -120,17 +122,34 @@ def fuse_rows(groups: list[Any], owner: dict[int, Any], outs: set[int]) -> list[
                     continue
                 reads = {x.n for e in h.gemm + h.eqns + h.reds for x in e.inputs
                          if isinstance(x, Var)}
-                if not reads & members or not _absorbable(h, rows, seed.axes, members):
+                # a consumer of the row group's values, or a producer of values it reads
+                if not (reads & members or h.members & read_by) or \
+                        not _absorbable(h, rows, seed.axes, members):
                     continue
+                # views between a producer and the group come with it
+                take, have = [h], members | h.members
+                grown = True
+                while grown:
+                    grown = False
+                    for v in groups:
+                        if v.kind == "view" and v.index not in merged and \
+                                v.index not in part_ix and v not in take and \
+                                v.members & read_by and _absorbable(v, rows, seed.axes, have):
+                            take.append(v)
+                            have |= v.members
+                            grown = True
+                merged_ix = part_ix | {t.index for t in take}
                 outside = set()
-                for j in deps[h.index]:
-                    if j not in part_ix:
-                        outside |= comp[j]
-                if outside and reaches(outside - part_ix, part_ix):
-                    continue      # an outside step between the row group and h: a cycle
-                parts.append(h)
-                part_ix.add(h.index)
-                members |= h.members
+                for i in merged_ix:
+                    for j in deps[i]:
+                        if j not in merged_ix:
+                            outside |= comp[j]
+                if outside and reaches(outside - merged_ix, merged_ix):
+                    continue      # an outside step both after and before the group: a cycle
+                read_by |= _through_views(reads, owner)
+                parts += take
+                part_ix |= merged_ix
+                members |= have
                 changed = True
         if len(parts) == 1:
             continue
@@ -167,6 +186,21 @@ def fuse_rows(groups: list[Any], owner: dict[int, Any], outs: set[int]) -> list[
         result.append(grp)
         by_index[grp.index] = grp
     return [grp for grp in groups if grp.index not in merged] + result
+
+
+def _through_views(ns: set[int], owner: dict[int, Any]) -> set[int]:
+    """``ns`` and the values the views among them are views of (a producer reached through
+    a view is absorbed first, then the view)."""
+    out, stack = set(), list(ns)
+    while stack:
+        n = stack.pop()
+        if n in out:
+            continue
+        out.add(n)
+        grp = owner.get(n)
+        if grp is not None and grp.kind == "view":
+            stack += [x.n for x in grp.eqns[0].inputs if isinstance(x, Var)]
+    return out
 
 
 def _root(x: Any, alias: dict[int, Any]) -> Any:
