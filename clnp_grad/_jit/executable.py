@@ -455,18 +455,27 @@ class Executable:
         nk = len(shape) - len(axes)
         n_out, R = math.prod(shape[:nk]), math.prod(shape[nk:])
         target = 4 * device.compute_units * (1 if device.is_cpu else 8)
-        red_vars = [r.out_binders[0] for r in grp.reds]
+        # reductions of per-row values over kept axes only: their values are stored per row
+        # and reduced after the kernel, nothing is reduced inside it
+        by_rows = [r for r in grp.reds if r.out_binders[0].n in grp.per_row]
+        all_reds = grp.reds
+        red_vars = [r.out_binders[0] for r in all_reds]
         values = [b for e in grp.eqns for b in e.out_binders] + red_vars
+        red_vars = [v for v in red_vars if v.n not in grp.per_row]
         odd = any(v.aval.dtype.kind == "c" or v.aval.dtype == dt.float16 for v in values) or \
             any(isinstance(x, Var) and (x.aval.dtype.kind == "c" or x.aval.dtype == dt.float16)
                 for e in grp.eqns + grp.reds for x in e.inputs) or \
-            any(not isinstance(r.inputs[0], Var) for r in grp.reds)
+            any(not isinstance(r.inputs[0], Var) for r in all_reds)
         if not n_out or not R or odd or (n_out < target and R >= 8192):
             return _SeqStep([self._build_group(sub, env) for sub in grp.sub])
+        # a result over more axes than the rows is each row's part, in the accumulator dtype
+        kreds = [r for r in all_reds if r not in by_rows]
+        rdt = [r.params["acc_dtype"] if v.n in grp.outer else v.aval.dtype
+               for r, v in zip(kreds, red_vars)]
         red_slots = [self._slot(v.n) for v in red_vars]
-        for m, (s, v) in enumerate(zip(red_slots, red_vars)):
-            env[s] = _RowResult(m, v.aval.dtype)
-        reds_n = {v.n for v in red_vars}
+        for m, s in enumerate(red_slots):
+            env[s] = _RowResult(m, rdt[m])
+        reds_n = {r.out_binders[0].n for r in all_reds}
         try:
             operands, refs, body, vid = self._program(
                 dataclasses.replace(grp, members=grp.members - reds_n), env)
@@ -481,7 +490,7 @@ class Executable:
             body = [dataclasses.replace(i, args=tuple(shift(a) for a in i.args)) for i in body]
             vid = {n: shift(i) for n, i in vid.items()}
             for k, m in enumerate(unread):
-                operands.append(_RowResult(m, red_vars[m].aval.dtype))
+                operands.append(_RowResult(m, rdt[m]))
                 refs.append((True, red_slots[m]))
                 vid[red_vars[m].n] = n_in + k
         # values stored: every escaping value, a view's source in place of the view
@@ -505,7 +514,11 @@ class Executable:
             if isinstance(val, _RowResult):
                 roles.append("red")
             elif isinstance(val, Array):
-                st = broadcast_strides(val, shape)
+                if tuple(val.shape) == tuple(shape[:nk]) and any(d != 1 for d in val.shape):
+                    # the kept shape: read per row (fusion allows no other reader)
+                    st = list(broadcast_strides(val, tuple(shape[:nk]))) + [0] * len(axes)
+                else:
+                    st = broadcast_strides(val, shape)
                 views.append((list(st[:nk]), list(st[nk:])))
                 roles.append("elem" if any(st[nk:]) else "row")
             else:
@@ -523,14 +536,21 @@ class Executable:
         nr = len(rc)
         dtypes = [_dtype_of(o) if not isinstance(o, _RowResult) else o.dtype
                   for o in operands] + [i.out_dtype for i in body]
-        reds = [(r.params["op"], vid[r.inputs[0].n], r.params["acc_dtype"],
-                 r.out_binders[0].aval.dtype) for r in grp.reds]
+        reds = [(r.params["op"], vid[r.inputs[0].n], r.params["acc_dtype"], rdt[m])
+                for m, r in enumerate(kreds)]
+        rdt_of = {v.n: d for v, d in zip(red_vars, rdt)}
+        red_of = {r.out_binders[0].n: r for r in all_reds}
+        for r in by_rows:
+            rdt_of[r.out_binders[0].n] = r.params["acc_dtype"]
+        row_ids = [vid[red_of[v.n].inputs[0].n] if v.n in grp.per_row else vid[v.n]
+                   for v in row_outs]
         red_ids = tuple(vid[v.n] for v in red_vars)
         spec = RowSpec(
             tuple(Operand(d, r == "scalar") for d, r in zip(dtypes, roles)), tuple(roles),
             tuple(body), tuple(reds), red_ids,
             tuple((vid[v.n], v.aval.dtype) for v in elem_outs),
-            tuple((vid[v.n], v.aval.dtype) for v in row_outs), len(kc), nr)
+            tuple((i, rdt_of.get(v.n, v.aval.dtype)) for i, v in zip(row_ids, row_outs)),
+            len(kc), nr)
         layout = ROW_LAYOUT or ("vector" if device.is_cpu else "serial" if R < 64 else "group")
         if layout == "group":
             G = 1
@@ -564,10 +584,18 @@ class Executable:
             template += [None, 0] + kst[k] + rst[k]
             k += 1
             out_specs.append((self._slot(v.n), v.aval.shape, v.aval.dtype))
+        finish: list[Any] = [None] * len(out_specs)
         for j, v in enumerate(row_outs):
             bufs.append((len(template), -1 - len(out_specs)))
             template += [None, 0] + kst[n_views + j]
-            out_specs.append((self._slot(v.n), v.aval.shape, v.aval.dtype))
+            if v.n in grp.outer:
+                r = red_of[v.n]
+                out_specs.append((self._slot(v.n), tuple(shape[:nk]), rdt_of[v.n]))
+                finish.append(self._rows_finisher(r, tuple(shape[:nk]), grp.outer[v.n],
+                                                  device))
+            else:
+                out_specs.append((self._slot(v.n), v.aval.shape, v.aval.dtype))
+                finish.append(None)
         step = _RedStep()
         step.kernel, step.device = kernel, device
         if spec.mode == "group":
@@ -581,6 +609,9 @@ class Executable:
                         for _, shp, d in out_specs]
         step.bound = None
         step.run(env)
+        for j, ((slot, _, _), fin) in enumerate(zip(out_specs, finish)):
+            if fin is not None:     # the rows' parts of a wider reduction, reduced: captured
+                env[slot], step.finish[j] = _capture.capture(fin, [env[slot]], device)
         # the views of stored values that other steps read, in order
         needed = {n for n in grp.escapes if n in views_out}
         for e in reversed(grp.views):
@@ -591,6 +622,21 @@ class Executable:
             if e.out_binders[0].n in needed:
                 steps.append(self._build_opaque(e, env, view=True))
         return step if len(steps) == 1 else _SeqStep(steps)
+
+    @staticmethod
+    def _rows_finisher(r: Any, kshape: tuple[int, ...], axes: tuple[int, ...],
+                       device: Device) -> Callable[[Array], Array]:
+        """The eager reduction of a row kernel's per-row parts of ``r`` (shape ``kshape``,
+        the accumulator dtype) over the kept ``axes`` that ``r`` reduces too."""
+        p = r.params
+        out = r.out_binders[0].aval
+
+        def fn(part: Array) -> Array:
+            x = Array(part._buf, 0, kshape, c_strides(kshape), p["acc_dtype"], device)
+            y = PRIMITIVES["reduce"].impl(x, op=p["op"], axes=axes, acc_dtype=p["acc_dtype"],
+                                          out_dtype=out.dtype)
+            return Array(y._buf, y._offset, out.shape, c_strides(out.shape), y.dtype, device)
+        return fn
 
     @staticmethod
     def _row_vec(spec: RowSpec, rst: list[list[int]], views: list, dtypes: list) -> int:

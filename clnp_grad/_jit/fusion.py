@@ -80,6 +80,10 @@ class Group:
     sub: list["Group"] = field(default_factory=list)
     views: list[Eqn] = field(default_factory=list)
     alias: dict[int, Any] = field(default_factory=dict)
+    # rows: reduction results over more axes than the rows (Var id -> the kept axes that a
+    # reduction of the per-row parts finishes)
+    outer: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    per_row: set[int] = field(default_factory=set)    # of those: reductions of per-row values
 
 
 def partition(g: Graph) -> list[Group]:

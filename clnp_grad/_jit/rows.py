@@ -16,11 +16,16 @@ The result is one ``rows`` group whose kernel walks each row several times in on
 (``rowcodegen``): one pass per level of dependent reductions, then the stores. A value of the
 group that another step reads (or a graph output) is stored on the way; nothing else is.
 
-Legality, checked for every absorbed group: every operand it reads from outside is broadcast
-onto ``S`` by the usual rules (a per-row equation of shape ``S`` without its reduced axes reads
-only scalar-like outside operands, whose broadcast is the same either way), a per-row value is
-read by a full-shape equation only in its keepdims form, and no outside group both depends on
-the row group and feeds the absorbed one (that would be a cycle between steps).
+Legality, checked for every absorbed group: every operand it reads is broadcast onto ``S`` by
+the usual rules, except that a value of the kept shape ``K`` (no reduced axes) is read only by
+equations of that shape, per row (a full-shape equation reads per-row values in their keepdims
+form; the executable reads an outside array of shape ``K`` per row); and no outside step both
+depends on the row group and feeds it (that would be a cycle between steps).
+
+A reduction over the rows and some kept axes too (a loss ``sum(f(x) * w)``) joins as each row's
+part, reduced in the kernel, and a reduction of the parts after it; a reduction of per-row
+values over kept axes joins as the per-row values, stored, and that reduction after the kernel.
+Their results are not available inside the group.
 
 The absorbed groups are kept (``Group.sub``, in a dependency order): the executable falls back
 to them where the row kernel does not apply (empty shapes, float16 or complex values, a few long
@@ -109,11 +114,17 @@ def fuse_rows(groups: list[Any], owner: dict[int, Any], outs: set[int]) -> list[
                 or any(r.params["op"] not in ROW_OPS for r in seed.reds):
             continue
         rows = _Rows(seed.shape, seed.axes)
+        if any(rows.unaligned(tuple(x.aval.shape)) and not
+               rows.unaligned(tuple(e.out_binders[0].aval.shape))
+               for e in seed.eqns for x in e.inputs if isinstance(x, Var)):
+            continue      # a value of the kept shape read along the rows: no per-row reads
         members = set(seed.members)
         read_by = _through_views(
             {x.n for e in seed.eqns + seed.reds for x in e.inputs if isinstance(x, Var)}, owner)
         parts = [seed]
         part_ix = {seed.index}
+        outer: dict[int, tuple[int, ...]] = {}     # results finished by a later reduction
+        per_row: set[int] = set()     # of those, reductions of per-row values (no row part)
         changed = True
         while changed:
             changed = False
@@ -123,9 +134,13 @@ def fuse_rows(groups: list[Any], owner: dict[int, Any], outs: set[int]) -> list[
                 reads = {x.n for e in h.gemm + h.eqns + h.reds for x in e.inputs
                          if isinstance(x, Var)}
                 # a consumer of the row group's values, or a producer of values it reads
-                if not (reads & members or h.members & read_by) or \
+                if not (reads & members or h.members & read_by) or reads & outer.keys() or \
                         not _absorbable(h, rows, seed.axes, members):
                     continue
+                wider = h.kind == "reduce" and (h.shape != rows.S or
+                                                tuple(h.axes) != tuple(seed.axes))
+                if wider and {r.out_binders[0].n for r in h.reds} & read_by:
+                    continue      # the group would need the finished result inside
                 # views between a producer and the group come with it
                 take, have = [h], members | h.members
                 grown = True
@@ -134,6 +149,7 @@ def fuse_rows(groups: list[Any], owner: dict[int, Any], outs: set[int]) -> list[
                     for v in groups:
                         if v.kind == "view" and v.index not in merged and \
                                 v.index not in part_ix and v not in take and \
+                                getattr(v.eqns[0].inputs[0], "n", None) not in outer and \
                                 v.members & read_by and _absorbable(v, rows, seed.axes, have):
                             take.append(v)
                             have |= v.members
@@ -147,6 +163,11 @@ def fuse_rows(groups: list[Any], owner: dict[int, Any], outs: set[int]) -> list[
                 if outside and reaches(outside - merged_ix, merged_ix):
                     continue      # an outside step both after and before the group: a cycle
                 read_by |= _through_views(reads, owner)
+                if wider:
+                    rest = tuple(a for a in h.axes if a < rows.nk)
+                    outer.update({r.out_binders[0].n: rest for r in h.reds})
+                    if h.shape != rows.S:
+                        per_row |= {r.out_binders[0].n for r in h.reds}
                 parts += take
                 part_ix |= merged_ix
                 members |= have
@@ -156,7 +177,8 @@ def fuse_rows(groups: list[Any], owner: dict[int, Any], outs: set[int]) -> list[
         escapes = {n for n in members if readers.get(n, set()) - part_ix or n in outs}
         shapes = {b.n: tuple(b.aval.shape) for p in parts for e in p.eqns + p.reds
                   for b in e.out_binders}
-        if any(shapes[n] != rows.S and not rows.per_row(shapes[n]) for n in escapes):
+        if any(shapes[n] != rows.S and not rows.per_row(shapes[n]) and n not in outer
+               for n in escapes):
             continue      # a value of another shape (inlined into the seed) is stored
         grp = Group("rows", shape=seed.shape, axes=tuple(seed.axes), index=next_index)
         next_index += 1
@@ -179,6 +201,8 @@ def fuse_rows(groups: list[Any], owner: dict[int, Any], outs: set[int]) -> list[
             grp.reds += [_substituted(e, alias) for e in p.reds]
         grp.escapes = escapes
         grp.alias = alias
+        grp.outer = outer
+        grp.per_row = per_row
         deps[grp.index] = set().union(*(deps[i] for i in part_ix)) - part_ix
         comp[grp.index] = set(part_ix)
         for i in part_ix:
@@ -220,8 +244,15 @@ def _absorbable(h: Any, rows: _Rows, axes: tuple[int, ...], members: set[int]) -
     from .fusion import is_elementwise
 
     if h.kind == "reduce":
-        if h.shape != rows.S or tuple(h.axes) != tuple(axes) or \
-                any(r.params["op"] not in ROW_OPS for r in h.reds):
+        # the same rows, or a reduction over them and some kept axes too (a loss): each row's
+        # part is reduced in the kernel, the parts by a reduction after it; or a reduction of
+        # per-row values over kept axes: the values are stored, then reduced
+        if any(r.params["op"] not in ROW_OPS for r in h.reds):
+            return False
+        if h.shape == rows.S:
+            if not set(axes) <= set(h.axes):
+                return False
+        elif not rows.per_row(h.shape) or not any(a < rows.nk for a in h.axes):
             return False
         return all(_reads_ok(e, rows, members | h.members) for e in h.eqns)
     if h.kind == "ew":
@@ -258,7 +289,7 @@ def _reads_ok(e: Eqn, rows: _Rows, members: set[int]) -> bool:
         if _scalar_like(sx):
             continue
         if rows.unaligned(out):
-            if x.n not in members or sx != rows.K:
+            if sx != rows.K:
                 return False
         elif rows.unaligned(sx):
             return False          # read along the row by broadcasting, not per row

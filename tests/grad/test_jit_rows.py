@@ -194,3 +194,46 @@ def test_gradients_through_row_kernels(device, layout):
         v, g = jvg(x)
         assert abs(float(v) - float(v_ref)) <= 1e-4 * max(1.0, abs(float(v_ref)))
         np.testing.assert_allclose(_np(g), _np(g_ref), rtol=2e-4, atol=2e-5)
+
+
+def test_wider_reductions_finish_the_rows_parts(device, layout):
+    """A reduction over the rows and some kept axes too (a loss) is reduced per row in the
+    row kernel, then over the kept axes by one small reduction."""
+    for d in _dtypes(device):
+        xs = np.random.default_rng(9).standard_normal((3, 5, 33)).astype(d)
+        x = clnp.asarray(xs, device=device)
+
+        def f(x):
+            y = _softmax(x)
+            return (clnp.sum(y * x), clnp.max(y * x, axis=(0, 2)), clnp.mean(x * y, axis=(1, 2)),
+                    y)
+        jf = cg.jit(f)
+        got = jf(x)
+        got = jf(x)
+        y = np_softmax(xs)
+        refs = ((y * xs).sum(), (y * xs).max((0, 2)), (xs * y).mean((1, 2)), y)
+        for a, r in zip(got, refs):
+            assert a.shape == r.shape and a.dtype == d
+            np.testing.assert_allclose(_np(a), r, **_tol(d))
+        # the row kernel, a finishing reduction per wider result, the mean's division
+        assert len(jf.lower(x).kernel_sources()) == 5
+
+
+def test_reductions_of_per_row_values(device, layout):
+    """A reduction over rows of a per-row value (a loss over logsumexp, weighted by an array
+    of the kept shape, read per row) joins as the per-row values and a reduction after."""
+    xs = np.random.default_rng(10).standard_normal((4, 6, 19)).astype(np.float32)
+    vs = np.random.default_rng(11).standard_normal((4, 6)).astype(np.float32)
+    x, v = clnp.asarray(xs, device=device), clnp.asarray(vs, device=device)
+
+    def f(x, v):
+        l = _logsumexp(x) * v
+        return clnp.sum(l), clnp.max(l, axis=0), l
+    jf = cg.jit(f)
+    jf(x, v)
+    s, m, l = jf(x, v)
+    ref = np_logsumexp(xs) * vs
+    np.testing.assert_allclose(_np(l), ref, rtol=2e-5, atol=2e-6)
+    np.testing.assert_allclose(_np(s), ref.sum(), rtol=2e-5, atol=2e-5)
+    np.testing.assert_allclose(_np(m), ref.max(0), rtol=2e-5, atol=2e-6)
+    assert len(jf.lower(x, v).kernel_sources()) == 3
