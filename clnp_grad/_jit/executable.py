@@ -486,9 +486,9 @@ class Executable:
         if unread:
             # results that only get stored: operands too, the body's ids shifted past them
             n_in, extra = len(operands), len(unread)
-            shift = lambda a: a if a < n_in else a + extra   # noqa: E731
-            body = [dataclasses.replace(i, args=tuple(shift(a) for a in i.args)) for i in body]
-            vid = {n: shift(i) for n, i in vid.items()}
+            body = [dataclasses.replace(i, args=tuple(a if a < n_in else a + extra
+                                                      for a in i.args)) for i in body]
+            vid = {n: i if i < n_in else i + extra for n, i in vid.items()}
             for k, m in enumerate(unread):
                 operands.append(_RowResult(m, rdt[m]))
                 refs.append((True, red_slots[m]))
@@ -1115,7 +1115,7 @@ class Executable:
 class _RowResult:
     """Stands for a row kernel's reduction result while its program is built (the result
     lives in a register, not in a buffer)."""
-    __slots__ = ("m", "dtype")
+    __slots__ = ("dtype", "m")
 
     def __init__(self, m: int, dtype: np.dtype):
         self.m, self.dtype = m, dtype

@@ -62,9 +62,10 @@ def op_signature(e: Eqn) -> tuple[str, tuple, Any, Any]:
 class Group:
     """One step of the executable. ``kind``: ``ew`` (fused elementwise), ``reduce`` (fused
     reduction with an elementwise body), ``rows`` (reductions over trailing axes and the
-    elementwise code around them, one kernel walking each row: ``rows``), ``gemm`` (a product with the group ``eqns`` as its
-    epilogue; ``gemm`` holds the ``dot_general`` and, when the group reads the product
-    transposed, the ``transpose``), ``view`` or ``opaque`` (one equation each)."""
+    elementwise code around them, one kernel walking each row: see ``rows``), ``gemm`` (a
+    product with the group ``eqns`` as its epilogue; ``gemm`` holds the ``dot_general`` and,
+    when the group reads the product transposed, the ``transpose``), ``view`` or ``opaque``
+    (one equation each)."""
     kind: str
     eqns: list[Eqn] = field(default_factory=list)
     shape: tuple[int, ...] = ()
@@ -77,7 +78,7 @@ class Group:
     gemm: list[Eqn] = field(default_factory=list)
     # rows (``rows.fuse_rows``): the absorbed groups in a dependency order, the absorbed
     # views' equations, and each view output's Var id -> the value it aliases
-    sub: list["Group"] = field(default_factory=list)
+    sub: list[Group] = field(default_factory=list)
     views: list[Eqn] = field(default_factory=list)
     alias: dict[int, Any] = field(default_factory=dict)
     # rows: reduction results over more axes than the rows (Var id -> the kept axes that a

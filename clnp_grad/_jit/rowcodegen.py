@@ -236,7 +236,8 @@ def _pass(spec: RowSpec, P: _Plan, p: int) -> list[str]:
         out.append("  if (lid < h) {")
         for m in reds:
             op, _, acc, _ = spec.reds[m]
-            out.append(f"    loc{m}[lid] = {_combine(op, acc, f'loc{m}[lid]', f'loc{m}[lid + h]')};")
+            comb = _combine(op, acc, f"loc{m}[lid]", f"loc{m}[lid + h]")
+            out.append(f"    loc{m}[lid] = {comb};")
         out.append("  }")
         out.append("  barrier(CLK_LOCAL_MEM_FENCE);")
         out.append("}")

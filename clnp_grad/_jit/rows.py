@@ -33,7 +33,6 @@ rows that the reduction would split across work-items).
 """
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from .._ir import Eqn, Var
@@ -74,7 +73,6 @@ def fuse_rows(groups: list[Any], owner: dict[int, Any], outs: set[int]) -> list[
     members. Returns the new group list (not yet ordered)."""
     from .fusion import Group
 
-    by_index = {grp.index: grp for grp in groups}
     readers: dict[int, set[int]] = {}
     deps: dict[int, set[int]] = {}
     for grp in groups:
@@ -208,7 +206,6 @@ def fuse_rows(groups: list[Any], owner: dict[int, Any], outs: set[int]) -> list[
         for i in part_ix:
             comp[i] = set(part_ix) | {grp.index}
         result.append(grp)
-        by_index[grp.index] = grp
     return [grp for grp in groups if grp.index not in merged] + result
 
 
@@ -318,8 +315,3 @@ def _dependency_order(parts: list[Any], owner: dict[int, Any]) -> list[Any]:
     assert {p.index for p in order} == ix
     return order
 
-
-def row_count(grp: Any) -> tuple[int, int]:
-    """``(rows, row length)`` of a ``rows`` group."""
-    kept = len(grp.shape) - len(grp.axes)
-    return math.prod(grp.shape[:kept]), math.prod(grp.shape[kept:])

@@ -66,7 +66,7 @@ def _dtypes(device):
 
 
 def _tol(d):
-    return dict(rtol=2e-5, atol=2e-6) if d == np.float32 else dict(rtol=1e-12, atol=1e-13)
+    return {"rtol": 2e-5, "atol": 2e-6} if d == np.float32 else {"rtol": 1e-12, "atol": 1e-13}
 
 
 # rows not a multiple of the vector width, one row, many short rows, a 3-d batch
@@ -78,7 +78,8 @@ def test_forward_one_kernel_matches_numpy(device, layout, shape):
     for d in _dtypes(device):
         rng = np.random.default_rng(sum(shape))
         xs = (rng.standard_normal(shape) * 3).astype(d)
-        ws, bs = rng.standard_normal(shape[-1:]).astype(d), rng.standard_normal(shape[-1:]).astype(d)
+        ws = rng.standard_normal(shape[-1:]).astype(d)
+        bs = rng.standard_normal(shape[-1:]).astype(d)
         x, w, b = (clnp.asarray(a, device=device) for a in (xs, ws, bs))
         for f, args, ref in ((_softmax, (x,), np_softmax(xs)),
                              (lambda x: _softmax(x, keepdims=False), (x,), np_softmax(xs)),
@@ -187,8 +188,8 @@ def test_gradients_through_row_kernels(device, layout):
     g1 = clnp.asarray(np.ones(45, np.float32), device=device)
     g0 = clnp.asarray(np.zeros(45, np.float32), device=device)
     for f in (_softmax, lambda x: _layernorm(x, g1, g0), _logsumexp):
-        loss = lambda x, f=f: clnp.sum(f(x) * (w if f is not _logsumexp else w[:, 0]))  # noqa
-        vg = cg.value_and_grad(loss)
+        wf = w if f is not _logsumexp else w[:, 0]
+        vg = cg.value_and_grad(lambda x, f=f, wf=wf: clnp.sum(f(x) * wf))
         v_ref, g_ref = vg(x)
         jvg = cg.jit(vg)
         v, g = jvg(x)
