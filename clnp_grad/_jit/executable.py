@@ -560,7 +560,7 @@ class Executable:
                 G //= 2
             spec = dataclasses.replace(spec, mode="group", group=G)
         elif layout == "vector":
-            spec = dataclasses.replace(spec, vec=self._row_vec(spec, rst, views, dtypes))
+            spec = dataclasses.replace(spec, vec=self._row_vec(spec, rst))
         kernel = device.kernel(("jit-rows", spec), lambda: render_rows(spec))
         template: list[Any] = [n_out, R] + kc + rc
         bufs: list[tuple[int, int]] = []
@@ -639,28 +639,18 @@ class Executable:
         return fn
 
     @staticmethod
-    def _row_vec(spec: RowSpec, rst: list[list[int]], views: list, dtypes: list) -> int:
-        """Vector width of a serial row kernel on a CPU: one reduced dim, per-element
-        operands and stores unit-stride, every per-element op vector-safe."""
+    def _row_vec(spec: RowSpec, rst: list[list[int]]) -> int:
+        """16 where a serial row kernel on a CPU may walk its rows with vectors (one reduced
+        dim, per-element operands and stores unit-stride), else 1; each pass narrows it to
+        its own values' dtypes or drops it where its ops are not vector-safe
+        (``rowcodegen``)."""
         if spec.nr != 1:
             return 1
         arrays = [r for r in spec.roles if r in ("elem", "row")]
         for k, role in enumerate(arrays + ["elem"] * len(spec.elem_outs)):
             if role == "elem" and rst[k][0] != 1:
                 return 1
-        n_in = len(spec.inputs)
-        elem = [r == "elem" for r in spec.roles] + [False] * len(spec.body)
-        for j, ins in enumerate(spec.body):
-            elem[n_in + j] = any(elem[a] for a in ins.args)
-        used = [ins for j, ins in enumerate(spec.body) if elem[n_in + j]]
-        seen = {a for ins in used for a in ins.args} | {n_in + j for j in range(len(spec.body))
-                                                        if elem[n_in + j]}
-        seen |= {r[1] for r in spec.reds} | {v for v, _ in spec.elem_outs}
-        ds = [d if i in seen else np.dtype(np.float32) for i, d in enumerate(dtypes)]
-        if not can_vectorize(tuple(used), ds) or \
-                any(r[2].kind not in "fiu" or r[2] == dt.float16 for r in spec.reds):
-            return 1
-        return max(1, min(16, 64 // max(ds[i].itemsize for i in seen)))
+        return 16
 
     # products with an epilogue -----------------------------------------------------------
     def _build_gemm(self, grp: Group, env: dict[int, Any]) -> Any:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from clnp._codegen import ctypes as C
-from clnp._codegen.elementwise import Instr, Operand, instructions, prelude
+from clnp._codegen.elementwise import Instr, Operand, can_vectorize, instructions, prelude
 from clnp._codegen.reduction import _REDUCE
 
 from .codegen import _HELPER, _combine, _kept_index, _red_offset, neutral
@@ -199,34 +199,27 @@ def _pass(spec: RowSpec, P: _Plan, p: int) -> list[str]:
     """The walk over the row for pass ``p``, then its reductions' per-row results."""
     reds = [m for m, q in enumerate(P.red_pass) if q == p]
     outs = [j for j, q in enumerate(P.out_pass) if q == p]
-    roots = [spec.reds[m][1] for m in reds] + [spec.elem_outs[j][0] for j in outs]
-    need = P.closure(spec, roots, through_rows=False)
     out: list[str] = []
     group = spec.mode == "group"
     for m in reds:
         op, _, acc, _ = spec.reds[m]
         out.append(f"{C.compute_ctype(acc)} acc{m} = {neutral(op, acc)};")
-    out.append("{")
-    out.append("  long r = " + ("lid;" if group else "0;"))
-    w = spec.vec
-    if w > 1:
-        for m in reds:
-            op, _, acc, _ = spec.reds[m]
-            vt = C.compute_ctype(acc, w)
-            out.append(f"  {vt} va{m} = ({vt})({neutral(op, acc)});")
-        out.append(f"  for (; r + {w} <= R; r += {w}) {{")
-        out += ["    " + s for s in _element(spec, P, need, reds, outs, w)]
-        out.append("  }")
-        lanes = "0123456789abcdef"
-        for m in reds:
-            op, _, acc, _ = spec.reds[m]
-            for i in range(w):
-                out.append(f"  acc{m} = {_combine(op, acc, f'acc{m}', f'va{m}.s{lanes[i]}')};")
-    step = f"r += {spec.group}" if group else "++r"
-    out.append(f"  for (; r < R; {step}) {{")
-    out += ["    " + s for s in _element(spec, P, need, reds, outs, 1)]
-    out.append("  }")
-    out.append("}")
+    # the pass's reductions and stores whose code is vector-safe walk the row with vectors;
+    # the others (a bool mask, say) walk it again with scalars rather than slow them all
+    walks: dict[bool, tuple[list[int], list[int]]] = {}
+    for m in reds:
+        w = _width(spec, P, P.closure(spec, [spec.reds[m][1]], False), [m], [])
+        walks.setdefault(w > 1, ([], []))[0].append(m)
+    for j in outs:
+        w = _width(spec, P, P.closure(spec, [spec.elem_outs[j][0]], False), [], [j])
+        walks.setdefault(w > 1, ([], []))[1].append(j)
+    for vector in (True, False):
+        if vector not in walks:
+            continue
+        wr, wo = walks[vector]
+        roots = [spec.reds[m][1] for m in wr] + [spec.elem_outs[j][0] for j in wo]
+        need = P.closure(spec, roots, through_rows=False)
+        out += _walk(spec, P, need, wr, wo, _width(spec, P, need, wr, wo) if vector else 1)
     if group and reds:
         G = spec.group
         for m in reds:
@@ -248,6 +241,52 @@ def _pass(spec: RowSpec, P: _Plan, p: int) -> list[str]:
         vid = spec.red_ids[m]
         out.append(f"const {C.compute_ctype(od)} u{vid} = {C.convert(f'acc{m}', acc, od)};")
     return out
+
+
+def _walk(spec: RowSpec, P: _Plan, need: set[int], reds: list[int], outs: list[int],
+          w: int) -> list[str]:
+    """One walk over the row, ``w`` elements at a time then scalars (the work-group's items
+    interleaved in the group layout), for reductions ``reds`` and stores ``outs``."""
+    group = spec.mode == "group"
+    out = ["{", "  long r = " + ("lid;" if group else "0;")]
+    if w > 1:
+        for m in reds:
+            op, _, acc, _ = spec.reds[m]
+            vt = C.compute_ctype(acc, w)
+            out.append(f"  {vt} va{m} = ({vt})({neutral(op, acc)});")
+        out.append(f"  for (; r + {w} <= R; r += {w}) {{")
+        out += ["    " + s for s in _element(spec, P, need, reds, outs, w)]
+        out.append("  }")
+        lanes = "0123456789abcdef"
+        for m in reds:
+            op, _, acc, _ = spec.reds[m]
+            for i in range(w):
+                out.append(f"  acc{m} = {_combine(op, acc, f'acc{m}', f'va{m}.s{lanes[i]}')};")
+    step = f"r += {spec.group}" if group else "++r"
+    out.append(f"  for (; r < R; {step}) {{")
+    out += ["    " + s for s in _element(spec, P, need, reds, outs, 1)]
+    out.append("  }")
+    out.append("}")
+    return out
+
+
+def _width(spec: RowSpec, P: _Plan, need: set[int], reds: list[int], outs: list[int]) -> int:
+    """Vector width of one pass: ``spec.vec`` allows vectors (layout and strides), the
+    pass's own per-element ops must be vector-safe (``can_vectorize``: no bool, float16 or
+    scalar-only casts), its accumulators real or integer; 64 bytes of its widest value."""
+    if spec.vec <= 1:
+        return 1
+    ops = tuple(ins for j, ins in enumerate(spec.body)
+                if P.n_in + j in need and P.elem[P.n_in + j])
+    f32 = np.dtype(np.float32)
+    ds = [d if i in need else f32 for i, d in enumerate(P.dtypes)]
+    accs = [spec.reds[m][2] for m in reds]
+    if not can_vectorize(ops, ds) or any(a.kind not in "fiu" or a.itemsize < 4 and
+                                         a.kind == "f" for a in accs):
+        return 1
+    widest = max([P.dtypes[i].itemsize for i in need] + [a.itemsize for a in accs] +
+                 [spec.elem_outs[j][1].itemsize for j in outs] + [1])
+    return max(1, min(spec.vec, 64 // widest))
 
 
 def _element(spec: RowSpec, P: _Plan, need: set[int], reds: list[int], outs: list[int],
