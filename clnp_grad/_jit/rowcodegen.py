@@ -33,7 +33,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from clnp._codegen import ctypes as C
-from clnp._codegen.elementwise import Instr, Operand, can_vectorize, instructions, prelude
+from clnp._codegen.elementwise import (
+    Instr,
+    Operand,
+    can_vectorize,
+    instructions,
+    prelude,
+)
 from clnp._codegen.reduction import _REDUCE
 
 from .codegen import _HELPER, _combine, _kept_index, _red_offset, neutral
