@@ -27,11 +27,13 @@ and conversions from ``clnp._codegen.ctypes``, combines from ``clnp._codegen.red
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
 import numpy as np
 
+from clnp import _ops
 from clnp._codegen import ctypes as C
 from clnp._codegen.elementwise import (
     Instr,
@@ -45,6 +47,8 @@ from clnp._codegen.reduction import _REDUCE
 from .codegen import _HELPER, _combine, _kept_index, _red_offset, neutral
 
 _V = re.compile(r"\bv(\d+)\b")
+# comparisons: plain C operators, lanewise on vectors (-1/0 lanes, made 0/1 for masks)
+_COMPARE = frozenset({"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"})
 
 
 @dataclass(frozen=True)
@@ -93,6 +97,22 @@ class _Plan:
         roots = [r[1] for r in spec.reds] + [v for v, _ in spec.elem_outs] + \
             [v for v, _ in spec.row_outs]
         self.needed = self.closure(spec, roots, through_rows=True)
+        # bool masks only converted to numbers (the max's gradient, x == max(x)): in vectors
+        # a comparison yields -1/0, so these are computed as 0/1 ints (``_element``)
+        users: dict[int, list[Instr]] = {}
+        for ins in spec.body:
+            for a in ins.args:
+                users.setdefault(a, []).append(ins)
+        stored = {r[1] for r in spec.reds} | {v for v, _ in spec.elem_outs} | \
+            {v for v, _ in spec.row_outs}
+        self.masks = {
+            n_in + j for j, ins in enumerate(spec.body)
+            if ins.out_dtype.kind == "b" and self.elem[n_in + j] and n_in + j not in stored
+            and (_ops.lookup(ins.op).vec or ins.op in _COMPARE) and ins.dtype.kind in "fiu" and
+            all(d.kind in "fiu" and d.name != "float16" for d in ins.arg_dtypes) and
+            users.get(n_in + j) and
+            all(u.op == "copy" and u.out_dtype.kind in "fiu" and u.out_dtype.name != "float16"
+                for u in users[n_in + j])}
 
     def closure(self, spec: RowSpec, roots: list[int], through_rows: bool) -> set[int]:
         """Value ids ``roots`` depend on; per-row values end the walk unless
@@ -282,10 +302,14 @@ def _width(spec: RowSpec, P: _Plan, need: set[int], reds: list[int], outs: list[
     scalar-only casts), its accumulators real or integer; 64 bytes of its widest value."""
     if spec.vec <= 1:
         return 1
-    ops = tuple(ins for j, ins in enumerate(spec.body)
+    i32, f32 = np.dtype(np.int32), np.dtype(np.float32)
+    # a mask checked as int arithmetic on its operands, its conversion as one from int
+    ops = tuple(dataclasses.replace(ins, op="subtract", out_dtype=i32)
+                if P.n_in + j in P.masks else
+                dataclasses.replace(ins, arg_dtypes=(i32,)) if ins.args[0] in P.masks else ins
+                for j, ins in enumerate(spec.body)
                 if P.n_in + j in need and P.elem[P.n_in + j])
-    f32 = np.dtype(np.float32)
-    ds = [d if i in need else f32 for i, d in enumerate(P.dtypes)]
+    ds = [i32 if i in P.masks else d if i in need else f32 for i, d in enumerate(P.dtypes)]
     accs = [spec.reds[m][2] for m in reds]
     if not can_vectorize(ops, ds) or any(a.kind not in "fiu" or a.itemsize < 4 and
                                          a.kind == "f" for a in accs):
@@ -320,7 +344,11 @@ def _element(spec: RowSpec, P: _Plan, need: set[int], reds: list[int], outs: lis
     for j, ins in enumerate(spec.body):
         vid = P.n_in + j
         if vid in need and P.elem[vid]:
-            out += instructions((ins,), P.dtypes, vid, w)
+            lines = instructions((ins,), P.dtypes, vid, w)
+            if w > 1 and vid in P.masks:      # -1/0 lanes to NumPy's 0/1
+                head, expr = lines[0].split(" = ", 1)
+                lines = [f"{head} = (-convert_int{w}({expr.rstrip(';')}));"]
+            out += lines
     for j in outs:
         vid, dt = spec.elem_outs[j]
         val = C.convert(f"v{vid}", P.dtypes[vid], dt, w, to_storage=True)

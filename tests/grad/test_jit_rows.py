@@ -238,3 +238,34 @@ def test_reductions_of_per_row_values(device, layout):
     np.testing.assert_allclose(_np(s), ref.sum(), rtol=2e-5, atol=2e-5)
     np.testing.assert_allclose(_np(m), ref.max(0), rtol=2e-5, atol=2e-6)
     assert len(jf.lower(x, v).kernel_sources()) == 3
+
+
+def test_masks_and_ties(device, layout):
+    """Comparisons converted to numbers (the max's gradient, tie counts) walk the rows in
+    vectors as 0/1 lanes; rows with tied maxima make them matter."""
+    xs = np.round(np.random.default_rng(12).standard_normal((23, 77)) * 1.5).astype(np.float32)
+    ws = np.random.default_rng(13).standard_normal((23, 77)).astype(np.float32)
+    x, w = clnp.asarray(xs, device=device), clnp.asarray(ws, device=device)
+
+    def ties(x):
+        m = clnp.max(x, axis=-1, keepdims=True)
+        return clnp.sum(clnp.astype(x == m, clnp.float32), axis=-1), \
+            clnp.astype(x >= m - 1, clnp.int32) * 3 + clnp.astype(x < m, clnp.int32)
+    jt = cg.jit(ties)
+    n, k = jt(x)
+    m = xs.max(-1, keepdims=True)
+    assert (xs == m).sum(-1).max() > 1          # the data has tied maxima
+    np.testing.assert_array_equal(_np(n), (xs == m).sum(-1).astype(np.float32))
+    np.testing.assert_array_equal(_np(k), (xs >= m - 1).astype(np.int32) * 3 + (xs < m))
+    assert len(jt.lower(x).kernel_sources()) == 1
+
+    loss = lambda x: clnp.sum((x - clnp.max(x, axis=-1, keepdims=True)) ** 2 * w)
+    vg = cg.value_and_grad(loss)
+    v_ref, g_ref = vg(x)
+    v, g = cg.jit(vg)(x)
+    d = xs - m
+    mask = (xs == m) / (xs == m).sum(-1, keepdims=True)
+    g_np = 2 * d * ws - mask * (2 * d * ws).sum(-1, keepdims=True)
+    np.testing.assert_allclose(_np(g_ref), g_np, rtol=2e-5, atol=2e-5)
+    np.testing.assert_allclose(_np(g), g_np, rtol=2e-5, atol=2e-5)
+    assert abs(float(v) - float(v_ref)) <= 1e-4 * abs(float(v_ref))
