@@ -6,7 +6,9 @@ it on the first call's arguments, so the first call both compiles and computes. 
 - ``_EwStep``: a fused elementwise kernel (``clnp._codegen.elementwise``, the eager renderer,
   given the whole group as one SSA program), with its ``LaunchPlan`` prepared;
 - ``_RedStep``: a fused reduction (``codegen.render_fused_reduce``), its argument list prepared,
-  plus a replay of the eager reduction of partial results when the reduced range is split;
+  plus a replay of the eager reduction of partial results when the reduced range is split; or
+  a row kernel (``rowcodegen.render_rows``: the reductions over each row and the elementwise
+  code around them), plus replays of the reductions finishing its per-row parts;
 - ``_GemmStep``: a matrix product with an elementwise group as its epilogue, one GEMM kernel
   (``clnp._codegen.gemm`` with ``GemmSpec.epilogue``) planned as the eager product would be
   (same tuned tiles), its arguments bound;

@@ -19,6 +19,10 @@ Walking the equations in order:
   product in: one ``gemm`` group, whose kernel evaluates the group on each product value before
   storing it (``executable`` falls back to two steps where the planned launch cannot take it).
 
+- Row fusion (``rows.fuse_rows``): a reduction over the trailing axes and the groups on the
+  same rows (further reductions, elementwise groups of the full or a per-row shape, per-row
+  views) become one ``rows`` group: one kernel walking each row.
+
 The result is a list of ``Group``s in a dependency order; ``executable`` turns each into a
 launchable step.
 """
