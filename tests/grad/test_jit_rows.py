@@ -269,3 +269,22 @@ def test_masks_and_ties(device, layout):
     np.testing.assert_allclose(_np(g_ref), g_np, rtol=2e-5, atol=2e-5)
     np.testing.assert_allclose(_np(g), g_np, rtol=2e-5, atol=2e-5)
     assert abs(float(v) - float(v_ref)) <= 1e-4 * abs(float(v_ref))
+
+
+def test_fallbacks_run_the_absorbed_groups(device, layout):
+    """Where the row kernel does not apply (float16 values, empty rows or no rows) the
+    absorbed groups run as their own kernels, with the same results."""
+    xs = np.random.default_rng(14).standard_normal((6, 40)).astype(np.float16)
+    x = clnp.asarray(xs, device=device)
+    jf = cg.jit(_softmax)
+    got = _np(jf(x))
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got, _np(_softmax(x)), rtol=2e-3, atol=1e-3)
+    assert len(jf.lower(x).kernel_sources()) > 1
+    for shape in ((0, 5), (3, 0)):
+        e = clnp.asarray(np.zeros(shape, np.float32), device=device)
+        jl = cg.jit(lambda x: clnp.sum(x, axis=-1) - clnp.max(clnp.exp(x) + 1, axis=-1,
+                                                               initial=0.0))
+        ref = np.zeros(shape, np.float32).sum(-1) - np.max(np.exp(np.zeros(shape)) + 1, axis=-1,
+                                                             initial=0.0)
+        np.testing.assert_array_equal(_np(jl(e)), ref.astype(np.float32))
