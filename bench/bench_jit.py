@@ -28,6 +28,7 @@ region. Results are checked against NumPy before anything is timed.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -206,6 +207,18 @@ def eager_kernels(f: Callable, *args: Any) -> int:
     return sum(1 for e in g.eqns if e.prim.name not in VIEWS)
 
 
+@contextlib.contextmanager
+def rows_off() -> Any:
+    """jit without row fusion (the A/B of clnp_grad/_jit/rows.py), for this block."""
+    from clnp_grad._jit import fusion
+    saved = fusion.fuse_rows
+    fusion.fuse_rows = lambda groups, owner, outs: groups
+    try:
+        yield
+    finally:
+        fusion.fuse_rows = saved
+
+
 def bench_rowwise(reps: int, quick: bool) -> None:
     shape = (4096, 1024) if quick else (8192, 1024)
     rng = np.random.default_rng(1)
@@ -225,6 +238,14 @@ def bench_rowwise(reps: int, quick: bool) -> None:
         t_j = ms(lambda: jf(x), reps)
         row(bench + " fwd", f"clnp eager ({k_e} kernels)", t_e, note=f"eager/jit={t_e / t_j:.2f}")
         row(bench + " fwd", f"clnp jit ({k_j} kernels)", t_j)
+        # A/B in this run: the same jit without row fusion (clnp_grad/_jit/rows.py)
+        with rows_off():
+            jo = clnp_grad.jit(f)
+            np.testing.assert_allclose(np.asarray(jo(x)), ref, rtol=2e-4, atol=2e-5)
+            k_o = len(jo.lower(x).kernel_sources())
+            t_o = ms(lambda: jo(x), reps)
+        row(bench + " fwd", f"clnp jit, row fusion off ({k_o} kernels)", t_o,
+            note=f"off/on={t_o / t_j:.2f}")
         # forward + backward
         loss = (lambda f: lambda x: clnp.sum(f(x) * w))(f)
         vg = clnp_grad.value_and_grad(loss)
@@ -241,6 +262,13 @@ def bench_rowwise(reps: int, quick: bool) -> None:
         row(bench + " fwd+bwd", f"clnp eager ({k_e} kernels)", t_e,
             note=f"eager/jit={t_e / t_j:.2f}")
         row(bench + " fwd+bwd", f"clnp jit ({k_j} kernels)", t_j)
+        with rows_off():
+            jo = clnp_grad.jit(vg)
+            jo(x)
+            k_o = len(jo.lower(x).kernel_sources())
+            t_o = ms(lambda: jo(x), reps)
+        row(bench + " fwd+bwd", f"clnp jit, row fusion off ({k_o} kernels)", t_o,
+            note=f"off/on={t_o / t_j:.2f}")
 
 
 # ------------------------------------------------------------------------------ 3. MLP
@@ -503,7 +531,11 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=None, help="timed runs per figure (median)")
     ap.add_argument("--quick", action="store_true", help="smaller softmax/layernorm, fewer reps")
     ap.add_argument("--csv", default=None, help="output CSV (default bench/results/jit-<dev>.csv)")
+    ap.add_argument("--only", default=None, help="comma-separated sections: chain, rowwise, mlp, "
+                    "loop, overhead, cold (default: all)")
     args = ap.parse_args()
+    only = set(args.only.split(",")) if args.only else None
+    want = lambda name: only is None or name in only   # noqa: E731
     reps = args.reps or (3 if args.quick else 7)
     global TORCH_DEV
     dev = clnp.default_device()
@@ -515,12 +547,18 @@ def main() -> None:
     print(f"device: {dev}; reps={reps}; torch={getattr(torch, '__version__', None)}; "
           f"jax={getattr(jax, '__version__', None)}")
     prg = cl.Program(dev.context, HAND_CHAIN).build()
-    bench_chain(dev, prg, reps)
-    bench_rowwise(reps, args.quick)
-    bench_mlp(reps)
-    bench_loop(reps)
-    bench_overhead(dev, prg)
-    bench_cold()
+    if want("chain"):
+        bench_chain(dev, prg, reps)
+    if want("rowwise"):
+        bench_rowwise(reps, args.quick)
+    if want("mlp"):
+        bench_mlp(reps)
+    if want("loop"):
+        bench_loop(reps)
+    if want("overhead"):
+        bench_overhead(dev, prg)
+    if want("cold"):
+        bench_cold()
     write_csv(path, ROWS)
 
 

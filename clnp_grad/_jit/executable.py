@@ -6,7 +6,9 @@ it on the first call's arguments, so the first call both compiles and computes. 
 - ``_EwStep``: a fused elementwise kernel (``clnp._codegen.elementwise``, the eager renderer,
   given the whole group as one SSA program), with its ``LaunchPlan`` prepared;
 - ``_RedStep``: a fused reduction (``codegen.render_fused_reduce``), its argument list prepared,
-  plus a replay of the eager reduction of partial results when the reduced range is split;
+  plus a replay of the eager reduction of partial results when the reduced range is split; or
+  a row kernel (``rowcodegen.render_rows``: the reductions over each row and the elementwise
+  code around them), plus replays of the reductions finishing its per-row parts;
 - ``_GemmStep``: a matrix product with an elementwise group as its epilogue, one GEMM kernel
   (``clnp._codegen.gemm`` with ``GemmSpec.epilogue``) planned as the eager product would be
   (same tuned tiles), its arguments bound;
@@ -47,6 +49,12 @@ _new = object.__new__
 from .._ir import Graph, Lit, Var
 from .codegen import FusedReduceSpec, render_fused_reduce
 from .fusion import Group, external_inputs, op_signature, partition
+from .rowcodegen import RowSpec, render_rows
+
+# Layout of row kernels: None picks by device (``vector`` on CPUs; on GPUs ``group``, or
+# ``serial`` for rows under 64 elements); tests force ``"group"`` (the GPU layout) and
+# ``"serial"`` (one work-item per row, scalars) on a CPU device.
+ROW_LAYOUT: str | None = None
 
 
 def _kernel_source(device: Device, kernel: Any) -> str:
@@ -435,7 +443,216 @@ class Executable:
             return self._build_opaque(grp.eqns[0], env, view=True)
         if grp.kind == "gemm":
             return self._build_gemm(grp, env)
+        if grp.kind == "rows":
+            return self._build_rows(grp, env)
         return self._build_opaque(grp.eqns[0], env)
+
+    # row kernels -----------------------------------------------------------------------
+    def _build_rows(self, grp: Group, env: dict[int, Any]) -> Any:
+        """One kernel for a ``rows`` group (``rowcodegen``), then the views of its stored
+        values that other steps read; the absorbed groups' own steps where the row kernel
+        does not apply."""
+        device = self.device
+        shape, axes = grp.shape, grp.axes
+        nk = len(shape) - len(axes)
+        n_out, R = math.prod(shape[:nk]), math.prod(shape[nk:])
+        target = 4 * device.compute_units * (1 if device.is_cpu else 8)
+        # reductions of per-row values over kept axes only: their values are stored per row
+        # and reduced after the kernel, nothing is reduced inside it
+        by_rows = [r for r in grp.reds if r.out_binders[0].n in grp.per_row]
+        all_reds = grp.reds
+        red_vars = [r.out_binders[0] for r in all_reds]
+        values = [b for e in grp.eqns for b in e.out_binders] + red_vars
+        red_vars = [v for v in red_vars if v.n not in grp.per_row]
+        odd = any(v.aval.dtype.kind == "c" or v.aval.dtype == dt.float16 for v in values) or \
+            any(isinstance(x, Var) and (x.aval.dtype.kind == "c" or x.aval.dtype == dt.float16)
+                for e in grp.eqns + grp.reds for x in e.inputs) or \
+            any(not isinstance(r.inputs[0], Var) for r in all_reds)
+        if not n_out or not R or odd or (n_out < target and R >= 8192):
+            return _SeqStep([self._build_group(sub, env) for sub in grp.sub])
+        # a result over more axes than the rows is each row's part, in the accumulator dtype
+        kreds = [r for r in all_reds if r not in by_rows]
+        rdt = [r.params["acc_dtype"] if v.n in grp.outer else v.aval.dtype
+               for r, v in zip(kreds, red_vars)]
+        red_slots = [self._slot(v.n) for v in red_vars]
+        for m, s in enumerate(red_slots):
+            env[s] = _RowResult(m, rdt[m])
+        reds_n = {r.out_binders[0].n for r in all_reds}
+        try:
+            operands, refs, body, vid = self._program(
+                dataclasses.replace(grp, members=grp.members - reds_n), env)
+        finally:
+            for s in red_slots:
+                del env[s]
+        unread = [m for m, v in enumerate(red_vars) if v.n not in vid]
+        if unread:
+            # results that only get stored: operands too, the body's ids shifted past them
+            n_in, extra = len(operands), len(unread)
+            body = [dataclasses.replace(i, args=tuple(a if a < n_in else a + extra
+                                                      for a in i.args)) for i in body]
+            vid = {n: i if i < n_in else i + extra for n, i in vid.items()}
+            for k, m in enumerate(unread):
+                operands.append(_RowResult(m, rdt[m]))
+                refs.append((True, red_slots[m]))
+                vid[red_vars[m].n] = n_in + k
+        # values stored: every escaping value, a view's source in place of the view
+        by_n = {v.n: v for v in values}
+        stored: list[Var] = []
+        views_out = {e.out_binders[0].n for e in grp.views}
+        for n in sorted(grp.escapes):
+            if n in views_out:
+                x = grp.alias[n]
+                while x.n in grp.alias:
+                    x = grp.alias[x.n]
+                n = x.n
+            v = by_n.get(n)
+            if v is not None and v not in stored:
+                stored.append(v)
+        elem_outs = [v for v in stored if tuple(v.aval.shape) == tuple(shape)]
+        row_outs = [v for v in stored if tuple(v.aval.shape) != tuple(shape)]
+        roles: list[str] = []
+        views: list[tuple[list[int], list[int]]] = []
+        for val in operands:
+            if isinstance(val, _RowResult):
+                roles.append("red")
+            elif isinstance(val, Array):
+                if tuple(val.shape) == tuple(shape[:nk]) and any(d != 1 for d in val.shape):
+                    # the kept shape: read per row (fusion allows no other reader)
+                    st = list(broadcast_strides(val, tuple(shape[:nk]))) + [0] * len(axes)
+                else:
+                    st = broadcast_strides(val, shape)
+                views.append((list(st[:nk]), list(st[nk:])))
+                roles.append("elem" if any(st[nk:]) else "row")
+            else:
+                roles.append("scalar")
+        for v in elem_outs:
+            st = c_strides(tuple(shape))
+            views.append((list(st[:nk]), list(st[nk:])))
+        n_views = len(views)
+        kst_rows = [list(c_strides(tuple(shape[:nk]))) for _ in row_outs]
+        kc, kst = collapse(list(shape[:nk]), [v[0] for v in views] + kst_rows)
+        rc, rst = collapse(list(shape[nk:]), [v[1] for v in views])
+        kc, rc = kc or [1], rc or [1]
+        kst = [s or [0] for s in kst]
+        rst = [s or [0] for s in rst]
+        nr = len(rc)
+        dtypes = [_dtype_of(o) if not isinstance(o, _RowResult) else o.dtype
+                  for o in operands] + [i.out_dtype for i in body]
+        reds = [(r.params["op"], vid[r.inputs[0].n], r.params["acc_dtype"], rdt[m])
+                for m, r in enumerate(kreds)]
+        rdt_of = {v.n: d for v, d in zip(red_vars, rdt)}
+        red_of = {r.out_binders[0].n: r for r in all_reds}
+        for r in by_rows:
+            rdt_of[r.out_binders[0].n] = r.params["acc_dtype"]
+        row_ids = [vid[red_of[v.n].inputs[0].n] if v.n in grp.per_row else vid[v.n]
+                   for v in row_outs]
+        red_ids = tuple(vid[v.n] for v in red_vars)
+        spec = RowSpec(
+            tuple(Operand(d, r == "scalar") for d, r in zip(dtypes, roles)), tuple(roles),
+            tuple(body), tuple(reds), red_ids,
+            tuple((vid[v.n], v.aval.dtype) for v in elem_outs),
+            tuple((i, rdt_of.get(v.n, v.aval.dtype)) for i, v in zip(row_ids, row_outs)),
+            len(kc), nr)
+        layout = ROW_LAYOUT or ("vector" if device.is_cpu else "serial" if R < 64 else "group")
+        if layout == "group":
+            G = 1
+            while G * 2 <= min(256, device.max_work_group_size, R):
+                G *= 2
+            while G > 1 and G * sum(r[2].itemsize for r in reds) > device.local_mem // 2:
+                G //= 2
+            spec = dataclasses.replace(spec, mode="group", group=G)
+        elif layout == "vector":
+            spec = dataclasses.replace(spec, vec=self._row_vec(spec, rst))
+        kernel = device.kernel(("jit-rows", spec), lambda: render_rows(spec))
+        template: list[Any] = [n_out, R] + kc + rc
+        bufs: list[tuple[int, int]] = []
+        scalars: list[tuple[int, int, np.dtype]] = []
+        k = 0
+        for val, (is_slot, ref), role in zip(operands, refs, roles):
+            if role == "red":
+                continue
+            if isinstance(val, Array):
+                bufs.append((len(template), ref))
+                template += [None, val._offset] + kst[k] + rst[k]
+                k += 1
+            elif isinstance(val, _ScalarOperand):
+                template.append(np.asarray(val.value, _carg(val.dtype))[()])
+            else:    # weak scalar argument
+                scalars.append((len(template), ref, _carg(_dtype_of(val))))
+                template.append(np.asarray(val, _carg(_dtype_of(val)))[()])
+        out_specs: list[tuple[int, tuple, np.dtype]] = []
+        for v in elem_outs:
+            bufs.append((len(template), -1 - len(out_specs)))
+            template += [None, 0] + kst[k] + rst[k]
+            k += 1
+            out_specs.append((self._slot(v.n), v.aval.shape, v.aval.dtype))
+        finish: list[Any] = [None] * len(out_specs)
+        for j, v in enumerate(row_outs):
+            bufs.append((len(template), -1 - len(out_specs)))
+            template += [None, 0] + kst[n_views + j]
+            if v.n in grp.outer:
+                r = red_of[v.n]
+                out_specs.append((self._slot(v.n), tuple(shape[:nk]), rdt_of[v.n]))
+                finish.append(self._rows_finisher(r, tuple(shape[:nk]), grp.outer[v.n],
+                                                  device))
+            else:
+                out_specs.append((self._slot(v.n), v.aval.shape, v.aval.dtype))
+                finish.append(None)
+        step = _RedStep()
+        step.kernel, step.device = kernel, device
+        if spec.mode == "group":
+            step.gsize, step.lsize = (n_out * spec.group,), (spec.group,)
+        else:
+            L = 64 if device.is_cpu else 128
+            step.gsize, step.lsize = (-(-n_out // L) * L,), (L,)
+        step.template, step.bufs, step.scalars = template, bufs, scalars
+        step.outs, step.finish = out_specs, [None] * len(out_specs)
+        step.layouts = [(shp, c_strides(shp), d, max(math.prod(shp) * d.itemsize, 1))
+                        for _, shp, d in out_specs]
+        step.bound = None
+        step.run(env)
+        for j, ((slot, _, _), fin) in enumerate(zip(out_specs, finish)):
+            if fin is not None:     # the rows' parts of a wider reduction, reduced: captured
+                env[slot], step.finish[j] = _capture.capture(fin, [env[slot]], device)
+        # the views of stored values that other steps read, in order
+        needed = {n for n in grp.escapes if n in views_out}
+        for e in reversed(grp.views):
+            if e.out_binders[0].n in needed and isinstance(e.inputs[0], Var):
+                needed.add(e.inputs[0].n)
+        steps: list[Any] = [step]
+        for e in grp.views:
+            if e.out_binders[0].n in needed:
+                steps.append(self._build_opaque(e, env, view=True))
+        return step if len(steps) == 1 else _SeqStep(steps)
+
+    @staticmethod
+    def _rows_finisher(r: Any, kshape: tuple[int, ...], axes: tuple[int, ...],
+                       device: Device) -> Callable[[Array], Array]:
+        """The eager reduction of a row kernel's per-row parts of ``r`` (shape ``kshape``,
+        the accumulator dtype) over the kept ``axes`` that ``r`` reduces too."""
+        p = r.params
+        out = r.out_binders[0].aval
+
+        def fn(part: Array) -> Array:
+            x = Array(part._buf, 0, kshape, c_strides(kshape), p["acc_dtype"], device)
+            y = PRIMITIVES["reduce"].impl(x, op=p["op"], axes=axes, acc_dtype=p["acc_dtype"],
+                                          out_dtype=out.dtype)
+            return Array(y._buf, y._offset, out.shape, c_strides(out.shape), y.dtype, device)
+        return fn
+
+    @staticmethod
+    def _row_vec(spec: RowSpec, rst: list[list[int]]) -> int:
+        """16 where a serial row kernel on a CPU may walk its rows with vectors (one reduced
+        dim, per-element operands and stores unit-stride), else 1; each pass narrows it to
+        its own values' dtypes or drops it where its ops are not vector-safe
+        (``rowcodegen``)."""
+        if spec.nr != 1:
+            return 1
+        arrays = [r for r in spec.roles if r in ("elem", "row")]
+        for k, role in enumerate(arrays + ["elem"] * len(spec.elem_outs)):
+            if role == "elem" and rst[k][0] != 1:
+                return 1
+        return 16
 
     # products with an epilogue -----------------------------------------------------------
     def _build_gemm(self, grp: Group, env: dict[int, Any]) -> Any:
@@ -885,6 +1102,15 @@ class Executable:
         if not done:
             st.run(env)
         return st
+
+
+class _RowResult:
+    """Stands for a row kernel's reduction result while its program is built (the result
+    lives in a register, not in a buffer)."""
+    __slots__ = ("dtype", "m")
+
+    def __init__(self, m: int, dtype: np.dtype):
+        self.m, self.dtype = m, dtype
 
 
 class _ScalarOperand:

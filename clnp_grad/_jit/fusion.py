@@ -19,6 +19,10 @@ Walking the equations in order:
   product in: one ``gemm`` group, whose kernel evaluates the group on each product value before
   storing it (``executable`` falls back to two steps where the planned launch cannot take it).
 
+- Row fusion (``rows.fuse_rows``): a reduction over the trailing axes and the groups on the
+  same rows (further reductions, elementwise groups of the full or a per-row shape, per-row
+  views) become one ``rows`` group: one kernel walking each row.
+
 The result is a list of ``Group``s in a dependency order; ``executable`` turns each into a
 launchable step.
 """
@@ -32,6 +36,7 @@ from clnp import _ops
 from clnp._custom_kernels import fusable_op
 
 from .._ir import Eqn, Graph, Var
+from .rows import fuse_rows
 
 VIEWS = frozenset({"reshape", "transpose", "broadcast_to", "slice", "stop_gradient"})
 
@@ -60,9 +65,11 @@ def op_signature(e: Eqn) -> tuple[str, tuple, Any, Any]:
 @dataclass
 class Group:
     """One step of the executable. ``kind``: ``ew`` (fused elementwise), ``reduce`` (fused
-    reduction with an elementwise body), ``gemm`` (a product with the group ``eqns`` as its
-    epilogue; ``gemm`` holds the ``dot_general`` and, when the group reads the product
-    transposed, the ``transpose``), ``view`` or ``opaque`` (one equation each)."""
+    reduction with an elementwise body), ``rows`` (reductions over trailing axes and the
+    elementwise code around them, one kernel walking each row: see ``rows``), ``gemm`` (a
+    product with the group ``eqns`` as its epilogue; ``gemm`` holds the ``dot_general`` and,
+    when the group reads the product transposed, the ``transpose``), ``view`` or ``opaque``
+    (one equation each)."""
     kind: str
     eqns: list[Eqn] = field(default_factory=list)
     shape: tuple[int, ...] = ()
@@ -73,6 +80,15 @@ class Group:
     escapes: set[int] = field(default_factory=set)     # members others read (materialised)
     index: int = 0
     gemm: list[Eqn] = field(default_factory=list)
+    # rows (``rows.fuse_rows``): the absorbed groups in a dependency order, the absorbed
+    # views' equations, and each view output's Var id -> the value it aliases
+    sub: list[Group] = field(default_factory=list)
+    views: list[Eqn] = field(default_factory=list)
+    alias: dict[int, Any] = field(default_factory=dict)
+    # rows: reduction results over more axes than the rows (Var id -> the kept axes that a
+    # reduction of the per-row parts finishes)
+    outer: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    per_row: set[int] = field(default_factory=set)    # of those: reductions of per-row values
 
 
 def partition(g: Graph) -> list[Group]:
@@ -140,6 +156,7 @@ def partition(g: Graph) -> list[Group]:
     outs = {x.n for x in g.outs if isinstance(x, Var)}
     groups = _inline_small(groups, owner, outs)
     groups = _gemm_epilogues(groups, owner, outs)
+    groups = fuse_rows(groups, owner, outs)
     return _order(groups, owner)
 
 
