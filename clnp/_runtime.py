@@ -338,7 +338,31 @@ _DEFAULT: Device | None = None
 
 
 def devices() -> tuple[Device, ...]:
-    """Every OpenCL device on every platform, in platform order."""
+    """Every usable OpenCL device on every platform, in platform order.
+
+    PoCL CPU devices whose compiler cannot build for the host CPU are skipped (with a
+    ``RuntimeWarning`` when nothing else is found or ``CLNP_DEBUG`` is set). The list is built
+    once per process.
+
+    Returns
+    -------
+    tuple of Device
+        The devices; ``Device.index`` is the position in this tuple.
+
+    Raises
+    ------
+    RuntimeError
+        No usable OpenCL device is installed; the message says how to install one.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> devs = clnp.devices()
+    >>> len(devs) >= 1
+    True
+    >>> [d.index for d in devs] == list(range(len(devs)))
+    True
+    """
     global _DEVICES
     if _DEVICES is None:
         found: list[Device] = []
@@ -432,7 +456,32 @@ def select_device(spec: str | int | Device) -> Device:
 
 
 def default_device() -> Device:
-    """``CLNP_DEVICE`` if set, else the first GPU, else the first device (usually PoCL CPU)."""
+    """The device new arrays go to when no ``device=`` is given.
+
+    ``CLNP_DEVICE`` if set (any spelling ``set_default_device`` takes), else the first GPU,
+    else the first device (usually PoCL CPU); ``set_default_device`` changes it.
+
+    Returns
+    -------
+    Device
+        The default device, one of ``clnp.devices()``.
+
+    Raises
+    ------
+    RuntimeError
+        No usable OpenCL device is installed.
+    ValueError
+        ``CLNP_DEVICE`` names no device; the message lists the available ones.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> d = clnp.default_device()
+    >>> d in clnp.devices()
+    True
+    >>> clnp.zeros(3).device is d
+    True
+    """
     global _DEFAULT
     if _DEFAULT is None:
         env = os.environ.get("CLNP_DEVICE")
@@ -445,12 +494,70 @@ def default_device() -> Device:
 
 
 def set_default_device(spec: str | int | Device) -> Device:
+    """Make the device ``spec`` names the default for new arrays.
+
+    Parameters
+    ----------
+    spec : str, int or Device
+        A ``Device``, an index into ``clnp.devices()``, ``'gpu'`` or ``'cpu'`` (the first of
+        that kind), ``'vendor:index'`` (``'nvidia:0'``, ``'pocl:1'``), or a substring of the
+        device's or platform's name.
+
+    Returns
+    -------
+    Device
+        The new default device.
+
+    Raises
+    ------
+    ValueError
+        Nothing matches ``spec``; the message lists the available devices.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> previous = clnp.default_device()
+    >>> clnp.set_default_device(0) is clnp.devices()[0]
+    True
+    >>> clnp.ones(2).device is clnp.devices()[0]
+    True
+    >>> clnp.set_default_device(previous) is previous
+    True
+    """
     global _DEFAULT
     _DEFAULT = select_device(spec)
     return _DEFAULT
 
 
 def synchronize(device: Device | None = None) -> None:
-    """Wait until every queued operation on ``device`` (default: all devices) has finished."""
+    """Wait until every queued operation on ``device`` (default: all devices) has finished.
+
+    clnp's calls return once their kernels are queued; reading a result (``numpy.asarray``,
+    ``print``, ``float``) waits by itself, so this is needed only to time work or to hand
+    buffers to other OpenCL code.
+
+    Parameters
+    ----------
+    device : Device, optional
+        The device to wait for; every device of ``clnp.devices()`` when None.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    pyopencl.Error
+        The device reports an error for a queued command.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.arange(4) * 2
+    >>> clnp.synchronize()
+    >>> clnp.synchronize(x.device)
+    >>> print(x)
+    [0 2 4 6]
+    """
     for d in ([device] if device is not None else (_DEVICES or [])):
         d.synchronize()
