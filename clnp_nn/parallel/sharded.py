@@ -168,20 +168,26 @@ def device_put_replicated(x: Any, devices: Sequence[Device]) -> Any:
 
     Parameters
     ----------
-    x : pytree of clnp/NumPy arrays (or Python numbers)
-    devices : the devices, in pmap's order
+    x : pytree of clnp or NumPy arrays (or Python numbers)
+        The values to replicate; Python floats take each device's default float dtype.
+    devices : sequence of clnp.Device
+        The devices, in pmap's order.
 
     Returns
     -------
-    The same pytree with ShardedArray leaves of shape ``(len(devices),) + leaf.shape``.
+    pytree of ShardedArray
+        The same pytree with ShardedArray leaves of shape ``(len(devices),) + leaf.shape``.
 
     Raises
     ------
     ValueError
         ``devices`` is empty.
+    TypeError
+        A leaf is already a ShardedArray, or cannot be placed on a device.
 
     Examples
     --------
+    >>> import numpy, clnp
     >>> from clnp_nn.parallel import device_put_replicated
     >>> devs = clnp.devices()
     >>> params = device_put_replicated({"w": clnp.asarray([1.0, 2.0])}, devs)
@@ -201,13 +207,29 @@ def device_put_sharded(shards: Sequence[Any], devices: Sequence[Device]) -> Any:
     """``shards[i]`` (pytrees of one structure, leaves of one shape per position) placed on
     ``devices[i]``, stacked into ShardedArrays (JAX's ``device_put_sharded``).
 
+    Parameters
+    ----------
+    shards : sequence of pytrees
+        One pytree per device, all of one structure, leaves of one shape per position.
+    devices : sequence of clnp.Device
+        The devices, in pmap's order; ``shards[i]`` goes to ``devices[i]``.
+
+    Returns
+    -------
+    pytree of ShardedArray
+        The shards' structure with ShardedArray leaves of shape
+        ``(len(devices),) + leaf.shape``.
+
     Raises
     ------
     ValueError
-        ``len(shards) != len(devices)``, or the shards' structures or shapes differ.
+        ``len(shards) != len(devices)`` (or none), or the shards' structures or shapes differ.
+    TypeError
+        A leaf is already a ShardedArray, or cannot be placed on a device.
 
     Examples
     --------
+    >>> import numpy, clnp
     >>> from clnp_nn.parallel import device_put_sharded
     >>> devs = clnp.devices()
     >>> batch = numpy.arange(4.0 * len(devs)).reshape(len(devs), 4)
