@@ -548,8 +548,35 @@ class RawKernel:
         return f"<clnp.RawKernel '{self.name}'>"
 
     def compile(self, device: Device | None = None) -> Any:
-        """Build (once per device) and return the PyOpenCL kernel; KernelBuildError shows
-        the source and the compiler log."""
+        """Build (once per device) and return the PyOpenCL kernel.
+
+        Parameters
+        ----------
+        device : clnp.Device, optional
+            The device to build for (default: the default device).
+
+        Returns
+        -------
+        pyopencl.Kernel
+            The compiled kernel, cached per device, source and options.
+
+        Raises
+        ------
+        KernelBuildError
+            The OpenCL compiler rejected the source; the error shows the source and the
+            compiler log.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> k = clnp.RawKernel("__kernel void fill(__global int *x) { x[get_global_id(0)] = 7; }",
+        ...                    "fill")
+        >>> kern = k.compile()
+        >>> kern.num_args
+        1
+        >>> k.compile() is kern                   # built once per device
+        True
+        """
         return raw_kernel_object(device or default_device(), self.code, self.name,
                                  self.options)
 

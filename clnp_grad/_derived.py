@@ -287,6 +287,38 @@ class custom_vjp:
         self.__doc__ = fun.__doc__
 
     def defvjp(self, fwd: Callable[..., Any], bwd: Callable[..., Any]) -> "custom_vjp":
+        """Register the reverse-mode rule: ``fwd(*args) -> (out, residuals)`` and
+        ``bwd(residuals, ct) -> tuple of cotangents, one per argument``.
+
+        Parameters
+        ----------
+        fwd : callable
+            Takes the function's arguments; returns its output and whatever ``bwd`` needs.
+        bwd : callable
+            Takes the residuals and the output's cotangent; returns one cotangent per positional
+            argument (of the argument's structure and shapes).
+
+        Returns
+        -------
+        custom_vjp
+            ``self``, so the call can be chained.
+
+        Raises
+        ------
+        TypeError
+            Raised later, when differentiating, if ``fwd`` does not return a pair.
+        ValueError
+            Raised later, when differentiating, if ``bwd`` returns the wrong number of
+            cotangents or one of the wrong shape.
+
+        Examples
+        --------
+        >>> import clnp, clnp_grad as cg
+        >>> f = cg.custom_vjp(lambda x: x * x)
+        >>> f = f.defvjp(lambda x: (x * x, x), lambda x, ct: (2.0 * x * ct,))
+        >>> print(cg.grad(lambda x: clnp.sum(f(x)))(clnp.asarray([1.0, 3.0])))
+        [2. 6.]
+        """
         self.fwd, self.bwd = fwd, bwd
         return self
 
@@ -458,14 +490,72 @@ class custom_jvp:
 
     def defjvp(self, jvp: Callable[..., Any]) -> Callable[..., Any]:
         """Register ``jvp(*nondiff_args, primals, tangents) -> (out, out_tangent)``; returns
-        it (so it works as a decorator)."""
+        it (so it works as a decorator).
+
+        Parameters
+        ----------
+        jvp : callable
+            The forward-mode rule; ``primals`` and ``tangents`` are tuples of the differentiable
+            positional arguments, and ``out_tangent`` must be linear in ``tangents``.
+
+        Returns
+        -------
+        callable
+            ``jvp`` itself.
+
+        Raises
+        ------
+        TypeError
+            Raised later, when differentiating, if the rule does not return a pair or returns a
+            tangent of the wrong dtype.
+        ValueError
+            Raised later, when differentiating, if the rule's output has the wrong shape.
+
+        Examples
+        --------
+        >>> import clnp, clnp_grad as cg
+        >>> f = cg.custom_jvp(lambda x: clnp.exp(x))
+        >>> @f.defjvp
+        ... def f_jvp(primals, tangents):
+        ...     (x,), (t,) = primals, tangents
+        ...     y = f(x)
+        ...     return y, y * t
+        >>> out, tangent = cg.jvp(f, (clnp.asarray([0.0]),), (clnp.asarray([2.0]),))
+        >>> print(out, tangent)
+        [1.] [2.]
+        """
         self.jvp = jvp
         return jvp
 
     def defjvps(self, *jvps: Callable[..., Any] | None) -> None:
         """Register one rule per differentiable argument, ``jvp_i(tangent_i, out, *primals)
         -> its contribution to the output tangent`` (None: no dependence); the contributions
-        add up. Only for array outputs."""
+        add up. Only for array outputs.
+
+        Parameters
+        ----------
+        *jvps : callable or None
+            One per differentiable positional argument, in order.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        TypeError
+            Raised later, when differentiating, if a contribution has the wrong dtype.
+
+        Examples
+        --------
+        >>> import clnp, clnp_grad as cg
+        >>> f = cg.custom_jvp(lambda x, y: x * y)
+        >>> f.defjvps(lambda tx, out, x, y: tx * y, lambda ty, out, x, y: x * ty)
+        >>> x, y = clnp.asarray([2.0]), clnp.asarray([5.0])
+        >>> gx, gy = cg.grad(lambda a, b: clnp.sum(f(a, b)), argnums=(0, 1))(x, y)
+        >>> print(gx, gy)
+        [5.] [2.]
+        """
         def rule(*a: Any) -> tuple[Any, Any]:
             primals, tangents = a[-2], a[-1]
             out = self(*_merge(a[:-2], primals, self._nondiff(len(a) - 2 + len(primals))))

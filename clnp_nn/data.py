@@ -157,6 +157,10 @@ class DataLoader:
         epoch : int
             >= 0.
 
+        Returns
+        -------
+        None
+
         Raises
         ------
         ValueError

@@ -20,9 +20,10 @@ import pytest
 PACKAGES = ("clnp", "clnp_grad", "clnp_nn")
 SECTIONS = ("Parameters", "Returns", "Raises", "Examples")
 
-# Defining modules whose public functions have all been written in NumPy's format: here a
-# function without Parameters (when it takes any), Returns and Examples fails the test. The
-# modules not listed yet are reported by test_docstring_coverage, not enforced.
+# Defining modules whose public functions (and the public methods of their public classes)
+# have all been written in NumPy's format: here a function without Parameters (when it takes
+# any), Returns and Examples fails the test. The modules not listed yet are reported by
+# test_docstring_coverage, not enforced.
 ENFORCED = {
     "clnp_grad", "clnp_grad._ad", "clnp_grad._derived", "clnp_grad._tree", "clnp_grad._vmap",
     "clnp_grad._ir", "clnp_grad._jit.api", "clnp_grad.lax", "clnp_grad.random",
@@ -33,7 +34,7 @@ ENFORCED = {
     "clnp._indexing", "clnp._eager_linalg", "clnp._autotune",
     "clnp.linalg", "clnp._linear_algebra_functions", "clnp._runtime",
     "clnp._elementwise_functions", "clnp._numpy_functions", "clnp._ufunc",
-    "clnp_grad._collectives",
+    "clnp_grad._collectives", "clnp._custom_kernels", "clnp_nn.data",
     "clnp_nn.amp", "clnp_nn.checkpoint", "clnp_nn.functional._conv_algo",
     "clnp_nn.functional._kernels", "clnp_nn.functional.activation",
     "clnp_nn.functional.attention", "clnp_nn.functional.conv", "clnp_nn.functional.dropout",
@@ -84,6 +85,26 @@ OBJECTS = _public_objects()
 # public functions: plain functions and callable objects such as ufuncs; classes are not
 # counted (their docstrings' examples still run above)
 FUNCTIONS = {k: v for k, v in OBJECTS.items() if not inspect.isclass(v)}
+# the array type's methods are documented with the array API, not counted here
+METHODS_ELSEWHERE = {"clnp._array", "clnp._mixin"}
+
+
+def _public_methods() -> dict[str, object]:
+    """Qualified name -> function: the public methods (no leading underscore; properties
+    left out) defined in the bodies of the public classes, the array type's excepted."""
+    found: dict[str, object] = {}
+    for qualname, cls in OBJECTS.items():
+        if not inspect.isclass(cls) or _home(cls) in METHODS_ELSEWHERE:
+            continue
+        for name, attr in vars(cls).items():
+            fun = attr.__func__ if isinstance(attr, (staticmethod, classmethod)) else attr
+            if not name.startswith("_") and inspect.isfunction(fun) and \
+                    fun.__module__.split(".")[0] in PACKAGES:
+                found[f"{qualname}.{name}"] = fun
+    return found
+
+
+METHODS = _public_methods()
 
 
 def _sections(doc: str | None) -> set[str]:
@@ -93,9 +114,10 @@ def _sections(doc: str | None) -> set[str]:
 
 def _takes_parameters(fun: object) -> bool:
     try:
-        return bool(inspect.signature(fun).parameters)
+        params = list(inspect.signature(fun).parameters)
     except (TypeError, ValueError):
         return True
+    return bool(params[1:] if params[:1] in (["self"], ["cls"]) else params)
 
 
 def _missing_sections(fun: object) -> list[str]:
@@ -176,6 +198,15 @@ def test_enforced_modules_have_numpy_sections():
     assert not bad, "docstrings without NumPy's sections:\n  " + "\n  ".join(bad)
 
 
+def test_enforced_classes_have_numpy_method_docstrings():
+    """Every public method of a public class defined in an ENFORCED module has NumPy's
+    sections (the array type's methods are documented with the array API)."""
+    bad = [f"{name} ({_home(fun)}): missing {', '.join(missing)}"
+           for name, fun in METHODS.items()
+           if _home(fun) in ENFORCED and (missing := _missing_sections(fun))]
+    assert not bad, "method docstrings without NumPy's sections:\n  " + "\n  ".join(bad)
+
+
 def test_docstring_coverage(capsys):
     """Print how many public functions have NumPy-format docstrings, per defining module.
     Enforced modules are checked above; this reports the rest and keeps a floor."""
@@ -193,6 +224,10 @@ def test_docstring_coverage(capsys):
     for mod, (ok, total) in sorted(per_module.items()):
         mark = "enforced" if mod in ENFORCED else ("complete" if ok == total else "todo")
         lines.append(f"  {mod:40s} {ok:3d} / {total:3d}  {mark}")
+    methods_ok = sum(not _missing_sections(fun) for fun in METHODS.values())
+    lines.append(f"Public methods of public classes (the array type's excepted): {methods_ok} "
+                 f"of {len(METHODS)} with NumPy's sections")
     with capsys.disabled():
         print("\n" + "\n".join(lines))
+    assert methods_ok >= 53, "\n".join(lines)
     assert complete >= 454, "\n".join(lines)

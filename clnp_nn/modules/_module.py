@@ -122,7 +122,35 @@ class Module:
 
     def replace(self, **changes: Any) -> "Module":
         """A copy with the given fields replaced (no checks: the caller keeps shapes
-        consistent)."""
+        consistent).
+
+        Modules are immutable; this is how a training step or a surgery on a model builds the
+        next one.
+
+        Parameters
+        ----------
+        **changes
+            New values by field name (parameters, buffers or static fields).
+
+        Returns
+        -------
+        Module
+            A new module of the same class; the fields not named are shared with ``self``.
+
+        Raises
+        ------
+        AttributeError
+            A name is not a field of the module.
+
+        Examples
+        --------
+        >>> import clnp, clnp_grad as cg
+        >>> import clnp_nn as nn
+        >>> layer = nn.Linear(2, 1, key=cg.random.key(0))
+        >>> frozen = layer.replace(bias=clnp.zeros(1, dtype=clnp.float32))
+        >>> frozen.bias.tolist(), frozen.weight is layer.weight
+        ([0.0], True)
+        """
         for k in changes:
             if k not in self._dynamic and k not in self._static:
                 raise AttributeError(f"{type(self).__name__}.replace: no field {k!r}")

@@ -93,7 +93,26 @@ class ShardedArray:
 
     # ---------------------------------------------------------------- gathering
     def to_numpy(self) -> np.ndarray:
-        """All shards stacked in host memory (the copies from every device run together)."""
+        """All shards stacked in host memory (the copies from every device run together).
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(len(shards),) + shard shape``, of the shards' dtype.
+
+        Examples
+        --------
+        >>> import numpy, clnp
+        >>> from clnp_nn.parallel import device_put_sharded
+        >>> devs = clnp.devices()
+        >>> x = device_put_sharded([clnp.full(2, float(k), device=d) for k, d in enumerate(devs)],
+        ...                        devs)
+        >>> host = x.to_numpy()
+        >>> type(host).__name__, host.shape == (len(devs), 2)
+        ('ndarray', True)
+        >>> print(host[0])
+        [0. 0.]
+        """
         out = np.empty(self.shape, self.dtype)
         rows = out.reshape(len(self._shards), -1)     # views (out[i] of a 1-d out is a copy)
         reads = [start_read(s, rows[i]) for i, s in enumerate(self._shards)]
@@ -109,14 +128,62 @@ class ShardedArray:
         return a if dtype is None else a.astype(dtype, copy=False)
 
     def to_device(self, device: Any, /, *, stream: Any = None) -> Array:
-        """The gathered array on one ``device`` (``"cpu"``: a NumPy array)."""
+        """The gathered array on one ``device`` (``"cpu"``: a NumPy array).
+
+        Parameters
+        ----------
+        device : clnp.Device, str or int
+            Where the gathered array goes: a device or a spec ``clnp.set_default_device`` takes,
+            or ``"cpu"`` for a NumPy array.
+        stream : None
+            Accepted for the Array API's signature and ignored.
+
+        Returns
+        -------
+        clnp array or numpy.ndarray
+            All shards stacked, of shape ``(len(shards),) + shard shape``.
+
+        Raises
+        ------
+        ValueError
+            ``device`` names no device.
+
+        Examples
+        --------
+        >>> import numpy, clnp
+        >>> from clnp_nn.parallel import device_put_sharded
+        >>> devs = clnp.devices()
+        >>> x = device_put_sharded([clnp.full(2, float(k), device=d) for k, d in enumerate(devs)],
+        ...                        devs)
+        >>> y = x.to_device(devs[0])
+        >>> y.device is devs[0], y.shape == x.shape
+        (True, True)
+        >>> type(x.to_device("cpu")).__name__
+        'ndarray'
+        """
         if device == "cpu" and not isinstance(device, Device):
             return self.to_numpy()   # type: ignore[return-value]
         from clnp._runtime import select_device
         return Array.from_numpy(self.to_numpy(), select_device(device))
 
     def block_until_ready(self) -> "ShardedArray":
-        """Wait until every shard has been computed."""
+        """Wait until every shard has been computed.
+
+        Returns
+        -------
+        ShardedArray
+            ``self``, as JAX's ``block_until_ready``.
+
+        Examples
+        --------
+        >>> import numpy, clnp
+        >>> from clnp_nn.parallel import device_put_sharded
+        >>> devs = clnp.devices()
+        >>> x = device_put_sharded([clnp.full(2, float(k), device=d) for k, d in enumerate(devs)],
+        ...                        devs)
+        >>> x.block_until_ready() is x
+        True
+        """
         for d in dict.fromkeys(self._devices):
             d.synchronize()
         return self
