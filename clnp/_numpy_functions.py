@@ -2528,7 +2528,7 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
     >>> hist, edges = clnp.histogram(x, bins=3)
     >>> print(hist, edges)
     [1 2 2] [1. 2. 3. 4.]
-    >>> print(clnp.histogram(x, bins=[0, 2, 4])[0])
+    >>> print(clnp.histogram(x, bins=clnp.asarray([0.0, 2.0, 4.0], dtype=clnp.float32))[0])
     [1 4]
     """
     xp = _xp()

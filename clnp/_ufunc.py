@@ -702,7 +702,7 @@ class ufunc:
         >>> np.add.at(a, [0, 0, 2], 1.0)
         >>> print(numpy.asarray(a))
         [2. 0. 1. 0.]
-        >>> np.maximum.at(a, [1, 1], [5.0, 3.0])
+        >>> np.maximum.at(a, [1, 1], np.asarray([5.0, 3.0]))
         >>> print(numpy.asarray(a))
         [2. 5. 1. 0.]
         """

@@ -4,15 +4,19 @@ public functions carry NumPy's sections (Parameters, Returns, Raises, Examples).
 The public API is what the public modules list in ``__all__`` (tests/test_namespace.py keeps
 those lists honest). Examples import what they use, print through NumPy or with small
 integers and exactly representable floats, so their output is the same on every device and
-with or without float64.
+with or without float64 (test_docstring_examples_without_fp64_or_fp16 runs them all again as
+on a device without either).
 """
 from __future__ import annotations
 
 import doctest
 import importlib
 import inspect
+import os
 import pkgutil
 import re
+import subprocess
+import sys
 import types
 
 import pytest
@@ -188,6 +192,40 @@ def test_docstring_examples(test):
 
 def test_there_are_doctests():
     assert len(DOCTESTS) >= 50, len(DOCTESTS)
+
+
+_WITHOUT_FP64 = """
+import doctest, sys
+sys.path[:0] = [{tests!r}, {root!r}]
+import clnp
+for d in clnp.devices():
+    d.has_fp64 = d.has_fp16 = False
+import test_docstrings as t
+failed = []
+for test in t.DOCTESTS:
+    test.globs = t._globs()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    report = []
+    if runner.run(test, out=report.append, clear_globs=True).failed:
+        failed.append("".join(report))
+print(f"{{len(failed)}} of {{len(t.DOCTESTS)}} failed")
+print("\\n".join(failed)[-8000:])
+sys.exit(1 if failed else 0)
+"""
+
+
+def test_docstring_examples_without_fp64_or_fp16():
+    """Every example gives the same output on a device without ``cl_khr_fp64`` and
+    ``cl_khr_fp16``: all of them run again in a fresh process whose devices report neither,
+    so clnp's default dtypes and dtype checks are those of such a device (the kernels still
+    compile here)."""
+    tests_dir = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(tests_dir)
+    code = _WITHOUT_FP64.format(tests=tests_dir, root=root)
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
+                         text=True, timeout=1200)
+    assert out.returncode == 0, out.stdout[-8000:] + out.stderr[-4000:]
+    assert out.stdout.startswith("0 of "), out.stdout[:200]
 
 
 def test_enforced_modules_have_numpy_sections():

@@ -299,7 +299,7 @@ def device_put_sharded(shards: Sequence[Any], devices: Sequence[Device]) -> Any:
     >>> import numpy, clnp
     >>> from clnp_nn.parallel import device_put_sharded
     >>> devs = clnp.devices()
-    >>> batch = numpy.arange(4.0 * len(devs)).reshape(len(devs), 4)
+    >>> batch = numpy.arange(4 * len(devs), dtype=numpy.float32).reshape(len(devs), 4)
     >>> xb = device_put_sharded(list(batch), devs)       # row k on devs[k]
     >>> xb.shape == batch.shape, xb[0].device is devs[0]
     (True, True)
