@@ -88,6 +88,14 @@ def adam(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
     GradientTransformation
         State: ``(ScaleByAdamState(count, mu, nu), EmptyState() or ScaleByScheduleState)``.
 
+    Raises
+    ------
+    TypeError
+        ``learning_rate`` is missing, or neither a number (or 0-d array) nor a schedule.
+    ValueError
+        From ``update``: the updates' structure differs from the state's (the optimizer was
+        initialised with other parameters).
+
     Examples
     --------
     >>> import numpy, clnp
@@ -125,6 +133,15 @@ def adamw(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
     Returns
     -------
     GradientTransformation
+
+    Raises
+    ------
+    TypeError
+        ``learning_rate`` or ``weight_decay`` is missing, or neither a number (or 0-d array)
+        nor a schedule.
+    ValueError
+        From ``update``: the updates' structure differs from the state's or the parameters',
+        or the parameters are not passed (the weight decay needs them).
 
     Examples
     --------
@@ -172,6 +189,14 @@ def rmsprop(learning_rate: ScalarOrSchedule, decay: float = 0.9, eps: float = 1e
     -------
     GradientTransformation
 
+    Raises
+    ------
+    TypeError
+        ``learning_rate`` is missing, or neither a number (or 0-d array) nor a schedule.
+    ValueError
+        From ``update``: the updates' structure differs from the state's (the optimizer was
+        initialised with other parameters).
+
     Examples
     --------
     >>> import numpy, clnp
@@ -210,6 +235,14 @@ def adagrad(learning_rate: ScalarOrSchedule, initial_accumulator_value: float = 
     -------
     GradientTransformation
 
+    Raises
+    ------
+    TypeError
+        ``learning_rate`` is missing, or neither a number (or 0-d array) nor a schedule.
+    ValueError
+        From ``update``: the updates' structure differs from the state's (the optimizer was
+        initialised with other parameters).
+
     Examples
     --------
     >>> import numpy, clnp
@@ -247,6 +280,15 @@ def lamb(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
     Returns
     -------
     GradientTransformation
+
+    Raises
+    ------
+    TypeError
+        ``learning_rate`` or ``weight_decay`` is missing, or neither a number (or 0-d array)
+        nor a schedule.
+    ValueError
+        From ``update``: the updates' structure differs from the state's or the parameters',
+        or the parameters are not passed (the weight decay needs them).
 
     Examples
     --------

@@ -46,6 +46,11 @@ def constant_schedule(value: float) -> Schedule:
     callable
         ``count -> value``.
 
+    Raises
+    ------
+    TypeError
+        ``value`` is not a number.
+
     Examples
     --------
     >>> from clnp_nn import optim
@@ -73,6 +78,11 @@ def polynomial_schedule(init_value: float, end_value: float, power: float,
     Returns
     -------
     callable
+
+    Raises
+    ------
+    TypeError
+        A value or ``power`` is not a number, or a step count is not an int.
 
     Examples
     --------
@@ -110,6 +120,11 @@ def linear_schedule(init_value: float, end_value: float, transition_steps: int,
     -------
     callable
 
+    Raises
+    ------
+    TypeError
+        A value is not a number, or a step count is not an int.
+
     Examples
     --------
     >>> from clnp_nn import optim
@@ -143,6 +158,11 @@ def exponential_decay(init_value: float, transition_steps: int, decay_rate: floa
     Returns
     -------
     callable
+
+    Raises
+    ------
+    TypeError
+        A value or the rate is not a number, or a step count is not an int.
 
     Examples
     --------
