@@ -77,7 +77,7 @@ def matmul(x1: Any, x2: Any, /) -> Any:
     Raises
     ------
     TypeError
-        An operand is not a clnp array or not of a numeric dtype.
+        An operand is not array-like or not of a numeric dtype.
     ValueError
         An operand is zero-dimensional, the contracted dimensions differ, the batch
         dimensions do not broadcast, or the operands are on different devices.
@@ -181,8 +181,8 @@ def tensordot(x1: Any, x2: Any, /, *, axes: int | tuple[Sequence[int], Sequence[
     Raises
     ------
     TypeError
-        An operand is not a clnp array or not numeric, or ``axes`` is not an integer or a
-        pair of integer sequences.
+        An operand is not array-like or not of a numeric dtype, or ``axes`` is not an
+        integer or a pair of integer sequences.
     ValueError
         ``axes`` is negative, repeats an axis, names an axis out of range or more axes than an
         operand has, the contracted sizes differ, or the operands are on different devices.
@@ -227,7 +227,7 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
     Raises
     ------
     TypeError
-        An operand is not a clnp array or not numeric, or ``axis`` is not an integer.
+        An operand is not array-like or not of a numeric dtype, or ``axis`` is not an integer.
     ValueError
         ``axis`` is nonnegative or out of range, the sizes along it differ, the other axes do
         not broadcast, or the operands are on different devices.
@@ -299,7 +299,7 @@ def dot(a: Any, b: Any, /) -> Any:
     Raises
     ------
     TypeError
-        An operand is not a clnp array or not numeric.
+        An operand is not array-like or not of a numeric dtype.
     ValueError
         The last axis of ``a`` and the second-to-last of ``b`` (the only one of a vector)
         differ in size, or the operands are on different devices.
@@ -344,7 +344,7 @@ def inner(a: Any, b: Any, /) -> Any:
     Raises
     ------
     TypeError
-        An operand is not a clnp array or not of a numeric dtype.
+        An operand is not array-like or not of a numeric dtype.
     ValueError
         The last dimensions differ, or the operands are on different devices.
 
@@ -381,7 +381,7 @@ def outer(a: Any, b: Any, /) -> Any:
     Raises
     ------
     TypeError
-        An operand is not a clnp array or not numeric.
+        An operand is not array-like or not of a numeric dtype.
     ValueError
         The operands are on different devices.
 
@@ -414,7 +414,7 @@ def vdot(a: Any, b: Any, /) -> Any:
     Raises
     ------
     TypeError
-        An operand is not a clnp array or not of a numeric dtype.
+        An operand is not array-like or not of a numeric dtype.
     ValueError
         The sizes differ, or the operands are on different devices.
 
@@ -454,7 +454,7 @@ def matvec(x1: Any, x2: Any, /) -> Any:
     Raises
     ------
     TypeError
-        An operand is not a clnp array or not of a numeric dtype.
+        An operand is not array-like or not of a numeric dtype.
     ValueError
         ``x1`` has fewer than two dimensions or ``x2`` none, the sizes do not match or
         the batch dimensions do not broadcast, or the operands are on different devices.
@@ -494,7 +494,7 @@ def vecmat(x1: Any, x2: Any, /) -> Any:
     Raises
     ------
     TypeError
-        An operand is not a clnp array or not of a numeric dtype.
+        An operand is not array-like or not of a numeric dtype.
     ValueError
         ``x1`` has no dimension or ``x2`` fewer than two, the sizes do not match or
         the batch dimensions do not broadcast, or the operands are on different devices.

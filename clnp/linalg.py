@@ -443,7 +443,7 @@ def eigh(x: Any, /, UPLO: str = "L") -> EighResult:
     ValueError
         ``x`` is not a (stack of) square matrices, or ``UPLO`` is neither 'L' nor 'U'.
     LinAlgError
-        Eagerly, when the iteration does not converge (NaN or inf input).
+        Eagerly, when the iteration does not converge.
 
     Examples
     --------
@@ -487,7 +487,7 @@ def eigvalsh(x: Any, /, UPLO: str = "L") -> Any:
     ValueError
         ``x`` is not a (stack of) square matrices, or ``UPLO`` is neither 'L' nor 'U'.
     LinAlgError
-        Eagerly, when the iteration does not converge (NaN or inf input).
+        Eagerly, when the iteration does not converge.
 
     Examples
     --------
@@ -1253,7 +1253,8 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
     Raises
     ------
     ValueError
-        More than two axes with an ``ord``, or an invalid ``ord``.
+        More than two axes (given as ``axis``, or all of ``x``'s with an ``ord`` and no
+        ``axis``), a repeated axis, or an invalid ``ord``.
     IndexError
         An axis is out of range for ``x``.
 
@@ -1313,7 +1314,7 @@ def multi_dot(arrays: Sequence[Any], *, out: Any = None) -> Any:
     Raises
     ------
     TypeError
-        ``out`` is given, or an operand is not a numeric clnp array.
+        ``out`` is given, or an operand is not of a numeric dtype.
     ValueError
         Fewer than two operands, or shapes that do not chain.
 
