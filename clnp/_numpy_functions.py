@@ -3803,6 +3803,28 @@ class errstate:
         _ERR.update(self._old.pop())
 
     def __call__(self, func: Any) -> Any:
+        """Use the error settings as a decorator: ``func`` runs with them in force.
+
+        Parameters
+        ----------
+        func : callable
+            The function to wrap.
+
+        Returns
+        -------
+        callable
+            A wrapper with ``func``'s name and docstring.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> @clnp.errstate(divide="ignore")
+        ... def inverse(x):
+        ...     return clnp.geterr()["divide"], 1 / x
+        >>> setting, y = inverse(clnp.asarray([0.0]))
+        >>> setting, y.tolist()
+        ('ignore', [inf])
+        """
         import functools
 
         @functools.wraps(func)

@@ -211,6 +211,53 @@ class ufunc:
     def __call__(self, *args: Any, out: Any = None, where: Any = True,
                  casting: str = "same_kind", order: str = "K", dtype: Any = None,
                  subok: bool = True, signature: Any = None) -> Any:
+        """Apply the op elementwise with NumPy's ufunc keywords (each ufunc's own docstring,
+        ``help(clnp.add)``, describes its op).
+
+        Parameters
+        ----------
+        *args : arrays or array_likes
+            ``nin`` operands (Python scalars, lists and NumPy arrays are uploaded next to the
+            array operand), optionally followed by ``out`` positionally.
+        out : array, optional
+            Array the result is written to (cast under ``casting``); it is also returned.
+        where : array_like of bool, default True
+            Where False, the result keeps ``out``'s value (zero without ``out``).
+        casting : {'no', 'equiv', 'safe', 'same_kind', 'unsafe'}, default 'same_kind'
+            Casts allowed between the inputs, ``dtype`` and ``out``.
+        order : {'K', 'A', 'C'}, default 'K'
+            Results are C-ordered; ``'F'`` raises ValueError.
+        dtype : dtype, optional
+            Computation dtype: the inputs are cast to it first.
+        subok : bool, default True
+            Accepted for NumPy (clnp has no array subclasses).
+        signature : None
+            Choosing a loop is not supported (use ``dtype``).
+
+        Returns
+        -------
+        array
+            The elementwise result (``out`` when given).
+
+        Raises
+        ------
+        TypeError
+            A wrong number of operands, an operand dtype outside the op's category, a cast that
+            ``casting`` forbids, or ``signature=``.
+        ValueError
+            Shapes that do not broadcast, an invalid ``casting``, or ``order='F'``.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> x = clnp.asarray([1.0, 2.0, 3.0], dtype=clnp.float32)
+        >>> print(clnp.add(x, 1))
+        [2. 3. 4.]
+        >>> out = clnp.zeros(3, dtype=clnp.float32)
+        >>> _ = clnp.multiply(x, 2, out=out, where=clnp.asarray([True, False, True]))
+        >>> print(out)
+        [2. 0. 6.]
+        """
         name = self.__name__
         if len(args) != self.nin:
             if len(args) == self.nin + 1 and out is None:

@@ -323,6 +323,34 @@ class custom_vjp:
         return self
 
     def __call__(self, *args: Any) -> Any:
+        """Call the function: ``fun(*args)``, differentiated in reverse mode through the
+        registered ``fwd``/``bwd`` rule.
+
+        Parameters
+        ----------
+        *args : pytrees of arrays
+            The function's positional arguments.
+
+        Returns
+        -------
+        pytree
+            ``fun(*args)``.
+
+        Raises
+        ------
+        TypeError
+            Differentiating before ``defvjp`` was called, or ``fwd`` not returning a pair.
+        ValueError
+            ``bwd`` returning the wrong number of cotangents, or one of the wrong shape.
+
+        Examples
+        --------
+        >>> import clnp, clnp_grad as cg
+        >>> f = cg.custom_vjp(lambda x: x * 3.0)
+        >>> f = f.defvjp(lambda x: (x * 3.0, None), lambda res, ct: (ct * 3.0,))
+        >>> print(f(clnp.asarray([1.0, 2.0])))
+        [3. 6.]
+        """
         interp = current_interpreter()
         if isinstance(interp, BatchInterpreter) and self.fwd is not None and \
                 _owned(interp, tree_flatten(list(args))[0]):
@@ -576,6 +604,38 @@ class custom_jvp:
         return {a % nargs for a in self.nondiff_argnums}
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the function: ``fun(*args, **kwargs)`` (keyword arguments become positional, as
+        in JAX), differentiated through the registered rule.
+
+        Parameters
+        ----------
+        *args : pytrees of arrays
+            The function's positional arguments (those in ``nondiff_argnums`` must not be
+            traced).
+        **kwargs
+            Keyword arguments that bind to positional parameters of ``fun``.
+
+        Returns
+        -------
+        pytree
+            ``fun(*args)``.
+
+        Raises
+        ------
+        TypeError
+            Keyword-only parameters, a traced argument in ``nondiff_argnums``, differentiating
+            before ``defjvp``, or a rule with a wrong output.
+        ValueError
+            ``nondiff_argnums`` out of range, or a rule's output of the wrong shape.
+
+        Examples
+        --------
+        >>> import clnp, clnp_grad as cg
+        >>> f = cg.custom_jvp(lambda x, y: x * y)
+        >>> f.defjvps(lambda tx, out, x, y: tx * y, lambda ty, out, x, y: x * ty)
+        >>> print(f(clnp.asarray([2.0]), y=clnp.asarray([5.0])))
+        [10.]
+        """
         if kwargs:   # keyword arguments become positional, as in JAX
             bound = inspect.signature(self.fun).bind(*args, **kwargs)
             if bound.kwargs:

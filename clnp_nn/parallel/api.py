@@ -320,6 +320,44 @@ class Pmapped:
         return (ia,) * n_args
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the mapped function once per participating device: each argument is split along
+        its ``in_axes`` (one slice per device), and the results are stacked along ``out_axes``.
+
+        Parameters
+        ----------
+        *args : pytrees of arrays
+            Positional arguments only; a mapped leaf has the number of devices as the size of its
+            mapped axis, an ``in_axes`` of None broadcasts it, ``static_broadcasted_argnums``
+            entries are passed as they are (and must be hashable).
+
+        Returns
+        -------
+        pytree
+            The function's outputs: ``ShardedArray`` leaves (one shard per device) for
+            ``out_axes=0``, the first device's value for ``out_axes=None``.
+
+        Raises
+        ------
+        TypeError
+            Keyword arguments, an unhashable static argument, or a leaf that is neither an array
+            nor a number.
+        ValueError
+            A mapped axis whose size is not the number of devices, an axis out of range, a
+            scalar mapped argument, or ``in_axes``/``out_axes`` of the wrong length.
+        NotImplementedError
+            A call under a transformation (apply ``grad``/``vmap``/``jit`` inside the mapped
+            function instead), or an ``out_axes`` other than 0 and None.
+
+        Examples
+        --------
+        >>> import numpy, clnp
+        >>> from clnp_nn.parallel import local_device_count, pmap
+        >>> n = local_device_count()
+        >>> f = pmap(lambda x, w: x * w, in_axes=(0, None))
+        >>> y = f(clnp.ones((n, 2), dtype=clnp.float32), clnp.asarray(3.0, dtype=clnp.float32))
+        >>> print(numpy.asarray(y)[0])
+        [3. 3.]
+        """
         name = getattr(self.fun, "__name__", "function")
         if kwargs:
             raise TypeError(f"pmap({name}): pass arguments positionally (keyword arguments "
