@@ -277,6 +277,8 @@ class ElementwiseKernel:
             The output arrays (instead of passing them positionally).
         size : int, optional
             The number of elements to run over when no non-raw array argument fixes the shape.
+        **kwargs
+            Not accepted: any other keyword raises TypeError.
 
         Returns
         -------

@@ -221,6 +221,10 @@ order : {{'K', 'A', 'C'}}, optional
     Results are C-ordered; ``'F'`` raises ValueError.
 dtype : dtype, optional
     Computation dtype: the inputs are cast to it first.
+subok : bool, optional
+    Accepted for NumPy (clnp has no array subclasses).
+signature : None, optional
+    Choosing a loop is not supported (use ``dtype``).
 
 Returns
 -------
@@ -264,6 +268,10 @@ def round(x, /):
     x : array
         Input array of a numeric dtype (Python scalars, lists and NumPy arrays are uploaded
         first).
+    decimals : int, default 0
+        NumPy's number of decimal places (the namespace function; as ``clnp.around``).
+    out : array, optional
+        NumPy's output array (the namespace function); it is also returned.
 
     Returns
     -------
@@ -381,6 +389,10 @@ def clip(x, /, min=None, max=None):
     min, max : scalar or array, optional
         The bounds: Python scalars, or arrays broadcast together with ``x`` (cast to ``x``'s
         dtype); None leaves that side open.
+    out : array, optional
+        NumPy's output array (the namespace function); it is also returned.
+    a_min, a_max : scalar or array, optional
+        NumPy's older names of ``min`` and ``max`` (not together with them).
 
     Returns
     -------

@@ -289,6 +289,8 @@ def dot(a: Any, b: Any, /) -> Any:
     ----------
     a, b : array
         Numeric operands on one device; a zero-dimensional operand multiplies elementwise.
+    out : array, optional
+        NumPy's output array (the namespace function); it is also returned.
 
     Returns
     -------
@@ -372,6 +374,8 @@ def outer(a: Any, b: Any, /) -> Any:
     ----------
     a, b : array
         Numeric operands on one device, of any shape (they are flattened).
+    out : array, optional
+        NumPy's output array (the namespace function); it is also returned.
 
     Returns
     -------

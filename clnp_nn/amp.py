@@ -64,6 +64,7 @@ def parse_dtype(value: str) -> np.dtype:
     Parameters
     ----------
     value : str
+        One of the names above.
 
     Returns
     -------
@@ -274,6 +275,7 @@ def get_policy(policy_name: str) -> Policy:
     Parameters
     ----------
     policy_name : str
+        The policy, in the syntax above.
 
     Returns
     -------
@@ -326,6 +328,7 @@ def cast_to_full(tree: T) -> T:
     Parameters
     ----------
     tree : pytree
+        Arrays of any dtype; non-floating leaves and non-arrays are returned as they are.
 
     Returns
     -------
@@ -348,6 +351,7 @@ def cast_to_half(tree: T) -> T:
     Parameters
     ----------
     tree : pytree
+        Arrays of any dtype; non-floating leaves and non-arrays are returned as they are.
 
     Returns
     -------
@@ -732,6 +736,7 @@ def all_finite(tree: Any) -> Any:
     Parameters
     ----------
     tree : pytree of arrays
+        Usually the gradients of a step.
 
     Returns
     -------
@@ -760,7 +765,9 @@ def select_tree(pred: Any, a: T, b: T) -> T:
     Parameters
     ----------
     pred : 0-d bool array
+        Which tree to take, e.g. from :func:`all_finite`.
     a, b : pytrees of the same structure
+        The candidates; their leaves must have equal shapes and dtypes.
 
     Returns
     -------

@@ -188,6 +188,7 @@ class DataLoader:
         Parameters
         ----------
         epoch : int
+            The epoch number (>= 0).
 
         Returns
         -------

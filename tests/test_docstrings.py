@@ -246,6 +246,42 @@ def test_enforced_classes_have_numpy_method_docstrings():
     assert not bad, "method docstrings without NumPy's sections:\n  " + "\n  ".join(bad)
 
 
+def _parameter_entries(doc: str) -> list[tuple[list[str], bool]]:
+    """The entries of a docstring's Parameters section: (names, has a description)."""
+    m = re.search(r"^Parameters\n-{3,}\n(.*?)(?:\n\n(?=\S[^\n]*\n-{3,}\s*$)|\Z)", doc,
+                  re.M | re.S)
+    if not m:
+        return []
+    lines = m.group(1).splitlines()
+    entries = []
+    for i, line in enumerate(lines):
+        if line and not line[0].isspace():
+            names = [n.strip().lstrip("*") for n in line.split(" : ")[0].split(",")]
+            described = i + 1 < len(lines) and lines[i + 1][:1].isspace()
+            entries.append((names, described))
+    return entries
+
+
+def test_documented_parameters_are_described_and_exist():
+    """In the enforced modules every entry of a Parameters section has a description, and
+    names a parameter of the signature (so the docs follow renames)."""
+    bad = []
+    for name, fun in {**FUNCTIONS, **METHODS}.items():
+        if _home(fun) not in ENFORCED:
+            continue
+        try:
+            params = list(inspect.signature(fun).parameters)
+        except (TypeError, ValueError):
+            params = None
+        for names, described in _parameter_entries(inspect.getdoc(fun) or ""):
+            if not described:
+                bad.append(f"{name}: parameter {', '.join(names)} has no description")
+            unknown = [n for n in names if params is not None and n not in params]
+            if unknown:
+                bad.append(f"{name}: documents {unknown}, not in the signature {params}")
+    assert not bad, "\n  ".join(["Parameters sections:"] + bad)
+
+
 def test_docstring_coverage(capsys):
     """Print how many public functions have NumPy-format docstrings, per defining module.
     Enforced modules are checked above; this reports the rest and keeps a floor."""

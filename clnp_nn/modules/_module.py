@@ -198,6 +198,7 @@ def is_array(x: Any) -> bool:
     Parameters
     ----------
     x : any
+        A pytree leaf.
 
     Returns
     -------
@@ -223,6 +224,7 @@ def is_inexact_array(x: Any) -> bool:
     Parameters
     ----------
     x : any
+        A pytree leaf.
 
     Returns
     -------
@@ -316,6 +318,7 @@ def partition(tree: Any, filter_spec: Any) -> tuple[Any, Any]:
     Parameters
     ----------
     tree : pytree
+        A module or any pytree.
     filter_spec : callable or pytree of bool
         ``filter_spec(leaf) -> bool`` (e.g. :func:`is_inexact_array`), or a mask of the same
         skeleton (e.g. :func:`trainable_mask`).
@@ -401,6 +404,7 @@ def named_leaves(tree: Any) -> list[tuple[str, Any]]:
     Parameters
     ----------
     tree : pytree
+        A module or any pytree.
 
     Returns
     -------

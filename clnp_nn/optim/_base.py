@@ -239,6 +239,7 @@ def global_norm(updates: Any) -> Any:
     Parameters
     ----------
     updates : pytree of arrays
+        Gradients or updates; every leaf counts.
 
     Returns
     -------

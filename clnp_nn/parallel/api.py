@@ -55,20 +55,27 @@ def pmap(fun: Callable[..., Any], axis_name: Hashable | None = None, *, in_axes:
 
     Parameters
     ----------
-    fun : the per-device function; it may call the collectives (``psum``, ``pmean``,
-        ``all_gather``, ...) with ``axis_name``
-    axis_name : name of the mapped axis, for collectives inside ``fun``
-    in_axes : an int (the mapped axis of every argument) or None (broadcast), or a tuple
-        with one such entry per positional argument
-    out_axes : 0 (results are ``ShardedArray`` with the device axis first) or None (the
-        result of the first device, for replicated values); or a tuple per output leaf
-    devices : the devices to run on, in order (``clnp.Device`` objects; across processes,
-        entries of ``clnp_nn.parallel.devices()``); default: every device of the default
-        device's platform (after ``initialize()``: every process's devices). Devices of
-        different platforms may be mixed.
-    static_broadcasted_argnums : positional arguments passed to ``fun`` as Python values
-        (hashable; part of the compilation cache key), given to every device
-    donate_argnums : arguments whose buffers the caller gives up (accepted, as in ``jit``)
+    fun : callable
+        The per-device function; it may call the collectives (``psum``, ``pmean``,
+        ``all_gather``, ...) with ``axis_name``.
+    axis_name : hashable, optional
+        Name of the mapped axis, for collectives inside ``fun``.
+    in_axes : int, None or tuple, default 0
+        An int (the mapped axis of every argument) or None (broadcast), or a tuple with
+        one such entry per positional argument.
+    out_axes : 0, None or tuple, default 0
+        0 (results are ``ShardedArray`` with the device axis first) or None (the result of
+        the first device, for replicated values); or a tuple per output leaf.
+    devices : sequence of clnp.Device, optional
+        The devices to run on, in order (across processes, entries of
+        ``clnp_nn.parallel.devices()``); default: every device of the default device's
+        platform (after ``initialize()``: every process's devices). Devices of different
+        platforms may be mixed.
+    static_broadcasted_argnums : int or sequence of int, default ()
+        Positional arguments passed to ``fun`` as Python values (hashable; part of the
+        compilation cache key), given to every device.
+    donate_argnums : int or sequence of int, default ()
+        Arguments whose buffers the caller gives up (accepted, as in ``jit``).
 
     Returns
     -------
@@ -329,6 +336,8 @@ class Pmapped:
             Positional arguments only; a mapped leaf has the number of devices as the size of its
             mapped axis, an ``in_axes`` of None broadcasts it, ``static_broadcasted_argnums``
             entries are passed as they are (and must be hashable).
+        **kwargs
+            Not accepted (keyword arguments have no ``in_axes``): pass arguments positionally.
 
         Returns
         -------
