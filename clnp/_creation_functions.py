@@ -89,6 +89,11 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None,
     copy : bool, optional
         True always copies, False never does (ValueError when a copy is needed, which is
         always the case for host data), None copies only when needed.
+    order : {'C', 'K', 'A', 'F'}, optional
+        NumPy's memory layout: clnp arrays are C-ordered, so ``'F'`` raises ValueError for
+        two or more dimensions.
+    like : None
+        NumPy's array-protocol creation: not supported (TypeError; pass ``device=``).
 
     Returns
     -------
@@ -258,6 +263,11 @@ def empty(shape: Any, *, dtype: Any = None, device: Any = None) -> Array:
         The dtype (default: the default floating type).
     device : Device, optional
         Where the result lives (default: the default device, or ``x``'s device).
+    order : {'C', 'K', 'A', 'F'}, optional
+        NumPy's memory layout: clnp arrays are C-ordered, so ``'F'`` raises ValueError for
+        two or more dimensions.
+    like : None
+        NumPy's array-protocol creation: not supported (TypeError; pass ``device=``).
 
     Returns
     -------
@@ -312,6 +322,11 @@ def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) 
         or complex; or a 0-d array's dtype).
     device : Device, optional
         Where the result lives (default: the default device, or ``x``'s device).
+    order : {'C', 'K', 'A', 'F'}, optional
+        NumPy's memory layout: clnp arrays are C-ordered, so ``'F'`` raises ValueError for
+        two or more dimensions.
+    like : None
+        NumPy's array-protocol creation: not supported (TypeError; pass ``device=``).
 
     Returns
     -------
@@ -368,6 +383,11 @@ def zeros(shape: Any, *, dtype: Any = None, device: Any = None) -> Any:
         The dtype (default: the default floating type).
     device : Device, optional
         Where the result lives (default: the default device, or ``x``'s device).
+    order : {'C', 'K', 'A', 'F'}, optional
+        NumPy's memory layout: clnp arrays are C-ordered, so ``'F'`` raises ValueError for
+        two or more dimensions.
+    like : None
+        NumPy's array-protocol creation: not supported (TypeError; pass ``device=``).
 
     Returns
     -------
@@ -400,6 +420,11 @@ def ones(shape: Any, *, dtype: Any = None, device: Any = None) -> Any:
         The dtype (default: the default floating type).
     device : Device, optional
         Where the result lives (default: the default device, or ``x``'s device).
+    order : {'C', 'K', 'A', 'F'}, optional
+        NumPy's memory layout: clnp arrays are C-ordered, so ``'F'`` raises ValueError for
+        two or more dimensions.
+    like : None
+        NumPy's array-protocol creation: not supported (TypeError; pass ``device=``).
 
     Returns
     -------
@@ -441,6 +466,13 @@ def empty_like(x: Any, /, *, dtype: Any = None, device: Any = None) -> Array:
         The dtype (default: ``x``'s).
     device : Device, optional
         Where the result lives (default: the default device, or ``x``'s device).
+    order : {'C', 'K', 'A', 'F'}, optional
+        NumPy's memory layout: clnp arrays are C-ordered, so ``'F'`` raises ValueError for
+        two or more dimensions.
+    subok : bool, optional
+        Accepted for NumPy (clnp has no array subclasses).
+    shape : int or tuple of ints, optional
+        NumPy's override of the result's shape (the dtype and device still follow ``x``).
 
     Returns
     -------
@@ -469,6 +501,13 @@ def zeros_like(x: Any, /, *, dtype: Any = None, device: Any = None) -> Any:
         The dtype (default: ``x``'s).
     device : Device, optional
         Where the result lives (default: the default device, or ``x``'s device).
+    order : {'C', 'K', 'A', 'F'}, optional
+        NumPy's memory layout: clnp arrays are C-ordered, so ``'F'`` raises ValueError for
+        two or more dimensions.
+    subok : bool, optional
+        Accepted for NumPy (clnp has no array subclasses).
+    shape : int or tuple of ints, optional
+        NumPy's override of the result's shape (the dtype and device still follow ``x``).
 
     Returns
     -------
@@ -496,6 +535,13 @@ def ones_like(x: Any, /, *, dtype: Any = None, device: Any = None) -> Any:
         The dtype (default: ``x``'s).
     device : Device, optional
         Where the result lives (default: the default device, or ``x``'s device).
+    order : {'C', 'K', 'A', 'F'}, optional
+        NumPy's memory layout: clnp arrays are C-ordered, so ``'F'`` raises ValueError for
+        two or more dimensions.
+    subok : bool, optional
+        Accepted for NumPy (clnp has no array subclasses).
+    shape : int or tuple of ints, optional
+        NumPy's override of the result's shape (the dtype and device still follow ``x``).
 
     Returns
     -------
@@ -526,6 +572,13 @@ def full_like(x: Any, /, fill_value: Any, *, dtype: Any = None, device: Any = No
         The dtype (default: ``x``'s).
     device : Device, optional
         Where the result lives (default: the default device, or ``x``'s device).
+    order : {'C', 'K', 'A', 'F'}, optional
+        NumPy's memory layout: clnp arrays are C-ordered, so ``'F'`` raises ValueError for
+        two or more dimensions.
+    subok : bool, optional
+        Accepted for NumPy (clnp has no array subclasses).
+    shape : int or tuple of ints, optional
+        NumPy's override of the result's shape (the dtype and device still follow ``x``).
 
     Returns
     -------
@@ -570,6 +623,8 @@ def arange(start: Any, /, stop: Any = None, step: Any = 1, *, dtype: Any = None,
         The result's dtype.
     device : Device, optional
         Where the result lives (default: the default device, or ``x``'s device).
+    like : None
+        NumPy's array-protocol creation: not supported (TypeError; pass ``device=``).
 
     Returns
     -------
@@ -647,6 +702,10 @@ def linspace(start: Any, stop: Any, /, num: int, *, dtype: Any = None, device: A
         Where the result lives (default: the default device, or ``x``'s device).
     endpoint : bool, default True
         Include ``stop``.
+    retstep : bool, default False
+        NumPy's option to also return the step: ``(samples, step)``.
+    axis : int, default 0
+        Only 0 (or -1) for scalar ``start`` and ``stop``; other values raise ValueError.
 
     Returns
     -------
@@ -717,6 +776,11 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = N
         The dtype (default: the default floating type).
     device : Device, optional
         Where the result lives (default: the default device, or ``x``'s device).
+    order : {'C', 'K', 'A', 'F'}, optional
+        NumPy's memory layout: clnp arrays are C-ordered, so ``'F'`` raises ValueError for
+        two or more dimensions.
+    like : None
+        NumPy's array-protocol creation: not supported (TypeError; pass ``device=``).
 
     Returns
     -------

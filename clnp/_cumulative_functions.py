@@ -140,6 +140,8 @@ def cumsum(a: Any, axis: int | None = None, dtype: Any = None) -> Any:
         The axis (the flattened array when None).
     dtype : dtype, optional
         The result dtype (default: integers in the default integer dtype).
+    out : array, optional
+        NumPy's output array: the result is written to it and returned.
 
     Returns
     -------
@@ -171,6 +173,8 @@ def cumprod(a: Any, axis: int | None = None, dtype: Any = None) -> Any:
         The axis (the flattened array when None).
     dtype : dtype, optional
         The result dtype (default: integers in the default integer dtype).
+    out : array, optional
+        NumPy's output array: the result is written to it and returned.
 
     Returns
     -------

@@ -266,6 +266,49 @@ class ElementwiseKernel:
     # -------------------------------------------------------------------- call
     def __call__(self, *args: Any, out: Any = None, size: int | None = None,
                  **kwargs: Any) -> Any:
+        """Run the kernel over the broadcast shape of the (non-raw) array arguments.
+
+        Parameters
+        ----------
+        *args : arrays or scalars
+            One per input parameter, optionally followed by one array per output parameter
+            (written in place).
+        out : array or tuple of arrays, optional
+            The output arrays (instead of passing them positionally).
+        size : int, optional
+            The number of elements to run over when no non-raw array argument fixes the shape.
+        **kwargs
+            Not accepted: any other keyword raises TypeError.
+
+        Returns
+        -------
+        array or tuple of arrays
+            The outputs (new arrays unless given); a tuple for several outputs.
+
+        Raises
+        ------
+        TypeError
+            A wrong number of arguments, an unknown keyword, outputs given twice or not as clnp
+            arrays, an argument whose dtype does not fit its parameter, or ``out=`` under a
+            transformation.
+        ValueError
+            Shapes that do not broadcast, a bad ``size``, or a raw output that is not
+            C-contiguous.
+        OverflowError
+            A scalar argument that does not fit its parameter's dtype.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> k = clnp.ElementwiseKernel("float32 x, float32 a", "float32 y", "y = a * x", "scal")
+        >>> x = clnp.asarray([1.0, 2.0], dtype=clnp.float32)
+        >>> print(k(x, 3.0))
+        [3. 6.]
+        >>> y = clnp.zeros(2, dtype=clnp.float32)
+        >>> _ = k(x, 0.5, out=y)
+        >>> print(y)
+        [0.5 1. ]
+        """
         if kwargs:
             raise TypeError(f"ElementwiseKernel '{self.name}' got unexpected keyword "
                             f"argument(s) {sorted(kwargs)}")
@@ -548,8 +591,35 @@ class RawKernel:
         return f"<clnp.RawKernel '{self.name}'>"
 
     def compile(self, device: Device | None = None) -> Any:
-        """Build (once per device) and return the PyOpenCL kernel; KernelBuildError shows
-        the source and the compiler log."""
+        """Build (once per device) and return the PyOpenCL kernel.
+
+        Parameters
+        ----------
+        device : clnp.Device, optional
+            The device to build for (default: the default device).
+
+        Returns
+        -------
+        pyopencl.Kernel
+            The compiled kernel, cached per device, source and options.
+
+        Raises
+        ------
+        KernelBuildError
+            The OpenCL compiler rejected the source; the error shows the source and the
+            compiler log.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> k = clnp.RawKernel("__kernel void fill(__global int *x) { x[get_global_id(0)] = 7; }",
+        ...                    "fill")
+        >>> kern = k.compile()
+        >>> kern.num_args
+        1
+        >>> k.compile() is kern                   # built once per device
+        True
+        """
         return raw_kernel_object(device or default_device(), self.code, self.name,
                                  self.options)
 
@@ -559,6 +629,53 @@ class RawKernel:
 
     def __call__(self, grid: Any, block: Any, args: Sequence[Any], *,
                  outputs: Any = None, shared_mem: int = 0) -> Any:
+        """Launch the kernel on ``grid * block`` work-items (``grid`` alone with ``block=None``).
+
+        Parameters
+        ----------
+        grid : tuple of int
+            Up to 3 dimensions.
+        block : tuple of int or None
+            The work-group size (as many dimensions as ``grid``), or None for the driver's
+            choice.
+        args : tuple
+            The kernel's arguments: clnp arrays (C-contiguous, from their buffer's start), NumPy
+            scalars, Python ints (int32) and floats (float32).
+        outputs : int or tuple of int, optional
+            Indices of the array arguments the kernel writes: they are copied, the copies written
+            and returned, and the arguments left untouched (required under transformations).
+        shared_mem : int, default 0
+            CuPy's dynamic shared memory; not supported (declare ``__local`` arrays instead).
+
+        Returns
+        -------
+        None, array or tuple of arrays
+            None eagerly (arrays written in place); with ``outputs=`` the written copies.
+
+        Raises
+        ------
+        TypeError
+            ``args`` is not a tuple, an argument has an unsupported type, or no ``outputs=``
+            under a transformation.
+        ValueError
+            ``shared_mem``, mismatched ``grid``/``block``, a geometry the device cannot run, an
+            array view that does not start its buffer, arrays on different devices, or
+            ``outputs`` not indexing arrays.
+        OverflowError
+            A Python int that does not fit int32.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> k = clnp.RawKernel("__kernel void inc(__global float *x) { x[get_global_id(0)] += 1; }",
+        ...                    "inc")
+        >>> x = clnp.asarray([1.0, 2.0], dtype=clnp.float32)
+        >>> print(k((2,), None, (x,), outputs=0))      # functional: a written copy
+        [2. 3.]
+        >>> k((2,), None, (x,))                        # eager: in place
+        >>> print(x)
+        [2. 3.]
+        """
         kname = self.name
         if shared_mem:
             raise ValueError(f"RawKernel '{kname}': shared_mem is not supported; declare "

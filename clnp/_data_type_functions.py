@@ -73,6 +73,8 @@ def can_cast(from_: Any, to: Any, /) -> bool:
         The source.
     to : dtype
         The target.
+    casting : {'no', 'equiv', 'safe', 'same_kind', 'unsafe'}, default 'safe'
+        NumPy's casting rule.
 
     Returns
     -------

@@ -221,6 +221,10 @@ order : {{'K', 'A', 'C'}}, optional
     Results are C-ordered; ``'F'`` raises ValueError.
 dtype : dtype, optional
     Computation dtype: the inputs are cast to it first.
+subok : bool, optional
+    Accepted for NumPy (clnp has no array subclasses).
+signature : None, optional
+    Choosing a loop is not supported (use ``dtype``).
 
 Returns
 -------
@@ -254,7 +258,40 @@ for _rec in _ops.OPS.values():
 
 def round(x, /):
     """Rounds each element to the nearest integer-valued number (ties to even), as
-    ``numpy.round`` with ``decimals=0``. Complex inputs round both components."""
+    ``numpy.round`` with ``decimals=0``. Complex inputs round both components.
+
+    The namespace function also takes NumPy's ``decimals`` (rounding to that many decimal
+    places, as ``clnp.around``) and ``out=``.
+
+    Parameters
+    ----------
+    x : array
+        Input array of a numeric dtype (Python scalars, lists and NumPy arrays are uploaded
+        first).
+    decimals : int, default 0
+        NumPy's number of decimal places (the namespace function; as ``clnp.around``).
+    out : array, optional
+        NumPy's output array (the namespace function); it is also returned.
+
+    Returns
+    -------
+    array
+        The rounded values, of ``x``'s dtype (integers are returned unchanged).
+
+    Raises
+    ------
+    TypeError
+        ``x`` is boolean or not numeric.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.asarray([0.5, 1.5, 2.5, 3.75], dtype=clnp.float32)
+    >>> print(clnp.round(x))
+    [0. 2. 2. 4.]
+    >>> print(clnp.round(clnp.asarray([1.25, 2.5], dtype=clnp.float32), 1))
+    [1.2 2.5]
+    """
     return apply("round", x)
 
 
@@ -342,8 +379,43 @@ def _scalar_default_dtype(scalars: tuple[Any, ...], device: Any) -> np.dtype:
 def clip(x, /, min=None, max=None):
     """Clamps each element of ``x`` to ``[min, max]``; ``None`` leaves that side open.
 
-    ``min``/``max`` are Python scalars or arrays broadcast together with ``x``; the result has
-    x's dtype (array bounds are cast to it). NaN in ``x`` or a bound propagates."""
+    NaN in ``x`` or a bound propagates. The namespace function also takes NumPy's
+    ``a_min``/``a_max`` spellings and ``out=``.
+
+    Parameters
+    ----------
+    x : array
+        Input array of a real numeric dtype.
+    min, max : scalar or array, optional
+        The bounds: Python scalars, or arrays broadcast together with ``x`` (cast to ``x``'s
+        dtype); None leaves that side open.
+    out : array, optional
+        NumPy's output array (the namespace function); it is also returned.
+    a_min, a_max : scalar or array, optional
+        NumPy's older names of ``min`` and ``max`` (not together with them).
+
+    Returns
+    -------
+    array
+        The clamped values, of ``x``'s dtype and the broadcast shape.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not an array or not real numeric, a bound is not real numeric, or a float
+        bound is given for integer ``x``.
+    ValueError
+        ``x`` and array bounds do not broadcast together.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.clip(clnp.arange(6), 1, 4))
+    [1 1 2 3 4 4]
+    >>> x = clnp.asarray([1.0, -2.0, 5.0], dtype=clnp.float32)
+    >>> print(clnp.clip(x, max=clnp.asarray([0.0, 0.0, 3.0], dtype=clnp.float32)))
+    [ 0. -2.  3.]
+    """
     if isinstance(x, np.ndarray):
         from ._creation_functions import asarray
         x = asarray(x)

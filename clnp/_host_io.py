@@ -41,8 +41,16 @@ def _host(a: Any) -> Any:
 
 
 def _upload(a: Any) -> Any:
+    """A host result of a file reader on the default device. Readers produce float64 (and
+    complex128) as NumPy's do; on a device without fp64 that becomes the device's default
+    float (complex) type, as Python floats do, rather than an error."""
     import clnp
-    return clnp.asarray(a) if isinstance(a, np.ndarray) else a
+    if not isinstance(a, np.ndarray):
+        return a
+    dev = clnp.default_device()
+    if not dev.has_fp64 and a.dtype in (np.float64, np.complex128):
+        a = a.astype(dev.default_float if a.dtype == np.float64 else dev.default_complex)
+    return clnp.asarray(a)
 
 
 def array2string(a: Any, *args: Any, **kwargs: Any) -> str:

@@ -462,6 +462,11 @@ def take(x: Any, indices: Any, /, *, axis: int | None = None) -> Any:
         Integer indices; negative ones count from the end.
     axis : int, optional
         The axis (the flattened array when None, as NumPy).
+    out : array, optional
+        NumPy's output array: the result is written to it and returned.
+    mode : {'raise', 'wrap', 'clip'}, default 'raise'
+        NumPy's handling of out-of-range indices: raise IndexError, wrap around, or clip to
+        the valid range.
 
     Returns
     -------

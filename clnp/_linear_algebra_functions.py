@@ -59,8 +59,41 @@ def matmul(x1: Any, x2: Any, /) -> Any:
 
     A one-dimensional ``x1`` of shape ``(K,)`` is promoted to ``(1, K)`` and a one-dimensional
     ``x2`` of shape ``(K,)`` to ``(K, 1)``; the added dimension is removed from the result.
-    Leading (batch) dimensions broadcast. Complex operands are not conjugated. The result has
-    the promoted data type of ``x1`` and ``x2``."""
+    Leading (batch) dimensions broadcast. Complex operands are not conjugated.
+
+    Parameters
+    ----------
+    x1 : array
+        Left operand, shape ``(..., M, K)`` or ``(K,)``, of a numeric dtype.
+    x2 : array
+        Right operand, shape ``(..., K, N)`` or ``(K,)``, on ``x1``'s device.
+
+    Returns
+    -------
+    array
+        The product, shape ``(..., M, N)`` (without ``M`` or ``N`` for vector operands), of
+        the promoted data type of ``x1`` and ``x2``.
+
+    Raises
+    ------
+    TypeError
+        An operand is not array-like or not of a numeric dtype.
+    ValueError
+        An operand is zero-dimensional, the contracted dimensions differ, the batch
+        dimensions do not broadcast, or the operands are on different devices.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> a = clnp.asarray([[1, 2], [3, 4]])
+    >>> print(clnp.matmul(a, a))
+    [[ 7 10]
+     [15 22]]
+    >>> print(clnp.matmul(a, clnp.asarray([1, 1])))
+    [3 7]
+    >>> clnp.matmul(clnp.ones((5, 2, 3)), clnp.ones((3, 4))).shape
+    (5, 2, 4)
+    """
     d = _check_pair(x1, x2, "matmul")
     if x1.ndim == 0 or x2.ndim == 0:
         raise ValueError(f"matmul: operands must have at least one dimension; got shapes "
@@ -128,11 +161,42 @@ def tensordot(x1: Any, x2: Any, /, *, axes: int | tuple[Sequence[int], Sequence[
               ) -> Any:
     """Returns a tensor contraction of ``x1`` and ``x2`` over specific axes.
 
-    ``axes=N`` contracts the last ``N`` axes of ``x1`` with the first ``N`` axes of ``x2`` in
-    order; ``axes=(x1_axes, x2_axes)`` names them (negative axes count from the end). The
-    result has the non-contracted axes of ``x1`` followed by those of ``x2`` and the promoted
-    data type. Contracted axes must have equal sizes (no broadcasting); complex operands are
-    not conjugated."""
+    Contracted axes must have equal sizes (no broadcasting); complex operands are not
+    conjugated.
+
+    Parameters
+    ----------
+    x1, x2 : array
+        Numeric operands on one device.
+    axes : int or pair of sequences of ints, default 2
+        ``N`` contracts the last ``N`` axes of ``x1`` with the first ``N`` axes of ``x2`` in
+        order; ``(x1_axes, x2_axes)`` names them (negative axes count from the end).
+
+    Returns
+    -------
+    array
+        The non-contracted axes of ``x1`` followed by those of ``x2``, of the promoted data
+        type.
+
+    Raises
+    ------
+    TypeError
+        An operand is not array-like or not of a numeric dtype, or ``axes`` is not an
+        integer or a pair of integer sequences.
+    ValueError
+        ``axes`` is negative, repeats an axis, names an axis out of range or more axes than an
+        operand has, the contracted sizes differ, or the operands are on different devices.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> a = clnp.reshape(clnp.arange(6), (2, 3))
+    >>> print(clnp.tensordot(a, a, axes=([1], [1])))
+    [[ 5 14]
+     [14 50]]
+    >>> print(clnp.tensordot(a, a, axes=2))
+    55
+    """
     d = _check_pair(x1, x2, "tensordot")
     c1, c2 = _normalize_tensordot_axes(axes, x1.ndim, x2.ndim, x1.shape, x2.shape)
     for i, j in zip(c1, c2):
@@ -147,9 +211,36 @@ def tensordot(x1: Any, x2: Any, /, *, axes: int | tuple[Sequence[int], Sequence[
 def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
     """Computes the (vector) dot product of two arrays: ``sum(conj(x1) * x2)`` over ``axis``.
 
-    ``axis`` counts from the end (an integer in ``[-N, -1]``, ``N = min(x1.ndim, x2.ndim)``);
-    the other axes broadcast, the contracted one must have equal sizes in both. The result
-    has the broadcast shape without ``axis`` and the promoted data type."""
+    Parameters
+    ----------
+    x1, x2 : array
+        Numeric operands on one device; all axes but ``axis`` broadcast.
+    axis : int, default -1
+        The contracted axis, counted from the end (an integer in ``[-N, -1]``,
+        ``N = min(x1.ndim, x2.ndim)``); its size must be equal in both operands.
+
+    Returns
+    -------
+    array
+        The broadcast shape without ``axis``, of the promoted data type.
+
+    Raises
+    ------
+    TypeError
+        An operand is not array-like or not of a numeric dtype, or ``axis`` is not an integer.
+    ValueError
+        ``axis`` is nonnegative or out of range, the sizes along it differ, the other axes do
+        not broadcast, or the operands are on different devices.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.asarray([[1, 2], [3, 4]])
+    >>> print(clnp.vecdot(x, clnp.asarray([1, 1])))
+    [3 7]
+    >>> print(clnp.vecdot(x, x, axis=-2))
+    [10 20]
+    """
     d = _check_pair(x1, x2, "vecdot")
     try:
         ax = operator.index(axis)
@@ -192,7 +283,39 @@ def _scalar_product(a: Any, b: Any, fname: str) -> Any:
 
 def dot(a: Any, b: Any, /) -> Any:
     """NumPy's ``dot``: the inner product of vectors, the matrix product of matrices, and for
-    N-D operands a sum product over the last axis of ``a`` and the second-to-last of ``b``."""
+    N-D operands a sum product over the last axis of ``a`` and the second-to-last of ``b``.
+
+    Parameters
+    ----------
+    a, b : array
+        Numeric operands on one device; a zero-dimensional operand multiplies elementwise.
+    out : array, optional
+        NumPy's output array (the namespace function); it is also returned.
+
+    Returns
+    -------
+    array
+        The product, of the promoted dtype: shape ``a.shape[:-1] + b.shape[:-2] +
+        b.shape[-1:]`` for N-D operands.
+
+    Raises
+    ------
+    TypeError
+        An operand is not array-like or not of a numeric dtype.
+    ValueError
+        The last axis of ``a`` and the second-to-last of ``b`` (the only one of a vector)
+        differ in size, or the operands are on different devices.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> v = clnp.asarray([1, 2, 3])
+    >>> print(clnp.dot(v, v))
+    14
+    >>> print(clnp.dot(clnp.asarray([[1, 0], [0, 2]]), clnp.asarray([[1, 2], [3, 4]])))
+    [[1 2]
+     [6 8]]
+    """
     if is_array(a) and is_array(b) and (a.ndim == 0 or b.ndim == 0):
         return _scalar_product(a, b, "dot")
     if is_array(b) and b.ndim >= 1 and is_array(a) and a.ndim >= 1:
@@ -207,7 +330,34 @@ def dot(a: Any, b: Any, /) -> Any:
 
 def inner(a: Any, b: Any, /) -> Any:
     """NumPy's ``inner``: the sum product over the last axes of ``a`` and ``b`` (no
-    conjugation)."""
+    conjugation).
+
+    Parameters
+    ----------
+    a, b : array
+        Numeric operands on one device, with equal last dimensions; a zero-dimensional
+        operand multiplies elementwise.
+
+    Returns
+    -------
+    array
+        Shape ``a.shape[:-1] + b.shape[:-1]``, of the promoted dtype.
+
+    Raises
+    ------
+    TypeError
+        An operand is not array-like or not of a numeric dtype.
+    ValueError
+        The last dimensions differ, or the operands are on different devices.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.inner(clnp.asarray([1, 2, 3]), clnp.asarray([0, 1, 2])))
+    8
+    >>> print(clnp.inner(clnp.asarray([[1, 2], [3, 4]]), clnp.asarray([1, 1])))
+    [3 7]
+    """
     if is_array(a) and is_array(b) and (a.ndim == 0 or b.ndim == 0):
         return _scalar_product(a, b, "inner")
     _check_pair(a, b, "inner")
@@ -218,7 +368,34 @@ def inner(a: Any, b: Any, /) -> Any:
 
 
 def outer(a: Any, b: Any, /) -> Any:
-    """NumPy's ``outer``: ``out[i, j] = a.ravel()[i] * b.ravel()[j]``."""
+    """NumPy's ``outer``: ``out[i, j] = a.ravel()[i] * b.ravel()[j]``.
+
+    Parameters
+    ----------
+    a, b : array
+        Numeric operands on one device, of any shape (they are flattened).
+    out : array, optional
+        NumPy's output array (the namespace function); it is also returned.
+
+    Returns
+    -------
+    array
+        Shape ``(a.size, b.size)``, of the promoted dtype.
+
+    Raises
+    ------
+    TypeError
+        An operand is not array-like or not of a numeric dtype.
+    ValueError
+        The operands are on different devices.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.outer(clnp.asarray([1, 2]), clnp.asarray([[1, 2], [3, 4]])))
+    [[1 2 3 4]
+     [2 4 6 8]]
+    """
     _check_pair(a, b, "outer")
     from ._elementwise_functions import multiply
     from ._manipulation_functions import reshape
@@ -226,7 +403,34 @@ def outer(a: Any, b: Any, /) -> Any:
 
 
 def vdot(a: Any, b: Any, /) -> Any:
-    """NumPy's ``vdot``: the dot product of the flattened arrays, conjugating ``a``."""
+    """NumPy's ``vdot``: the dot product of the flattened arrays, conjugating ``a``.
+
+    Parameters
+    ----------
+    a, b : array
+        Numeric operands of equal size on one device.
+
+    Returns
+    -------
+    array
+        A zero-dimensional array of the promoted dtype.
+
+    Raises
+    ------
+    TypeError
+        An operand is not array-like or not of a numeric dtype.
+    ValueError
+        The sizes differ, or the operands are on different devices.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.vdot(clnp.asarray([[1, 2], [3, 4]]), clnp.asarray([[1, 1], [1, 1]])))
+    10
+    >>> a = clnp.asarray([1 + 2j], dtype=clnp.complex64)
+    >>> print(clnp.vdot(a, a))
+    (5+0j)
+    """
     _check_pair(a, b, "vdot")
     if a.size != b.size:
         raise ValueError(f"vdot: arrays of shapes {a.shape} and {b.shape} have different "
@@ -237,7 +441,36 @@ def vdot(a: Any, b: Any, /) -> Any:
 
 def matvec(x1: Any, x2: Any, /) -> Any:
     """NumPy's ``matvec``: matrix-vector products of stacks, ``(..., M, N) x (..., N) ->
-    (..., M)`` (batch dimensions broadcast)."""
+    (..., M)`` (batch dimensions broadcast).
+
+    Parameters
+    ----------
+    x1 : array
+        Matrices, shape ``(..., M, N)``, of a numeric dtype.
+    x2 : array
+        Vectors, shape ``(..., N)``, on ``x1``'s device.
+
+    Returns
+    -------
+    array
+        Shape ``(..., M)``, of the promoted dtype.
+
+    Raises
+    ------
+    TypeError
+        An operand is not array-like or not of a numeric dtype.
+    ValueError
+        ``x1`` has fewer than two dimensions or ``x2`` none, the sizes do not match or
+        the batch dimensions do not broadcast, or the operands are on different devices.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> m = clnp.asarray([[1, 2], [3, 4]])
+    >>> print(clnp.matvec(m, clnp.asarray([[1, 0], [0, 1]])))
+    [[1 3]
+     [2 4]]
+    """
     _check_pair(x1, x2, "matvec")
     if x1.ndim < 2 or x2.ndim < 1:
         raise ValueError(f"matvec: x1 must have at least 2 dimensions and x2 at least 1; got "
@@ -248,7 +481,35 @@ def matvec(x1: Any, x2: Any, /) -> Any:
 
 def vecmat(x1: Any, x2: Any, /) -> Any:
     """NumPy's ``vecmat``: vector-matrix products of stacks, conjugating the vector,
-    ``(..., M) x (..., M, N) -> (..., N)`` (batch dimensions broadcast)."""
+    ``(..., M) x (..., M, N) -> (..., N)`` (batch dimensions broadcast).
+
+    Parameters
+    ----------
+    x1 : array
+        Vectors, shape ``(..., M)``, of a numeric dtype.
+    x2 : array
+        Matrices, shape ``(..., M, N)``, on ``x1``'s device.
+
+    Returns
+    -------
+    array
+        Shape ``(..., N)``, of the promoted dtype.
+
+    Raises
+    ------
+    TypeError
+        An operand is not array-like or not of a numeric dtype.
+    ValueError
+        ``x1`` has no dimension or ``x2`` fewer than two, the sizes do not match or
+        the batch dimensions do not broadcast, or the operands are on different devices.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> m = clnp.asarray([[1, 2], [3, 4]])
+    >>> print(clnp.vecmat(clnp.asarray([1, 1]), m))
+    [4 6]
+    """
     _check_pair(x1, x2, "vecmat")
     if x1.ndim < 1 or x2.ndim < 2:
         raise ValueError(f"vecmat: x1 must have at least 1 dimension and x2 at least 2; got "

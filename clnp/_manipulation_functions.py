@@ -58,6 +58,8 @@ def broadcast_to(x: Any, /, shape: Sequence[int]) -> Any:
         Input array.
     shape : tuple of int
         The target shape.
+    subok : bool, optional
+        Accepted for NumPy (clnp has no array subclasses).
 
     Returns
     -------
@@ -129,6 +131,9 @@ def reshape(x: Any, /, shape: Sequence[int], *, copy: bool | None = None) -> Any
     copy : bool, optional
         True copies; False raises when a view is impossible; None makes a view whenever
         the strides allow it.
+    order : {'C'}, optional
+        Only C order (NumPy's default); other orders raise ValueError (transpose first to
+        reshape in Fortran order).
 
     Returns
     -------
@@ -416,6 +421,12 @@ def concat(arrays: Sequence[Any], /, *, axis: int | None = 0) -> Any:
         Arrays of the same shape except along ``axis``.
     axis : int or None, default 0
         The axis; None flattens the arrays first.
+    out : array, optional
+        NumPy's output array: the result is written to it and returned.
+    dtype : dtype, optional
+        NumPy's result dtype: the arrays are cast to it first, under ``casting``.
+    casting : {'no', 'equiv', 'safe', 'same_kind', 'unsafe'}, default 'same_kind'
+        NumPy's casting rule for ``dtype``; a cast it forbids raises TypeError.
 
     Returns
     -------
@@ -474,6 +485,12 @@ def stack(arrays: Sequence[Any], /, *, axis: int = 0) -> Any:
         Arrays of one shape.
     axis : int, default 0
         The new axis' position in the result.
+    out : array, optional
+        NumPy's output array: the result is written to it and returned.
+    dtype : dtype, optional
+        NumPy's result dtype: the arrays are cast to it first, under ``casting``.
+    casting : {'no', 'equiv', 'safe', 'same_kind', 'unsafe'}, default 'same_kind'
+        NumPy's casting rule for ``dtype``; a cast it forbids raises TypeError.
 
     Returns
     -------

@@ -2288,7 +2288,42 @@ def bincount(x: Any, /, weights: Any = None, minlength: int = 0) -> Any:
     value give the bin boundaries; weighted sums are differences of the prefix sums of the
     weights in sorted order (so the rounding error of a bin is relative to the running
     total, as in ``numpy.histogram`` with explicit edges). Memory is O(len(x) + bins). Reads
-    ``min(x)`` and ``max(x)`` back from the device."""
+    ``min(x)`` and ``max(x)`` back from the device.
+
+    Parameters
+    ----------
+    x : array_like
+        One-dimensional array of non-negative integers (boolean and integer dtypes other
+        than uint64).
+    weights : array_like, optional
+        Real weights of ``x``'s shape.
+    minlength : int, default 0
+        The minimum number of bins.
+
+    Returns
+    -------
+    array
+        The counts (int64), or the sums of the weights (the device's default float dtype),
+        shape ``(max(max(x) + 1, minlength),)``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not of an integer dtype that casts safely to int64, or ``weights`` is
+        complex.
+    ValueError
+        ``x`` is not one-dimensional or has negative values, ``minlength`` is negative, or
+        ``weights`` has another shape.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.bincount(clnp.asarray([0, 1, 1, 3])))
+    [1 2 0 1]
+    >>> w = clnp.asarray([0.5, 1.0, 0.25], dtype=clnp.float32)
+    >>> print(clnp.bincount(clnp.asarray([0, 1, 1]), weights=w, minlength=4))
+    [0.5  1.25 0.   0.  ]
+    """
     xp = _xp()
     if not is_array(x) and np.size(x) == 0 and np.ndim(x) == 1:
         x = np.zeros(0, dtype=np.int64)
@@ -2331,12 +2366,45 @@ def bincount(x: Any, /, weights: Any = None, minlength: int = 0) -> Any:
 
 def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None,
                         weights: Any = None) -> Any:
-    """The bin edges ``numpy.histogram`` uses (``numpy.histogram_bin_edges``): ``bins`` is
-    a number of equal-width bins over ``range`` (default ``(a.min(), a.max())``), a
-    monotonically increasing array of edges, or the name of NumPy's estimator of the bin
-    width: ``'auto'``, ``'fd'``, ``'doane'``, ``'scott'``, ``'stone'``, ``'rice'``,
-    ``'sturges'``, ``'sqrt'`` (computed from the data's statistics on the device; see
-    ``clnp._hist_bins``)."""
+    """The bin edges ``numpy.histogram`` uses (``numpy.histogram_bin_edges``).
+
+    Parameters
+    ----------
+    a : array_like
+        Input data of a real dtype (flattened).
+    bins : int, sequence of scalars, array or str, default 10
+        A number of equal-width bins over ``range``, a monotonically increasing array of
+        edges, or the name of NumPy's estimator of the bin width: ``'auto'``, ``'fd'``,
+        ``'doane'``, ``'scott'``, ``'stone'``, ``'rice'``, ``'sturges'``, ``'sqrt'``
+        (computed from the data's statistics on the device; see ``clnp._hist_bins``).
+    range : (float, float), optional
+        The lower and upper edge (default ``(a.min(), a.max())``).
+    weights : array_like, optional
+        Only checked for its shape (NumPy's estimators do not take weights).
+
+    Returns
+    -------
+    array
+        The ``nbins + 1`` edges, floating point.
+
+    Raises
+    ------
+    TypeError
+        ``a`` is not real, ``bins`` has an unsupported type, or an estimator is named with
+        ``weights``.
+    ValueError
+        ``bins`` is not positive, not increasing, or an unknown estimator; ``range`` is
+        reversed or not finite; ``weights`` has another shape.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.asarray([1.0, 2.0, 2.0, 3.0, 4.0], dtype=clnp.float32)
+    >>> print(clnp.histogram_bin_edges(x, bins=4))
+    [1.   1.75 2.5  3.25 4.  ]
+    >>> print(clnp.histogram_bin_edges(x, bins=2, range=(0, 4)))
+    [0. 2. 4.]
+    """
     xp = _xp()
     x = xp.reshape(_arr(a), (-1,))
     _check_real(x, "histogram_bin_edges")
@@ -2407,14 +2475,53 @@ def _bin_edges(x: Any, bins: Any, range: Any, weighted: bool) -> Any:
 
 def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
               weights: Any = None) -> tuple[Any, Any]:
-    """Histogram of ``a`` over ``bins`` (``numpy.histogram``): ``bins`` is a number of
-    equal-width bins over ``range`` (default ``(a.min(), a.max())``), a monotonically
-    increasing array of edges, or the name of one of NumPy's bin-width estimators
-    (``'auto'``, ``'fd'``, ``'doane'``, ``'scott'``, ``'stone'``, ``'rice'``,
-    ``'sturges'``, ``'sqrt'``; see :func:`histogram_bin_edges`). Bins are half-open
-    ``[e_i, e_{i+1})`` except the last, which includes its right edge; values outside are
-    ignored. Returns ``(hist, bin_edges)``; ``density`` normalises to a probability
-    density."""
+    """Histogram of ``a`` over ``bins`` (``numpy.histogram``).
+
+    Bins are half-open ``[e_i, e_{i+1})`` except the last, which includes its right edge;
+    values outside are ignored.
+
+    Parameters
+    ----------
+    a : array_like
+        Input data of a real dtype (flattened).
+    bins : int, sequence of scalars, array or str, default 10
+        A number of equal-width bins over ``range``, a monotonically increasing array of
+        edges, or the name of one of NumPy's bin-width estimators (``'auto'``, ``'fd'``,
+        ``'doane'``, ``'scott'``, ``'stone'``, ``'rice'``, ``'sturges'``, ``'sqrt'``; see
+        :func:`histogram_bin_edges`).
+    range : (float, float), optional
+        The lower and upper edge (default ``(a.min(), a.max())``).
+    density : bool, optional
+        Normalise to a probability density (the integral over the range is 1).
+    weights : array_like, optional
+        A weight per element of ``a``; bins hold the sums of the weights.
+
+    Returns
+    -------
+    hist : array
+        The counts (int64), the summed weights, or the density (default float dtype).
+    bin_edges : array
+        The ``len(hist) + 1`` edges.
+
+    Raises
+    ------
+    TypeError
+        ``a`` is not real, ``bins`` has an unsupported type, or an estimator is named with
+        ``weights``.
+    ValueError
+        ``bins`` is not positive, not increasing, or an unknown estimator; ``range`` is
+        reversed or not finite; ``weights`` has another shape.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.asarray([1.0, 2.0, 2.0, 3.0, 4.0], dtype=clnp.float32)
+    >>> hist, edges = clnp.histogram(x, bins=3)
+    >>> print(hist, edges)
+    [1 2 2] [1. 2. 3. 4.]
+    >>> print(clnp.histogram(x, bins=clnp.asarray([0.0, 2.0, 4.0], dtype=clnp.float32))[0])
+    [1 4]
+    """
     xp = _xp()
     x = xp.reshape(_arr(a), (-1,))
     _check_real(x, "histogram")
@@ -3687,6 +3794,28 @@ class errstate:
         _ERR.update(self._old.pop())
 
     def __call__(self, func: Any) -> Any:
+        """Use the error settings as a decorator: ``func`` runs with them in force.
+
+        Parameters
+        ----------
+        func : callable
+            The function to wrap.
+
+        Returns
+        -------
+        callable
+            A wrapper with ``func``'s name and docstring.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> @clnp.errstate(divide="ignore")
+        ... def inverse(x):
+        ...     return clnp.geterr()["divide"], 1 / x
+        >>> setting, y = inverse(clnp.asarray([0.0]))
+        >>> setting, y.tolist()
+        ('ignore', [inf])
+        """
         import functools
 
         @functools.wraps(func)

@@ -152,11 +152,55 @@ class Device:
 
     # -- dtype support
     def supports(self, dtype: np.dtype) -> bool:
+        """Whether this device can hold arrays of ``dtype``: float64 and complex128 need
+        ``cl_khr_fp64``; every other clnp dtype works everywhere (float16 is stored as 16 bits
+        and computed in float32 where ``cl_khr_fp16`` is missing).
+
+        Parameters
+        ----------
+        dtype : numpy.dtype
+            A clnp dtype.
+
+        Returns
+        -------
+        bool
+            True when the device supports ``dtype``.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> d = clnp.default_device()
+        >>> d.supports(clnp.float32), d.supports(clnp.float64) == d.has_fp64
+        (True, True)
+        """
         if dtype in (dt.float64, dt.complex128):
             return self.has_fp64
         return True
 
     def check_dtype(self, dtype: np.dtype, what: str = "") -> None:
+        """Raise unless this device supports ``dtype`` (see :meth:`supports`).
+
+        Parameters
+        ----------
+        dtype : numpy.dtype
+            A clnp dtype.
+        what : str, optional
+            The operation, named first in the error message.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        UnsupportedDtypeError
+            ``dtype`` is float64 or complex128 and the device lacks ``cl_khr_fp64``.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> clnp.default_device().check_dtype(clnp.float32, "zeros")
+        """
         if not self.supports(dtype):
             raise UnsupportedDtypeError(
                 f"{what + ': ' if what else ''}{dtype} is not supported on {self} "
@@ -172,7 +216,34 @@ class Device:
 
     # -- memory
     def alloc(self, nbytes: int):
-        """A pooled buffer of at least ``nbytes`` (zero-size requests get a 1-byte buffer)."""
+        """A pooled buffer of at least ``nbytes`` (zero-size requests get a 1-byte buffer).
+
+        When the driver refuses, the pool's held memory is freed and the request tried once
+        more. Arrays allocate through this; user code rarely needs it.
+
+        Parameters
+        ----------
+        nbytes : int
+            The size in bytes.
+
+        Returns
+        -------
+        pyopencl.PooledBuffer
+            A buffer in this device's context; it returns to the pool when released.
+
+        Raises
+        ------
+        DeviceMemoryError
+            ``nbytes`` exceeds the device's maximum single allocation, or the device is out of
+            memory.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> buf = clnp.default_device().alloc(64)
+        >>> buf.size >= 64
+        True
+        """
         if nbytes > self.max_alloc:
             raise DeviceMemoryError(nbytes, self, "request exceeds the device's maximum "
                                                   "single allocation")
@@ -194,7 +265,23 @@ class Device:
 
     def memory_info(self) -> dict[str, int]:
         """Bytes handed out by the pool (``in_use``) and held by it beyond those (``pooled``,
-        reusable without asking the driver), with the block counts."""
+        reusable without asking the driver), with the block counts.
+
+        Returns
+        -------
+        dict of str to int
+            ``in_use``, ``pooled``, ``active_blocks`` and ``held_blocks`` (all 0 before the
+            first allocation).
+
+        Examples
+        --------
+        >>> import clnp
+        >>> d = clnp.default_device()
+        >>> x = clnp.zeros(1000, device=d)
+        >>> info = d.memory_info()
+        >>> sorted(info), info["in_use"] >= x.nbytes
+        (['active_blocks', 'held_blocks', 'in_use', 'pooled'], True)
+        """
         if "pool" not in self.__dict__:
             return {"in_use": 0, "pooled": 0, "active_blocks": 0, "held_blocks": 0}
         p = self.pool
@@ -203,7 +290,21 @@ class Device:
                 "active_blocks": int(p.active_blocks), "held_blocks": int(p.held_blocks)}
 
     def free_pooled(self) -> None:
-        """Return the memory the pool holds but nobody uses to the driver."""
+        """Return the memory the pool holds but nobody uses to the driver.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> import clnp
+        >>> d = clnp.default_device()
+        >>> before = d.memory_info()["pooled"]
+        >>> d.free_pooled()
+        >>> d.memory_info()["pooled"] <= before
+        True
+        """
         if "pool" in self.__dict__:
             self.pool.free_held()
 
@@ -220,7 +321,34 @@ class Device:
     def build(self, source: str, options: Sequence[str] = ()) -> cl.Program:
         """Build a program from OpenCL C source, or fetch it from the in-process cache, else
         from the disk cache of binaries (``clnp._program_cache``). Counted in
-        :data:`build_stats`."""
+        :data:`build_stats`.
+
+        Parameters
+        ----------
+        source : str
+            OpenCL C source.
+        options : sequence of str, optional
+            Compiler options, after :attr:`default_build_options`.
+
+        Returns
+        -------
+        pyopencl.Program
+            The built program; the same object for the same source and options.
+
+        Raises
+        ------
+        KernelBuildError
+            The compiler rejected the source; the error shows the source and the compiler log.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> d = clnp.default_device()
+        >>> src = "__kernel void one(__global int *x) { x[get_global_id(0)] = 1; }"
+        >>> prg = d.build(src)
+        >>> d.build(src) is prg
+        True
+        """
         key = source + "\0" + " ".join(options)
         prg = self._programs.get(key)
         if prg is not None:
@@ -277,6 +405,33 @@ class Device:
 
         ``make()`` returns ``(source, kernel_name, scalar_arg_dtypes)``; it is called only on a
         cache miss, so the hot path does no string work.
+
+        Parameters
+        ----------
+        key : hashable
+            Identifies the kernel (its generator and parameters).
+        make : callable
+            Returns ``(source, kernel_name, scalar_arg_dtypes)``; ``scalar_arg_dtypes`` may be
+            None.
+
+        Returns
+        -------
+        pyopencl.Kernel
+            One kernel object per ``key`` and device.
+
+        Raises
+        ------
+        KernelBuildError
+            The compiler rejected the source ``make`` returned.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> d = clnp.default_device()
+        >>> src = "__kernel void one(__global int *x) { x[get_global_id(0)] = 1; }"
+        >>> k = d.kernel(("doc-example", "one"), lambda: (src, "one", None))
+        >>> d.kernel(("doc-example", "one"), lambda: 1 / 0) is k      # no call to make on a hit
+        True
         """
         k = self._kernels.get(key)
         if k is None:
@@ -291,7 +446,30 @@ class Device:
     def keep_until_done(self, event: Any) -> None:
         """Hold a non-blocking transfer's event (and through it the host buffer) until it has
         completed. Dropping PyOpenCL's event early would make its destructor wait for the
-        whole queue, turning every upload into a synchronisation."""
+        whole queue, turning every upload into a synchronisation.
+
+        Parameters
+        ----------
+        event : pyopencl.Event
+            The event of a non-blocking transfer on this device's queue.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> import numpy, pyopencl, clnp
+        >>> d = clnp.default_device()
+        >>> host = numpy.arange(4, dtype=numpy.int32)
+        >>> buf = d.alloc(host.nbytes)
+        >>> d.keep_until_done(pyopencl.enqueue_copy(d.queue, buf, host, is_blocking=False))
+        >>> d.synchronize()
+        >>> out = numpy.empty_like(host)
+        >>> _ = pyopencl.enqueue_copy(d.queue, out, buf)
+        >>> print(out)
+        [0 1 2 3]
+        """
         pending = self._pending
         pending.append(event)
         if len(pending) > 32:
@@ -300,7 +478,20 @@ class Device:
                              if e.command_execution_status != done]
 
     def synchronize(self) -> None:
-        """Wait until every operation queued on this device has finished."""
+        """Wait until every operation queued on this device has finished.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> import clnp
+        >>> x = clnp.arange(3) + 1
+        >>> x.device.synchronize()
+        >>> print(x)
+        [1 2 3]
+        """
         if "queue" in self.__dict__:
             self.queue.finish()
             self._pending = []
@@ -338,7 +529,31 @@ _DEFAULT: Device | None = None
 
 
 def devices() -> tuple[Device, ...]:
-    """Every OpenCL device on every platform, in platform order."""
+    """Every usable OpenCL device on every platform, in platform order.
+
+    PoCL CPU devices whose compiler cannot build for the host CPU are skipped (with a
+    ``RuntimeWarning`` when nothing else is found or ``CLNP_DEBUG`` is set). The list is built
+    once per process.
+
+    Returns
+    -------
+    tuple of Device
+        The devices; ``Device.index`` is the position in this tuple.
+
+    Raises
+    ------
+    RuntimeError
+        No usable OpenCL device is installed; the message says how to install one.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> devs = clnp.devices()
+    >>> len(devs) >= 1
+    True
+    >>> [d.index for d in devs] == list(range(len(devs)))
+    True
+    """
     global _DEVICES
     if _DEVICES is None:
         found: list[Device] = []
@@ -432,7 +647,32 @@ def select_device(spec: str | int | Device) -> Device:
 
 
 def default_device() -> Device:
-    """``CLNP_DEVICE`` if set, else the first GPU, else the first device (usually PoCL CPU)."""
+    """The device new arrays go to when no ``device=`` is given.
+
+    ``CLNP_DEVICE`` if set (any spelling ``set_default_device`` takes), else the first GPU,
+    else the first device (usually PoCL CPU); ``set_default_device`` changes it.
+
+    Returns
+    -------
+    Device
+        The default device, one of ``clnp.devices()``.
+
+    Raises
+    ------
+    RuntimeError
+        No usable OpenCL device is installed.
+    ValueError
+        ``CLNP_DEVICE`` names no device; the message lists the available ones.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> d = clnp.default_device()
+    >>> d in clnp.devices()
+    True
+    >>> clnp.zeros(3).device is d
+    True
+    """
     global _DEFAULT
     if _DEFAULT is None:
         env = os.environ.get("CLNP_DEVICE")
@@ -445,12 +685,70 @@ def default_device() -> Device:
 
 
 def set_default_device(spec: str | int | Device) -> Device:
+    """Make the device ``spec`` names the default for new arrays.
+
+    Parameters
+    ----------
+    spec : str, int or Device
+        A ``Device``, an index into ``clnp.devices()``, ``'gpu'`` or ``'cpu'`` (the first of
+        that kind), ``'vendor:index'`` (``'nvidia:0'``, ``'pocl:1'``), or a substring of the
+        device's or platform's name.
+
+    Returns
+    -------
+    Device
+        The new default device.
+
+    Raises
+    ------
+    ValueError
+        Nothing matches ``spec``; the message lists the available devices.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> previous = clnp.default_device()
+    >>> clnp.set_default_device(0) is clnp.devices()[0]
+    True
+    >>> clnp.ones(2).device is clnp.devices()[0]
+    True
+    >>> clnp.set_default_device(previous) is previous
+    True
+    """
     global _DEFAULT
     _DEFAULT = select_device(spec)
     return _DEFAULT
 
 
 def synchronize(device: Device | None = None) -> None:
-    """Wait until every queued operation on ``device`` (default: all devices) has finished."""
+    """Wait until every queued operation on ``device`` (default: all devices) has finished.
+
+    clnp's calls return once their kernels are queued; reading a result (``numpy.asarray``,
+    ``print``, ``float``) waits by itself, so this is needed only to time work or to hand
+    buffers to other OpenCL code.
+
+    Parameters
+    ----------
+    device : Device, optional
+        The device to wait for; every device of ``clnp.devices()`` when None.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    pyopencl.Error
+        The device reports an error for a queued command.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.arange(4) * 2
+    >>> clnp.synchronize()
+    >>> clnp.synchronize(x.device)
+    >>> print(x)
+    [0 2 4 6]
+    """
     for d in ([device] if device is not None else (_DEVICES or [])):
         d.synchronize()

@@ -52,6 +52,8 @@ def argmax(x: Any, /, *, axis: int | None = None, keepdims: bool = False) -> Any
     keepdims : bool, default False
         Keep the reduced axes as size-one dimensions, so the result broadcasts against
         ``x``.
+    out : array, optional
+        NumPy's output array: the result is written to it and returned.
 
     Returns
     -------
@@ -92,6 +94,8 @@ def argmin(x: Any, /, *, axis: int | None = None, keepdims: bool = False) -> Any
     keepdims : bool, default False
         Keep the reduced axes as size-one dimensions, so the result broadcasts against
         ``x``.
+    out : array, optional
+        NumPy's output array: the result is written to it and returned.
 
     Returns
     -------

@@ -224,6 +224,10 @@ def isin(x1: Any, x2: Any, /, *, invert: bool = False) -> Any:
         The elements to test against.
     invert : bool, default False
         Test whether each element is *not* in ``x2``.
+    assume_unique : bool, default False
+        A hint, accepted and ignored (the result is the same).
+    kind : str, optional
+        NumPy's strategy hint, accepted and ignored (the result is the same).
 
     Returns
     -------

@@ -31,6 +31,11 @@ def argsort(x: Any, /, *, axis: int = -1, descending: bool = False, stable: bool
         Sort in descending order.
     stable : bool, default True
         Keep ties in input order (clnp's sort is always stable, in both directions).
+    kind : {'quicksort', 'mergesort', 'heapsort', 'stable'}, optional
+        NumPy's algorithm choice: accepted; clnp's sort is stable, a valid result for every
+        kind.
+    order : None
+        NumPy's field names of structured arrays: not supported (TypeError).
 
     Returns
     -------
@@ -68,6 +73,11 @@ def sort(x: Any, /, *, axis: int = -1, descending: bool = False, stable: bool = 
         Sort in descending order.
     stable : bool, default True
         Keep ties in input order (always the case).
+    kind : {'quicksort', 'mergesort', 'heapsort', 'stable'}, optional
+        NumPy's algorithm choice: accepted; clnp's sort is stable, a valid result for every
+        kind.
+    order : None
+        NumPy's field names of structured arrays: not supported (TypeError).
 
     Returns
     -------

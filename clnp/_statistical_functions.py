@@ -58,6 +58,12 @@ def sum(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = Fals
     keepdims : bool, default False
         Keep the reduced axes as size-one dimensions, so the result broadcasts against
         ``x``.
+    out : array, optional
+        NumPy's output array: the result is written to it and returned.
+    initial : scalar, optional
+        NumPy's starting value of the reduction (computed through the ufunc's ``reduce``).
+    where : array_like of bool, optional
+        NumPy's mask of the elements that take part (computed through the ufunc's ``reduce``).
 
     Returns
     -------
@@ -101,6 +107,12 @@ def prod(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = Fal
     keepdims : bool, default False
         Keep the reduced axes as size-one dimensions, so the result broadcasts against
         ``x``.
+    out : array, optional
+        NumPy's output array: the result is written to it and returned.
+    initial : scalar, optional
+        NumPy's starting value of the reduction (computed through the ufunc's ``reduce``).
+    where : array_like of bool, optional
+        NumPy's mask of the elements that take part (computed through the ufunc's ``reduce``).
 
     Returns
     -------
@@ -148,6 +160,13 @@ def max(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
     keepdims : bool, default False
         Keep the reduced axes as size-one dimensions, so the result broadcasts against
         ``x``.
+    out : array, optional
+        NumPy's output array: the result is written to it and returned.
+    initial : scalar, optional
+        NumPy's starting value of the reduction (computed through the ufunc's ``reduce``).
+    where : array_like of bool, optional
+        NumPy's mask of the elements that take part (computed through the ufunc's
+        ``reduce``; it needs ``initial``, as in NumPy).
 
     Returns
     -------
@@ -182,6 +201,13 @@ def min(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
     keepdims : bool, default False
         Keep the reduced axes as size-one dimensions, so the result broadcasts against
         ``x``.
+    out : array, optional
+        NumPy's output array: the result is written to it and returned.
+    initial : scalar, optional
+        NumPy's starting value of the reduction (computed through the ufunc's ``reduce``).
+    where : array_like of bool, optional
+        NumPy's mask of the elements that take part (computed through the ufunc's
+        ``reduce``; it needs ``initial``, as in NumPy).
 
     Returns
     -------
@@ -229,6 +255,12 @@ def mean(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
     keepdims : bool, default False
         Keep the reduced axes as size-one dimensions, so the result broadcasts against
         ``x``.
+    dtype : dtype, optional
+        NumPy's dtype: ``x`` is cast to it first.
+    out : array, optional
+        NumPy's output array: the result is written to it and returned.
+    where : array_like of bool, optional
+        NumPy's mask: the mean of the selected elements.
 
     Returns
     -------
@@ -281,6 +313,12 @@ def var(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool 
         ``x``.
     ddof : float, optional
         NumPy's name for ``correction``; give one of the two.
+    dtype : dtype, optional
+        NumPy's dtype: ``x`` is cast to it first.
+    out : array, optional
+        NumPy's output array: the result is written to it and returned.
+    where : True
+        Not supported: any other value raises TypeError (mask the input with ``clnp.where``).
 
     Returns
     -------
@@ -331,6 +369,12 @@ def std(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool 
         ``x``.
     ddof : float, optional
         NumPy's name for ``correction``; give one of the two.
+    dtype : dtype, optional
+        NumPy's dtype: ``x`` is cast to it first.
+    out : array, optional
+        NumPy's output array: the result is written to it and returned.
+    where : True
+        Not supported: any other value raises TypeError (mask the input with ``clnp.where``).
 
     Returns
     -------
@@ -374,6 +418,10 @@ def all(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
     keepdims : bool, default False
         Keep the reduced axes as size-one dimensions, so the result broadcasts against
         ``x``.
+    out : array, optional
+        NumPy's output array: the result is written to it and returned.
+    where : array_like of bool, optional
+        NumPy's mask of the elements that take part (computed through the ufunc's ``reduce``).
 
     Returns
     -------
@@ -409,6 +457,10 @@ def any(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
     keepdims : bool, default False
         Keep the reduced axes as size-one dimensions, so the result broadcasts against
         ``x``.
+    out : array, optional
+        NumPy's output array: the result is written to it and returned.
+    where : array_like of bool, optional
+        NumPy's mask of the elements that take part (computed through the ufunc's ``reduce``).
 
     Returns
     -------

@@ -211,6 +211,53 @@ class ufunc:
     def __call__(self, *args: Any, out: Any = None, where: Any = True,
                  casting: str = "same_kind", order: str = "K", dtype: Any = None,
                  subok: bool = True, signature: Any = None) -> Any:
+        """Apply the op elementwise with NumPy's ufunc keywords (each ufunc's own docstring,
+        ``help(clnp.add)``, describes its op).
+
+        Parameters
+        ----------
+        *args : arrays or array_likes
+            ``nin`` operands (Python scalars, lists and NumPy arrays are uploaded next to the
+            array operand), optionally followed by ``out`` positionally.
+        out : array, optional
+            Array the result is written to (cast under ``casting``); it is also returned.
+        where : array_like of bool, default True
+            Where False, the result keeps ``out``'s value (zero without ``out``).
+        casting : {'no', 'equiv', 'safe', 'same_kind', 'unsafe'}, default 'same_kind'
+            Casts allowed between the inputs, ``dtype`` and ``out``.
+        order : {'K', 'A', 'C'}, default 'K'
+            Results are C-ordered; ``'F'`` raises ValueError.
+        dtype : dtype, optional
+            Computation dtype: the inputs are cast to it first.
+        subok : bool, default True
+            Accepted for NumPy (clnp has no array subclasses).
+        signature : None
+            Choosing a loop is not supported (use ``dtype``).
+
+        Returns
+        -------
+        array
+            The elementwise result (``out`` when given).
+
+        Raises
+        ------
+        TypeError
+            A wrong number of operands, an operand dtype outside the op's category, a cast that
+            ``casting`` forbids, or ``signature=``.
+        ValueError
+            Shapes that do not broadcast, an invalid ``casting``, or ``order='F'``.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> x = clnp.asarray([1.0, 2.0, 3.0], dtype=clnp.float32)
+        >>> print(clnp.add(x, 1))
+        [2. 3. 4.]
+        >>> out = clnp.zeros(3, dtype=clnp.float32)
+        >>> _ = clnp.multiply(x, 2, out=out, where=clnp.asarray([True, False, True]))
+        >>> print(out)
+        [2. 0. 6.]
+        """
         name = self.__name__
         if len(args) != self.nin:
             if len(args) == self.nin + 1 and out is None:
@@ -702,7 +749,7 @@ class ufunc:
         >>> np.add.at(a, [0, 0, 2], 1.0)
         >>> print(numpy.asarray(a))
         [2. 0. 1. 0.]
-        >>> np.maximum.at(a, [1, 1], [5.0, 3.0])
+        >>> np.maximum.at(a, [1, 1], np.asarray([5.0, 3.0]))
         >>> print(numpy.asarray(a))
         [2. 5. 1. 0.]
         """
@@ -848,8 +895,9 @@ def composite(name: str, fn: Callable[..., Any]) -> ufunc:
            f"for {'this reorderable op' if reorderable else 'reorderable ops'}, else one call "
            f"per element along the axis), ``accumulate``, ``reduceat``, ``outer`` and "
            f"``at`` compose calls.\n\nParameters\n----------\n{ins} : Array or array_like"
-           f"\n    Inputs (NumPy's dtype rules).\nout, where, casting, order, dtype\n    As "
-           f"for every ufunc (see :class:`clnp.ufunc`).\n\nReturns\n-------\nArray\n\n"
+           f"\n    Inputs (NumPy's dtype rules).\nout, where, casting, order, dtype, subok, "
+           f"signature\n    As for every ufunc (see :class:`clnp.ufunc`).\n\nReturns\n-------\n"
+           f"Array\n    The elementwise result (``out`` when given).\n\n"
            f"Examples\n--------\n>>> import numpy, clnp as np\n"
            f">>> print(numpy.round(numpy.asarray(np.{name}("
            f"{', '.join(['np.asarray([1.0, 2.5])'] * ref.nin)})), 4))\n"

@@ -132,11 +132,40 @@ def cholesky(x: Any, /, *, upper: bool = False) -> Any:
 
     The lower triangle of ``x`` is read (the upper one when ``upper``).
 
+    Parameters
+    ----------
+    x : array
+        Matrix or stack of matrices, shape ``(..., M, M)``, of dtype float32, float64,
+        complex64 or complex128.
+    upper : bool, default False
+        Return the upper factor ``U`` instead of the lower factor ``L``.
+
+    Returns
+    -------
+    array
+        The triangular factor, of ``x``'s shape and dtype.
+
     Raises
     ------
+    TypeError
+        ``x`` is not a clnp array, or its dtype is integer, boolean or float16.
+    ValueError
+        ``x`` has fewer than two dimensions or its last two are not square.
     LinAlgError
         Eagerly, when a matrix is not positive definite (as NumPy). Under transformations
-        and ``jit`` such a matrix gets a factor full of NaN instead."""
+        and ``jit`` such a matrix gets a factor full of NaN instead.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.asarray([[4.0, 2.0], [2.0, 5.0]], dtype=clnp.float32)
+    >>> print(clnp.linalg.cholesky(x))
+    [[2. 0.]
+     [1. 2.]]
+    >>> print(clnp.linalg.cholesky(x, upper=True))
+    [[2. 1.]
+     [0. 2.]]
+    """
     x = _square(x, "cholesky")
     return checked("cholesky", "Matrix is not positive definite", x.shape[:-2],
                    lambda: _bind("cholesky", x, upper=bool(upper)))
@@ -144,7 +173,33 @@ def cholesky(x: Any, /, *, upper: bool = False) -> Any:
 
 def det(x: Any, /) -> Any:
     """Returns the determinant of a square matrix (or a stack of square matrices) ``x``,
-    with the same data type as ``x``."""
+    with the same data type as ``x``.
+
+    Parameters
+    ----------
+    x : array
+        Square matrix or stack of them, shape ``(..., M, M)``, of a floating-point or complex
+        dtype (not float16).
+
+    Returns
+    -------
+    array
+        The determinants, shape ``x.shape[:-2]``; 0 for a singular matrix.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a clnp array, or its dtype is integer, boolean or float16.
+    ValueError
+        ``x`` has fewer than two dimensions or its last two are not square.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.asarray([[2.0, 1.0], [1.0, 3.0]], dtype=clnp.float32)
+    >>> print(clnp.linalg.det(x))
+    5.0
+    """
     return _bind("det", _square(x, "det"))
 
 
@@ -153,7 +208,34 @@ def slogdet(x: Any, /) -> SlogdetResult:
     a square matrix (or a stack of them) as a namedtuple ``(sign, logabsdet)``.
 
     ``sign`` has the dtype of ``x`` (``det / |det|`` for complex ``x``), ``logabsdet`` the real
-    dtype of the same precision; a singular matrix gives ``(0, -inf)``."""
+    dtype of the same precision; a singular matrix gives ``(0, -inf)``.
+
+    Parameters
+    ----------
+    x : array
+        Square matrix or stack of them, shape ``(..., M, M)``, of a floating-point or complex
+        dtype (not float16).
+
+    Returns
+    -------
+    SlogdetResult
+        ``(sign, logabsdet)``, each of shape ``x.shape[:-2]``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a clnp array, or its dtype is integer, boolean or float16.
+    ValueError
+        ``x`` has fewer than two dimensions or its last two are not square.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.asarray([[0.0, 2.0], [1.0, 0.0]], dtype=clnp.float32)
+    >>> sign, logabsdet = clnp.linalg.slogdet(x)
+    >>> print(sign, round(float(logabsdet), 4))
+    -1.0 0.6931
+    """
     sign, logabsdet = _bind("slogdet", _square(x, "slogdet"))
     return SlogdetResult(sign, logabsdet)
 
@@ -162,11 +244,41 @@ def inv(x: Any, /) -> Any:
     """Returns the multiplicative inverse of a square matrix (or a stack of square matrices)
     ``x`` (LU with partial pivoting).
 
+    Parameters
+    ----------
+    x : array
+        Square matrix or stack of them, shape ``(..., M, M)``, of a floating-point or complex
+        dtype (not float16).
+
+    Returns
+    -------
+    array
+        The inverses, of ``x``'s shape and dtype.
+
     Raises
     ------
+    TypeError
+        ``x`` is not a clnp array, or its dtype is integer, boolean or float16.
+    ValueError
+        ``x`` has fewer than two dimensions or its last two are not square.
     LinAlgError
         Eagerly, when a matrix is singular (an exact zero pivot, as NumPy/LAPACK). Under
-        transformations and ``jit`` it gets inf/NaN entries instead."""
+        transformations and ``jit`` it gets inf/NaN entries instead.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> import numpy
+    >>> x = clnp.asarray([[2.0, 1.0], [1.0, 1.0]], dtype=clnp.float32)
+    >>> print(clnp.linalg.inv(x))
+    [[ 1. -1.]
+     [-1.  2.]]
+    >>> try:
+    ...     clnp.linalg.inv(clnp.asarray([[1.0, 2.0], [2.0, 4.0]]))
+    ... except numpy.linalg.LinAlgError as e:
+    ...     print(e)
+    linalg.inv: Singular matrix
+    """
     x = _square(x, "inv")
     return checked("inv", "Singular matrix", x.shape[:-2], lambda: _bind("inv", x))
 
@@ -180,11 +292,38 @@ def solve(x1: Any, x2: Any, /) -> Any:
     broadcast and the result has shape ``(..., M, K)``. The result has the promoted
     floating-point dtype.
 
+    Parameters
+    ----------
+    x1 : array
+        Coefficient matrices, shape ``(..., M, M)``, of a floating-point or complex dtype (not
+        float16).
+    x2 : array
+        Right-hand sides: shape ``(M,)`` or ``(..., M, K)``, on ``x1``'s device.
+
+    Returns
+    -------
+    array
+        The solutions, shape ``x1.shape[:-2] + (M,)`` or ``(..., M, K)``.
+
     Raises
     ------
+    TypeError
+        An operand is not a clnp array, or its dtype is integer, boolean or float16.
+    ValueError
+        ``x1`` is not square, the shapes do not match or their batch dimensions do not
+        broadcast, or the operands are on different devices.
     LinAlgError
         Eagerly, when a matrix of ``x1`` is singular (under transformations and ``jit`` the
-        solution gets inf/NaN entries instead)."""
+        solution gets inf/NaN entries instead).
+
+    Examples
+    --------
+    >>> import clnp
+    >>> a = clnp.asarray([[2.0, 1.0], [1.0, 1.0]], dtype=clnp.float32)
+    >>> b = clnp.asarray([3.0, 2.0], dtype=clnp.float32)
+    >>> print(clnp.linalg.solve(a, b))
+    [1. 1.]
+    """
     x1 = _matrix(_float_array(x1, "solve", "x1"), "solve", square=True, arg="x1")
     x2 = _float_array(x2, "solve", "x2")
     _same_device(x1, x2, "solve")
@@ -221,9 +360,42 @@ def qr(x: Any, /, mode: str = "reduced") -> QRResult | Any:
     """Returns the QR decomposition ``x = Q R`` of a matrix (or a stack of matrices) as a
     namedtuple ``(Q, R)`` (Householder reflections; ``R`` has a real diagonal).
 
-    ``mode="reduced"``: ``Q`` ``(..., M, K)``, ``R`` ``(..., K, N)`` with ``K = min(M, N)``;
-    ``mode="complete"``: ``Q`` ``(..., M, M)``, ``R`` ``(..., M, N)``; NumPy's ``mode="r"``:
-    ``R`` alone."""
+    Parameters
+    ----------
+    x : array
+        Matrix or stack of matrices, shape ``(..., M, N)``, of a floating-point or complex
+        dtype (not float16).
+    mode : {'reduced', 'complete', 'r'}, default 'reduced'
+        ``'reduced'``: ``Q`` ``(..., M, K)``, ``R`` ``(..., K, N)`` with ``K = min(M, N)``;
+        ``'complete'``: ``Q`` ``(..., M, M)``, ``R`` ``(..., M, N)``; NumPy's ``'r'``: ``R``
+        alone.
+
+    Returns
+    -------
+    QRResult or array
+        ``(Q, R)`` of ``x``'s dtype (``Q`` with orthonormal columns, ``R`` upper triangular),
+        or ``R`` alone with ``mode='r'``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a clnp array, or its dtype is integer, boolean or float16.
+    ValueError
+        ``x`` has fewer than two dimensions, or ``mode`` is not one of the above.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> import numpy
+    >>> x = clnp.asarray([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], dtype=clnp.float32)
+    >>> q, r = clnp.linalg.qr(x)
+    >>> q.shape, r.shape
+    ((3, 2), (2, 2))
+    >>> bool(numpy.allclose(numpy.asarray(q @ r), numpy.asarray(x), atol=1e-5))
+    True
+    >>> clnp.linalg.qr(x, mode="complete").Q.shape
+    (3, 3)
+    """
     x = _matrix(_float_array(x, "qr"), "qr")
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"linalg.qr: mode must be 'reduced' or 'complete' (or NumPy's 'r'); "
@@ -249,7 +421,41 @@ def eigh(x: Any, /, UPLO: str = "L") -> EighResult:
 
     Only the lower triangle of ``x`` is read (the upper one with NumPy's ``UPLO="U"``).
     Eigenvalues are ascending, with the real dtype of ``x``'s precision; the eigenvectors are
-    the columns of an orthogonal (unitary) matrix of ``x``'s dtype."""
+    the columns of an orthogonal (unitary) matrix of ``x``'s dtype.
+
+    Parameters
+    ----------
+    x : array
+        Symmetric (Hermitian) matrix or stack of them, shape ``(..., M, M)``, of a
+        floating-point or complex dtype (not float16).
+    UPLO : {'L', 'U'}, default 'L'
+        The triangle of ``x`` that is read.
+
+    Returns
+    -------
+    EighResult
+        ``(eigenvalues, eigenvectors)``: shapes ``(..., M)`` and ``(..., M, M)``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a clnp array, or its dtype is integer, boolean or float16.
+    ValueError
+        ``x`` is not a (stack of) square matrices, or ``UPLO`` is neither 'L' nor 'U'.
+    LinAlgError
+        Eagerly, when the iteration does not converge.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> import numpy
+    >>> x = clnp.asarray([[2.0, 1.0], [1.0, 2.0]], dtype=clnp.float32)
+    >>> w, v = clnp.linalg.eigh(x)
+    >>> print(numpy.round(numpy.asarray(w), 4))
+    [1. 3.]
+    >>> bool(numpy.allclose(numpy.asarray(x @ v), numpy.asarray(v * w), atol=1e-5))
+    True
+    """
     x = _triangle(_square(x, "eigh"), UPLO, "eigh")
     w, v = _eigh(x, True, "eigh")
     return EighResult(w, v)
@@ -258,7 +464,39 @@ def eigh(x: Any, /, UPLO: str = "L") -> EighResult:
 def eigvalsh(x: Any, /, UPLO: str = "L") -> Any:
     """Returns the eigenvalues (ascending, real dtype) of a complex Hermitian or real
     symmetric matrix (or a stack of them); only the lower triangle of ``x`` is read (the
-    upper one with NumPy's ``UPLO="U"``)."""
+    upper one with NumPy's ``UPLO="U"``).
+
+    Parameters
+    ----------
+    x : array
+        Symmetric (Hermitian) matrix or stack of them, shape ``(..., M, M)``, of a
+        floating-point or complex dtype (not float16).
+    UPLO : {'L', 'U'}, default 'L'
+        The triangle of ``x`` that is read.
+
+    Returns
+    -------
+    array
+        The eigenvalues in ascending order, shape ``(..., M)``, of the real dtype of ``x``'s
+        precision.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a clnp array, or its dtype is integer, boolean or float16.
+    ValueError
+        ``x`` is not a (stack of) square matrices, or ``UPLO`` is neither 'L' nor 'U'.
+    LinAlgError
+        Eagerly, when the iteration does not converge.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> import numpy
+    >>> x = clnp.asarray([[2.0, 1.0], [1.0, 2.0]], dtype=clnp.float32)
+    >>> print(numpy.round(numpy.asarray(clnp.linalg.eigvalsh(x)), 4))
+    [1. 3.]
+    """
     x = _triangle(_square(x, "eigvalsh"), UPLO, "eigvalsh")
     return _eigh(x, False, "eigvalsh")[0]
 
@@ -287,14 +525,78 @@ def eig(x: Any, /) -> EigResult:
     them) as a namedtuple ``(eigenvalues, eigenvectors)``, both complex of ``x``'s precision.
 
     Eigenvectors are the columns of ``eigenvectors``, each of unit Euclidean norm with its
-    largest component real; the order of the eigenvalues is unspecified."""
+    largest component real; the order of the eigenvalues is unspecified.
+
+    Parameters
+    ----------
+    x : array
+        Square matrix or stack of them, shape ``(..., M, M)``, of a floating-point or complex
+        dtype (not float16).
+
+    Returns
+    -------
+    EigResult
+        ``(eigenvalues, eigenvectors)``: shapes ``(..., M)`` and ``(..., M, M)``, complex64
+        for single-precision and complex128 for double-precision input.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a clnp array, or its dtype is integer, boolean or float16.
+    ValueError
+        ``x`` is not a (stack of) square matrices.
+    LinAlgError
+        Eagerly, when ``x`` contains NaN or inf.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> import numpy
+    >>> x = clnp.asarray([[2.0, 1.0], [0.0, 3.0]], dtype=clnp.float32)
+    >>> w, v = clnp.linalg.eig(x)
+    >>> print(numpy.round(numpy.sort(numpy.asarray(w).real), 4))
+    [2. 3.]
+    >>> bool(numpy.allclose(numpy.asarray(x.astype(clnp.complex64) @ v),
+    ...                     numpy.asarray(v * w), atol=1e-5))
+    True
+    """
     w, v = _eig(_complex_of(_square(x, "eig")), True, "eig")
     return EigResult(w, v)
 
 
 def eigvals(x: Any, /) -> Any:
     """Returns the eigenvalues (complex, of ``x``'s precision) of a real or complex square
-    matrix (or a stack of them), in no particular order."""
+    matrix (or a stack of them), in no particular order.
+
+    Parameters
+    ----------
+    x : array
+        Square matrix or stack of them, shape ``(..., M, M)``, of a floating-point or complex
+        dtype (not float16).
+
+    Returns
+    -------
+    array
+        The eigenvalues, shape ``(..., M)``, complex of ``x``'s precision.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a clnp array, or its dtype is integer, boolean or float16.
+    ValueError
+        ``x`` is not a (stack of) square matrices.
+    LinAlgError
+        Eagerly, when ``x`` contains NaN or inf.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> import numpy
+    >>> x = clnp.asarray([[0.0, -1.0], [1.0, 0.0]], dtype=clnp.float32)
+    >>> w = numpy.asarray(clnp.linalg.eigvals(x))
+    >>> print(numpy.round(numpy.sort(w.imag), 4))
+    [-1.  1.]
+    """
     return _eig(_complex_of(_square(x, "eigvals")), False, "eigvals")[0]
 
 
@@ -303,11 +605,49 @@ def svd(x: Any, /, full_matrices: bool = True, compute_uv: bool = True,
     """Returns a singular value decomposition ``x = U diag(S) Vh`` of a matrix (or a stack
     of matrices) as a namedtuple ``(U, S, Vh)``.
 
-    ``S`` (real dtype of ``x``'s precision) is sorted in descending order. With
-    ``full_matrices`` ``U`` is ``(..., M, M)`` and ``Vh`` ``(..., N, N)``, otherwise
-    ``(..., M, K)`` and ``(..., K, N)`` with ``K = min(M, N)``. NumPy's ``compute_uv=False``
-    returns ``S`` alone; ``hermitian`` is accepted and ignored (the general algorithm is
-    used)."""
+    Parameters
+    ----------
+    x : array
+        Matrix or stack of matrices, shape ``(..., M, N)``, of a floating-point or complex
+        dtype (not float16).
+    full_matrices : bool, default True
+        With it ``U`` is ``(..., M, M)`` and ``Vh`` ``(..., N, N)``, otherwise ``(..., M, K)``
+        and ``(..., K, N)`` with ``K = min(M, N)``.
+    compute_uv : bool, default True
+        NumPy's ``compute_uv=False`` returns ``S`` alone.
+    hermitian : bool, default False
+        Accepted for NumPy and ignored (the general algorithm is used).
+
+    Returns
+    -------
+    SVDResult or array
+        ``(U, S, Vh)``: ``S`` (shape ``(..., K)``, real dtype of ``x``'s precision) sorted in
+        descending order, ``U`` and ``Vh`` of ``x``'s dtype; ``S`` alone without
+        ``compute_uv``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a clnp array, or its dtype is integer, boolean or float16.
+    ValueError
+        ``x`` has fewer than two dimensions.
+    LinAlgError
+        Eagerly, when the SVD gives NaN (NaN or inf input).
+
+    Examples
+    --------
+    >>> import clnp
+    >>> import numpy
+    >>> x = clnp.asarray([[3.0, 0.0], [0.0, 4.0], [0.0, 0.0]], dtype=clnp.float32)
+    >>> u, s, vh = clnp.linalg.svd(x)
+    >>> u.shape, s.shape, vh.shape
+    ((3, 3), (2,), (2, 2))
+    >>> print(numpy.round(numpy.asarray(s), 4))
+    [4. 3.]
+    >>> u, s, vh = clnp.linalg.svd(x, full_matrices=False)
+    >>> bool(numpy.allclose(numpy.asarray((u * s) @ vh), numpy.asarray(x), atol=1e-5))
+    True
+    """
     x = _matrix(_float_array(x, "svd"), "svd")
     if not compute_uv:
         return _svd(x, "svd", full_matrices=False, compute_uv=False)[1]
@@ -317,7 +657,36 @@ def svd(x: Any, /, full_matrices: bool = True, compute_uv: bool = True,
 
 def svdvals(x: Any, /) -> Any:
     """Returns the singular values of a matrix (or a stack of matrices), sorted in
-    descending order, with the real dtype of ``x``'s precision."""
+    descending order, with the real dtype of ``x``'s precision.
+
+    Parameters
+    ----------
+    x : array
+        Matrix or stack of matrices, shape ``(..., M, N)``, of a floating-point or complex
+        dtype (not float16).
+
+    Returns
+    -------
+    array
+        The singular values, shape ``(..., min(M, N))``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a clnp array, or its dtype is integer, boolean or float16.
+    ValueError
+        ``x`` has fewer than two dimensions.
+    LinAlgError
+        Eagerly, when the SVD gives NaN (NaN or inf input).
+
+    Examples
+    --------
+    >>> import clnp
+    >>> import numpy
+    >>> x = clnp.asarray([[3.0, 0.0], [0.0, -4.0]], dtype=clnp.float32)
+    >>> print(numpy.round(numpy.asarray(clnp.linalg.svdvals(x)), 4))
+    [4. 3.]
+    """
     x = _matrix(_float_array(x, "svdvals"), "svdvals")
     return _svd(x, "svdvals", full_matrices=False, compute_uv=False)[1]
 
@@ -347,9 +716,43 @@ def matrix_rank(x: Any, /, tol: float | Any | None = None, hermitian: bool = Fal
     """Returns the rank (number of singular values greater than ``rtol * largest``) of a
     matrix (or a stack of matrices), in the default integer dtype, shape ``x.shape[:-2]``.
 
-    ``rtol`` defaults to ``max(M, N) * eps``; an array ``rtol`` broadcasts against
-    ``x.shape[:-2]``. NumPy's ``tol`` is an absolute threshold instead (not together with
-    ``rtol``); ``hermitian`` is accepted and ignored."""
+    Parameters
+    ----------
+    x : array
+        Matrix or stack of matrices, shape ``(..., M, N)``, of a floating-point or complex
+        dtype (not float16).
+    tol : float or array, optional
+        NumPy's absolute threshold on the singular values (not together with ``rtol``).
+    hermitian : bool, default False
+        Accepted for NumPy and ignored.
+    rtol : float or array, optional
+        Relative threshold, ``max(M, N) * eps`` by default; an array broadcasts against
+        ``x.shape[:-2]``.
+
+    Returns
+    -------
+    array
+        The ranks, int64, shape ``x.shape[:-2]``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a clnp array or has an unsupported dtype, or ``rtol`` is neither a real
+        number nor a real floating-point array.
+    ValueError
+        ``x`` has fewer than two dimensions, or both ``tol`` and ``rtol`` are given.
+    LinAlgError
+        Eagerly, when the SVD gives NaN.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.asarray([[1.0, 2.0], [2.0, 4.0]], dtype=clnp.float32)
+    >>> print(clnp.linalg.matrix_rank(x))
+    1
+    >>> print(clnp.linalg.matrix_rank(clnp.eye(3, dtype=clnp.float32)))
+    3
+    """
     xp = _xp()
     x = _matrix(_float_array(x, "matrix_rank"), "matrix_rank")
     if tol is not None and rtol is not None:
@@ -369,9 +772,43 @@ def matrix_rank(x: Any, /, tol: float | Any | None = None, hermitian: bool = Fal
 def pinv(x: Any, /, rcond: float | Any | None = None, hermitian: bool = False, *,
          rtol: float | Any | None = None) -> Any:
     """Returns the (Moore-Penrose) pseudo-inverse ``V diag(1/S) U^H`` of a matrix (or a stack
-    of matrices), shape ``(..., N, M)``; singular values at or below ``rtol * largest`` count
-    as zero (``rtol`` defaults to ``max(M, N) * eps``). NumPy's ``rcond`` is another name
-    for ``rtol``; ``hermitian`` is accepted and ignored."""
+    of matrices), shape ``(..., N, M)``.
+
+    Parameters
+    ----------
+    x : array
+        Matrix or stack of matrices, shape ``(..., M, N)``, of a floating-point or complex
+        dtype (not float16).
+    rcond : float or array, optional
+        NumPy's name for ``rtol`` (not together with it).
+    hermitian : bool, default False
+        Accepted for NumPy and ignored.
+    rtol : float or array, optional
+        Singular values at or below ``rtol * largest`` count as zero; ``max(M, N) * eps`` by
+        default.
+
+    Returns
+    -------
+    array
+        The pseudo-inverses, shape ``(..., N, M)``, of ``x``'s dtype.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a clnp array or has an unsupported dtype, or ``rtol`` has the wrong type.
+    ValueError
+        ``x`` has fewer than two dimensions, or both ``rcond`` and ``rtol`` are given.
+    LinAlgError
+        Eagerly, when the SVD gives NaN.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> import numpy
+    >>> x = clnp.asarray([[1.0], [1.0]], dtype=clnp.float32)
+    >>> print(numpy.round(numpy.asarray(clnp.linalg.pinv(x)), 4))
+    [[0.5 0.5]]
+    """
     xp = _xp()
     x = _matrix(_float_array(x, "pinv"), "pinv")
     if rcond is not None:
@@ -395,7 +832,42 @@ def pinv(x: Any, /, rcond: float | Any | None = None, hermitian: bool = False, *
 def matrix_power(x: Any, n: int, /) -> Any:
     """Raises a square matrix (or a stack of square matrices) ``x`` to the integer power
     ``n`` (repeated squaring with ``matmul``); ``n = 0`` gives identity matrices and a
-    negative ``n`` powers of the inverse. Integer matrices are accepted for ``n >= 0``."""
+    negative ``n`` powers of the inverse.
+
+    Parameters
+    ----------
+    x : array
+        Square matrix or stack of them, shape ``(..., M, M)``; integer matrices are accepted
+        for ``n >= 0``, a negative ``n`` needs a floating-point or complex dtype.
+    n : int
+        The exponent.
+
+    Returns
+    -------
+    array
+        ``x`` to the power ``n``, of ``x``'s shape and dtype (always a new array).
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a clnp array, ``n`` is not an integer, or ``n < 0`` with a dtype that
+        ``inv`` does not take.
+    ValueError
+        ``x`` is not a (stack of) square matrices.
+    LinAlgError
+        Eagerly, for ``n < 0`` and a singular matrix.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.asarray([[1, 1], [0, 1]])
+    >>> print(clnp.linalg.matrix_power(x, 3))
+    [[1 3]
+     [0 1]]
+    >>> print(clnp.linalg.matrix_power(clnp.asarray([[2.0, 0.0], [0.0, 4.0]]), -1))
+    [[0.5  0.  ]
+     [0.   0.25]]
+    """
     xp = _xp()
     if not is_array(x):
         raise TypeError(f"linalg.matrix_power: x must be a clnp array; got {type(x).__name__}")
@@ -430,10 +902,41 @@ def matrix_norm(x: Any, /, *, keepdims: bool = False,
                 ord: int | float | str | None = "fro") -> Any:
     """Computes the matrix norm of a matrix (or a stack of matrices) ``x``.
 
-    ``ord``: ``'fro'`` (Frobenius), ``'nuc'`` (sum of singular values), ``1``/``-1``
-    (max/min column sum of ``|x|``), ``2``/``-2`` (largest/smallest singular value),
-    ``inf``/``-inf`` (max/min row sum of ``|x|``). The result has the real dtype of ``x``'s
-    precision; ``keepdims`` keeps the last two axes as size 1."""
+    Parameters
+    ----------
+    x : array
+        Matrix or stack of matrices, shape ``(..., M, N)``, of a floating-point or complex
+        dtype (not float16).
+    keepdims : bool, default False
+        Keep the last two axes as size 1.
+    ord : {'fro', 'nuc', 1, -1, 2, -2, inf, -inf}, default 'fro'
+        ``'fro'`` (Frobenius), ``'nuc'`` (sum of singular values), ``1``/``-1`` (max/min
+        column sum of ``|x|``), ``2``/``-2`` (largest/smallest singular value),
+        ``inf``/``-inf`` (max/min row sum of ``|x|``); None means ``'fro'``.
+
+    Returns
+    -------
+    array
+        The norms, shape ``x.shape[:-2]`` (``(..., 1, 1)`` with ``keepdims``), of the real
+        dtype of ``x``'s precision.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a clnp array, or its dtype is integer, boolean or float16.
+    ValueError
+        ``x`` has fewer than two dimensions, ``ord`` is not one of the above, or ``ord`` is
+        2 or -2 for an empty matrix.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.asarray([[2.0, -1.0], [-2.0, 4.0]], dtype=clnp.float32)
+    >>> print(clnp.linalg.matrix_norm(x))
+    5.0
+    >>> print(clnp.linalg.matrix_norm(x, ord=1), clnp.linalg.matrix_norm(x, ord=clnp.inf))
+    5.0 6.0
+    """
     xp = _xp()
     x = _matrix(_float_array(x, "matrix_norm"), "matrix_norm")
     if ord is None:
@@ -467,12 +970,46 @@ def matrix_norm(x: Any, /, *, keepdims: bool = False,
 
 def vector_norm(x: Any, /, *, axis: int | tuple[int, ...] | None = None,
                 keepdims: bool = False, ord: int | float = 2) -> Any:
-    """Computes the vector norm of a vector (or batch of vectors) ``x`` over ``axis`` (all
-    axes when None; an int or a tuple of axes, negative ones allowed).
+    """Computes the vector norm of a vector (or batch of vectors) ``x``.
 
-    ``ord``: ``2`` (Euclidean), ``1``, ``inf`` (max ``|x|``), ``-inf`` (min ``|x|``), ``0``
-    (number of nonzeros), any other ``p``: ``sum(|x|**p)**(1/p)``. The result has the real
-    dtype of ``x``'s precision."""
+    Parameters
+    ----------
+    x : array
+        Input array of a floating-point or complex dtype (not float16).
+    axis : int or tuple of ints, optional
+        Axes the norm is taken over (all axes when None; negative axes count from the end).
+    keepdims : bool, default False
+        Keep the reduced axes as size 1.
+    ord : int or float, default 2
+        ``2`` (Euclidean), ``1``, ``inf`` (max ``|x|``), ``-inf`` (min ``|x|``), ``0``
+        (number of nonzeros), any other ``p``: ``sum(|x|**p)**(1/p)``.
+
+    Returns
+    -------
+    array
+        The norms, of the real dtype of ``x``'s precision.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a clnp array, or its dtype is integer, boolean or float16.
+    ValueError
+        ``ord`` is not a real number, or an axis is repeated.
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.asarray([3.0, -4.0], dtype=clnp.float32)
+    >>> print(clnp.linalg.vector_norm(x))
+    5.0
+    >>> print(clnp.linalg.vector_norm(x, ord=1), clnp.linalg.vector_norm(x, ord=clnp.inf))
+    7.0 4.0
+    >>> m = clnp.asarray([[3.0, 0.0], [4.0, 1.0]], dtype=clnp.float32)
+    >>> print(clnp.linalg.vector_norm(m, axis=0, ord=1))
+    [7. 1.]
+    """
     xp = _xp()
     x = _float_array(x, "vector_norm")
     if isinstance(ord, (bool, str)) or not isinstance(ord, (int, float, np.integer,
@@ -505,8 +1042,37 @@ def vector_norm(x: Any, /, *, axis: int | tuple[int, ...] | None = None,
 
 def diagonal(x: Any, /, *, offset: int = 0) -> Any:
     """Returns the ``offset``-th diagonals of a matrix (or a stack of matrices) ``x``: the
-    last two axes are replaced by one holding the diagonal (``offset > 0`` above the main
-    diagonal, ``< 0`` below)."""
+    last two axes are replaced by one holding the diagonal.
+
+    Parameters
+    ----------
+    x : array
+        Matrix or stack of matrices, shape ``(..., M, N)``.
+    offset : int, default 0
+        ``offset > 0`` above the main diagonal, ``< 0`` below.
+
+    Returns
+    -------
+    array
+        The diagonals, shape ``x.shape[:-2] + (K,)``, of ``x``'s dtype (``K = 0`` for an
+        offset outside the matrix).
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a clnp array, or ``offset`` is not an integer.
+    ValueError
+        ``x`` has fewer than two dimensions.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.reshape(clnp.arange(9), (3, 3))
+    >>> print(clnp.linalg.diagonal(x))
+    [0 4 8]
+    >>> print(clnp.linalg.diagonal(x, offset=1))
+    [1 5]
+    """
     if not is_array(x):
         raise TypeError(f"linalg.diagonal: x must be a clnp array; got {type(x).__name__}")
     _matrix(x, "diagonal")
@@ -523,8 +1089,37 @@ def diagonal(x: Any, /, *, offset: int = 0) -> Any:
 
 def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> Any:
     """Returns the sum along the ``offset``-th diagonals of a matrix (or a stack of
-    matrices) ``x``; ``dtype`` as for ``sum`` (integers accumulate in the default integer
-    dtype, floating-point input keeps its dtype)."""
+    matrices) ``x``.
+
+    Parameters
+    ----------
+    x : array
+        Matrix or stack of matrices, shape ``(..., M, N)``, of a numeric dtype.
+    offset : int, default 0
+        ``offset > 0`` above the main diagonal, ``< 0`` below.
+    dtype : dtype, optional
+        As for ``sum``: integers accumulate in the default integer dtype, floating-point
+        input keeps its dtype.
+
+    Returns
+    -------
+    array
+        The traces, shape ``x.shape[:-2]``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a clnp array or not numeric, or ``offset`` is not an integer.
+    ValueError
+        ``x`` has fewer than two dimensions.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.reshape(clnp.arange(9), (3, 3))
+    >>> print(clnp.linalg.trace(x), clnp.linalg.trace(x, offset=-1))
+    12 10
+    """
     if not is_array(x):
         raise TypeError(f"linalg.trace: x must be a clnp array; got {type(x).__name__}")
     if x.dtype not in dt.NUMERIC:
@@ -533,9 +1128,35 @@ def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> Any:
 
 
 def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
-    """Returns the cross product of 3-element vectors along ``axis`` (negative, counted from
-    the last axis) of ``x1`` and ``x2``; the other axes broadcast. The result has the
-    promoted dtype."""
+    """Returns the cross product of 3-element vectors along ``axis`` of ``x1`` and ``x2``;
+    the other axes broadcast.
+
+    Parameters
+    ----------
+    x1, x2 : array
+        Numeric arrays with size 3 along ``axis``, on one device.
+    axis : int, default -1
+        The axis holding the vectors, negative (counted from the last axis).
+
+    Returns
+    -------
+    array
+        The cross products, of the broadcast shape and the promoted dtype.
+
+    Raises
+    ------
+    TypeError
+        An operand is not a clnp array or not numeric, or ``axis`` is not an integer.
+    ValueError
+        ``axis`` is out of range, a size along it is not 3, the other axes do not broadcast,
+        or the operands are on different devices.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.linalg.cross(clnp.asarray([1, 0, 0]), clnp.asarray([0, 1, 0])))
+    [0 0 1]
+    """
     xp = _xp()
     _check_numeric_pair(x1, x2, "cross")
     _same_device(x1, x2, "cross")
@@ -571,8 +1192,32 @@ def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
 
 
 def outer(x1: Any, x2: Any, /) -> Any:
-    """Returns the outer product of two vectors ``x1`` (size ``N``) and ``x2`` (size ``M``):
-    an ``(N, M)`` array of the promoted dtype."""
+    """Returns the outer product of two vectors ``x1`` (size ``N``) and ``x2`` (size ``M``).
+
+    Parameters
+    ----------
+    x1, x2 : array
+        One-dimensional numeric arrays on one device.
+
+    Returns
+    -------
+    array
+        ``out[i, j] = x1[i] * x2[j]``, shape ``(N, M)``, of the promoted dtype.
+
+    Raises
+    ------
+    TypeError
+        An operand is not a clnp array or not numeric.
+    ValueError
+        An operand is not one-dimensional, or the operands are on different devices.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.linalg.outer(clnp.asarray([1, 2]), clnp.asarray([1, 2, 3])))
+    [[1 2 3]
+     [2 4 6]]
+    """
     xp = _xp()
     _check_numeric_pair(x1, x2, "outer")
     if x1.ndim != 1 or x2.ndim != 1:
@@ -586,7 +1231,44 @@ def outer(x1: Any, x2: Any, /) -> Any:
 @reports_as("norm")
 def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
     """NumPy's ``linalg.norm``: the Frobenius/2-norm of ``x`` (flattened) when ``ord`` and
-    ``axis`` are None, a vector norm over one axis, a matrix norm over two."""
+    ``axis`` are None, a vector norm over one axis, a matrix norm over two.
+
+    Parameters
+    ----------
+    x : array_like
+        Input; integer and boolean input is converted to the device's default float dtype,
+        float16 to float32.
+    ord : int, float or str, optional
+        The norm's order, as for ``vector_norm`` (one axis) or ``matrix_norm`` (two axes).
+    axis : int or pair of ints, optional
+        One axis for vector norms, two for matrix norms; all axes when None.
+    keepdims : bool, default False
+        Keep the reduced axes as size 1.
+
+    Returns
+    -------
+    array
+        The norms, of the real dtype of ``x``'s precision.
+
+    Raises
+    ------
+    ValueError
+        More than two axes (given as ``axis``, or all of ``x``'s with an ``ord`` and no
+        ``axis``), a repeated axis, or an invalid ``ord``.
+    IndexError
+        An axis is out of range for ``x``.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.asarray([[3.0, 0.0], [0.0, 4.0]], dtype=clnp.float32)
+    >>> print(clnp.linalg.norm(x))
+    5.0
+    >>> print(clnp.linalg.norm(x, axis=0))
+    [3. 4.]
+    >>> print(clnp.linalg.norm(x, ord=1))
+    4.0
+    """
     xp = _xp()
     if not is_array(x):
         x = xp.asarray(x)
@@ -614,7 +1296,36 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
 
 def multi_dot(arrays: Sequence[Any], *, out: Any = None) -> Any:
     """NumPy's ``linalg.multi_dot``: the chained matrix product, with a leading 1-D operand
-    a row vector and a trailing one a column vector (evaluated left to right)."""
+    a row vector and a trailing one a column vector (evaluated left to right).
+
+    Parameters
+    ----------
+    arrays : sequence of arrays
+        At least two operands; the first and last may be one-dimensional, the others are
+        matrices.
+    out : None
+        NumPy's ``out=`` is not supported.
+
+    Returns
+    -------
+    array
+        The product, of the promoted dtype.
+
+    Raises
+    ------
+    TypeError
+        ``out`` is given, or an operand is not of a numeric dtype.
+    ValueError
+        Fewer than two operands, or shapes that do not chain.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> a = clnp.asarray([[1, 2], [3, 4]])
+    >>> b = clnp.asarray([[0, 1], [1, 0]])
+    >>> print(clnp.linalg.multi_dot([a, b, clnp.asarray([1, 1])]))
+    [3 7]
+    """
     if out is not None:
         raise TypeError("linalg.multi_dot: out= is not supported")
     arrays = list(arrays)
@@ -628,8 +1339,41 @@ def multi_dot(arrays: Sequence[Any], *, out: Any = None) -> Any:
 
 @reports_as("cond")
 def cond(x: Any, p: Any = None) -> Any:
-    """NumPy's ``linalg.cond``: the condition number of ``x`` in the norm ``p`` (the
-    2-norm, ``s_max / s_min``, when None)."""
+    """NumPy's ``linalg.cond``: the condition number of ``x`` in the norm ``p``.
+
+    Parameters
+    ----------
+    x : array
+        Matrix or stack of matrices, shape ``(..., M, N)`` (square unless ``p`` is None, 2
+        or -2), of a floating-point or complex dtype (not float16).
+    p : {None, 1, -1, 2, -2, inf, -inf, 'fro', 'nuc'}, optional
+        The norm: None (the 2-norm, ``s_max / s_min``) or an ``ord`` of ``matrix_norm``.
+
+    Returns
+    -------
+    array
+        The condition numbers, shape ``x.shape[:-2]``, of the real dtype of ``x``'s
+        precision; inf for a singular matrix and a ``p`` other than 2 or -2, as NumPy.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a clnp array, or its dtype is integer, boolean or float16.
+    ValueError
+        ``x`` has fewer than two dimensions, is not square where ``p`` needs it, or ``p`` is
+        invalid.
+    LinAlgError
+        Eagerly, when the SVD gives NaN.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.asarray([[2.0, 0.0], [0.0, 0.5]], dtype=clnp.float32)
+    >>> print(round(float(clnp.linalg.cond(x)), 4))
+    4.0
+    >>> print(clnp.linalg.cond(x, 1))
+    4.0
+    """
     xp = _xp()
     x = _matrix(_float_array(x, "cond"), "cond")
     if p is None or p in (2, -2):
@@ -644,8 +1388,50 @@ def cond(x: Any, p: Any = None) -> Any:
 
 def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple[Any, Any, Any, Any]:
     """NumPy's ``linalg.lstsq``: the least-squares solution of ``a @ x = b`` through the
-    pseudo-inverse; returns ``(x, residuals, rank, s)`` as NumPy does (residuals are
-    computed when ``a`` has full column rank and more rows than columns, else empty)."""
+    pseudo-inverse.
+
+    Parameters
+    ----------
+    a : array
+        Coefficient matrix, shape ``(M, N)``, of a floating-point or complex dtype (not
+        float16).
+    b : array
+        Right-hand sides, shape ``(M,)`` or ``(M, K)``.
+    rcond : float, optional
+        Relative cut-off for small singular values (``max(M, N) * eps`` when None; a negative
+        value means machine precision, as NumPy's old default).
+
+    Returns
+    -------
+    x : array
+        The solution, shape ``(N,)`` or ``(N, K)``, of the promoted dtype.
+    residuals : array
+        Squared residual norms, shape ``(1,)`` or ``(K,)``, when ``a`` has full column rank
+        and more rows than columns; else empty.
+    rank : int
+        The rank of ``a``.
+    s : array
+        The singular values of ``a``, descending.
+
+    Raises
+    ------
+    TypeError
+        An operand is not a clnp array, or its dtype is integer, boolean or float16.
+    ValueError
+        ``a`` is not two-dimensional, or ``b``'s shape does not match.
+    LinAlgError
+        Eagerly, when the SVD does not converge.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> import numpy
+    >>> a = clnp.asarray([[0.0, 1.0], [1.0, 1.0], [2.0, 1.0]], dtype=clnp.float32)
+    >>> b = clnp.asarray([1.0, 3.0, 5.0], dtype=clnp.float32)
+    >>> x, residuals, rank, s = clnp.linalg.lstsq(a, b)
+    >>> print(numpy.round(numpy.asarray(x), 4), rank)
+    [2. 1.] 2
+    """
     xp = _xp()
     a = _matrix(_float_array(a, "lstsq", "a"), "lstsq", arg="a")
     b = _float_array(b, "lstsq", "b")

@@ -182,7 +182,31 @@ class Philox:
         return bg
 
     def spawn(self, n_children: int) -> list["Philox"]:
-        """``n_children`` independent bit generators (keys from spawned ``SeedSequence``s)."""
+        """``n_children`` independent bit generators (keys from spawned ``SeedSequence``s).
+
+        Parameters
+        ----------
+        n_children : int
+            How many.
+
+        Returns
+        -------
+        list of Philox
+            Bit generators seeded from the children of this one's ``SeedSequence``.
+
+        Raises
+        ------
+        OverflowError
+            A negative count (from ``SeedSequence.spawn``).
+
+        Examples
+        --------
+        >>> import clnp
+        >>> a, b = clnp.random.Philox(7).spawn(2)
+        >>> ga, gb = clnp.random.Generator(a), clnp.random.Generator(b)
+        >>> bool(clnp.all(ga.random(3) == gb.random(3)))
+        False
+        """
         return [Philox(s) for s in self._seed_seq.spawn(n_children)]
 
     def __repr__(self) -> str:

@@ -66,6 +66,16 @@ def lookup_axis(name: Hashable, what: str) -> AxisFrame:
 def axis_size(axis_name: Hashable) -> int:
     """Number of participants of the mapped axis ``axis_name`` (JAX's ``psum(1, name)``).
 
+    Parameters
+    ----------
+    axis_name : hashable
+        The name given to ``clnp_nn.parallel.pmap`` or ``clnp_grad.vmap`` (``axis_name=``).
+
+    Returns
+    -------
+    int
+        The size of the mapped axis (a Python int, known while tracing).
+
     Raises
     ------
     NameError
@@ -73,6 +83,7 @@ def axis_size(axis_name: Hashable) -> int:
 
     Examples
     --------
+    >>> import numpy, clnp, clnp_grad as cg
     >>> from clnp_nn.parallel import axis_size
     >>> f = cg.vmap(lambda v: v / axis_size("i"), axis_name="i")
     >>> print(numpy.asarray(f(clnp.asarray([3.0, 6.0]))))
@@ -265,20 +276,27 @@ def psum(x: Any, axis_name: Any) -> Any:
 
     Parameters
     ----------
-    x : array or pytree of arrays (a Python number gives ``x * axis size``)
-    axis_name : the name given to ``pmap``/``vmap`` (or a tuple of names: summed over each)
+    x : array or pytree of arrays
+        The values to sum; a Python number gives ``x * axis size``.
+    axis_name : hashable or tuple of hashables
+        The name given to ``clnp_nn.parallel.pmap`` or ``clnp_grad.vmap``
+        (``axis_name=``); a tuple of names sums over each.
 
     Returns
     -------
-    The sum, the same on every participant, with ``x``'s shape and dtype.
+    array or pytree of arrays
+        The sum, the same on every participant, with ``x``'s shape and dtype.
 
     Raises
     ------
     NameError
         ``axis_name`` is not bound by an enclosing ``pmap``/``vmap``.
+    TypeError
+        A leaf of ``x`` is not an array or a number, or is a boolean array.
 
     Examples
     --------
+    >>> import numpy, clnp, clnp_grad as cg
     >>> f = cg.vmap(lambda v: cg.psum(v, "i"), axis_name="i")
     >>> print(numpy.asarray(f(clnp.asarray([0.0, 1.0, 2.0]))))
     [3. 3. 3.]
@@ -292,20 +310,27 @@ def pmax(x: Any, axis_name: Any) -> Any:
     Parameters
     ----------
     x : array or pytree of arrays
-    axis_name : a mapped axis name (or a tuple of names)
+        The values to compare.
+    axis_name : hashable or tuple of hashables
+        The name given to ``clnp_nn.parallel.pmap`` or ``clnp_grad.vmap``
+        (``axis_name=``); a tuple of names reduces over each.
 
     Returns
     -------
-    The maximum, the same on every participant. Its derivative goes to the participants
-    holding the maximum, split evenly among ties.
+    array or pytree of arrays
+        The maximum, the same on every participant. Its derivative goes to the participants
+        holding the maximum, split evenly among ties.
 
     Raises
     ------
     NameError
-        unbound ``axis_name``.
+        ``axis_name`` is not bound by an enclosing ``pmap``/``vmap``.
+    TypeError
+        A leaf of ``x`` is not an array.
 
     Examples
     --------
+    >>> import numpy, clnp, clnp_grad as cg
     >>> f = cg.vmap(lambda v: cg.pmax(v, "i"), axis_name="i")
     >>> print(numpy.asarray(f(clnp.asarray([1.0, 5.0, 2.0]))))
     [5. 5. 5.]
@@ -316,13 +341,29 @@ def pmax(x: Any, axis_name: Any) -> Any:
 def pmin(x: Any, axis_name: Any) -> Any:
     """Elementwise minimum of ``x`` over the participants of ``axis_name`` (as ``pmax``).
 
+    Parameters
+    ----------
+    x : array or pytree of arrays
+        The values to compare.
+    axis_name : hashable or tuple of hashables
+        The name given to ``clnp_nn.parallel.pmap`` or ``clnp_grad.vmap``
+        (``axis_name=``); a tuple of names reduces over each.
+
+    Returns
+    -------
+    array or pytree of arrays
+        The minimum, the same on every participant (derivatives as for ``pmax``).
+
     Raises
     ------
     NameError
-        unbound ``axis_name``.
+        ``axis_name`` is not bound by an enclosing ``pmap``/``vmap``.
+    TypeError
+        A leaf of ``x`` is not an array.
 
     Examples
     --------
+    >>> import numpy, clnp, clnp_grad as cg
     >>> f = cg.vmap(lambda v: cg.pmin(v, "i"), axis_name="i")
     >>> print(numpy.asarray(f(clnp.asarray([1.0, 5.0, 2.0]))))
     [1. 1. 1.]
@@ -333,10 +374,31 @@ def pmin(x: Any, axis_name: Any) -> Any:
 def pmean(x: Any, axis_name: Any) -> Any:
     """Mean of ``x`` over the participants of ``axis_name``: ``psum(x) / axis size``.
 
+    Parameters
+    ----------
+    x : array or pytree of arrays
+        The values to average.
+    axis_name : hashable or tuple of hashables
+        The name given to ``clnp_nn.parallel.pmap`` or ``clnp_grad.vmap``
+        (``axis_name=``); a tuple of names averages over all of them.
+
+    Returns
+    -------
+    array or pytree of arrays
+        The mean, the same on every participant.
+
+    Raises
+    ------
+    NameError
+        ``axis_name`` is not bound by an enclosing ``pmap``/``vmap``.
+    TypeError
+        A leaf of ``x`` is not an array or a number, or is a boolean array.
+
     Examples
     --------
     Data-parallel gradient averaging: each participant's gradients, replaced by their mean.
 
+    >>> import numpy, clnp, clnp_grad as cg
     >>> grads = {"w": clnp.asarray([1.0, 5.0, 3.0])}      # one entry per participant
     >>> f = cg.vmap(lambda g: cg.pmean(g, "batch"), axis_name="batch")
     >>> print(numpy.asarray(f(grads)["w"]))
@@ -352,15 +414,37 @@ def all_gather(x: Any, axis_name: Any, *, axis: int = 0, tiled: bool = False) ->
     """Every participant's ``x``, stacked along a new axis ``axis`` (``tiled=True``:
     concatenated along the existing axis ``axis``); the same on every participant.
 
+    Parameters
+    ----------
+    x : array or pytree of arrays
+        This participant's values.
+    axis_name : hashable
+        One mapped axis name (from ``pmap``/``vmap``).
+    axis : int, default 0
+        Where the participants' values go: a new axis, or with ``tiled`` an existing one.
+    tiled : bool, default False
+        Concatenate along ``axis`` instead of stacking.
+
+    Returns
+    -------
+    array or pytree of arrays
+        ``x``'s shape with a new axis of the axis size at ``axis`` (``tiled``: axis ``axis``
+        multiplied by it).
+
     Raises
     ------
     NameError
-        unbound ``axis_name``.
+        ``axis_name`` is not bound by an enclosing ``pmap``/``vmap``.
+    NotImplementedError
+        A tuple of several axis names.
+    TypeError
+        A leaf of ``x`` is not an array, or ``axis`` is not an int.
     ValueError
-        ``axis`` out of range.
+        ``axis`` is out of range, or ``tiled`` with a 0-d input.
 
     Examples
     --------
+    >>> import numpy, clnp, clnp_grad as cg
     >>> f = cg.vmap(lambda v: cg.all_gather(v, "i"), axis_name="i")
     >>> print(numpy.asarray(f(clnp.asarray([0.0, 1.0]))))
     [[0. 1.]
@@ -382,19 +466,43 @@ def all_gather(x: Any, axis_name: Any, *, axis: int = 0, tiled: bool = False) ->
 def psum_scatter(x: Any, axis_name: Any, *, scatter_dimension: int = 0,
                  tiled: bool = False) -> Any:
     """``psum`` of ``x``, of which participant ``i`` keeps block ``i`` along
-    ``scatter_dimension`` (``tiled=False``: that axis has the axis size and is removed;
-    ``tiled=True``: it is divided into axis-size blocks).
+    ``scatter_dimension``.
+
+    Parameters
+    ----------
+    x : array or pytree of arrays
+        This participant's values.
+    axis_name : hashable
+        One mapped axis name (from ``pmap``/``vmap``).
+    scatter_dimension : int, default 0
+        The axis split among the participants.
+    tiled : bool, default False
+        ``False``: that axis has the axis size and is removed; ``True``: it is divided into
+        axis-size blocks.
+
+    Returns
+    -------
+    array or pytree of arrays
+        This participant's block of the sum.
 
     Raises
     ------
+    NameError
+        ``axis_name`` is not bound by an enclosing ``pmap``/``vmap``.
+    NotImplementedError
+        A tuple of several axis names.
+    TypeError
+        A leaf of ``x`` is not an array, or ``scatter_dimension`` is not an int.
     ValueError
-        the scattered axis does not match (or divide by) the number of participants.
+        ``scatter_dimension`` is out of range, or the scattered axis does not match (or
+        divide by) the number of participants.
 
     Examples
     --------
     A reduce-scatter (ZeRO-style): two participants' gradients of 4 entries are summed, and
     each keeps its block of 2.
 
+    >>> import numpy, clnp, clnp_grad as cg
     >>> grads = clnp.asarray([[1.0, 2.0, 3.0, 4.0], [10.0, 20.0, 30.0, 40.0]])
     >>> f = cg.vmap(lambda g: cg.psum_scatter(g, "i", tiled=True), axis_name="i")
     >>> print(numpy.asarray(f(grads)))
@@ -422,15 +530,37 @@ def ppermute(x: Any, axis_name: Any, perm: Sequence[tuple[int, int]]) -> Any:
     """Send participant ``src``'s ``x`` to participant ``dst`` for each ``(src, dst)`` in
     ``perm``; a participant that receives nothing gets zeros.
 
+    Parameters
+    ----------
+    x : array or pytree of arrays
+        This participant's values.
+    axis_name : hashable
+        One mapped axis name (from ``pmap``/``vmap``).
+    perm : sequence of (int, int)
+        ``(source, destination)`` pairs of participant indices; each source and each
+        destination at most once.
+
+    Returns
+    -------
+    array or pytree of arrays
+        The values received, of ``x``'s shape and dtype.
+
     Raises
     ------
+    NameError
+        ``axis_name`` is not bound by an enclosing ``pmap``/``vmap``.
+    NotImplementedError
+        A tuple of several axis names.
+    TypeError
+        ``perm`` is not a sequence of pairs, or a leaf of ``x`` is not an array.
     ValueError
-        an index outside ``[0, axis size)``, or a repeated source or destination.
+        An index outside ``[0, axis size)``, or a repeated source or destination.
 
     Examples
     --------
     A ring shift over 3 participants: participant ``k`` sends to ``k + 1`` (mod 3).
 
+    >>> import numpy, clnp, clnp_grad as cg
     >>> ring = [(k, (k + 1) % 3) for k in range(3)]
     >>> f = cg.vmap(lambda v: cg.ppermute(v, "i", ring), axis_name="i")
     >>> print(numpy.asarray(f(clnp.asarray([0.0, 1.0, 2.0]))))
@@ -458,20 +588,45 @@ def ppermute(x: Any, axis_name: Any, perm: Sequence[tuple[int, int]]) -> Any:
 def all_to_all(x: Any, axis_name: Any, split_axis: int, concat_axis: int, *,
                tiled: bool = False) -> Any:
     """Participant ``i`` receives block ``i`` (along ``split_axis``) of every participant's
-    ``x``, joined along ``concat_axis`` in participant order. ``tiled=False``: ``split_axis``
-    has the axis size and is removed, and a new axis is inserted at ``concat_axis``;
-    ``tiled=True``: ``split_axis`` is divided into blocks and they are concatenated.
+    ``x``, joined along ``concat_axis`` in participant order.
+
+    Parameters
+    ----------
+    x : array or pytree of arrays
+        This participant's values.
+    axis_name : hashable
+        One mapped axis name (from ``pmap``/``vmap``).
+    split_axis : int
+        The axis split into one block per participant.
+    concat_axis : int
+        The axis the received blocks are joined along.
+    tiled : bool, default False
+        ``False``: ``split_axis`` has the axis size and is removed, and a new axis is
+        inserted at ``concat_axis``; ``True``: ``split_axis`` is divided into blocks and they
+        are concatenated.
+
+    Returns
+    -------
+    array or pytree of arrays
+        The blocks received from every participant.
 
     Raises
     ------
+    NameError
+        ``axis_name`` is not bound by an enclosing ``pmap``/``vmap``.
+    NotImplementedError
+        A tuple of several axis names.
+    TypeError
+        A leaf of ``x`` is not an array, or an axis is not an int.
     ValueError
-        axes out of range, or ``split_axis`` not matching the number of participants.
+        Axes out of range, or ``split_axis`` not matching the number of participants.
 
     Examples
     --------
     Two participants exchange blocks: participant ``i`` gets block ``i`` of each (a block
     transpose).
 
+    >>> import numpy, clnp, clnp_grad as cg
     >>> x = clnp.asarray([[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0]])
     >>> f = cg.vmap(lambda v: cg.all_to_all(v, "i", 0, 0, tiled=True), axis_name="i")
     >>> print(numpy.asarray(f(x)))
@@ -498,13 +653,26 @@ def all_to_all(x: Any, axis_name: Any, split_axis: int, concat_axis: int, *,
 def axis_index(axis_name: Any) -> Any:
     """This participant's index (int32, 0-d) along the mapped axis ``axis_name``.
 
+    Parameters
+    ----------
+    axis_name : hashable
+        One mapped axis name (from ``pmap``/``vmap``).
+
+    Returns
+    -------
+    array
+        A 0-d int32 array: ``k`` on participant ``k``.
+
     Raises
     ------
     NameError
-        unbound ``axis_name``.
+        ``axis_name`` is not bound by an enclosing ``pmap``/``vmap``.
+    NotImplementedError
+        A tuple of several axis names.
 
     Examples
     --------
+    >>> import numpy, clnp, clnp_grad as cg
     >>> f = cg.vmap(lambda v: v * cg.axis_index("i"), axis_name="i")   # participant k: v * k
     >>> print(numpy.asarray(f(clnp.asarray([1.0, 1.0, 1.0]))))
     [0. 1. 2.]

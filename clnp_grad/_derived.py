@@ -287,10 +287,70 @@ class custom_vjp:
         self.__doc__ = fun.__doc__
 
     def defvjp(self, fwd: Callable[..., Any], bwd: Callable[..., Any]) -> "custom_vjp":
+        """Register the reverse-mode rule: ``fwd(*args) -> (out, residuals)`` and
+        ``bwd(residuals, ct) -> tuple of cotangents, one per argument``.
+
+        Parameters
+        ----------
+        fwd : callable
+            Takes the function's arguments; returns its output and whatever ``bwd`` needs.
+        bwd : callable
+            Takes the residuals and the output's cotangent; returns one cotangent per positional
+            argument (of the argument's structure and shapes).
+
+        Returns
+        -------
+        custom_vjp
+            ``self``, so the call can be chained.
+
+        Raises
+        ------
+        TypeError
+            Raised later, when differentiating, if ``fwd`` does not return a pair.
+        ValueError
+            Raised later, when differentiating, if ``bwd`` returns the wrong number of
+            cotangents or one of the wrong shape.
+
+        Examples
+        --------
+        >>> import clnp, clnp_grad as cg
+        >>> f = cg.custom_vjp(lambda x: x * x)
+        >>> f = f.defvjp(lambda x: (x * x, x), lambda x, ct: (2.0 * x * ct,))
+        >>> print(cg.grad(lambda x: clnp.sum(f(x)))(clnp.asarray([1.0, 3.0])))
+        [2. 6.]
+        """
         self.fwd, self.bwd = fwd, bwd
         return self
 
     def __call__(self, *args: Any) -> Any:
+        """Call the function: ``fun(*args)``, differentiated in reverse mode through the
+        registered ``fwd``/``bwd`` rule.
+
+        Parameters
+        ----------
+        *args : pytrees of arrays
+            The function's positional arguments.
+
+        Returns
+        -------
+        pytree
+            ``fun(*args)``.
+
+        Raises
+        ------
+        TypeError
+            Differentiating before ``defvjp`` was called, or ``fwd`` not returning a pair.
+        ValueError
+            ``bwd`` returning the wrong number of cotangents, or one of the wrong shape.
+
+        Examples
+        --------
+        >>> import clnp, clnp_grad as cg
+        >>> f = cg.custom_vjp(lambda x: x * 3.0)
+        >>> f = f.defvjp(lambda x: (x * 3.0, None), lambda res, ct: (ct * 3.0,))
+        >>> print(f(clnp.asarray([1.0, 2.0])))
+        [3. 6.]
+        """
         interp = current_interpreter()
         if isinstance(interp, BatchInterpreter) and self.fwd is not None and \
                 _owned(interp, tree_flatten(list(args))[0]):
@@ -458,14 +518,72 @@ class custom_jvp:
 
     def defjvp(self, jvp: Callable[..., Any]) -> Callable[..., Any]:
         """Register ``jvp(*nondiff_args, primals, tangents) -> (out, out_tangent)``; returns
-        it (so it works as a decorator)."""
+        it (so it works as a decorator).
+
+        Parameters
+        ----------
+        jvp : callable
+            The forward-mode rule; ``primals`` and ``tangents`` are tuples of the differentiable
+            positional arguments, and ``out_tangent`` must be linear in ``tangents``.
+
+        Returns
+        -------
+        callable
+            ``jvp`` itself.
+
+        Raises
+        ------
+        TypeError
+            Raised later, when differentiating, if the rule does not return a pair or returns a
+            tangent of the wrong dtype.
+        ValueError
+            Raised later, when differentiating, if the rule's output has the wrong shape.
+
+        Examples
+        --------
+        >>> import clnp, clnp_grad as cg
+        >>> f = cg.custom_jvp(lambda x: clnp.exp(x))
+        >>> @f.defjvp
+        ... def f_jvp(primals, tangents):
+        ...     (x,), (t,) = primals, tangents
+        ...     y = f(x)
+        ...     return y, y * t
+        >>> out, tangent = cg.jvp(f, (clnp.asarray([0.0]),), (clnp.asarray([2.0]),))
+        >>> print(out, tangent)
+        [1.] [2.]
+        """
         self.jvp = jvp
         return jvp
 
     def defjvps(self, *jvps: Callable[..., Any] | None) -> None:
         """Register one rule per differentiable argument, ``jvp_i(tangent_i, out, *primals)
         -> its contribution to the output tangent`` (None: no dependence); the contributions
-        add up. Only for array outputs."""
+        add up. Only for array outputs.
+
+        Parameters
+        ----------
+        *jvps : callable or None
+            One per differentiable positional argument, in order.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        TypeError
+            Raised later, when differentiating, if a contribution has the wrong dtype.
+
+        Examples
+        --------
+        >>> import clnp, clnp_grad as cg
+        >>> f = cg.custom_jvp(lambda x, y: x * y)
+        >>> f.defjvps(lambda tx, out, x, y: tx * y, lambda ty, out, x, y: x * ty)
+        >>> x, y = clnp.asarray([2.0]), clnp.asarray([5.0])
+        >>> gx, gy = cg.grad(lambda a, b: clnp.sum(f(a, b)), argnums=(0, 1))(x, y)
+        >>> print(gx, gy)
+        [5.] [2.]
+        """
         def rule(*a: Any) -> tuple[Any, Any]:
             primals, tangents = a[-2], a[-1]
             out = self(*_merge(a[:-2], primals, self._nondiff(len(a) - 2 + len(primals))))
@@ -486,6 +604,38 @@ class custom_jvp:
         return {a % nargs for a in self.nondiff_argnums}
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the function: ``fun(*args, **kwargs)`` (keyword arguments become positional, as
+        in JAX), differentiated through the registered rule.
+
+        Parameters
+        ----------
+        *args : pytrees of arrays
+            The function's positional arguments (those in ``nondiff_argnums`` must not be
+            traced).
+        **kwargs
+            Keyword arguments that bind to positional parameters of ``fun``.
+
+        Returns
+        -------
+        pytree
+            ``fun(*args)``.
+
+        Raises
+        ------
+        TypeError
+            Keyword-only parameters, a traced argument in ``nondiff_argnums``, differentiating
+            before ``defjvp``, or a rule with a wrong output.
+        ValueError
+            ``nondiff_argnums`` out of range, or a rule's output of the wrong shape.
+
+        Examples
+        --------
+        >>> import clnp, clnp_grad as cg
+        >>> f = cg.custom_jvp(lambda x, y: x * y)
+        >>> f.defjvps(lambda tx, out, x, y: tx * y, lambda ty, out, x, y: x * ty)
+        >>> print(f(clnp.asarray([2.0]), y=clnp.asarray([5.0])))
+        [10.]
+        """
         if kwargs:   # keyword arguments become positional, as in JAX
             bound = inspect.signature(self.fun).bind(*args, **kwargs)
             if bound.kwargs:

@@ -118,7 +118,27 @@ class Graph:
         return "\n".join(lines)
 
     def typecheck(self) -> None:
-        """Every variable is defined before use and defined once."""
+        """Every variable is defined before use and defined once.
+
+        Returns
+        -------
+        None
+            The graph is well formed.
+
+        Raises
+        ------
+        TypeError
+            A variable is used before its definition, defined twice, or an output is never
+            defined; the message names it.
+
+        Examples
+        --------
+        >>> import clnp, clnp_grad as cg
+        >>> g = cg.make_ir(lambda x: clnp.sin(x) * 2.0)(clnp.asarray([1.0, 2.0]))
+        >>> g.typecheck()
+        >>> len(g.eqns) >= 2
+        True
+        """
         env: set[int] = {v.n for v in self.in_binders} | set(self.consts)
         for e in self.eqns:
             for v in e.inputs:

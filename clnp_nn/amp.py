@@ -64,6 +64,7 @@ def parse_dtype(value: str) -> np.dtype:
     Parameters
     ----------
     value : str
+        One of the names above.
 
     Returns
     -------
@@ -274,6 +275,7 @@ def get_policy(policy_name: str) -> Policy:
     Parameters
     ----------
     policy_name : str
+        The policy, in the syntax above.
 
     Returns
     -------
@@ -326,6 +328,7 @@ def cast_to_full(tree: T) -> T:
     Parameters
     ----------
     tree : pytree
+        Arrays of any dtype; non-floating leaves and non-arrays are returned as they are.
 
     Returns
     -------
@@ -348,6 +351,7 @@ def cast_to_half(tree: T) -> T:
     Parameters
     ----------
     tree : pytree
+        Arrays of any dtype; non-floating leaves and non-arrays are returned as they are.
 
     Returns
     -------
@@ -388,15 +392,72 @@ class NoOpLossScale:
         return 1
 
     def scale(self, tree: T) -> T:
-        """``tree`` unchanged."""
+        """``tree`` unchanged.
+
+        Parameters
+        ----------
+        tree : pytree
+            Usually the loss.
+
+        Returns
+        -------
+        pytree
+            ``tree`` itself.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> from clnp_nn import amp
+        >>> loss = clnp.asarray(0.5, dtype=clnp.float32)
+        >>> amp.NoOpLossScale().scale(loss) is loss
+        True
+        """
         return tree
 
     def unscale(self, tree: T) -> T:
-        """``tree`` unchanged."""
+        """``tree`` unchanged.
+
+        Parameters
+        ----------
+        tree : pytree
+            Usually the gradients.
+
+        Returns
+        -------
+        pytree
+            ``tree`` itself.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> from clnp_nn import amp
+        >>> grads = {"w": clnp.ones(2)}
+        >>> amp.NoOpLossScale().unscale(grads) is grads
+        True
+        """
         return tree
 
     def adjust(self, grads_finite: Any) -> "NoOpLossScale":
-        """Itself."""
+        """Itself (there is no scale to adjust).
+
+        Parameters
+        ----------
+        grads_finite : 0-d bool array
+            From :func:`all_finite` (ignored).
+
+        Returns
+        -------
+        NoOpLossScale
+            ``self``.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> from clnp_nn import amp
+        >>> ls = amp.NoOpLossScale()
+        >>> ls.adjust(amp.all_finite({"w": clnp.ones(2)})) is ls, ls.loss_scale
+        (True, 1)
+        """
         del grads_finite
         return self
 
@@ -424,16 +485,74 @@ class StaticLossScale:
     loss_scale: Any
 
     def scale(self, tree: T) -> T:
-        """Every leaf times ``loss_scale``."""
+        """Every leaf times ``loss_scale``.
+
+        Parameters
+        ----------
+        tree : pytree of arrays
+            Usually the loss.
+
+        Returns
+        -------
+        pytree
+            ``tree``'s structure, each leaf multiplied by ``loss_scale``.
+
+        Examples
+        --------
+        >>> import numpy, clnp
+        >>> from clnp_nn import amp
+        >>> loss = clnp.asarray(0.5, dtype=clnp.float32)
+        >>> print(numpy.asarray(amp.StaticLossScale(8.0).scale(loss)))
+        4.0
+        """
         return cg.tree_map(lambda x: x * self.loss_scale, tree)
 
     def unscale(self, tree: T) -> T:
-        """Every leaf times ``1 / loss_scale``."""
+        """Every leaf times ``1 / loss_scale``.
+
+        Parameters
+        ----------
+        tree : pytree of arrays
+            Usually the gradients of the scaled loss.
+
+        Returns
+        -------
+        pytree
+            ``tree``'s structure, each leaf divided by ``loss_scale``.
+
+        Examples
+        --------
+        >>> import numpy, clnp
+        >>> from clnp_nn import amp
+        >>> grads = {"w": clnp.asarray([8.0, 16.0], dtype=clnp.float32)}
+        >>> print(numpy.asarray(amp.StaticLossScale(8.0).unscale(grads)["w"]))
+        [1. 2.]
+        """
         inv = 1 / self.loss_scale
         return cg.tree_map(lambda x: x * inv, tree)
 
     def adjust(self, grads_finite: Any) -> "StaticLossScale":
-        """Itself (a static scale never changes)."""
+        """Itself (a static scale never changes).
+
+        Parameters
+        ----------
+        grads_finite : 0-d bool array
+            From :func:`all_finite` (ignored).
+
+        Returns
+        -------
+        StaticLossScale
+            ``self``.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> from clnp_nn import amp
+        >>> ls = amp.StaticLossScale(8.0)
+        >>> overflow = amp.all_finite({"w": clnp.asarray([clnp.inf])})
+        >>> ls.adjust(overflow) is ls
+        True
+        """
         del grads_finite
         return self
 
@@ -517,6 +636,15 @@ class DynamicLossScale:
         Returns
         -------
         pytree
+            ``tree``'s structure, each leaf multiplied by the current scale.
+
+        Examples
+        --------
+        >>> import numpy, clnp
+        >>> from clnp_nn import amp
+        >>> ls = amp.DynamicLossScale(clnp.asarray(1024.0, dtype=clnp.float32))
+        >>> print(numpy.asarray(ls.scale(clnp.asarray(0.5, dtype=clnp.float32))))
+        512.0
         """
         return cg.tree_map(lambda x: x * xp.astype(self.loss_scale, x.dtype), tree)
 
@@ -531,12 +659,26 @@ class DynamicLossScale:
         Returns
         -------
         pytree
+            ``tree``'s structure, each leaf divided by the current scale.
+
+        Examples
+        --------
+        >>> import numpy, clnp
+        >>> from clnp_nn import amp
+        >>> ls = amp.DynamicLossScale(clnp.asarray(1024.0, dtype=clnp.float32))
+        >>> grads = {"w": clnp.asarray([512.0, 2048.0], dtype=clnp.float32)}
+        >>> print(numpy.asarray(ls.unscale(grads)["w"]))
+        [0.5 2. ]
         """
         inv = 1 / self.loss_scale
         return cg.tree_map(lambda x: x * xp.astype(inv, x.dtype), tree)
 
     def adjust(self, grads_finite: Any) -> "DynamicLossScale":
         """The next loss scale given whether this step's gradients were all finite.
+
+        After a step with non-finite gradients the scale becomes ``max(min_loss_scale,
+        loss_scale / factor)`` and the counter restarts; after ``period`` finite steps in a row it
+        becomes ``loss_scale * factor`` (if that is finite). Computed on the device, so it jits.
 
         Parameters
         ----------
@@ -546,11 +688,24 @@ class DynamicLossScale:
         Returns
         -------
         DynamicLossScale
+            A new loss scale (the instance is immutable).
 
         Raises
         ------
         ValueError
             If ``grads_finite`` is not a 0-d boolean.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> from clnp_nn import amp
+        >>> ls = amp.DynamicLossScale(clnp.asarray(1024.0, dtype=clnp.float32), period=1)
+        >>> ls = ls.adjust(amp.all_finite({"w": clnp.ones(2)}))
+        >>> float(ls.loss_scale)
+        2048.0
+        >>> ls = ls.adjust(amp.all_finite({"w": clnp.asarray([clnp.nan])}))
+        >>> float(ls.loss_scale)
+        1024.0
         """
         _check_pred("DynamicLossScale.adjust", grads_finite)
         ls, factor = self.loss_scale, self.factor
@@ -581,6 +736,7 @@ def all_finite(tree: Any) -> Any:
     Parameters
     ----------
     tree : pytree of arrays
+        Usually the gradients of a step.
 
     Returns
     -------
@@ -609,7 +765,9 @@ def select_tree(pred: Any, a: T, b: T) -> T:
     Parameters
     ----------
     pred : 0-d bool array
+        Which tree to take, e.g. from :func:`all_finite`.
     a, b : pytrees of the same structure
+        The candidates; their leaves must have equal shapes and dtypes.
 
     Returns
     -------

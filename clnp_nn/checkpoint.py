@@ -108,6 +108,11 @@ def save(path: str | os.PathLike, tree: Any) -> None:
         Nested dicts/lists/tuples/NamedTuples/dataclasses/registered nodes whose leaves are
         clnp or NumPy arrays, Python scalars, strings or None (random keys are uint32 arrays).
 
+    Returns
+    -------
+    None
+        The checkpoint is on disk at ``path`` when the call returns.
+
     Raises
     ------
     ValueError

@@ -157,6 +157,10 @@ class DataLoader:
         epoch : int
             >= 0.
 
+        Returns
+        -------
+        None
+
         Raises
         ------
         ValueError
@@ -184,6 +188,7 @@ class DataLoader:
         Parameters
         ----------
         epoch : int
+            The epoch number (>= 0).
 
         Returns
         -------

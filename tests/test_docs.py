@@ -190,3 +190,11 @@ def test_site_builds_strict(tmp_path):
         assert (tmp_path / "site" / page).exists(), page
     grad_page = (tmp_path / "site" / "reference" / "clnp_grad" / "index.html").read_text()
     assert "value_and_grad" in grad_page
+    # the ufuncs are objects, documented through tools/griffe_ufuncs.py
+    clnp_page = (tmp_path / "site" / "reference" / "clnp" / "index.html").read_text()
+    assert 'id="clnp.add"' in clnp_page and 'id="clnp.sin"' in clnp_page
+    for sub in ("functional", "modules", "optim", "amp", "data", "parallel"):
+        page = tmp_path / "site" / "reference" / f"clnp_nn.{sub}" / "index.html"
+        assert page.exists(), page
+    nn_page = (tmp_path / "site" / "reference" / "clnp_nn.functional" / "index.html")
+    assert 'id="clnp_nn.functional.linear.linear"' in nn_page.read_text()

@@ -31,6 +31,8 @@ def set_conv_algorithm(mode: str) -> str:
     Parameters
     ----------
     mode : {"auto", "im2col", "winograd"}
+        The algorithm for the convolutions Winograd applies to (3x3 filters, stride 1, no
+        dilation, one group; the others always use im2col), or the tuned choice.
 
     Returns
     -------
@@ -121,10 +123,13 @@ def autotune_conv2d(x_shape: tuple, weight_shape: tuple, padding: Any = 1,
     weight_shape : tuple of 4 ints
         ``(O, C, 3, 3)``.
     padding : int, tuple of 2 ints, "same" or "valid"
+        The convolution's padding, as for :func:`conv2d`.
     dtype : dtype
+        The dtype of the timed operands.
     device : Device, optional
         Default: clnp's default device.
     reps : int
+        Timed runs per algorithm; their median decides.
 
     Returns
     -------

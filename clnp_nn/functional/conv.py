@@ -184,8 +184,11 @@ def conv1d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any 
     bias : Array, optional
         Shape ``(C_out,)``.
     stride, dilation : int or tuple of 1 int
+        Step between windows, and spacing between a window's elements.
     padding : int, tuple of 1 int, "same" or "valid"
+        Zeros added at both ends; "same" keeps the length (stride 1), "valid" adds none.
     groups : int
+        Input and output channels are split into this many groups, convolved separately.
 
     Returns
     -------
@@ -236,6 +239,7 @@ def conv_transpose2d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, pad
         Extra rows/columns on the bottom/right of the output; each must be smaller than the
         stride or the dilation of its dim.
     groups : int
+        Input and output channels are split into this many groups, convolved separately.
 
     Returns
     -------

@@ -193,6 +193,7 @@ def nll_loss(log_probs: Any, target: Any, weight: Any = None, ignore_index: int 
     weight : Array, optional
         Per-class weights ``(C,)``.
     ignore_index : int
+        A target value that contributes nothing (neither loss nor weight).
     reduction : {"mean", "sum", "none"}
         "mean" divides by the total weight of the counted targets.
 
@@ -239,6 +240,8 @@ def mse_loss(x: Any, target: Any, reduction: str = "mean") -> Any:
     x, target : Array
         Same shape and real floating dtype.
     reduction : {"mean", "sum", "none"}
+        How the elementwise losses are combined: their mean, their sum, or none (the unreduced
+        losses).
 
     Returns
     -------
@@ -273,6 +276,8 @@ def l1_loss(x: Any, target: Any, reduction: str = "mean") -> Any:
     x, target : Array
         Same shape and real floating dtype.
     reduction : {"mean", "sum", "none"}
+        How the elementwise losses are combined: their mean, their sum, or none (the unreduced
+        losses).
 
     Returns
     -------
@@ -311,6 +316,8 @@ def binary_cross_entropy_with_logits(logits: Any, target: Any, weight: Any = Non
     weight : Array, optional
         Broadcast to the input: rescales each element's loss.
     reduction : {"mean", "sum", "none"}
+        How the elementwise losses are combined: their mean, their sum, or none (the unreduced
+        losses).
     pos_weight : Array, optional
         Broadcast to the input (typically ``(C,)`` for the last axis): weight of the
         positive term.

@@ -71,6 +71,8 @@ def batch_norm(x: Any, running_mean: Any, running_var: Any, weight: Any = None,
     training : bool
         Use batch statistics (and update the running ones).
     momentum : float
+        Weight of the batch statistics in the updated running ones: ``new = (1 - momentum) *
+        running + momentum * batch`` (the variance unbiased).
     eps : float
         Added to the variance.
 
@@ -153,9 +155,11 @@ def layer_norm(x: Any, normalized_shape: Any, weight: Any = None, bias: Any = No
     x : Array
         Real floating input whose trailing dims are ``normalized_shape``.
     normalized_shape : int or tuple of ints
+        The trailing dimensions normalised over.
     weight, bias : Array, optional
         Shape ``normalized_shape``.
     eps : float
+        Added to the variance.
 
     Returns
     -------
@@ -203,6 +207,7 @@ def group_norm(x: Any, num_groups: int, weight: Any = None, bias: Any = None,
     weight, bias : Array, optional
         Shape ``(C,)``.
     eps : float
+        Added to the variance.
 
     Returns
     -------
@@ -249,6 +254,7 @@ def rms_norm(x: Any, normalized_shape: Any, weight: Any = None, eps: float | Non
     x : Array
         Real floating input whose trailing dims are ``normalized_shape``.
     normalized_shape : int or tuple of ints
+        The trailing dimensions normalised over.
     weight : Array, optional
         Shape ``normalized_shape``.
     eps : float, optional

@@ -62,11 +62,13 @@ def max_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
     x : Array
         Input ``(N, C, H, W)`` or ``(C, H, W)``, real floating.
     kernel_size : int or tuple of 2 ints
+        The window's ``(KH, KW)`` (an int for both).
     stride : int or tuple of 2 ints, optional
         Defaults to ``kernel_size``.
     padding : int or tuple of 2 ints
         At most half the kernel size.
     dilation : int or tuple of 2 ints
+        Spacing between the window's elements.
 
     Returns
     -------
@@ -103,6 +105,7 @@ def avg_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
     x : Array
         Input ``(N, C, H, W)`` or ``(C, H, W)``, real floating.
     kernel_size : int or tuple of 2 ints
+        The window's ``(KH, KW)`` (an int for both).
     stride : int or tuple of 2 ints, optional
         Defaults to ``kernel_size``.
     padding : int or tuple of 2 ints
@@ -184,7 +187,9 @@ def adaptive_avg_pool2d(x: Any, output_size: Any) -> Any:
     ----------
     x : Array
         Input ``(N, C, H, W)`` or ``(C, H, W)``, real floating.
-    output_size : int, tuple of 2 ints (an entry may be None: keep the input's size)
+    output_size : int or tuple of 2 ints
+        The output's ``(H_out, W_out)`` (an int for both); an entry may be None to keep
+        the input's size.
 
     Returns
     -------

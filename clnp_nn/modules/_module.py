@@ -122,7 +122,35 @@ class Module:
 
     def replace(self, **changes: Any) -> "Module":
         """A copy with the given fields replaced (no checks: the caller keeps shapes
-        consistent)."""
+        consistent).
+
+        Modules are immutable; this is how a training step or a surgery on a model builds the
+        next one.
+
+        Parameters
+        ----------
+        **changes
+            New values by field name (parameters, buffers or static fields).
+
+        Returns
+        -------
+        Module
+            A new module of the same class; the fields not named are shared with ``self``.
+
+        Raises
+        ------
+        AttributeError
+            A name is not a field of the module.
+
+        Examples
+        --------
+        >>> import clnp, clnp_grad as cg
+        >>> import clnp_nn as nn
+        >>> layer = nn.Linear(2, 1, key=cg.random.key(0))
+        >>> frozen = layer.replace(bias=clnp.zeros(1, dtype=clnp.float32))
+        >>> frozen.bias.tolist(), frozen.weight is layer.weight
+        ([0.0], True)
+        """
         for k in changes:
             if k not in self._dynamic and k not in self._static:
                 raise AttributeError(f"{type(self).__name__}.replace: no field {k!r}")
@@ -170,6 +198,7 @@ def is_array(x: Any) -> bool:
     Parameters
     ----------
     x : any
+        A pytree leaf.
 
     Returns
     -------
@@ -195,6 +224,7 @@ def is_inexact_array(x: Any) -> bool:
     Parameters
     ----------
     x : any
+        A pytree leaf.
 
     Returns
     -------
@@ -288,6 +318,7 @@ def partition(tree: Any, filter_spec: Any) -> tuple[Any, Any]:
     Parameters
     ----------
     tree : pytree
+        A module or any pytree.
     filter_spec : callable or pytree of bool
         ``filter_spec(leaf) -> bool`` (e.g. :func:`is_inexact_array`), or a mask of the same
         skeleton (e.g. :func:`trainable_mask`).
@@ -373,6 +404,7 @@ def named_leaves(tree: Any) -> list[tuple[str, Any]]:
     Parameters
     ----------
     tree : pytree
+        A module or any pytree.
 
     Returns
     -------

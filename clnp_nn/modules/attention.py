@@ -99,13 +99,61 @@ class MultiheadAttention(Module):
                  is_causal: bool = False, key: Any = None, training: bool = True) -> tuple:
         """``(attn_output, attn_weights)`` as PyTorch's ``forward(query, key, value, ...)``.
 
-        ``key_`` and ``value`` default to ``query`` (self-attention); ``key`` is the random
-        key for dropout. Boolean masks follow PyTorch's ``MultiheadAttention``: True marks a
-        position that may NOT be attended. ``attn_mask`` is ``(L, S)`` or
-        ``(N*num_heads, L, S)``, boolean or additive float; ``key_padding_mask`` is
-        ``(N, S)``. ``is_causal`` adds a causal mask when ``attn_mask`` is None. Weights are
-        ``(N, L, S)`` averaged over heads (``(N, num_heads, L, S)`` otherwise), or None
-        without ``need_weights``; unbatched ``(L, E)`` inputs give unbatched results.
+        Boolean masks follow PyTorch's ``MultiheadAttention``: True marks a position that may NOT
+        be attended.
+
+        Parameters
+        ----------
+        query : array
+            ``(N, L, E)`` with ``batch_first``, ``(L, N, E)`` otherwise, or unbatched ``(L, E)``;
+            ``E`` is ``embed_dim``.
+        key_ : array, optional
+            ``(N, S, E)`` (same layout as ``query``); defaults to ``query`` (self-attention).
+        value : array, optional
+            Like ``key_``; defaults to ``key_``.
+        key_padding_mask : array, optional
+            ``(N, S)``: True (or ``-inf`` added) for source positions to ignore.
+        need_weights : bool, default True
+            Also return the attention weights.
+        attn_mask : array, optional
+            ``(L, S)`` or ``(N*num_heads, L, S)``, boolean or additive float.
+        average_attn_weights : bool, default True
+            Average the weights over the heads.
+        is_causal : bool, default False
+            Add a causal mask when ``attn_mask`` is None.
+        key : clnp_grad.random key, optional
+            The random key for dropout on the attention weights (training with ``dropout > 0``).
+        training : bool, default True
+            Apply the dropout.
+
+        Returns
+        -------
+        attn_output : array
+            Of ``query``'s shape.
+        attn_weights : array or None
+            ``(N, L, S)`` averaged over heads (``(N, num_heads, L, S)`` otherwise), or None
+            without ``need_weights``; unbatched inputs give unbatched results.
+
+        Raises
+        ------
+        ValueError
+            The inputs do not end in ``embed_dim``, are not all batched or all unbatched, their
+            batch or source sizes differ, or a mask has the wrong shape.
+        TypeError
+            An input is not a clnp array of a real floating-point dtype.
+
+        Examples
+        --------
+        >>> import numpy, clnp, clnp_grad as cg
+        >>> import clnp_nn as nn
+        >>> mha = nn.MultiheadAttention(4, 2, batch_first=True, key=cg.random.key(0))
+        >>> x = cg.random.normal(cg.random.key(1), (1, 3, 4), dtype=clnp.float32)
+        >>> out, weights = mha(x, is_causal=True)
+        >>> out.shape, weights.shape
+        ((1, 3, 4), (1, 3, 3))
+        >>> w = numpy.asarray(weights)[0]
+        >>> bool(numpy.allclose(w.sum(axis=-1), 1.0, atol=1e-5)), float(w[0, 1]), float(w[0, 2])
+        (True, 0.0, 0.0)
         """
         fn = "MultiheadAttention"
         key_ = query if key_ is None else key_

@@ -40,6 +40,35 @@ class Lambda(Module):
         self.fn = fn
 
     def __call__(self, x: Any, *, key: Any = None, training: bool = True) -> Any:
+        """``fn(x)``.
+
+        Parameters
+        ----------
+        x : array
+            The input of ``fn``.
+        key : clnp_grad.random key, optional
+            Not used: the layer draws no random numbers (every layer takes ``key`` so that
+            containers can pass keys to all of them).
+        training : bool, default True
+            Not used: the layer computes the same in training and in evaluation.
+
+        Returns
+        -------
+        array
+            Whatever ``fn`` returns.
+
+        Raises
+        ------
+        Exception
+            Whatever ``fn`` raises.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> import clnp_nn as nn
+        >>> print(nn.Lambda(lambda x: x + 1)(clnp.asarray([1, 2])))
+        [2 3]
+        """
         return self.fn(x)
 
 
@@ -69,6 +98,37 @@ class Flatten(Module):
         self.start_dim, self.end_dim = int(start_dim), int(end_dim)
 
     def __call__(self, x: Any, *, key: Any = None, training: bool = True) -> Any:
+        """``x`` with the dimensions ``start_dim`` to ``end_dim`` merged into one (a 0-d input becomes shape ``(1,)``).
+
+        Parameters
+        ----------
+        x : array
+            Input of any shape.
+        key : clnp_grad.random key, optional
+            Not used: the layer draws no random numbers (every layer takes ``key`` so that
+            containers can pass keys to all of them).
+        training : bool, default True
+            Not used: the layer computes the same in training and in evaluation.
+
+        Returns
+        -------
+        array
+            A reshaped view of ``x``.
+
+        Raises
+        ------
+        ValueError
+            ``start_dim`` and ``end_dim`` do not fit ``x``'s dimensions.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> import clnp_nn as nn
+        >>> nn.Flatten()(clnp.zeros((2, 3, 4))).shape
+        (2, 12)
+        >>> nn.Flatten(0, 1)(clnp.zeros((2, 3, 4))).shape
+        (6, 4)
+        """
         nd = x.ndim
         s = self.start_dim + nd if self.start_dim < 0 else self.start_dim
         e = self.end_dim + nd if self.end_dim < 0 else self.end_dim
@@ -149,6 +209,39 @@ class Sequential(Module):
         return iter(self.layers)
 
     def __call__(self, x: Any, *, key: Any = None, training: bool = True) -> Any:
+        """The layers applied in order; a stateful layer (``BatchNorm``) returns ``(y, new_layer)``, and then so does the Sequential, with the new layers.
+
+        Parameters
+        ----------
+        x : array
+            The first layer's input.
+        key : clnp_grad.random key, optional
+            Split into one key per layer (for ``Dropout`` and other random layers).
+        training : bool, default True
+            Passed to every layer.
+
+        Returns
+        -------
+        array
+            The last layer's output, or ``(output, new_sequential)`` when a layer is stateful.
+
+        Raises
+        ------
+        Exception
+            Whatever a layer raises (e.g. ValueError for a shape it does not take).
+
+        Examples
+        --------
+        >>> import clnp, clnp_grad as cg
+        >>> import clnp_nn as nn
+        >>> net = nn.Sequential(nn.Lambda(lambda x: x * 2), nn.ReLU())
+        >>> print(net(clnp.asarray([-1.0, 3.0], dtype=clnp.float32)))
+        [0. 6.]
+        >>> net = nn.Sequential(nn.BatchNorm1d(2), nn.ReLU())
+        >>> y, net = net(clnp.ones((4, 2), dtype=clnp.float32))      # stateful: a new net
+        >>> y.shape
+        (4, 2)
+        """
         keys = split(key, len(self.layers)) if key is not None and self.layers else \
             [None] * len(self.layers)
         new = []

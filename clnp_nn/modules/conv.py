@@ -107,6 +107,41 @@ class Conv2d(_ConvNd):
         self.weight, self.bias = _init(key, shape, shape, bias, out_channels, dtype)
 
     def __call__(self, x: Any, *, key: Any = None, training: bool = True) -> Any:
+        """2-D cross-correlation with the layer's weight and bias (:func:`clnp_nn.functional.conv2d`).
+
+        Parameters
+        ----------
+        x : array
+            Shape ``(N, in_channels, H, W)`` or ``(in_channels, H, W)``.
+        key : clnp_grad.random key, optional
+            Not used: the layer draws no random numbers (every layer takes ``key`` so that
+            containers can pass keys to all of them).
+        training : bool, default True
+            Not used: the layer computes the same in training and in evaluation.
+
+        Returns
+        -------
+        array
+            Shape ``(N, out_channels, H_out, W_out)`` (or without ``N``).
+
+        Raises
+        ------
+        ValueError
+            ``x`` is not 3-D or 4-D, or has another number of channels.
+        TypeError
+            ``x`` is not a clnp array of a real floating-point dtype.
+
+        Examples
+        --------
+        >>> import clnp, clnp_grad as cg
+        >>> import clnp_nn as nn
+        >>> conv = nn.Conv2d(1, 1, 2, bias=False, key=cg.random.key(0))
+        >>> conv = conv.replace(weight=clnp.ones((1, 1, 2, 2), dtype=clnp.float32))
+        >>> x = clnp.reshape(clnp.arange(9, dtype=clnp.float32), (1, 1, 3, 3))
+        >>> print(conv(x))                       # sums of 2 x 2 windows
+        [[[[ 8. 12.]
+           [20. 24.]]]]
+        """
         return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation,
                         self.groups)
 
@@ -157,6 +192,39 @@ class Conv1d(_ConvNd):
         self.weight, self.bias = _init(key, shape, shape, bias, out_channels, dtype)
 
     def __call__(self, x: Any, *, key: Any = None, training: bool = True) -> Any:
+        """1-D cross-correlation with the layer's weight and bias (:func:`clnp_nn.functional.conv1d`).
+
+        Parameters
+        ----------
+        x : array
+            Shape ``(N, in_channels, L)`` or ``(in_channels, L)``.
+        key : clnp_grad.random key, optional
+            Not used: the layer draws no random numbers (every layer takes ``key`` so that
+            containers can pass keys to all of them).
+        training : bool, default True
+            Not used: the layer computes the same in training and in evaluation.
+
+        Returns
+        -------
+        array
+            Shape ``(N, out_channels, L_out)`` (or without ``N``).
+
+        Raises
+        ------
+        ValueError
+            ``x`` is not 2-D or 3-D, or has another number of channels.
+        TypeError
+            ``x`` is not a clnp array of a real floating-point dtype.
+
+        Examples
+        --------
+        >>> import clnp, clnp_grad as cg
+        >>> import clnp_nn as nn
+        >>> conv = nn.Conv1d(1, 1, 2, bias=False, key=cg.random.key(0))
+        >>> conv = conv.replace(weight=clnp.asarray([[[1.0, -1.0]]], dtype=clnp.float32))
+        >>> print(conv(clnp.asarray([[[1.0, 4.0, 9.0]]], dtype=clnp.float32)))   # differences
+        [[[-3. -5.]]]
+        """
         return F.conv1d(x, self.weight, self.bias, self.stride, self.padding, self.dilation,
                         self.groups)
 
@@ -211,5 +279,39 @@ class ConvTranspose2d(_ConvNd):
         self.weight, self.bias = _init(key, shape, shape, bias, out_channels, dtype)
 
     def __call__(self, x: Any, *, key: Any = None, training: bool = True) -> Any:
+        """2-D transposed convolution (the gradient of ``conv2d`` with respect to its input) with the layer's weight and bias (:func:`clnp_nn.functional.conv_transpose2d`).
+
+        Parameters
+        ----------
+        x : array
+            Shape ``(N, in_channels, H, W)`` or ``(in_channels, H, W)``.
+        key : clnp_grad.random key, optional
+            Not used: the layer draws no random numbers (every layer takes ``key`` so that
+            containers can pass keys to all of them).
+        training : bool, default True
+            Not used: the layer computes the same in training and in evaluation.
+
+        Returns
+        -------
+        array
+            Shape ``(N, out_channels, H_out, W_out)`` (or without ``N``).
+
+        Raises
+        ------
+        ValueError
+            ``x`` is not 3-D or 4-D, or has another number of channels.
+        TypeError
+            ``x`` is not a clnp array of a real floating-point dtype.
+
+        Examples
+        --------
+        >>> import clnp, clnp_grad as cg
+        >>> import clnp_nn as nn
+        >>> up = nn.ConvTranspose2d(1, 1, 2, stride=2, bias=False, key=cg.random.key(0))
+        >>> up = up.replace(weight=clnp.ones((1, 1, 2, 2), dtype=clnp.float32))
+        >>> print(up(clnp.asarray([[[[1.0, 2.0]]]], dtype=clnp.float32)))  # each pixel to 2 x 2
+        [[[[1. 1. 2. 2.]
+           [1. 1. 2. 2.]]]]
+        """
         return F.conv_transpose2d(x, self.weight, self.bias, self.stride, self.padding,
                                   self.output_padding, self.groups, self.dilation)

@@ -39,4 +39,38 @@ class Dropout(Module):
         self.p = chk.probability("Dropout", "p", p)
 
     def __call__(self, x: Any, *, key: Any = None, training: bool = True) -> Any:
+        """In training, zero each element with probability ``p`` and scale the others by ``1 / (1 - p)``; in evaluation, ``x`` unchanged (:func:`clnp_nn.functional.dropout`).
+
+        Parameters
+        ----------
+        x : array
+            Input of any shape, of a real floating-point dtype.
+        key : clnp_grad.random key, optional
+            The random key for the mask; required in training when ``p > 0``.
+        training : bool, default True
+            Apply dropout (True) or return ``x`` (False).
+
+        Returns
+        -------
+        array
+            Of ``x``'s shape and dtype.
+
+        Raises
+        ------
+        ValueError
+            Training with ``0 < p`` and no ``key``.
+        TypeError
+            ``x`` is not a clnp array of a real floating-point dtype.
+
+        Examples
+        --------
+        >>> import clnp, clnp_grad as cg
+        >>> import clnp_nn as nn
+        >>> x = clnp.ones(1000, dtype=clnp.float32)
+        >>> y = nn.Dropout(0.5)(x, key=cg.random.key(0))
+        >>> sorted(set(y.tolist()))              # dropped, or kept and scaled by 1 / (1 - p)
+        [0.0, 2.0]
+        >>> nn.Dropout(0.5)(x, training=False) is x
+        True
+        """
         return F.dropout(x, self.p, key=key, training=training)

@@ -71,4 +71,39 @@ class Embedding(Module):
         self.weight = w
 
     def __call__(self, ids: Any, *, key: Any = None, training: bool = True) -> Any:
+        """The rows of ``weight`` at ``ids`` (:func:`clnp_nn.functional.embedding`).
+
+        Parameters
+        ----------
+        ids : array
+            Integer indices of any shape, each in ``[0, num_embeddings)``.
+        key : clnp_grad.random key, optional
+            Not used: the layer draws no random numbers (every layer takes ``key`` so that
+            containers can pass keys to all of them).
+        training : bool, default True
+            Not used: the layer computes the same in training and in evaluation.
+
+        Returns
+        -------
+        array
+            Shape ``ids.shape + (embedding_dim,)``, of ``weight``'s dtype.
+
+        Raises
+        ------
+        TypeError
+            ``ids`` is not an integer array.
+        IndexError
+            An id is out of range.
+
+        Examples
+        --------
+        >>> import clnp, clnp_grad as cg
+        >>> import clnp_nn as nn
+        >>> emb = nn.Embedding(3, 2, key=cg.random.key(0))
+        >>> emb = emb.replace(weight=clnp.asarray([[0.0, 0.0], [1.0, 2.0], [3.0, 4.0]],
+        ...                                       dtype=clnp.float32))
+        >>> print(emb(clnp.asarray([2, 1])))
+        [[3. 4.]
+         [1. 2.]]
+        """
         return F.embedding(ids, self.weight, self.padding_idx)

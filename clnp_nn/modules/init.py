@@ -103,7 +103,9 @@ def uniform(key: Any, shape: Sequence[int], low: float, high: float, dtype: Any 
     key : Array
         A ``clnp_grad.random`` key.
     shape : tuple of ints
+        The result's shape.
     low, high : float
+        The interval's bounds.
     dtype : dtype, optional
         Default float32.
 
@@ -138,8 +140,11 @@ def normal(key: Any, shape: Sequence[int], mean: float = 0.0, std: float = 1.0,
     Parameters
     ----------
     key : Array
+        A ``clnp_grad.random`` key.
     shape : tuple of ints
+        The result's shape.
     mean, std : float
+        Mean and standard deviation.
     dtype : dtype, optional
         Default float32.
 
@@ -172,8 +177,11 @@ def zeros(shape: Sequence[int], dtype: Any = None, device: Any = None) -> Any:
     Parameters
     ----------
     shape : tuple of ints
+        The result's shape.
     dtype : dtype, optional
+        Default float32.
     device : Device, optional
+        Default: clnp's default device.
 
     Returns
     -------
@@ -199,8 +207,11 @@ def ones(shape: Sequence[int], dtype: Any = None, device: Any = None) -> Any:
     Parameters
     ----------
     shape : tuple of ints
+        The result's shape.
     dtype : dtype, optional
+        Default float32.
     device : Device, optional
+        Default: clnp's default device.
 
     Returns
     -------
@@ -239,13 +250,17 @@ def kaiming_uniform(key: Any, shape: Sequence[int], a: float = 0.0, mode: str = 
     Parameters
     ----------
     key : Array
+        A ``clnp_grad.random`` key.
     shape : tuple of ints
         At least 2 dims.
     a : float
         Negative slope for the leaky-ReLU gain.
     mode : {"fan_in", "fan_out"}
+        Which fan sets the bound (``fan_in`` keeps the forward pass's variance).
     nonlinearity : str
+        The activation whose gain is used (:func:`calculate_gain`).
     dtype : dtype, optional
+        Default float32.
 
     Returns
     -------
@@ -302,10 +317,13 @@ def xavier_uniform(key: Any, shape: Sequence[int], gain: float = 1.0, dtype: Any
     Parameters
     ----------
     key : Array
+        A ``clnp_grad.random`` key.
     shape : tuple of ints
         At least 2 dims.
     gain : float
+        Scaling factor (:func:`calculate_gain` of the activation).
     dtype : dtype, optional
+        Default float32.
 
     Returns
     -------

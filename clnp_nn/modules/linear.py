@@ -67,6 +67,40 @@ class Linear(Module):
         self.bias = init.uniform(bkey, (out_features,), -bound, bound, dtype) if bias else None
 
     def __call__(self, x: Any, *, key: Any = None, training: bool = True) -> Any:
+        """``x @ weight.T + bias`` (:func:`clnp_nn.functional.linear`).
+
+        Parameters
+        ----------
+        x : array
+            Shape ``(*, in_features)``, of a real floating-point dtype.
+        key : clnp_grad.random key, optional
+            Not used: the layer draws no random numbers (every layer takes ``key`` so that
+            containers can pass keys to all of them).
+        training : bool, default True
+            Not used: the layer computes the same in training and in evaluation.
+
+        Returns
+        -------
+        array
+            Shape ``(*, out_features)``.
+
+        Raises
+        ------
+        ValueError
+            ``x``'s last dimension is not ``in_features``.
+        TypeError
+            ``x`` is not a clnp array of a real floating-point dtype.
+
+        Examples
+        --------
+        >>> import clnp, clnp_grad as cg
+        >>> import clnp_nn as nn
+        >>> layer = nn.Linear(3, 2, key=cg.random.key(0))
+        >>> layer = layer.replace(weight=clnp.ones((2, 3), dtype=clnp.float32),
+        ...                       bias=clnp.asarray([0.0, 1.0], dtype=clnp.float32))
+        >>> print(layer(clnp.asarray([[1.0, 2.0, 3.0]], dtype=clnp.float32)))
+        [[6. 7.]]
+        """
         return F.linear(x, self.weight, self.bias)
 
 
@@ -84,4 +118,29 @@ class Identity(Module):
         pass
 
     def __call__(self, x: Any, *, key: Any = None, training: bool = True) -> Any:
+        """``x`` itself.
+
+        Parameters
+        ----------
+        x : array
+            Any input.
+        key : clnp_grad.random key, optional
+            Not used: the layer draws no random numbers (every layer takes ``key`` so that
+            containers can pass keys to all of them).
+        training : bool, default True
+            Not used: the layer computes the same in training and in evaluation.
+
+        Returns
+        -------
+        array
+            ``x``, unchanged (the same object).
+
+        Examples
+        --------
+        >>> import clnp
+        >>> import clnp_nn as nn
+        >>> x = clnp.ones(2)
+        >>> nn.Identity()(x) is x
+        True
+        """
         return x

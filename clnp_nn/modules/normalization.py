@@ -50,7 +50,47 @@ class _BatchNorm(Module):
     def __call__(self, x: Any, *, key: Any = None, training: bool = True) -> tuple[Any, Any]:
         """``(y, new_layer)``: in training the batch statistics normalise ``x`` and the new
         layer carries the updated running statistics; in evaluation the running statistics
-        normalise ``x`` and the layer comes back unchanged."""
+        normalise ``x`` and the layer comes back unchanged.
+
+        Parameters
+        ----------
+        x : array
+            ``(N, C)`` or ``(N, C, L)`` for ``BatchNorm1d``, ``(N, C, H, W)`` for ``BatchNorm2d``;
+            ``C`` is ``num_features``.
+        key : clnp_grad.random key, optional
+            Not used: the layer draws no random numbers.
+        training : bool, default True
+            Batch statistics and updated running statistics (True), or the running statistics
+            (False; also True without ``track_running_stats``).
+
+        Returns
+        -------
+        tuple
+            A pair: the normalised ``x`` (its shape and dtype) and the layer to use next.
+
+        Raises
+        ------
+        ValueError
+            ``x`` has another number of dimensions, or ``C`` is not ``num_features``.
+        TypeError
+            ``x`` is not a clnp array of a real floating-point dtype.
+
+        Examples
+        --------
+        >>> import numpy, clnp
+        >>> import clnp_nn as nn
+        >>> bn = nn.BatchNorm1d(2)
+        >>> x = clnp.asarray([[1.0, 2.0], [3.0, 6.0]], dtype=clnp.float32)
+        >>> y, bn = bn(x)                        # training: batch statistics
+        >>> print(numpy.round(numpy.asarray(y), 3))
+        [[-1. -1.]
+         [ 1.  1.]]
+        >>> print(bn.running_mean)               # momentum 0.1 towards the batch mean [2, 4]
+        [0.2 0.4]
+        >>> y, same = bn(x, training=False)      # evaluation: running statistics
+        >>> same is bn
+        True
+        """
         cls = type(self).__name__
         if not hasattr(x, "ndim") or x.ndim not in self._ranks:
             shape = tuple(getattr(x, "shape", ()))
@@ -165,6 +205,38 @@ class LayerNorm(Module):
         self.bias = init.zeros(s, dtype, device) if elementwise_affine and bias else None
 
     def __call__(self, x: Any, *, key: Any = None, training: bool = True) -> Any:
+        """Normalise over the trailing ``normalized_shape`` dimensions, then scale and shift (:func:`clnp_nn.functional.layer_norm`).
+
+        Parameters
+        ----------
+        x : array
+            Shape ``(*, *normalized_shape)``, of a real floating-point dtype.
+        key : clnp_grad.random key, optional
+            Not used: the layer draws no random numbers (every layer takes ``key`` so that
+            containers can pass keys to all of them).
+        training : bool, default True
+            Not used: the layer computes the same in training and in evaluation.
+
+        Returns
+        -------
+        array
+            Of ``x``'s shape and dtype.
+
+        Raises
+        ------
+        ValueError
+            ``x``'s trailing dimensions are not ``normalized_shape``.
+        TypeError
+            ``x`` is not a clnp array of a real floating-point dtype.
+
+        Examples
+        --------
+        >>> import numpy, clnp
+        >>> import clnp_nn as nn
+        >>> y = nn.LayerNorm(2)(clnp.asarray([[1.0, 3.0]], dtype=clnp.float32))
+        >>> print(numpy.round(numpy.asarray(y), 3))
+        [[-1.  1.]]
+        """
         return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
 
 
@@ -212,6 +284,38 @@ class GroupNorm(Module):
         self.bias = init.zeros((num_channels,), dtype, device) if affine else None
 
     def __call__(self, x: Any, *, key: Any = None, training: bool = True) -> Any:
+        """Normalise each of ``num_groups`` channel groups, then scale and shift per channel (:func:`clnp_nn.functional.group_norm`).
+
+        Parameters
+        ----------
+        x : array
+            Shape ``(N, C, *)`` with ``C = num_channels``.
+        key : clnp_grad.random key, optional
+            Not used: the layer draws no random numbers (every layer takes ``key`` so that
+            containers can pass keys to all of them).
+        training : bool, default True
+            Not used: the layer computes the same in training and in evaluation.
+
+        Returns
+        -------
+        array
+            Of ``x``'s shape and dtype.
+
+        Raises
+        ------
+        ValueError
+            ``num_groups`` does not divide ``x``'s channels, or they are not ``num_channels``.
+        TypeError
+            ``x`` is not a clnp array of a real floating-point dtype.
+
+        Examples
+        --------
+        >>> import numpy, clnp
+        >>> import clnp_nn as nn
+        >>> x = clnp.asarray([[[1.0], [3.0], [5.0], [5.0]]], dtype=clnp.float32)   # (1, 4, 1)
+        >>> print(numpy.round(numpy.asarray(nn.GroupNorm(2, 4)(x))[0, :, 0], 3))
+        [-1.  1.  0.  0.]
+        """
         return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
 
 
@@ -253,4 +357,36 @@ class RMSNorm(Module):
             else None
 
     def __call__(self, x: Any, *, key: Any = None, training: bool = True) -> Any:
+        """``x / sqrt(mean(x**2) + eps) * weight`` over the trailing ``normalized_shape`` dimensions (:func:`clnp_nn.functional.rms_norm`).
+
+        Parameters
+        ----------
+        x : array
+            Shape ``(*, *normalized_shape)``, of a real floating-point dtype.
+        key : clnp_grad.random key, optional
+            Not used: the layer draws no random numbers (every layer takes ``key`` so that
+            containers can pass keys to all of them).
+        training : bool, default True
+            Not used: the layer computes the same in training and in evaluation.
+
+        Returns
+        -------
+        array
+            Of ``x``'s shape and dtype.
+
+        Raises
+        ------
+        ValueError
+            ``x``'s trailing dimensions are not ``normalized_shape``.
+        TypeError
+            ``x`` is not a clnp array of a real floating-point dtype.
+
+        Examples
+        --------
+        >>> import numpy, clnp
+        >>> import clnp_nn as nn
+        >>> y = nn.RMSNorm(2)(clnp.asarray([[3.0, 4.0]], dtype=clnp.float32))
+        >>> print(numpy.round(numpy.asarray(y) ** 2, 3))     # mean square 1
+        [[0.72 1.28]]
+        """
         return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)

@@ -47,6 +47,39 @@ class MaxPool2d(Module):
         self.padding, self.dilation = _tuple(padding), _tuple(dilation)
 
     def __call__(self, x: Any, *, key: Any = None, training: bool = True) -> Any:
+        """Maximum over each window (:func:`clnp_nn.functional.max_pool2d`).
+
+        Parameters
+        ----------
+        x : array
+            Shape ``(N, C, H, W)`` or ``(C, H, W)``.
+        key : clnp_grad.random key, optional
+            Not used: the layer draws no random numbers (every layer takes ``key`` so that
+            containers can pass keys to all of them).
+        training : bool, default True
+            Not used: the layer computes the same in training and in evaluation.
+
+        Returns
+        -------
+        array
+            Shape ``(N, C, H_out, W_out)`` (or ``(C, H_out, W_out)``), of ``x``'s dtype.
+
+        Raises
+        ------
+        ValueError
+            ``x`` is not 3-D or 4-D, or the window does not fit.
+        TypeError
+            ``x`` is not a clnp array of a real floating-point dtype.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> import clnp_nn as nn
+        >>> x = clnp.reshape(clnp.arange(16, dtype=clnp.float32), (1, 1, 4, 4))
+        >>> print(nn.MaxPool2d(2)(x))
+        [[[[ 5.  7.]
+           [13. 15.]]]]
+        """
         return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation)
 
 
@@ -86,6 +119,39 @@ class AvgPool2d(Module):
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
 
     def __call__(self, x: Any, *, key: Any = None, training: bool = True) -> Any:
+        """Mean over each window (:func:`clnp_nn.functional.avg_pool2d`).
+
+        Parameters
+        ----------
+        x : array
+            Shape ``(N, C, H, W)`` or ``(C, H, W)``.
+        key : clnp_grad.random key, optional
+            Not used: the layer draws no random numbers (every layer takes ``key`` so that
+            containers can pass keys to all of them).
+        training : bool, default True
+            Not used: the layer computes the same in training and in evaluation.
+
+        Returns
+        -------
+        array
+            Shape ``(N, C, H_out, W_out)`` (or ``(C, H_out, W_out)``), of ``x``'s dtype.
+
+        Raises
+        ------
+        ValueError
+            ``x`` is not 3-D or 4-D, or the window does not fit.
+        TypeError
+            ``x`` is not a clnp array of a real floating-point dtype.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> import clnp_nn as nn
+        >>> x = clnp.reshape(clnp.arange(16, dtype=clnp.float32), (1, 1, 4, 4))
+        >>> print(nn.AvgPool2d(2)(x))
+        [[[[ 2.5  4.5]
+           [10.5 12.5]]]]
+        """
         return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding,
                             self.count_include_pad, self.divisor_override)
 
@@ -115,4 +181,36 @@ class AdaptiveAvgPool2d(Module):
         self.output_size = _tuple(output_size)
 
     def __call__(self, x: Any, *, key: Any = None, training: bool = True) -> Any:
+        """Mean over the windows that divide ``x`` into ``output_size`` cells (:func:`clnp_nn.functional.adaptive_avg_pool2d`).
+
+        Parameters
+        ----------
+        x : array
+            Shape ``(N, C, H, W)`` or ``(C, H, W)``.
+        key : clnp_grad.random key, optional
+            Not used: the layer draws no random numbers (every layer takes ``key`` so that
+            containers can pass keys to all of them).
+        training : bool, default True
+            Not used: the layer computes the same in training and in evaluation.
+
+        Returns
+        -------
+        array
+            Shape ``(N, C) + output_size`` (or ``(C,) + output_size``), of ``x``'s dtype.
+
+        Raises
+        ------
+        ValueError
+            ``x`` is not 3-D or 4-D.
+        TypeError
+            ``x`` is not a clnp array of a real floating-point dtype.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> import clnp_nn as nn
+        >>> x = clnp.reshape(clnp.arange(16, dtype=clnp.float32), (1, 1, 4, 4))
+        >>> print(nn.AdaptiveAvgPool2d(1)(x))
+        [[[[7.5]]]]
+        """
         return F.adaptive_avg_pool2d(x, self.output_size)

@@ -28,9 +28,11 @@ def sgd(learning_rate: ScalarOrSchedule, momentum: Optional[float] = None,
     Parameters
     ----------
     learning_rate : float or schedule
+        The step size: a number, or a schedule (a callable of the step count).
     momentum : float, optional
         None: no momentum (and no state).
     nesterov : bool
+        Nesterov momentum (with ``momentum``).
     accumulator_dtype : dtype, optional
         The dtype of the momentum buffer.
 
@@ -74,6 +76,7 @@ def adam(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
     Parameters
     ----------
     learning_rate : float or schedule
+        The step size: a number, or a schedule (a callable of the step count).
     b1, b2 : float
         Decay rates of the first and second moment estimates.
     eps, eps_root : float
@@ -87,6 +90,14 @@ def adam(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
     -------
     GradientTransformation
         State: ``(ScaleByAdamState(count, mu, nu), EmptyState() or ScaleByScheduleState)``.
+
+    Raises
+    ------
+    TypeError
+        ``learning_rate`` is missing, or neither a number (or 0-d array) nor a schedule.
+    ValueError
+        From ``update``: the updates' structure differs from the state's (the optimizer was
+        initialised with other parameters).
 
     Examples
     --------
@@ -116,15 +127,27 @@ def adamw(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
     Parameters
     ----------
     learning_rate : float or schedule
+        The step size: a number, or a schedule (a callable of the step count).
     b1, b2, eps, eps_root, mu_dtype, nesterov
         As :func:`adam`.
     weight_decay : float or schedule
+        Coefficient of the decoupled weight decay (``weight_decay * p`` added to the update
+        before the learning rate).
     mask : pytree of bool or callable, optional
         Which parameters are decayed (commonly: not biases and norms).
 
     Returns
     -------
     GradientTransformation
+
+    Raises
+    ------
+    TypeError
+        ``learning_rate`` or ``weight_decay`` is missing, or neither a number (or 0-d array)
+        nor a schedule.
+    ValueError
+        From ``update``: the updates' structure differs from the state's or the parameters',
+        or the parameters are not passed (the weight decay needs them).
 
     Examples
     --------
@@ -157,20 +180,35 @@ def rmsprop(learning_rate: ScalarOrSchedule, decay: float = 0.9, eps: float = 1e
     Parameters
     ----------
     learning_rate : float or schedule
+        The step size: a number, or a schedule (a callable of the step count).
     decay : float
+        Decay of the moving average of the squared gradients.
     eps : float
+        Stabiliser.
     initial_scale : float
+        Initial value of the moving average (PyTorch uses 0, TF1 1).
     eps_in_sqrt : bool
+        Add ``eps`` inside the square root (optax) or outside it (False: PyTorch).
     centered : bool
         Divide by the running standard deviation instead of the RMS.
     momentum : float, optional
         A :func:`trace` applied after the learning rate.
     nesterov : bool
+        Nesterov momentum (with ``momentum``).
     bias_correction : bool
+        Divide the moving average by ``1 - decay**count``.
 
     Returns
     -------
     GradientTransformation
+
+    Raises
+    ------
+    TypeError
+        ``learning_rate`` is missing, or neither a number (or 0-d array) nor a schedule.
+    ValueError
+        From ``update``: the updates' structure differs from the state's (the optimizer was
+        initialised with other parameters).
 
     Examples
     --------
@@ -203,12 +241,23 @@ def adagrad(learning_rate: ScalarOrSchedule, initial_accumulator_value: float = 
     Parameters
     ----------
     learning_rate : float or schedule
+        The step size: a number, or a schedule (a callable of the step count).
     initial_accumulator_value : float
+        Initial value of the sum of squared gradients.
     eps : float
+        Stabiliser added inside the square root.
 
     Returns
     -------
     GradientTransformation
+
+    Raises
+    ------
+    TypeError
+        ``learning_rate`` is missing, or neither a number (or 0-d array) nor a schedule.
+    ValueError
+        From ``update``: the updates' structure differs from the state's (the optimizer was
+        initialised with other parameters).
 
     Examples
     --------
@@ -238,15 +287,26 @@ def lamb(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
     Parameters
     ----------
     learning_rate : float or schedule
+        The step size: a number, or a schedule (a callable of the step count).
     b1, b2, eps, eps_root : float
         As :func:`adam` (note ``eps=1e-6``).
     weight_decay : float or schedule
+        Coefficient of the weight decay added to the Adam update before the trust ratio.
     mask : pytree of bool or callable, optional
         Which parameters are decayed.
 
     Returns
     -------
     GradientTransformation
+
+    Raises
+    ------
+    TypeError
+        ``learning_rate`` or ``weight_decay`` is missing, or neither a number (or 0-d array)
+        nor a schedule.
+    ValueError
+        From ``update``: the updates' structure differs from the state's or the parameters',
+        or the parameters are not passed (the weight decay needs them).
 
     Examples
     --------

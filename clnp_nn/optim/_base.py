@@ -14,7 +14,7 @@ import clnp as xp
 import clnp_grad as cg
 
 __all__ = ["GradientTransformation", "EmptyState", "identity", "set_to_zero", "chain",
-           "apply_updates", "Schedule", "ScalarOrSchedule", "NO_PARAMS_MSG"]
+           "apply_updates", "global_norm", "Schedule", "ScalarOrSchedule", "NO_PARAMS_MSG"]
 
 Schedule = Callable[[Any], Any]
 ScalarOrSchedule = Any  # a Python float or a Schedule
@@ -55,6 +55,17 @@ def identity() -> GradientTransformation:
     Returns
     -------
     GradientTransformation
+        ``init`` gives an empty state; ``update`` returns the updates as they are.
+
+    Examples
+    --------
+    >>> import numpy, clnp
+    >>> from clnp_nn import optim
+    >>> opt = optim.identity()
+    >>> grads = {"w": clnp.asarray([1.0, -2.0])}
+    >>> updates, state = opt.update(grads, opt.init(grads))
+    >>> print(numpy.asarray(updates["w"]))
+    [ 1. -2.]
     """
     return GradientTransformation(init_empty_state, lambda updates, state, params=None:
                                   (updates, state))
@@ -67,6 +78,18 @@ def set_to_zero() -> GradientTransformation:
     Returns
     -------
     GradientTransformation
+        ``init`` gives an empty state; ``update`` returns zeros of the updates' shapes and
+        dtypes.
+
+    Examples
+    --------
+    >>> import numpy, clnp
+    >>> from clnp_nn import optim
+    >>> opt = optim.set_to_zero()
+    >>> grads = {"w": clnp.asarray([1.0, -2.0])}
+    >>> updates, state = opt.update(grads, opt.init(grads))
+    >>> print(numpy.asarray(updates["w"]))
+    [0. 0.]
     """
     def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
         del params
@@ -216,6 +239,7 @@ def global_norm(updates: Any) -> Any:
     Parameters
     ----------
     updates : pytree of arrays
+        Gradients or updates; every leaf counts.
 
     Returns
     -------

@@ -40,11 +40,17 @@ def constant_schedule(value: float) -> Schedule:
     Parameters
     ----------
     value : float
+        The value returned at every step.
 
     Returns
     -------
     callable
         ``count -> value``.
+
+    Raises
+    ------
+    TypeError
+        ``value`` is not a number.
 
     Examples
     --------
@@ -64,7 +70,9 @@ def polynomial_schedule(init_value: float, end_value: float, power: float,
     Parameters
     ----------
     init_value, end_value : float
+        The values at the start and the end of the transition.
     power : float
+        Exponent of the polynomial (1: linear).
     transition_steps : int
         Steps from ``init_value`` to ``end_value``; <= 0 gives a constant ``init_value``.
     transition_begin : int
@@ -73,6 +81,11 @@ def polynomial_schedule(init_value: float, end_value: float, power: float,
     Returns
     -------
     callable
+
+    Raises
+    ------
+    TypeError
+        A value or ``power`` is not a number, or a step count is not an int.
 
     Examples
     --------
@@ -104,11 +117,18 @@ def linear_schedule(init_value: float, end_value: float, transition_steps: int,
     Parameters
     ----------
     init_value, end_value : float
+        The values at the start and the end of the transition.
     transition_steps, transition_begin : int
+        Steps from ``init_value`` to ``end_value``, and steps at ``init_value`` first.
 
     Returns
     -------
     callable
+
+    Raises
+    ------
+    TypeError
+        A value is not a number, or a step count is not an int.
 
     Examples
     --------
@@ -129,6 +149,7 @@ def exponential_decay(init_value: float, transition_steps: int, decay_rate: floa
     Parameters
     ----------
     init_value : float
+        The value up to ``transition_begin``, where the decay starts from it.
     transition_steps : int
         Steps per factor of ``decay_rate``; <= 0 gives a constant schedule.
     decay_rate : float
@@ -143,6 +164,11 @@ def exponential_decay(init_value: float, transition_steps: int, decay_rate: floa
     Returns
     -------
     callable
+
+    Raises
+    ------
+    TypeError
+        A value or the rate is not a number, or a step count is not an int.
 
     Examples
     --------
@@ -185,6 +211,7 @@ def cosine_decay_schedule(init_value: float, decay_steps: int, alpha: float = 0.
     Parameters
     ----------
     init_value : float
+        The value at step 0.
     decay_steps : int
         Positive.
     alpha : float
@@ -229,6 +256,7 @@ def join_schedules(schedules: Sequence[Schedule], boundaries: Sequence[int]) -> 
     Parameters
     ----------
     schedules : sequence of callables
+        The schedules, each a callable of the step count.
     boundaries : sequence of int
         One fewer than ``schedules``, increasing.
 
@@ -274,8 +302,11 @@ def warmup_cosine_decay_schedule(init_value: float, peak_value: float, warmup_st
     Parameters
     ----------
     init_value, peak_value, end_value : float
+        The values at step 0, at the end of the warm-up, and from ``decay_steps`` on.
     warmup_steps, decay_steps : int
+        Length of the warm-up, and the step at which the decay ends (counting the warm-up).
     exponent : float
+        Power of the cosine factor.
 
     Returns
     -------

@@ -156,6 +156,11 @@ def scale(step_size: float) -> GradientTransformation:
     -------
     GradientTransformation
 
+    Raises
+    ------
+    TypeError
+        ``step_size`` is not a number (a schedule goes to ``scale_by_schedule``).
+
     Examples
     --------
     >>> import numpy, clnp
@@ -290,6 +295,14 @@ def trace(decay: float, nesterov: bool = False,
     GradientTransformation
         With state :class:`TraceState`.
 
+    Raises
+    ------
+    TypeError
+        ``decay`` is neither a number nor a schedule.
+    ValueError
+        From ``update``: the updates' structure differs from the state's (the transformation
+        was initialised with other parameters).
+
     Examples
     --------
     >>> import numpy, clnp
@@ -342,6 +355,14 @@ def scale_by_adam(b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
     -------
     GradientTransformation
         With state :class:`ScaleByAdamState`.
+
+    Raises
+    ------
+    TypeError
+        A decay rate or stabiliser is neither a number nor a schedule.
+    ValueError
+        From ``update``: the updates' structure differs from the state's (the transformation
+        was initialised with other parameters).
 
     Examples
     --------
@@ -407,6 +428,12 @@ def scale_by_rms(decay: float = 0.9, eps: float = 1e-8, initial_scale: float = 0
     -------
     GradientTransformation
 
+    Raises
+    ------
+    ValueError
+        From ``update``: the updates' structure differs from the state's (the transformation
+        was initialised with other parameters).
+
     Examples
     --------
     >>> import numpy, clnp
@@ -457,6 +484,12 @@ def scale_by_stddev(decay: float = 0.9, eps: float = 1e-8, initial_scale: float 
     Returns
     -------
     GradientTransformation
+
+    Raises
+    ------
+    ValueError
+        From ``update``: the updates' structure differs from the state's (the transformation
+        was initialised with other parameters).
 
     Examples
     --------
@@ -579,6 +612,12 @@ def scale_by_trust_ratio(min_norm: float = 0.0, trust_coefficient: float = 1.0,
     GradientTransformation
         Stateless; its ``update`` needs ``params``.
 
+    Raises
+    ------
+    ValueError
+        From ``update``: the parameters are not passed, or their structure differs from the
+        updates'.
+
     Examples
     --------
     >>> import numpy, clnp
@@ -622,6 +661,14 @@ def add_decayed_weights(weight_decay: ScalarOrSchedule = 0.0,
     -------
     GradientTransformation
         Its ``update`` needs ``params``.
+
+    Raises
+    ------
+    TypeError
+        ``weight_decay`` is neither a number nor a schedule.
+    ValueError
+        From ``update``: the parameters are not passed, or their structure differs from the
+        updates'.
 
     Examples
     --------

@@ -55,20 +55,27 @@ def pmap(fun: Callable[..., Any], axis_name: Hashable | None = None, *, in_axes:
 
     Parameters
     ----------
-    fun : the per-device function; it may call the collectives (``psum``, ``pmean``,
-        ``all_gather``, ...) with ``axis_name``
-    axis_name : name of the mapped axis, for collectives inside ``fun``
-    in_axes : an int (the mapped axis of every argument) or None (broadcast), or a tuple
-        with one such entry per positional argument
-    out_axes : 0 (results are ``ShardedArray`` with the device axis first) or None (the
-        result of the first device, for replicated values); or a tuple per output leaf
-    devices : the devices to run on, in order (``clnp.Device`` objects; across processes,
-        entries of ``clnp_nn.parallel.devices()``); default: every device of the default
-        device's platform (after ``initialize()``: every process's devices). Devices of
-        different platforms may be mixed.
-    static_broadcasted_argnums : positional arguments passed to ``fun`` as Python values
-        (hashable; part of the compilation cache key), given to every device
-    donate_argnums : arguments whose buffers the caller gives up (accepted, as in ``jit``)
+    fun : callable
+        The per-device function; it may call the collectives (``psum``, ``pmean``,
+        ``all_gather``, ...) with ``axis_name``.
+    axis_name : hashable, optional
+        Name of the mapped axis, for collectives inside ``fun``.
+    in_axes : int, None or tuple, default 0
+        An int (the mapped axis of every argument) or None (broadcast), or a tuple with
+        one such entry per positional argument.
+    out_axes : 0, None or tuple, default 0
+        0 (results are ``ShardedArray`` with the device axis first) or None (the result of
+        the first device, for replicated values); or a tuple per output leaf.
+    devices : sequence of clnp.Device, optional
+        The devices to run on, in order (across processes, entries of
+        ``clnp_nn.parallel.devices()``); default: every device of the default device's
+        platform (after ``initialize()``: every process's devices). Devices of different
+        platforms may be mixed.
+    static_broadcasted_argnums : int or sequence of int, default ()
+        Positional arguments passed to ``fun`` as Python values (hashable; part of the
+        compilation cache key), given to every device.
+    donate_argnums : int or sequence of int, default ()
+        Arguments whose buffers the caller gives up (accepted, as in ``jit``).
 
     Returns
     -------
@@ -320,6 +327,46 @@ class Pmapped:
         return (ia,) * n_args
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the mapped function once per participating device: each argument is split along
+        its ``in_axes`` (one slice per device), and the results are stacked along ``out_axes``.
+
+        Parameters
+        ----------
+        *args : pytrees of arrays
+            Positional arguments only; a mapped leaf has the number of devices as the size of its
+            mapped axis, an ``in_axes`` of None broadcasts it, ``static_broadcasted_argnums``
+            entries are passed as they are (and must be hashable).
+        **kwargs
+            Not accepted (keyword arguments have no ``in_axes``): pass arguments positionally.
+
+        Returns
+        -------
+        pytree
+            The function's outputs: ``ShardedArray`` leaves (one shard per device) for
+            ``out_axes=0``, the first device's value for ``out_axes=None``.
+
+        Raises
+        ------
+        TypeError
+            Keyword arguments, an unhashable static argument, or a leaf that is neither an array
+            nor a number.
+        ValueError
+            A mapped axis whose size is not the number of devices, an axis out of range, a
+            scalar mapped argument, or ``in_axes``/``out_axes`` of the wrong length.
+        NotImplementedError
+            A call under a transformation (apply ``grad``/``vmap``/``jit`` inside the mapped
+            function instead), or an ``out_axes`` other than 0 and None.
+
+        Examples
+        --------
+        >>> import numpy, clnp
+        >>> from clnp_nn.parallel import local_device_count, pmap
+        >>> n = local_device_count()
+        >>> f = pmap(lambda x, w: x * w, in_axes=(0, None))
+        >>> y = f(clnp.ones((n, 2), dtype=clnp.float32), clnp.asarray(3.0, dtype=clnp.float32))
+        >>> print(numpy.asarray(y)[0])
+        [3. 3.]
+        """
         name = getattr(self.fun, "__name__", "function")
         if kwargs:
             raise TypeError(f"pmap({name}): pass arguments positionally (keyword arguments "

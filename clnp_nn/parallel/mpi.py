@@ -76,19 +76,31 @@ def initialize(*, local_device_ids: Sequence[int] | None = None,
                timeout: float | None = None) -> None:
     """Join the MPI world of this program (``mpiexec -n N python prog.py``).
 
+    Every process calls it once, at start, before any ``pmap``; it exchanges the device
+    lists, so that ``devices()`` then lists every process's devices.
+
     Parameters
     ----------
-    local_device_ids : positions in ``clnp.devices()`` this process contributes (default:
-        every device of the default device's platform)
-    timeout : seconds a collective waits for the other processes before raising
-        ``CollectiveTimeoutError`` (default ``CLNP_MPI_TIMEOUT`` or 300)
+    local_device_ids : sequence of int, optional
+        Positions in ``clnp.devices()`` this process contributes (default: every device of
+        the default device's platform).
+    timeout : float, optional
+        Seconds a collective waits for the other processes before raising
+        ``CollectiveTimeoutError`` (default ``CLNP_MPI_TIMEOUT`` or 300).
+
+    Returns
+    -------
+    None
 
     Raises
     ------
     ImportError
         mpi4py is missing (``pip install "clnp[mpi]"``).
+    ValueError
+        ``timeout`` is not positive, ``local_device_ids`` names a device beyond
+        ``clnp.devices()``, or the process contributes no device.
     CollectiveTimeoutError
-        another process did not call ``initialize`` in time.
+        Another process did not call ``initialize`` in time.
 
     Examples
     --------
@@ -158,12 +170,30 @@ def _abort_on_uncaught_exception(comm: Any) -> None:
 
 
 def is_initialized() -> bool:
-    """Whether ``initialize()`` has run in this process."""
+    """Whether ``initialize()`` has run in this process.
+
+    Returns
+    -------
+    bool
+        True after ``initialize()``, False before (everything is then local).
+
+    Examples
+    --------
+    >>> from clnp_nn import parallel
+    >>> if not parallel.is_initialized():           # a single process without MPI
+    ...     print(parallel.process_count())
+    1
+    """
     return _W.comm is not None
 
 
 def process_index() -> int:
     """This process's rank (0 without MPI).
+
+    Returns
+    -------
+    int
+        The MPI rank, in ``[0, process_count())``.
 
     Examples
     --------
@@ -180,6 +210,11 @@ def process_index() -> int:
 def process_count() -> int:
     """Number of processes (1 without MPI).
 
+    Returns
+    -------
+    int
+        The size of the MPI world once ``initialize()`` has run, else 1.
+
     Examples
     --------
     >>> from clnp_nn.parallel import device_count, devices, process_count
@@ -195,8 +230,14 @@ def local_devices() -> tuple[Device, ...]:
     """Devices this process computes on: those given to ``initialize``, else every device of
     the default device's platform.
 
+    Returns
+    -------
+    tuple of clnp.Device
+        This process's devices, in the order ``pmap`` uses them.
+
     Examples
     --------
+    >>> import numpy, clnp
     >>> from clnp_nn.parallel import device_put_replicated, local_devices
     >>> params = device_put_replicated(clnp.asarray([1.0, 2.0]), local_devices())
     >>> params.shape == (len(local_devices()), 2)
@@ -208,13 +249,30 @@ def local_devices() -> tuple[Device, ...]:
 
 
 def local_device_count() -> int:
-    """``len(local_devices())``."""
+    """``len(local_devices())``.
+
+    Returns
+    -------
+    int
+        The number of devices this process computes on.
+
+    Examples
+    --------
+    >>> from clnp_nn.parallel import local_device_count, local_devices
+    >>> local_device_count() == len(local_devices()) >= 1
+    True
+    """
     return len(local_devices())
 
 
 def devices() -> tuple[Any, ...]:
     """Every device of every process, in process order: this process's are ``clnp.Device``
     objects, the others' ``RemoteDevice`` records (``pmap``'s default device list).
+
+    Returns
+    -------
+    tuple of clnp.Device or RemoteDevice
+        The global device list (``local_devices()`` without ``initialize``).
 
     Examples
     --------
@@ -228,21 +286,77 @@ def devices() -> tuple[Any, ...]:
 
 
 def device_count() -> int:
-    """``len(devices())``."""
+    """``len(devices())``: the devices of every process.
+
+    Returns
+    -------
+    int
+        The number of devices of the whole job.
+
+    Examples
+    --------
+    >>> from clnp_nn.parallel import device_count, local_device_count, process_count
+    >>> process_count() > 1 or device_count() == local_device_count()
+    True
+    """
     return len(devices())
 
 
 def process_counts() -> tuple[int, ...]:
-    """Number of devices each process contributes."""
+    """Number of devices each process contributes.
+
+    Returns
+    -------
+    tuple of int
+        Entry ``r`` is the number of devices of process ``r`` (one entry without
+        ``initialize``).
+
+    Examples
+    --------
+    >>> from clnp_nn.parallel import device_count, mpi
+    >>> sum(mpi.process_counts()) == device_count()
+    True
+    """
     return _W.counts if _W.counts else (local_device_count(),)
 
 
 def exchange(local: np.ndarray, shapes: Sequence[tuple[int, ...]], what: str,
              out: Sequence[np.ndarray | None] | None = None) -> list:
-    """Every rank's array: ``local`` is this rank's, ``shapes[r]`` rank ``r``'s shape (same
-    dtype everywhere); ``out[r]``, where given, is the C-contiguous array to receive rank
-    ``r``'s data into. Raises ``CollectiveTimeoutError`` naming the ranks that did not send
-    in time."""
+    """Every rank's array: an all-to-all exchange of host buffers between the processes.
+
+    Parameters
+    ----------
+    local : numpy.ndarray
+        This rank's array.
+    shapes : sequence of tuple of int
+        ``shapes[r]`` is rank ``r``'s shape (the dtype is the same everywhere).
+    what : str
+        The name of the calling collective, for error messages.
+    out : sequence of numpy.ndarray or None, optional
+        ``out[r]``, where given, is the C-contiguous array to receive rank ``r``'s data
+        into.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        Entry ``r`` holds rank ``r``'s array (``[local]`` in a single process).
+
+    Raises
+    ------
+    CollectiveTimeoutError
+        A rank did not send in time; the error names the ranks.
+
+    Examples
+    --------
+    >>> import numpy
+    >>> from clnp_nn.parallel import mpi
+    >>> n = mpi.process_count()
+    >>> parts = mpi.exchange(numpy.arange(3), [(3,)] * n, "example")
+    >>> len(parts) == n
+    True
+    >>> print(parts[mpi.process_index()])
+    [0 1 2]
+    """
     if _W.size == 1:
         return [local]
     from mpi4py import MPI

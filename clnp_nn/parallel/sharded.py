@@ -93,7 +93,26 @@ class ShardedArray:
 
     # ---------------------------------------------------------------- gathering
     def to_numpy(self) -> np.ndarray:
-        """All shards stacked in host memory (the copies from every device run together)."""
+        """All shards stacked in host memory (the copies from every device run together).
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(len(shards),) + shard shape``, of the shards' dtype.
+
+        Examples
+        --------
+        >>> import numpy, clnp
+        >>> from clnp_nn.parallel import device_put_sharded
+        >>> devs = clnp.devices()
+        >>> x = device_put_sharded([clnp.full(2, float(k), device=d) for k, d in enumerate(devs)],
+        ...                        devs)
+        >>> host = x.to_numpy()
+        >>> type(host).__name__, host.shape == (len(devs), 2)
+        ('ndarray', True)
+        >>> print(host[0])
+        [0. 0.]
+        """
         out = np.empty(self.shape, self.dtype)
         rows = out.reshape(len(self._shards), -1)     # views (out[i] of a 1-d out is a copy)
         reads = [start_read(s, rows[i]) for i, s in enumerate(self._shards)]
@@ -109,14 +128,62 @@ class ShardedArray:
         return a if dtype is None else a.astype(dtype, copy=False)
 
     def to_device(self, device: Any, /, *, stream: Any = None) -> Array:
-        """The gathered array on one ``device`` (``"cpu"``: a NumPy array)."""
+        """The gathered array on one ``device`` (``"cpu"``: a NumPy array).
+
+        Parameters
+        ----------
+        device : clnp.Device, str or int
+            Where the gathered array goes: a device or a spec ``clnp.set_default_device`` takes,
+            or ``"cpu"`` for a NumPy array.
+        stream : None
+            Accepted for the Array API's signature and ignored.
+
+        Returns
+        -------
+        clnp array or numpy.ndarray
+            All shards stacked, of shape ``(len(shards),) + shard shape``.
+
+        Raises
+        ------
+        ValueError
+            ``device`` names no device.
+
+        Examples
+        --------
+        >>> import numpy, clnp
+        >>> from clnp_nn.parallel import device_put_sharded
+        >>> devs = clnp.devices()
+        >>> x = device_put_sharded([clnp.full(2, float(k), device=d) for k, d in enumerate(devs)],
+        ...                        devs)
+        >>> y = x.to_device(devs[0])
+        >>> y.device is devs[0], y.shape == x.shape
+        (True, True)
+        >>> type(x.to_device("cpu")).__name__
+        'ndarray'
+        """
         if device == "cpu" and not isinstance(device, Device):
             return self.to_numpy()   # type: ignore[return-value]
         from clnp._runtime import select_device
         return Array.from_numpy(self.to_numpy(), select_device(device))
 
     def block_until_ready(self) -> "ShardedArray":
-        """Wait until every shard has been computed."""
+        """Wait until every shard has been computed.
+
+        Returns
+        -------
+        ShardedArray
+            ``self``, as JAX's ``block_until_ready``.
+
+        Examples
+        --------
+        >>> import numpy, clnp
+        >>> from clnp_nn.parallel import device_put_sharded
+        >>> devs = clnp.devices()
+        >>> x = device_put_sharded([clnp.full(2, float(k), device=d) for k, d in enumerate(devs)],
+        ...                        devs)
+        >>> x.block_until_ready() is x
+        True
+        """
         for d in dict.fromkeys(self._devices):
             d.synchronize()
         return self
@@ -168,20 +235,26 @@ def device_put_replicated(x: Any, devices: Sequence[Device]) -> Any:
 
     Parameters
     ----------
-    x : pytree of clnp/NumPy arrays (or Python numbers)
-    devices : the devices, in pmap's order
+    x : pytree of clnp or NumPy arrays (or Python numbers)
+        The values to replicate; Python floats take each device's default float dtype.
+    devices : sequence of clnp.Device
+        The devices, in pmap's order.
 
     Returns
     -------
-    The same pytree with ShardedArray leaves of shape ``(len(devices),) + leaf.shape``.
+    pytree of ShardedArray
+        The same pytree with ShardedArray leaves of shape ``(len(devices),) + leaf.shape``.
 
     Raises
     ------
     ValueError
         ``devices`` is empty.
+    TypeError
+        A leaf is already a ShardedArray, or cannot be placed on a device.
 
     Examples
     --------
+    >>> import numpy, clnp
     >>> from clnp_nn.parallel import device_put_replicated
     >>> devs = clnp.devices()
     >>> params = device_put_replicated({"w": clnp.asarray([1.0, 2.0])}, devs)
@@ -201,16 +274,32 @@ def device_put_sharded(shards: Sequence[Any], devices: Sequence[Device]) -> Any:
     """``shards[i]`` (pytrees of one structure, leaves of one shape per position) placed on
     ``devices[i]``, stacked into ShardedArrays (JAX's ``device_put_sharded``).
 
+    Parameters
+    ----------
+    shards : sequence of pytrees
+        One pytree per device, all of one structure, leaves of one shape per position.
+    devices : sequence of clnp.Device
+        The devices, in pmap's order; ``shards[i]`` goes to ``devices[i]``.
+
+    Returns
+    -------
+    pytree of ShardedArray
+        The shards' structure with ShardedArray leaves of shape
+        ``(len(devices),) + leaf.shape``.
+
     Raises
     ------
     ValueError
-        ``len(shards) != len(devices)``, or the shards' structures or shapes differ.
+        ``len(shards) != len(devices)`` (or none), or the shards' structures or shapes differ.
+    TypeError
+        A leaf is already a ShardedArray, or cannot be placed on a device.
 
     Examples
     --------
+    >>> import numpy, clnp
     >>> from clnp_nn.parallel import device_put_sharded
     >>> devs = clnp.devices()
-    >>> batch = numpy.arange(4.0 * len(devs)).reshape(len(devs), 4)
+    >>> batch = numpy.arange(4 * len(devs), dtype=numpy.float32).reshape(len(devs), 4)
     >>> xb = device_put_sharded(list(batch), devs)       # row k on devs[k]
     >>> xb.shape == batch.shape, xb[0].device is devs[0]
     (True, True)

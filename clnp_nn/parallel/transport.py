@@ -61,7 +61,44 @@ def reduce_collective(name: str, shards: Sequence[Array], who: Participants,
     Every chunk's device-to-host reads are enqueued first; then chunk by chunk: wait for its
     reads, exchange it with the other processes, reduce it in participant order, enqueue its
     writes to every device. Later chunks' reads and earlier chunks' writes proceed on the
-    devices meanwhile."""
+    devices meanwhile.
+
+    Parameters
+    ----------
+    name : {'psum', 'pmax', 'pmin'}
+        The reduction.
+    shards : sequence of clnp arrays
+        One shard per local participant (``who.local``), of one shape and dtype.
+    who : Participants
+        The participants of the pmap.
+    chunk_bytes : int, optional
+        Granularity of the overlapped reduction (default ``CHUNK_BYTES``, 4 MiB).
+
+    Returns
+    -------
+    list of clnp arrays
+        The reduced values, one per local device, bit-identical on every participant.
+
+    Raises
+    ------
+    KeyError
+        ``name`` is not one of the three reductions.
+    CollectiveTimeoutError
+        Across processes, another process did not take part in time.
+
+    Examples
+    --------
+    Two participants on one device (``pmap`` builds ``Participants`` from its device list):
+
+    >>> import numpy, clnp
+    >>> from clnp_nn.parallel import transport
+    >>> d = clnp.default_device()
+    >>> who = transport.Participants([d, d], [d, d], [0, 1], [2])
+    >>> shards = [clnp.asarray([1.0, 2.0]), clnp.asarray([10.0, 20.0])]
+    >>> out = transport.reduce_collective("pmax", shards, who)
+    >>> print(numpy.asarray(out[0]), numpy.asarray(out[1]))
+    [10. 20.] [10. 20.]
+    """
     op = _REDUCE[name]
     x0 = shards[0]
     shape, dtype, n = tuple(x0.shape), x0.dtype, x0.size
@@ -94,8 +131,44 @@ def exchange_reduce(name: str, shards: Sequence[Array], who: Participants) -> li
     """``psum``/``pmax``/``pmin`` of two local shards by exchange: each device receives the
     other's shard (``copy_to_device``: ``clEnqueueCopyBuffer`` in a shared context, else
     chunked through the host) and combines on the device.
+
     Two transfers instead of the host reduction's four; both devices compute ``x0 op x1``
-    (``op`` is commutative in IEEE arithmetic), so the results are bit-identical."""
+    (``op`` is commutative in IEEE arithmetic), so the results are bit-identical.
+
+    Parameters
+    ----------
+    name : {'psum', 'pmax', 'pmin'}
+        The reduction.
+    shards : sequence of two clnp arrays
+        The shards of the two local participants.
+    who : Participants
+        The participants of the pmap: exactly two local devices.
+
+    Returns
+    -------
+    list of clnp arrays
+        The two results, on ``who.local[0]`` and ``who.local[1]``.
+
+    Raises
+    ------
+    KeyError
+        ``name`` is not one of the three reductions.
+    ValueError
+        There are not exactly two shards and two local devices.
+
+    Examples
+    --------
+    Two participants on one device (``pmap`` builds ``Participants`` from its device list):
+
+    >>> import numpy, clnp
+    >>> from clnp_nn.parallel import transport
+    >>> d = clnp.default_device()
+    >>> who = transport.Participants([d, d], [d, d], [0, 1], [2])
+    >>> shards = [clnp.asarray([1.0, 2.0]), clnp.asarray([10.0, 20.0])]
+    >>> out = transport.exchange_reduce("psum", shards, who)
+    >>> print(numpy.asarray(out[0]), numpy.asarray(out[1]))
+    [11. 22.] [11. 22.]
+    """
     x0, x1 = shards
     d0, d1 = who.local
     fn = {"psum": clnp.add, "pmax": clnp.maximum, "pmin": clnp.minimum}[name]
@@ -104,7 +177,54 @@ def exchange_reduce(name: str, shards: Sequence[Array], who: Participants) -> li
 
 def collective(name: str, params: dict, shards: Sequence[Array], who: Participants
                ) -> list[Array]:
-    """Result shards (one per local device) of collective ``name`` over the participants."""
+    """Result shards (one per local device) of collective ``name`` over the participants.
+
+    Reductions go through :func:`exchange_reduce` (two local devices with large shards or a
+    shared context) or :func:`reduce_collective`; the other collectives gather every shard on
+    the host, apply their stacked meaning (``clnp_grad._collectives.STACKED``) and upload each
+    participant's part.
+
+    Parameters
+    ----------
+    name : str
+        A collective primitive: ``'psum'``, ``'pmax'``, ``'pmin'``, ``'all_gather'``,
+        ``'psum_scatter'``, ``'ppermute'`` or ``'all_to_all'``.
+    params : dict
+        The primitive's parameters (``axis_name`` is ignored here).
+    shards : sequence of clnp arrays
+        One shard per local participant.
+    who : Participants
+        The participants of the pmap.
+
+    Returns
+    -------
+    list of clnp arrays
+        One result per local device, on that device.
+
+    Raises
+    ------
+    KeyError
+        ``name`` is not a collective.
+    CollectiveTimeoutError
+        Across processes, another process did not take part in time.
+
+    Examples
+    --------
+    Two participants on one device (``pmap`` builds ``Participants`` from its device list):
+
+    >>> import numpy, clnp
+    >>> from clnp_nn.parallel import transport
+    >>> d = clnp.default_device()
+    >>> who = transport.Participants([d, d], [d, d], [0, 1], [2])
+    >>> shards = [clnp.asarray([1.0, 2.0]), clnp.asarray([10.0, 20.0])]
+    >>> out = transport.collective("psum", {"axis_name": "i"}, shards, who)
+    >>> print(numpy.asarray(out[1]))
+    [11. 22.]
+    >>> out = transport.collective("ppermute", {"axis_name": "i", "perm": ((0, 1), (1, 0))},
+    ...                            shards, who)
+    >>> print(numpy.asarray(out[0]), numpy.asarray(out[1]))
+    [10. 20.] [1. 2.]
+    """
     if name in _REDUCE:
         if len(who.local) == 2 and not who.multiprocess and shards[0].dtype.kind != "b" and (
                 shards[0].nbytes >= EXCHANGE_MIN_BYTES or
@@ -123,7 +243,27 @@ def collective(name: str, params: dict, shards: Sequence[Array], who: Participan
 
 
 def axis_index_values(who: Participants) -> list[Array]:
-    """Each local device's index along the mapped axis, as an int32 0-d array there."""
+    """Each local device's index along the mapped axis, as an int32 0-d array there.
+
+    Parameters
+    ----------
+    who : Participants
+        The participants of the pmap.
+
+    Returns
+    -------
+    list of clnp arrays
+        One 0-d int32 array per local device: its global participant index.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> from clnp_nn.parallel import transport
+    >>> d = clnp.default_device()
+    >>> who = transport.Participants([d, d], [d, d], [0, 1], [2])
+    >>> [int(v) for v in transport.axis_index_values(who)]
+    [0, 1]
+    """
     return [upload(np.asarray(g, np.int32), d) for g, d in zip(who.local_ids, who.local)]
 
 
