@@ -33,19 +33,16 @@ Functions
 
 Not supported (clnp raises a TypeError that names the function and says what to use
 instead: a clnp spelling where one exists, else ``numpy.f(numpy.asarray(x))`` on the host)
-    * ufuncs clnp has no function for: ``cbrt``, ``frexp``, ``ldexp``, ``modf``,
-      ``spacing``, ``gcd``, ``lcm``, ``isnat``, ``bitwise_count``; methods of ufuncs that
-      are plain clnp functions (``fmax``, ``rint``, ...) other than ``fmax``/``fmin``
-      ``reduce`` and ``outer``; the gufunc
-      keywords ``axes``/``axis``/``keepdims``/``signature`` on ``__call__``.
-    * every NumPy function without a clnp namesake, e.g. ``gradient``, ``polyfit``,
-      ``polyval``, ``lexsort``, ``partition``, ``argpartition``, ``apply_along_axis``,
-      ``vectorize``, ``select``, ``piecewise``, ``choose``, ``put``, ``place``,
-      ``putmask``, ``copyto``, ``insert``, ``delete``, ``append``, ``resize``, ``rot90``,
-      ``fliplr``/``flipud``, ``kron``, ``cross``, ``correlate``, ``unravel_index``,
-      ``ravel_multi_index``, ``packbits``, ``datetime`` functions, ``numpy.ma``,
-      ``numpy.char``, ``numpy.random``; and ``numpy.linalg``/``numpy.fft`` functions when
-      ``clnp.linalg``/``clnp.fft`` lack them.
+    * ufuncs clnp has no function for (``isnat``); methods of ufuncs that are plain clnp
+      functions (``fmax``, ``rint``, ...) other than ``fmax``/``fmin`` ``reduce`` and
+      ``outer``; the gufunc keywords ``axes``/``axis``/``keepdims``/``signature`` on
+      ``__call__``.
+    * every NumPy function without a clnp namesake, e.g. ``vectorize``, the ``datetime``
+      functions, ``numpy.ma``, ``numpy.char``, ``numpy.random``; and
+      ``numpy.linalg``/``numpy.fft`` functions when ``clnp.linalg``/``clnp.fft`` lack them.
+      (``cbrt``, ``gcd``, ``gradient``, ``polyfit``, ``partition``, ``insert``, ``kron``,
+      ``unravel_index``, ``packbits`` and the other names of issue #12 item 3 are clnp
+      functions now: NumPy calls on clnp arrays run them.)
     * ``out=`` that is not a clnp array (e.g. ``numpy_array += clnp_array``): TypeError.
     * arguments of types other than clnp arrays, NumPy arrays (exactly ``numpy.ndarray``;
       subclasses such as masked arrays are refused), scalars and sequences.
