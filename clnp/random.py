@@ -36,12 +36,14 @@ from . import _dtypes as dt
 from ._codegen.random import blocks
 from ._helpers import is_array, normalize_axis, normalize_shape
 from ._prims import primitive
+from ._random_dists import DISTRIBUTIONS as _DISTRIBUTIONS, DistributionsMixin
 from ._runtime import Device, default_device, select_device
 
 __all__ = ["Generator", "Philox", "SeedSequence", "default_rng", "seed", "get_state",
            "set_state", "rand", "randn", "random", "random_sample", "randint", "normal",
            "standard_normal", "uniform", "exponential", "standard_exponential", "integers",
            "choice", "permutation", "shuffle", "bytes"]
+__all__ += list(_DISTRIBUTIONS) + ["ranf", "sample"]   # NumPy's, in clnp/_random_dists.py
 
 _M32 = (1 << 32) - 1
 _M128 = (1 << 128) - 1
@@ -198,7 +200,7 @@ def _is_scalar(x: Any) -> bool:
         (isinstance(x, np.ndarray) and x.ndim == 0)
 
 
-class Generator:
+class Generator(DistributionsMixin):
     """NumPy's ``Generator`` interface over a :class:`Philox` bit generator.
 
     Numbers are drawn on the device from the counter-based Philox stream: the same seed
@@ -1424,3 +1426,26 @@ def bytes(length: int) -> _py_bytes:  # noqa: A001 - NumPy's name
     """
     return _global().bytes(length)
 
+
+
+def _legacy(name: str) -> Any:
+    """``clnp.random.<name>``: the method of the global Generator (NumPy's legacy API)."""
+    import functools
+    import inspect
+    method = getattr(Generator, name)
+
+    @functools.wraps(method)
+    def draw(*args: Any, **kwargs: Any) -> Any:
+        return getattr(_global(), name)(*args, **kwargs)
+    sig = inspect.signature(method)
+    draw.__signature__ = sig.replace(  # type: ignore[attr-defined]
+        parameters=list(sig.parameters.values())[1:])
+    draw.__module__ = __name__
+    draw.__qualname__ = name
+    return draw
+
+
+for _name in _DISTRIBUTIONS:
+    globals()[_name] = _legacy(_name)
+del _name
+ranf = sample = random_sample   # NumPy's legacy aliases

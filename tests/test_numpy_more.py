@@ -521,3 +521,104 @@ def test_hypothesis_matches_numpy(name):
         same(got, want)
 
     check()
+
+
+def test_index_expression_helpers():
+    for key in (np.s_[0:3], np.s_[0:2, 1:4], np.s_[-1:1:5j], np.s_[0:1:0.25, 2:3]):
+        same(clnp.mgrid[key], np.mgrid[key])
+        same(clnp.ogrid[key], np.ogrid[key])
+    same(clnp.r_[1:4, 0, [7, 8]], np.r_[1:4, 0, [7, 8]])
+    same(clnp.r_[0.5, clnp.asarray([1, 2])], np.r_[0.5, [1, 2]])
+    same(clnp.r_[-1:1:5j], np.r_[-1:1:5j])
+    for d in ("0,2", "1,2", "0,2,0", "-1,3,1", "1"):
+        a, b = [[1, 2], [3, 4]] if d == "1" else [1, 2], [[5, 6], [7, 8]] if d == "1" else [3, 4]
+        same(clnp.r_[d, a, b], np.r_[d, a, b])
+    same(clnp.c_[clnp.asarray([1, 2, 3]), [4, 5, 6]], np.c_[[1, 2, 3], [4, 5, 6]])
+    same(
+        clnp.c_[clnp.asarray([[1, 2, 3]]), 0, 0, [[4, 5, 6]]], np.c_[[[1, 2, 3]], 0, 0, [[4, 5, 6]]]
+    )
+    with pytest.raises(ValueError):
+        clnp.r_["r", [1, 2]]
+    assert clnp.s_[1:3] == np.s_[1:3] and clnp.index_exp[1:3] == np.index_exp[1:3]
+    assert clnp.euler_gamma == np.euler_gamma and clnp.little_endian == np.little_endian
+
+
+def test_tensorinv_tensorsolve(device, rng):
+    _f64(device)
+    a = rng.random((4, 2, 2)) + np.eye(4).reshape(4, 2, 2) * 3
+    same(
+        clnp.linalg.tensorinv(clnp.asarray(a, device=device), ind=1),
+        np.linalg.tensorinv(a, ind=1),
+        rtol=1e-10,
+    )
+    a = rng.random((2, 3, 6)) + np.eye(6).reshape(6, 2, 3).transpose(1, 2, 0) * 3
+    b = rng.random(6)
+    same(
+        clnp.linalg.tensorsolve(
+            clnp.asarray(a, device=device), clnp.asarray(b, device=device), axes=(0, 1)
+        ),
+        np.linalg.tensorsolve(a, b, axes=(0, 1)),
+        rtol=1e-10,
+    )
+    with pytest.raises(np.linalg.LinAlgError):
+        clnp.linalg.tensorinv(clnp.ones((2, 3), device=device))
+
+
+# name, args, mean, variance (the distributions' moments)
+MOMENTS = [
+    ("laplace", (1.0, 2.0), 1.0, 8.0),
+    ("logistic", (0.0, 1.0), 0.0, np.pi**2 / 3),
+    ("gumbel", (0.0, 1.0), np.euler_gamma, np.pi**2 / 6),
+    ("lognormal", (0.0, 0.5), np.exp(0.125), (np.exp(0.25) - 1) * np.exp(0.25)),
+    ("rayleigh", (2.0,), 2 * np.sqrt(np.pi / 2), (4 - np.pi) * 2),
+    ("weibull", (2.0,), np.sqrt(np.pi) / 2, 1 - np.pi / 4),
+    ("pareto", (5.0,), 0.25, 5 / 48),
+    ("power", (3.0,), 0.75, 3 / 80),
+    ("triangular", (0.0, 1.0, 3.0), 4 / 3, 7 / 18),
+    ("wald", (2.0, 3.0), 2.0, 8 / 3),
+    ("standard_gamma", (0.5,), 0.5, 0.5),
+    ("gamma", (3.0, 2.0), 6.0, 12.0),
+    ("chisquare", (4.0,), 4.0, 8.0),
+    ("beta", (2.0, 3.0), 0.4, 0.04),
+    ("f", (5.0, 10.0), 1.25, 2 * 100 * 13 / (5 * 64 * 6)),
+    ("standard_t", (5.0,), 0.0, 5 / 3),
+    ("geometric", (0.3,), 1 / 0.3, 0.7 / 0.09),
+]
+
+
+@pytest.mark.parametrize("name,args,mean,var", MOMENTS, ids=[m[0] for m in MOMENTS])
+def test_random_distributions_moments(device, name, args, mean, var):
+    _f64(device)
+    n = 40000
+    x = np.asarray(getattr(clnp.random.default_rng(7, device=device), name)(*args, size=n))
+    assert x.shape == (n,)
+    se = np.sqrt(var / n)
+    assert abs(x.astype(float).mean() - mean) < 6 * se + 1e-3, (x.mean(), mean)
+    assert abs(x.astype(float).var() / var - 1) < 0.1, (x.var(), var)
+    assert callable(getattr(clnp.random, name))
+
+
+def test_random_distributions_shapes_and_errors(device):
+    _f64(device)
+    rng = clnp.random.default_rng(3, device=device)
+    g = rng.gamma(clnp.asarray([0.5, 2.0, 0.0], device=device), 2.0, size=(4, 3))
+    assert g.shape == (4, 3) and bool(clnp.all(g[:, 2] == 0)) and bool(clnp.all(g >= 0))
+    d = rng.dirichlet([1.0, 2.0, 3.0], size=5)
+    np.testing.assert_allclose(np.asarray(clnp.sum(d, axis=1)), 1.0, rtol=1e-12)
+    x = np.asarray(rng.multivariate_normal([0.0, 1.0], [[1.0, 0.5], [0.5, 2.0]], size=40000))
+    np.testing.assert_allclose(np.cov(x.T), [[1.0, 0.5], [0.5, 2.0]], atol=0.06)
+    assert rng.standard_cauchy((2, 3)).shape == (2, 3)
+    assert rng.laplace(clnp.zeros((2, 1), device=device), [1.0, 2.0, 3.0]).shape == (2, 3)
+    for call in (
+        lambda: rng.laplace(0.0, -1.0),
+        lambda: rng.beta(0.0, 1.0),
+        lambda: rng.triangular(1.0, 0.0, 2.0),
+        lambda: rng.geometric(1.5),
+        lambda: rng.chisquare(clnp.asarray([1.0, -1.0], device=device)),
+        lambda: rng.multivariate_normal([0.0], [[1.0, 0.0]]),
+    ):
+        with pytest.raises(ValueError):
+            call()
+    with pytest.warns(RuntimeWarning):
+        rng.multivariate_normal([0.0, 0.0], [[1.0, 2.0], [2.0, 1.0]])
+    assert clnp.random.ranf(3).shape == (3,) and clnp.random.sample((2, 2)).shape == (2, 2)
