@@ -65,11 +65,11 @@ from ._ufunc import ufunc
 # NumPy names beyond the standard; a name defined above keeps that definition
 _np_all = [_n for _n in _npf.__all__ if _n not in globals()]
 globals().update({_n: getattr(_npf, _n) for _n in _np_all})
-from . import (_np_grids, _np_indexing, _np_math, _np_poly, _np_select, _np_sets, _np_shape,
-               _np_windows)
+from . import (_np_grids, _np_indexing, _np_math, _np_misc, _np_poly, _np_select, _np_sets,
+               _np_shape, _np_windows)
 # more NumPy names (issue #12 item 3), one module per area
-_np_more = (_np_grids, _np_indexing, _np_math, _np_poly, _np_select, _np_sets, _np_shape,
-            _np_windows)
+_np_more = (_np_grids, _np_indexing, _np_math, _np_misc, _np_poly, _np_select, _np_sets,
+            _np_shape, _np_windows)
 _np_more_all = [_n for _m in _np_more for _n in _m.__all__ if _n not in globals()]
 globals().update({_n: getattr(_m, _n) for _m in _np_more for _n in _m.__all__
                   if _n in _np_more_all})

@@ -32,7 +32,8 @@ ENFORCED = {
     "clnp._statistical_functions", "clnp._utility_functions", "clnp.fft", "clnp.random",
     "clnp._indexing", "clnp._eager_linalg", "clnp._autotune",
     "clnp._np_indexing", "clnp._np_math", "clnp._np_poly", "clnp._np_select", "clnp._np_sets",
-    "clnp._np_shape", "clnp._np_windows", "clnp.lib.stride_tricks",
+    "clnp._np_shape", "clnp._np_windows", "clnp.lib.stride_tricks", "clnp._np_misc",
+    "clnp._random_dists",
 }
 
 

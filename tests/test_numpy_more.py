@@ -622,3 +622,30 @@ def test_random_distributions_shapes_and_errors(device):
     with pytest.warns(RuntimeWarning):
         rng.multivariate_normal([0.0, 0.0], [[1.0, 2.0], [2.0, 1.0]])
     assert clnp.random.ranf(3).shape == (3,) and clnp.random.sample((2, 2)).shape == (2, 2)
+
+
+def test_layout_and_settings_helpers(device, rng):
+    x = rng.random((3, 4))
+    cx = clnp.asarray(x, device=device, dtype=clnp.float32)
+    f = clnp.asfortranarray(cx)
+    assert clnp.isfortran(f) and f.strides == np.asfortranarray(x.astype(np.float32)).strides
+    same(f, x.astype(np.float32))
+    assert clnp.asfortranarray(f) is f
+    r = clnp.require(cx[:, ::2], requirements=["C", "O"])
+    assert r.flags["C_CONTIGUOUS"] and not clnp.shares_memory(r, cx)
+    assert clnp.isfortran(clnp.require(cx, requirements="F"))
+    with pytest.raises(ValueError):
+        clnp.require(cx, requirements="CF")
+    ops = (cx, clnp.ones((4, 5), device=device), clnp.ones((5, 2), device=device))
+    hops = (x, np.ones((4, 5)), np.ones((5, 2)))
+    assert clnp.einsum_path("ij,jk,kl", *ops) == np.einsum_path("ij,jk,kl", *hops)
+    assert clnp.einsum_path("ij,jk,kl", *ops, optimize="optimal")[0] == np.einsum_path(
+        "ij,jk,kl", *hops, optimize="optimal")[0]
+    old = clnp.setbufsize(1024)
+    assert clnp.getbufsize() == 1024 and clnp.setbufsize(old) == 1024
+    with pytest.raises(ValueError):
+        clnp.setbufsize(0)
+    prev = clnp.seterrcall(print)
+    assert clnp.geterrcall() is print and clnp.seterrcall(prev) is print
+    with pytest.raises(ValueError):
+        clnp.seterrcall(3)
