@@ -6,6 +6,10 @@ on it: ``gamma``, ``chisquare``, ``beta``, ``f``, ``standard_t``, ``dirichlet``)
 Marsaglia and Tsang's rejection method, vectorised: all elements draw a candidate together,
 the accepted ones are kept, and the rest draw again; the host reads one "all accepted" flag
 per round (about 1.03 rounds' worth of draws on average, a handful of rounds in all).
+``poisson`` and ``binomial`` invert the CDF by a vectorised sequential search for small
+means and use Hormann's transformed rejection (PTRS, BTRS) for large ones;
+``negative_binomial``, ``noncentral_chisquare`` and ``noncentral_f`` are mixtures of those,
+``multinomial`` conditional binomials.
 Streams differ from NumPy's (Philox here, a different algorithm per distribution), so values
 differ from NumPy's for the same seed; the distributions are the same.
 """
@@ -777,6 +781,362 @@ class DistributionsMixin:
             k = xp.where(p == 1, xp.ones_like(k), k)
         return xp.astype(xp.maximum(k, 1.0), dt.int64)
 
+    # ------------------------------------------------------------------ counts
+    def _rounds(self, shape: tuple[int, ...], start_done: Any, propose: Any, fname: str) -> Any:
+        """Vectorised rejection: ``propose()`` gives (candidates, accepted) over ``shape``;
+        accepted values fill the elements not done yet, until all are (one host read per
+        round)."""
+        xp = _xp()
+        res = None
+        done = start_done
+        for _ in range(256):
+            if not done.size or bool(xp.all(done)):
+                break
+            val, ok = propose()
+            keep = xp.zeros_like(val) if res is None else res
+            res = xp.where(ok & ~done, val, keep)
+            done = done | ok
+        else:   # pragma: no cover - acceptance is above 80 % per round
+            raise RuntimeError(f"{fname}: rejection sampling did not converge")
+        return res if res is not None else xp.zeros(shape, dtype=self.device.default_float,
+                                                    device=self.device)  # type: ignore
+
+    def _inversion(self, shape: tuple[int, ...], d: np.dtype, skip: Any, p0: Any,
+                   ratio: Any) -> Any:
+        """Counts by sequential search of the CDF: ``P(0) = p0``, ``P(k) = P(k-1) *
+        ratio(k)``; elements where ``skip`` holds stay 0."""
+        xp = _xp()
+        u = self.random(shape, dtype=d)  # type: ignore[attr-defined]
+        k = xp.zeros(shape, dtype=d, device=self.device)  # type: ignore[attr-defined]
+        pk = xp.broadcast_to(p0, shape)
+        cdf = pk
+        for it in range(1, 400):
+            more = (u > cdf) & ~skip & (pk > 0)
+            if it % 8 == 1 and not bool(xp.any(more)):
+                break
+            k = xp.where(more, k + 1.0, k)
+            pk = xp.where(more, pk * ratio(k), pk)
+            cdf = xp.where(more, cdf + pk, cdf)
+        return k
+
+    def poisson(self, lam: Any = 1.0, size: Any = None) -> Any:
+        """Samples from a Poisson distribution (CDF inversion for ``lam < 10``, Hormann's
+        PTRS transformed rejection above, vectorised on the device).
+
+        Parameters
+        ----------
+        lam : float or array_like, optional
+            Expected count, not negative.
+        size : int or tuple of int, optional
+            Output shape.
+
+        Returns
+        -------
+        Array
+            int64 counts.
+
+        Raises
+        ------
+        ValueError
+            ``lam < 0`` or too large (above about 1e18).
+
+        Examples
+        --------
+        >>> import clnp
+        >>> bool(clnp.all(clnp.random.default_rng(0).poisson(3.0, size=10) >= 0))
+        True
+        """
+        xp = _xp()
+        d, (lam,) = self._params("poisson", None, lam=lam)
+        self._check(lam < 0, "poisson", "lam < 0")
+        self._check(lam > 1e18, "poisson", "lam value too large")
+        shape = self._shape_of(size, "poisson", lam)
+        return xp.astype(self._poisson(xp.broadcast_to(
+            lam if is_array(lam) else xp.asarray(lam, dtype=d, device=self.device), shape),
+            d), dt.int64)
+
+    def _poisson(self, lam: Any, d: np.dtype) -> Any:
+        xp = _xp()
+        shape = lam.shape
+        big = lam >= 10.0
+        small = self._inversion(shape, d, big, xp.exp(-lam), lambda k: lam / k)
+        if not bool(xp.any(big)):
+            return small
+        lb = xp.where(big, lam, xp.full_like(lam, 10.0))
+        slam, loglam = xp.sqrt(lb), xp.log(lb)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        invalpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2.0)
+
+        def propose() -> tuple[Any, Any]:
+            u = self.random(shape, dtype=d) - 0.5  # type: ignore[attr-defined]
+            v = self._open01(shape, d)
+            us = 0.5 - xp.abs(u)
+            k = xp.floor((2.0 * a / us + b) * u + lb + 0.43)
+            fast = (us >= 0.07) & (v <= vr)
+            bad = (k < 0) | ((us < 0.013) & (v > us))
+            kk = xp.clip(k, 0.0, None)
+            slow = (xp.log(v) + xp.log(invalpha) - xp.log(a / (us * us) + b)
+                    <= -lb + kk * loglam - _lfact(kk))
+            return kk, fast | (~bad & slow)
+        large = self._rounds(shape, ~big, propose, "poisson")
+        return xp.where(big, large, small)
+
+    def binomial(self, n: Any, p: Any, size: Any = None) -> Any:
+        """Samples from a binomial distribution (CDF inversion for ``n min(p, 1-p) < 10``,
+        Hormann's BTRS transformed rejection above, vectorised on the device).
+
+        Parameters
+        ----------
+        n : int or array_like of int
+            Trials, not negative.
+        p : float or array_like
+            Success probability in [0, 1].
+        size : int or tuple of int, optional
+            Output shape.
+
+        Returns
+        -------
+        Array
+            int64 counts.
+
+        Raises
+        ------
+        ValueError
+            ``n < 0`` or ``p`` outside [0, 1].
+
+        Examples
+        --------
+        >>> import clnp
+        >>> x = clnp.random.default_rng(0).binomial(10, 0.5, size=10)
+        >>> bool(clnp.all((x >= 0) & (x <= 10)))
+        True
+        """
+        xp = _xp()
+        d, (n, p) = self._params("binomial", None, n=n, p=p)
+        self._check(n < 0, "binomial", "n < 0")
+        self._check((p < 0) | (p > 1) | xp.isnan(p) if is_array(p) else not 0 <= p <= 1,
+                    "binomial", "p < 0, p > 1 or p is NaN")
+        shape = self._shape_of(size, "binomial", n, p)
+        full = lambda v: xp.broadcast_to(  # noqa: E731
+            v if is_array(v) else xp.asarray(v, dtype=d, device=self.device), shape)
+        return xp.astype(self._binomial(xp.floor(full(n)), full(p), d), dt.int64)
+
+    def _binomial(self, n: Any, p: Any, d: np.dtype) -> Any:
+        xp = _xp()
+        shape = n.shape
+        flip = p > 0.5
+        q = xp.where(flip, 1.0 - p, p)
+        big = n * q >= 10.0
+        sq = xp.where(q < 1.0, q, xp.zeros_like(q))
+        p0 = xp.exp(n * xp.log1p(-sq))
+        small = self._inversion(shape, d, big | (q == 0), p0,
+                                lambda k: (n - k + 1.0) / k * (sq / (1.0 - sq)))
+        res = small
+        if bool(xp.any(big)):
+            nb = xp.where(big, n, xp.full_like(n, 100.0))
+            qb = xp.where(big, q, xp.full_like(q, 0.5))
+            spq = xp.sqrt(nb * qb * (1.0 - qb))
+            b = 1.15 + 2.53 * spq
+            a = -0.0873 + 0.0248 * b + 0.01 * qb
+            c = nb * qb + 0.5
+            vr = 0.92 - 4.2 / b
+            alpha = (2.83 + 5.1 / b) * spq
+            lpq = xp.log(qb / (1.0 - qb))
+            m = xp.floor((nb + 1.0) * qb)
+            h = _lfact(m) + _lfact(nb - m)
+
+            def propose() -> tuple[Any, Any]:
+                u = self.random(shape, dtype=d) - 0.5  # type: ignore[attr-defined]
+                v = self._open01(shape, d)
+                us = 0.5 - xp.abs(u)
+                k = xp.floor((2.0 * a / us + b) * u + c)
+                inside = (k >= 0) & (k <= nb)
+                kk = xp.clip(k, 0.0, nb)
+                fast = (us >= 0.07) & (v <= vr)
+                lv = xp.log(v * alpha / (a / (us * us) + b))
+                slow = lv <= h - _lfact(kk) - _lfact(nb - kk) + (kk - m) * lpq
+                return kk, inside & (fast | slow)
+            res = xp.where(big, self._rounds(shape, ~big, propose, "binomial"), small)
+        return xp.where(flip, n - res, res)
+
+    def negative_binomial(self, n: Any, p: Any, size: Any = None) -> Any:
+        """Samples from a negative binomial distribution: failures before ``n`` successes
+        (a Poisson of a gamma rate, as NumPy).
+
+        Parameters
+        ----------
+        n : float or array_like
+            Successes, positive.
+        p : float or array_like
+            Success probability in (0, 1].
+        size : int or tuple of int, optional
+            Output shape.
+
+        Returns
+        -------
+        Array
+            int64 counts.
+
+        Raises
+        ------
+        ValueError
+            ``n <= 0`` or ``p`` outside (0, 1].
+
+        Examples
+        --------
+        >>> import clnp
+        >>> bool(clnp.all(clnp.random.default_rng(0).negative_binomial(3, 0.5, size=10) >= 0))
+        True
+        """
+        xp = _xp()
+        d, (n, p) = self._params("negative_binomial", None, n=n, p=p)
+        self._check(n <= 0, "negative_binomial", "n <= 0")
+        self._check((p <= 0) | (p > 1) if is_array(p) else not 0 < p <= 1,
+                    "negative_binomial", "p must be in (0, 1]")
+        shape = self._shape_of(size, "negative_binomial", n, p)
+        rate = self.standard_gamma(n, shape, dtype=d) * ((1.0 - p) / p)
+        return xp.astype(self._poisson(rate, d), dt.int64)
+
+    def multinomial(self, n: Any, pvals: Any, size: Any = None) -> Any:
+        """Samples from a multinomial distribution (conditional binomials, one per
+        category).
+
+        Parameters
+        ----------
+        n : int
+            Trials.
+        pvals : 1-D array_like
+            Category probabilities (the last takes the remainder).
+        size : int or tuple of int, optional
+            Leading output shape.
+
+        Returns
+        -------
+        Array
+            int64 counts of shape ``size + (len(pvals),)``, summing to ``n``.
+
+        Raises
+        ------
+        ValueError
+            ``n < 0``, or ``pvals`` not 1-D, negative or summing above 1.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> x = clnp.random.default_rng(0).multinomial(20, [0.2, 0.3, 0.5], size=4)
+        >>> x.shape, [int(v) for v in clnp.sum(x, axis=1)]
+        ((4, 3), [20, 20, 20, 20])
+        """
+        xp = _xp()
+        d = self.device.default_float  # type: ignore[attr-defined]
+        pv = np.asarray(pvals.to_numpy() if is_array(pvals) else pvals, dtype=float)
+        if pv.ndim != 1 or pv.size == 0:
+            raise ValueError(f"multinomial: pvals must be a non-empty 1-D sequence; got "
+                             f"shape {pv.shape}")
+        if (pv < 0).any() or (pv > 1).any() or np.isnan(pv).any():
+            raise ValueError("multinomial: pvals < 0, pvals > 1 or pvals contains NaNs")
+        if pv[:-1].sum() > 1.0 + 1e-12:
+            raise ValueError("multinomial: sum(pvals[:-1]) > 1.0")
+        n = int(n)
+        if n < 0:
+            raise ValueError("multinomial: n < 0")
+        lead = () if size is None else normalize_shape(size, "multinomial")
+        left = xp.full(lead, float(n), dtype=d, device=self.device)  # type: ignore
+        rest = 1.0
+        cols = []
+        for pi in pv[:-1]:
+            frac = min(max(pi / rest, 0.0), 1.0) if rest > 0 else 0.0
+            c = self._binomial(left, xp.full(lead, frac, dtype=d, device=left.device), d)
+            cols.append(c)
+            left = left - c
+            rest -= pi
+        cols.append(left)
+        return xp.astype(xp.stack(cols, axis=-1), dt.int64)
+
+    def noncentral_chisquare(self, df: Any, nonc: Any, size: Any = None, *,
+                             dtype: Any = None) -> Any:
+        """Samples from a noncentral chi-square distribution.
+
+        Parameters
+        ----------
+        df : float or array_like
+            Degrees of freedom, positive.
+        nonc : float or array_like
+            Noncentrality, not negative.
+        size : int or tuple of int, optional
+            Output shape.
+        dtype : dtype, optional
+            float32 or float64.
+
+        Returns
+        -------
+        Array
+            Non-negative samples (a chi-square with a Poisson number of extra degrees of
+            freedom).
+
+        Raises
+        ------
+        ValueError
+            ``df <= 0`` or ``nonc < 0``.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> clnp.random.default_rng(0).noncentral_chisquare(3.0, 2.0, size=4).shape
+        (4,)
+        """
+        xp = _xp()
+        d, (df, nonc) = self._params("noncentral_chisquare", dtype, df=df, nonc=nonc)
+        self._check(df <= 0, "noncentral_chisquare", "df <= 0")
+        self._check(nonc < 0, "noncentral_chisquare", "nonc < 0")
+        shape = self._shape_of(size, "noncentral_chisquare", df, nonc)
+        half = xp.broadcast_to(nonc if is_array(nonc) else xp.asarray(
+            nonc, dtype=d, device=self.device), shape) / 2.0  # type: ignore[attr-defined]
+        extra = self._poisson(half, d)
+        return self.chisquare(df + 2.0 * extra, shape, dtype=d)
+
+    def noncentral_f(self, dfnum: Any, dfden: Any, nonc: Any, size: Any = None, *,
+                     dtype: Any = None) -> Any:
+        """Samples from the noncentral F distribution.
+
+        Parameters
+        ----------
+        dfnum, dfden : float or array_like
+            Degrees of freedom, positive.
+        nonc : float or array_like
+            Noncentrality, not negative.
+        size : int or tuple of int, optional
+            Output shape.
+        dtype : dtype, optional
+            float32 or float64.
+
+        Returns
+        -------
+        Array
+            Non-negative samples.
+
+        Raises
+        ------
+        ValueError
+            A parameter out of range.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> clnp.random.default_rng(0).noncentral_f(3.0, 20.0, 3.0, size=4).shape
+        (4,)
+        """
+        d, (n, m, nonc) = self._params("noncentral_f", dtype, dfnum=dfnum, dfden=dfden,
+                                       nonc=nonc)
+        self._check(n <= 0, "noncentral_f", "dfnum <= 0")
+        self._check(m <= 0, "noncentral_f", "dfden <= 0")
+        self._check(nonc < 0, "noncentral_f", "nonc < 0")
+        shape = self._shape_of(size, "noncentral_f", n, m, nonc)
+        t = self.noncentral_chisquare(n, nonc, shape, dtype=d) * m
+        return t / (self.chisquare(m, shape, dtype=d) * n)
+
     def multivariate_normal(self, mean: Any, cov: Any, size: Any = None,
                             check_valid: str = "warn", tol: float = 1e-8, *,
                             method: str = "svd") -> Any:
@@ -853,4 +1213,22 @@ class DistributionsMixin:
 DISTRIBUTIONS = ("laplace", "logistic", "gumbel", "lognormal", "rayleigh", "weibull",
                  "pareto", "power", "standard_cauchy", "triangular", "wald", "standard_gamma",
                  "gamma", "chisquare", "beta", "f", "standard_t", "dirichlet", "geometric",
-                 "multivariate_normal")
+                 "multivariate_normal", "poisson", "binomial", "negative_binomial",
+                 "multinomial", "noncentral_chisquare", "noncentral_f")
+
+
+def _lfact(k: Any) -> Any:
+    """``log(k!)`` for non-negative integral floats: a table below 16, Stirling's series
+    (error below 1e-12) above."""
+    import math
+    xp = _xp()
+    table = xp.asarray([math.lgamma(i + 1.0) for i in range(16)], dtype=k.dtype,
+                       device=k.device)
+    small = xp.take(table, xp.reshape(xp.astype(xp.clip(k, 0.0, 15.0), dt.int64), (-1,)))
+    small = xp.reshape(small, k.shape)
+    x = xp.maximum(k, 15.0) + 1.0
+    inv = 1.0 / x
+    inv2 = inv * inv
+    big = ((x - 0.5) * xp.log(x) - x + 0.5 * math.log(2.0 * math.pi)
+           + inv * (1.0 / 12.0 - inv2 * (1.0 / 360.0 - inv2 / 1260.0)))
+    return xp.where(k < 16.0, small, big)

@@ -639,8 +639,10 @@ def test_layout_and_settings_helpers(device, rng):
     ops = (cx, clnp.ones((4, 5), device=device), clnp.ones((5, 2), device=device))
     hops = (x, np.ones((4, 5)), np.ones((5, 2)))
     assert clnp.einsum_path("ij,jk,kl", *ops) == np.einsum_path("ij,jk,kl", *hops)
-    assert clnp.einsum_path("ij,jk,kl", *ops, optimize="optimal")[0] == np.einsum_path(
-        "ij,jk,kl", *hops, optimize="optimal")[0]
+    assert (
+        clnp.einsum_path("ij,jk,kl", *ops, optimize="optimal")[0]
+        == np.einsum_path("ij,jk,kl", *hops, optimize="optimal")[0]
+    )
     old = clnp.setbufsize(1024)
     assert clnp.getbufsize() == 1024 and clnp.setbufsize(old) == 1024
     with pytest.raises(ValueError):
@@ -649,3 +651,79 @@ def test_layout_and_settings_helpers(device, rng):
     assert clnp.geterrcall() is print and clnp.seterrcall(prev) is print
     with pytest.raises(ValueError):
         clnp.seterrcall(3)
+
+
+DISCRETE = [
+    ("poisson", (3.0,), 3.0, 3.0),
+    ("poisson", (40.0,), 40.0, 40.0),
+    ("binomial", (10, 0.3), 3.0, 2.1),
+    ("binomial", (400, 0.8), 320.0, 64.0),
+    ("negative_binomial", (3, 0.4), 4.5, 11.25),
+    ("noncentral_chisquare", (3.0, 2.0), 5.0, 14.0),
+    ("noncentral_chisquare", (0.5, 2.0), 2.5, 9.0),
+]
+
+
+@pytest.mark.parametrize("name,args,mean,var", DISCRETE, ids=[f"{m[0]}{m[1]}" for m in DISCRETE])
+def test_random_counts_moments(device, name, args, mean, var):
+    _f64(device)
+    n = 40000
+    x = np.asarray(getattr(clnp.random.default_rng(11, device=device), name)(*args, size=n))
+    if name != "noncentral_chisquare":
+        assert x.dtype == np.int64 and (x >= 0).all()
+    assert abs(x.mean() - mean) < 6 * np.sqrt(var / n), (x.mean(), mean)
+    assert abs(x.var() / var - 1) < 0.1, (x.var(), var)
+
+
+@pytest.mark.parametrize(
+    "name,args",
+    [("poisson", (4.0,)), ("poisson", (25.0,)), ("binomial", (12, 0.35)), ("binomial", (300, 0.6))],
+)
+def test_random_counts_match_the_pmf(device, name, args):
+    """A chi-square goodness-of-fit test against the exact probabilities."""
+    _f64(device)
+    from math import comb, exp, lgamma, log
+
+    n = 40000
+    x = np.asarray(getattr(clnp.random.default_rng(5, device=device), name)(*args, size=n))
+    ks = np.arange(x.max() + 1)
+    if name == "poisson":
+        lam = args[0]
+        pmf = np.array([exp(k * log(lam) - lam - lgamma(k + 1)) for k in ks])
+    else:
+        m, p = args
+        pmf = np.array([comb(m, int(k)) * p**k * (1 - p) ** (m - k) for k in ks])
+    counts = np.bincount(x, minlength=ks.size)
+    expect = pmf * n
+    keep = expect > 20  # pool the sparse tails
+    obs = np.append(counts[keep], counts[~keep].sum())
+    exp_ = np.append(expect[keep], n - expect[keep].sum())
+    chi2 = ((obs - exp_) ** 2 / exp_).sum()
+    dof = obs.size - 1
+    assert chi2 < dof + 6 * np.sqrt(2 * dof), (chi2, dof)
+
+
+def test_random_counts_shapes_and_errors(device):
+    _f64(device)
+    rng = clnp.random.default_rng(4, device=device)
+    p = rng.poisson(clnp.asarray([0.5, 20.0, 0.0], device=device), size=(2, 3))
+    assert p.shape == (2, 3) and bool(clnp.all(p[:, 2] == 0))
+    b = np.asarray(rng.binomial([5, 200, 7], [0.1, 0.9, 1.0]))
+    assert b.shape == (3,) and 0 <= b[0] <= 5 and 0 <= b[1] <= 200 and b[2] == 7
+    m = np.asarray(rng.multinomial(100, [0.2, 0.3, 0.5], size=20000))
+    assert m.shape == (20000, 3) and (m.sum(axis=1) == 100).all()
+    np.testing.assert_allclose(m.mean(axis=0), [20, 30, 50], atol=0.3)
+    np.testing.assert_allclose(m.var(axis=0), [16, 21, 25], rtol=0.1)
+    f = np.asarray(rng.noncentral_f(3.0, 20.0, 3.0, size=40000))
+    assert abs(f.mean() - 20 * 6 / (3 * 18)) < 0.05
+    for call in (
+        lambda: rng.poisson(-1.0),
+        lambda: rng.binomial(5, 1.5),
+        lambda: rng.binomial(-1, 0.5),
+        lambda: rng.negative_binomial(0, 0.5),
+        lambda: rng.multinomial(5, [0.8, 0.8, 0.1]),
+        lambda: rng.noncentral_f(1, 1, -1),
+    ):
+        with pytest.raises(ValueError):
+            call()
+    assert clnp.random.poisson(2.0, size=3).shape == (3,)
