@@ -1137,6 +1137,164 @@ class DistributionsMixin:
         t = self.noncentral_chisquare(n, nonc, shape, dtype=d) * m
         return t / (self.chisquare(m, shape, dtype=d) * n)
 
+    def zipf(self, a: Any, size: Any = None) -> Any:
+        """Samples from the Zipf distribution (Devroye's rejection method, vectorised).
+
+        Parameters
+        ----------
+        a : float or array_like
+            Exponent, above 1.
+        size : int or tuple of int, optional
+            Output shape.
+
+        Returns
+        -------
+        Array
+            int64 samples, at least 1.
+
+        Raises
+        ------
+        ValueError
+            ``a <= 1``.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> bool(clnp.all(clnp.random.default_rng(0).zipf(2.0, size=10) >= 1))
+        True
+        """
+        xp = _xp()
+        d, (a,) = self._params("zipf", None, a=a)
+        self._check(a <= 1, "zipf", "a <= 1 or a is NaN")
+        shape = self._shape_of(size, "zipf", a)
+        am1 = xp.broadcast_to(a if is_array(a) else xp.asarray(a, dtype=d,
+                                                               device=self.device), shape) - 1.0
+        b = xp.pow(2.0, am1)
+        cap = float(np.iinfo(np.int64).max)
+
+        def propose() -> tuple[Any, Any]:
+            u = 1.0 - self.random(shape, dtype=d)  # type: ignore[attr-defined]
+            v = self.random(shape, dtype=d)  # type: ignore[attr-defined]
+            x = xp.floor(xp.pow(u, -1.0 / am1))
+            ok = (x >= 1) & (x <= cap)
+            xs = xp.clip(x, 1.0, cap)
+            t = xp.pow(1.0 + 1.0 / xs, am1)
+            return xs, ok & (v * xs * (t - 1.0) / (b - 1.0) <= t / b)
+        none = xp.zeros(shape, dtype=dt.bool_, device=self.device)  # type: ignore
+        return xp.astype(self._rounds(shape, none, propose, "zipf"), dt.int64)
+
+    def logseries(self, p: Any, size: Any = None) -> Any:
+        """Samples from the logarithmic series distribution (Kemp's method, vectorised).
+
+        Parameters
+        ----------
+        p : float or array_like
+            Shape, in [0, 1).
+        size : int or tuple of int, optional
+            Output shape.
+
+        Returns
+        -------
+        Array
+            int64 samples, at least 1.
+
+        Raises
+        ------
+        ValueError
+            ``p`` outside [0, 1).
+
+        Examples
+        --------
+        >>> import clnp
+        >>> bool(clnp.all(clnp.random.default_rng(0).logseries(0.6, size=10) >= 1))
+        True
+        """
+        xp = _xp()
+        d, (p,) = self._params("logseries", None, p=p)
+        self._check((p < 0) | (p >= 1) if is_array(p) else not 0 <= p < 1, "logseries",
+                    "p < 0, p >= 1 or p is NaN")
+        shape = self._shape_of(size, "logseries", p)
+        pp = xp.broadcast_to(p if is_array(p) else xp.asarray(p, dtype=d, device=self.device),
+                             shape)
+        r = xp.log1p(-pp)
+        one = xp.ones(shape, dtype=d, device=self.device)  # type: ignore[attr-defined]
+
+        def propose() -> tuple[Any, Any]:
+            v = self.random(shape, dtype=d)  # type: ignore[attr-defined]
+            u = self.random(shape, dtype=d)  # type: ignore[attr-defined]
+            q = -xp.expm1(r * u)
+            qs = xp.where((q > 0) & (q < 1), q, xp.full_like(q, 0.5))
+            vs = xp.where(v > 0, v, xp.ones_like(v))
+            k = xp.floor(1.0 + xp.log(vs) / xp.log(qs))
+            res = xp.where(v >= pp, one, xp.where(v <= q * q, k, xp.where(v >= q, one,
+                                                                          2.0 * one)))
+            bad = (v < pp) & (v <= q * q) & ((k < 1) | (v == 0) | (q <= 0) | (q >= 1))
+            return xp.clip(res, 1.0, None), ~bad
+        none = xp.zeros(shape, dtype=dt.bool_, device=self.device)  # type: ignore
+        return xp.astype(self._rounds(shape, none, propose, "logseries"), dt.int64)
+
+    def vonmises(self, mu: Any, kappa: Any, size: Any = None, *, dtype: Any = None) -> Any:
+        """Samples from the von Mises distribution on [-pi, pi] (Best and Fisher's
+        rejection method, vectorised).
+
+        Parameters
+        ----------
+        mu : float or array_like
+            Mode.
+        kappa : float or array_like
+            Concentration, not negative (0 gives the uniform distribution).
+        size : int or tuple of int, optional
+            Output shape.
+        dtype : dtype, optional
+            float32 or float64.
+
+        Returns
+        -------
+        Array
+            Angles in [-pi, pi].
+
+        Raises
+        ------
+        ValueError
+            ``kappa < 0``.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> x = clnp.random.default_rng(0).vonmises(0.0, 4.0, size=10)
+        >>> bool(clnp.all(clnp.abs(x) <= 3.1416))
+        True
+        """
+        import math
+        xp = _xp()
+        d, (mu, kappa) = self._params("vonmises", dtype, mu=mu, kappa=kappa)
+        self._check(kappa < 0, "vonmises", "kappa < 0")
+        shape = self._shape_of(size, "vonmises", mu, kappa)
+        kk = xp.broadcast_to(kappa if is_array(kappa) else xp.asarray(
+            kappa, dtype=d, device=self.device), shape)  # type: ignore[attr-defined]
+        tiny = kk < 1e-8
+        ks = xp.where(tiny, xp.ones_like(kk), kk)
+        s = 0.5 / ks
+        r = s + xp.sqrt(1.0 + s * s)
+
+        def propose() -> tuple[Any, Any]:
+            u = self.random(shape, dtype=d)  # type: ignore[attr-defined]
+            z = xp.cos(math.pi * u)
+            w = (1.0 + r * z) / (r + z)
+            y = ks * (r - w)
+            v = self._open01(shape, d)
+            ys = xp.where(y > 0, y, xp.full_like(y, 1e-300 if d == dt.float64 else 1e-30))
+            ok = (y * (2.0 - y) - v >= 0) | (xp.log(ys / v) + 1.0 - y >= 0)
+            return w, ok
+        w = self._rounds(shape, tiny, propose, "vonmises")
+        u = self.random(shape, dtype=d)  # type: ignore[attr-defined]
+        ang = xp.acos(xp.clip(w, -1.0, 1.0))
+        ang = xp.where(u < 0.5, -ang, ang)
+        flat = math.pi * (2.0 * self.random(shape, dtype=d) - 1.0)  # type: ignore
+        ang = xp.where(tiny, flat, ang) + mu
+        # wrap into [-pi, pi]
+        return xp.remainder(ang + math.pi, 2.0 * math.pi) - math.pi
+
     def multivariate_normal(self, mean: Any, cov: Any, size: Any = None,
                             check_valid: str = "warn", tol: float = 1e-8, *,
                             method: str = "svd") -> Any:
@@ -1214,7 +1372,8 @@ DISTRIBUTIONS = ("laplace", "logistic", "gumbel", "lognormal", "rayleigh", "weib
                  "pareto", "power", "standard_cauchy", "triangular", "wald", "standard_gamma",
                  "gamma", "chisquare", "beta", "f", "standard_t", "dirichlet", "geometric",
                  "multivariate_normal", "poisson", "binomial", "negative_binomial",
-                 "multinomial", "noncentral_chisquare", "noncentral_f")
+                 "multinomial", "noncentral_chisquare", "noncentral_f", "zipf", "logseries",
+                 "vonmises")
 
 
 def _lfact(k: Any) -> Any:

@@ -43,7 +43,7 @@ __all__ = ["Generator", "Philox", "SeedSequence", "default_rng", "seed", "get_st
            "set_state", "rand", "randn", "random", "random_sample", "randint", "normal",
            "standard_normal", "uniform", "exponential", "standard_exponential", "integers",
            "choice", "permutation", "shuffle", "bytes"]
-__all__ += list(_DISTRIBUTIONS) + ["ranf", "sample"]   # NumPy's, in clnp/_random_dists.py
+__all__ += list(_DISTRIBUTIONS) + ["ranf", "sample", "random_integers"]   # NumPy's
 
 _M32 = (1 << 32) - 1
 _M128 = (1 << 128) - 1
@@ -1449,3 +1449,48 @@ for _name in _DISTRIBUTIONS:
     globals()[_name] = _legacy(_name)
 del _name
 ranf = sample = random_sample   # NumPy's legacy aliases
+
+
+def random_integers(low: int, high: int | None = None, size: Any = None) -> Any:
+    """Random integers in the closed interval [low, high] (NumPy's deprecated
+    ``random_integers``: ``randint(low, high + 1)``, with its DeprecationWarning).
+
+    Parameters
+    ----------
+    low : int
+        Lowest value (the highest when ``high`` is None, with 1 as the lowest).
+    high : int, optional
+        Highest value, included.
+    size : int or tuple of int, optional
+        Output shape.
+
+    Returns
+    -------
+    Array
+        int64 samples.
+
+    Raises
+    ------
+    ValueError
+        When ``high < low``.
+
+    Examples
+    --------
+    >>> import warnings, clnp
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", DeprecationWarning)
+    ...     x = clnp.random.random_integers(1, 6, size=10)
+    >>> bool(clnp.all((x >= 1) & (x <= 6)))
+    True
+    """
+    import warnings
+    if high is None:
+        warnings.warn("This function is deprecated. Please call randint(1, {low} + 1) "
+                      "instead".format(low=low), DeprecationWarning, stacklevel=2)
+        low, high = 1, low
+    else:
+        warnings.warn("This function is deprecated. Please call randint({low}, {high} + 1) "
+                      "instead".format(low=low, high=high), DeprecationWarning, stacklevel=2)
+    if high < low:
+        raise ValueError(f"random_integers: high ({high}) < low ({low})")
+    return randint(low, high + 1, size)

@@ -727,3 +727,30 @@ def test_random_counts_shapes_and_errors(device):
         with pytest.raises(ValueError):
             call()
     assert clnp.random.poisson(2.0, size=3).shape == (3,)
+
+
+def test_random_zipf_logseries_vonmises(device):
+    _f64(device)
+    n = 40000
+    rng = clnp.random.default_rng(9, device=device)
+    z = np.asarray(rng.zipf(3.0, size=n))
+    zeta3 = 1.2020569031595942
+    for k in (1, 2, 3):
+        p = k**-3.0 / zeta3
+        assert abs((z == k).mean() - p) < 6 * np.sqrt(p * (1 - p) / n)
+    ls = np.asarray(rng.logseries(0.6, size=n))
+    for k in (1, 2, 3):
+        p = -(0.6**k) / (k * np.log(0.4))
+        assert abs((ls == k).mean() - p) < 6 * np.sqrt(p * (1 - p) / n)
+    ref = np.random.default_rng(0)
+    for kappa in (0.0, 0.5, 4.0):
+        v = np.asarray(rng.vonmises(1.0, kappa, size=n))
+        assert (np.abs(v) <= np.pi + 1e-12).all()
+        h = ref.vonmises(1.0, kappa, size=200000)
+        assert abs(np.cos(v - 1).mean() - np.cos(h - 1).mean()) < 0.015
+    for call in (lambda: rng.zipf(1.0), lambda: rng.logseries(1.0), lambda: rng.vonmises(0, -1)):
+        with pytest.raises(ValueError):
+            call()
+    with pytest.warns(DeprecationWarning):
+        x = np.asarray(clnp.random.random_integers(1, 6, size=1000))
+    assert x.min() >= 1 and x.max() <= 6
