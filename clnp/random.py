@@ -1494,3 +1494,90 @@ def random_integers(low: int, high: int | None = None, size: Any = None) -> Any:
     if high < low:
         raise ValueError(f"random_integers: high ({high}) < low ({low})")
     return randint(low, high + 1, size)
+
+
+class RandomState:
+    """NumPy's legacy generator object: the legacy API (``rand``, ``randn``, ``randint``,
+    ``random_sample``, ``seed``, ``get_state``...) and every distribution, drawn on the device
+    from its own Philox stream (NumPy's RandomState uses MT19937, so the values differ).
+
+    Parameters
+    ----------
+    seed : int or sequence of int, optional
+        The seed; None draws fresh OS entropy.
+    device : Device, optional
+        Where to draw (default: the default device).
+
+    Examples
+    --------
+    >>> import clnp
+    >>> rs = clnp.random.RandomState(0)
+    >>> rs.rand(2, 3).shape, rs.randint(0, 5, size=4).shape
+    ((2, 3), (4,))
+    >>> a = clnp.random.RandomState(7).normal(size=3)
+    >>> bool(clnp.all(a == clnp.random.RandomState(7).normal(size=3)))
+    True
+    """
+
+    _FORWARDED = frozenset(_DISTRIBUTIONS) | {
+        "normal", "uniform", "exponential", "standard_exponential", "standard_normal",
+        "choice", "permutation", "shuffle", "bytes"}
+
+    def __init__(self, seed: Any = None, *, device: Any = None):
+        self._gen = Generator(Philox(seed), device=device)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in RandomState._FORWARDED:
+            return getattr(self._gen, name)
+        raise AttributeError(f"'RandomState' object has no attribute {name!r}")
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | RandomState._FORWARDED)
+
+    def __repr__(self) -> str:
+        return "RandomState(Philox)"
+
+    def seed(self, seed: Any = None) -> None:
+        """Reseed: a fresh Philox stream from ``seed`` (None: OS entropy)."""
+        self._gen = Generator(Philox(seed), device=self._gen._device)
+
+    def get_state(self) -> dict[str, Any]:
+        """The Philox state, for :meth:`set_state`."""
+        return self._gen.bit_generator.state
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Restore a state from :meth:`get_state`."""
+        self._gen.bit_generator.state = state
+
+    def rand(self, *shape: int) -> Any:
+        """Uniform floats in [0, 1) of the given shape."""
+        return self._gen.random(shape)
+
+    def randn(self, *shape: int) -> Any:
+        """Standard normal floats of the given shape."""
+        return self._gen.standard_normal(shape)
+
+    def randint(self, low: Any, high: Any = None, size: Any = None,
+                dtype: Any = np.int64) -> Any:
+        """Integers in [low, high) (in [0, low) when ``high`` is None)."""
+        return self._gen.integers(low, high, size, dtype=dtype)
+
+    def random_integers(self, low: int, high: int | None = None, size: Any = None) -> Any:
+        """Integers in [low, high] (deprecated, as in NumPy)."""
+        import warnings
+        warnings.warn("This function is deprecated. Please call randint instead",
+                      DeprecationWarning, stacklevel=2)
+        if high is None:
+            low, high = 1, low
+        if high < low:
+            raise ValueError(f"random_integers: high ({high}) < low ({low})")
+        return self._gen.integers(low, high + 1, size)
+
+    def random_sample(self, size: Any = None) -> Any:
+        """Uniform floats in [0, 1)."""
+        return self._gen.random(size)
+
+    random = ranf = sample = random_sample
+
+
+__all__ += ["RandomState"]

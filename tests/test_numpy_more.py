@@ -754,3 +754,23 @@ def test_random_zipf_logseries_vonmises(device):
     with pytest.warns(DeprecationWarning):
         x = np.asarray(clnp.random.random_integers(1, 6, size=1000))
     assert x.min() >= 1 and x.max() <= 6
+
+
+def test_random_state(device):
+    _f64(device)
+    rs = clnp.random.RandomState(3, device=device)
+    assert rs.rand(2, 3).shape == (2, 3) and rs.randn(4).shape == (4,)
+    x = np.asarray(rs.randint(2, 5, size=1000))
+    assert x.min() == 2 and x.max() == 4
+    st = rs.get_state()
+    a = np.asarray(rs.poisson(3.0, size=5))
+    rs.set_state(st)
+    np.testing.assert_array_equal(np.asarray(rs.poisson(3.0, size=5)), a)
+    rs.seed(3)
+    b = clnp.random.RandomState(3, device=device)
+    np.testing.assert_array_equal(
+        np.asarray(rs.gamma(2.0, size=4)), np.asarray(b.gamma(2.0, size=4))
+    )
+    assert rs.random_sample((2,)).shape == rs.sample(2).shape == rs.ranf(2).shape == (2,)
+    with pytest.raises(AttributeError):
+        rs.no_such_distribution

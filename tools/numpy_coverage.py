@@ -37,6 +37,9 @@ REASONS: dict[str, str] = {
         "NumPy-specific array subclass or host object",
     r"show_config|show_runtime|get_include|test|info|set_printoptions_legacy":
         "NumPy package utility",
+    r"BitGenerator|MT19937|PCG64|PCG64DXSM|SFC64":
+        "host bit generators: clnp draws on the device from counter-based Philox "
+        "(clnp.random.Philox)",
     r"ctypes|setflags|getfield|setfield|newbyteorder|byteswap|dump|dumps|tofile|itemset|"
     r"ptp_legacy": "host memory layout or host I/O internals with no meaning on a device",
 }
