@@ -13,6 +13,7 @@ mutates its operand and therefore needs concrete arrays.
 """
 from __future__ import annotations
 
+import ast
 import inspect
 import math
 from typing import Any, Callable
@@ -833,6 +834,14 @@ COMPOSITES: dict[str, tuple[Any, bool]] = {
     "logaddexp2": (-math.inf, True), "exp2": (None, False), "fabs": (None, False),
     "rint": (None, False), "degrees": (None, False), "radians": (None, False),
     "deg2rad": (None, False), "rad2deg": (None, False),
+    # issue #12 item 3 (clnp/_np_math.py)
+    "cbrt": (None, False), "spacing": (None, False), "bitwise_count": (None, False),
+    "gcd": (0, True), "lcm": (None, True), "ldexp": (None, False),
+}
+# docstring example inputs where NumPy refuses the default float ones
+_EXAMPLE_INPUTS: dict[str, tuple[str, ...]] = {
+    "bitwise_count": ("[7, 255]",), "gcd": ("[12, 20]", "[8, 6]"), "lcm": ("[12, 20]", "[8, 6]"),
+    "ldexp": ("[1.0, 2.5]", "[3, -1]"),
 }
 
 
@@ -842,6 +851,7 @@ def composite(name: str, fn: Callable[..., Any]) -> ufunc:
     identity, reorderable = COMPOSITES[name]
     rec = _ops.EwOp(name, ref.nin, "any", {}, ref, identity=identity, reorderable=reorderable)
     ins = "x" if ref.nin == 1 else "x1, x2"
+    ins_ex = _EXAMPLE_INPUTS.get(name, ("[1.0, 2.5]",) * ref.nin)
     doc = (f"{name}({ins}, /, out=None, *, where=True, casting='same_kind', order='K', "
            f"dtype=None)\n\n{(fn.__doc__ or '').strip()}\n\nA :class:`clnp.ufunc` composed "
            f"from clnp's elementwise ops: calls take NumPy's keywords; ``reduce`` (pairwise "
@@ -852,8 +862,8 @@ def composite(name: str, fn: Callable[..., Any]) -> ufunc:
            f"for every ufunc (see :class:`clnp.ufunc`).\n\nReturns\n-------\nArray\n\n"
            f"Examples\n--------\n>>> import numpy, clnp as np\n"
            f">>> print(numpy.round(numpy.asarray(np.{name}("
-           f"{', '.join(['np.asarray([1.0, 2.5])'] * ref.nin)})), 4))\n"
-           f"{np.round(ref(*[np.asarray([1.0, 2.5])] * ref.nin), 4)}\n")
+           f"{', '.join(f'np.asarray({v})' for v in ins_ex)})), 4))\n"
+           f"{np.round(ref(*[np.asarray(ast.literal_eval(v)) for v in ins_ex]), 4)}\n")
     return ufunc(rec, fn, doc)
 
 

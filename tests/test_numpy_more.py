@@ -774,3 +774,24 @@ def test_random_state(device):
     assert rs.random_sample((2,)).shape == rs.sample(2).shape == rs.ranf(2).shape == (2,)
     with pytest.raises(AttributeError):
         rs.no_such_distribution
+
+
+def test_new_elementwise_functions_are_ufuncs(device):
+    _f64(device)
+    a = np.array([[12, 18, 30], [7, 14, 21]])
+    ca = clnp.asarray(a, device=device)
+    for name in ("cbrt", "spacing", "bitwise_count", "gcd", "lcm", "ldexp"):
+        f = getattr(clnp, name)
+        assert isinstance(f, clnp.ufunc) and f.nin == getattr(np, name).nin
+    assert clnp.gcd.identity == 0
+    same(clnp.gcd.reduce(ca, axis=1), np.gcd.reduce(a, axis=1))
+    same(clnp.lcm.reduce(ca, axis=0), np.lcm.reduce(a, axis=0))
+    same(clnp.gcd.accumulate(ca, axis=1), np.gcd.accumulate(a, axis=1))
+    x = np.array([1.0, 2.0])
+    same(clnp.ldexp.outer(clnp.asarray(x, device=device), [1, 2]), np.ldexp.outer(x, [1, 2]))
+    h = np.array([1.0, 8.0, 27.0])
+    c = clnp.asarray(h, device=device)
+    np.cbrt.at(h, [0, 2])
+    clnp.cbrt.at(c, [0, 2])
+    same(c, h)
+    same(np.gcd(ca, 4), np.gcd(a, 4))  # NumPy's ufunc on a clnp array runs clnp.gcd

@@ -209,4 +209,6 @@ def main(argv: list[str] | None = None, *,
 
 
 if __name__ == "__main__":
+    # measure this checkout's clnp, not an installed one (a script's sys.path starts at tools/)
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1]))
     main()
