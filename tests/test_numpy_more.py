@@ -795,3 +795,78 @@ def test_new_elementwise_functions_are_ufuncs(device):
     clnp.cbrt.at(c, [0, 2])
     same(c, h)
     same(np.gcd(ca, 4), np.gcd(a, 4))  # NumPy's ufunc on a clnp array runs clnp.gcd
+
+
+_floats = st.integers(2, 6).flatmap(
+    lambda n: st.lists(st.floats(-4, 4, allow_nan=False, width=32), min_size=n, max_size=n)
+)
+FLOAT_CASES = {
+    "sinc": lambda a, b: (a,),
+    "cbrt": lambda a, b: (a,),
+    "i0": lambda a, b: (a,),
+    "spacing": lambda a, b: (a,),
+    "modf": lambda a, b: (a,),
+    "frexp": lambda a, b: (a,),
+    "gradient": lambda a, b: (a,),
+    "trapezoid": lambda a, b: (a,),
+    "unwrap": lambda a, b: (a,),
+    "polyval": lambda a, b: (a, b),
+    "polyder": lambda a, b: (a,),
+    "polyint": lambda a, b: (a,),
+    "kron": lambda a, b: (a, b),
+    "correlate": lambda a, b: (a, b, "full"),
+    "cross": lambda a, b: (a[:2] + [1.0], b[:2] + [0.5]),
+    "digitize": lambda a, b: (a, sorted(set(b))),
+    "ediff1d": lambda a, b: (a,),
+    "vander": lambda a, b: (a, 3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FLOAT_CASES))
+def test_hypothesis_floats_match_numpy(name):
+    device = clnp.default_device()
+    _f64(device)
+
+    @settings(
+        max_examples=5, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
+    )
+    @given(_floats, _floats)
+    def check(a, b):
+        args = FLOAT_CASES[name](a, b)
+        want = getattr(np, name)(*[np.asarray(v) if isinstance(v, list) else v for v in args])
+        got = getattr(clnp, name)(
+            *[clnp.asarray(v, device=device) if isinstance(v, list) else v for v in args]
+        )
+        same(got, want, rtol=1e-9, atol=1e-12)
+
+    check()
+
+
+def test_compositions_differentiate_and_batch(device):
+    _f64(device)
+    import clnp_grad as cg
+
+    x = clnp.asarray([0.3, -1.2, 2.0, 0.7], device=device)
+    p = clnp.asarray([2.0, -1.0, 0.5], device=device)
+    # d/dx sum(polyval(p, x)) = p'(x)
+    g = cg.grad(lambda v: clnp.sum(clnp.polyval(p, v)))(x)
+    np.testing.assert_allclose(
+        np.asarray(g), np.polyval(np.polyder([2.0, -1.0, 0.5]), np.asarray(x)), rtol=1e-12
+    )
+    g = cg.grad(lambda v: clnp.trapezoid(v * v))(x)
+    h = np.asarray(x)
+    w = np.array([0.5, 1.0, 1.0, 0.5])
+    np.testing.assert_allclose(np.asarray(g), 2 * h * w, rtol=1e-12)
+    g = cg.grad(lambda v: clnp.sum(clnp.sinc(v)))(x)
+    eps = 1e-6
+    fd = (np.sinc(h + eps) - np.sinc(h - eps)) / (2 * eps)
+    np.testing.assert_allclose(np.asarray(g), fd, rtol=1e-6)
+    rows = clnp.asarray(np.arange(12.0).reshape(3, 4), device=device)
+    same(
+        cg.vmap(lambda r: clnp.kron(r, p))(rows),
+        np.stack([np.kron(r, [2.0, -1.0, 0.5]) for r in np.arange(12.0).reshape(3, 4)]),
+    )
+    same(
+        cg.vmap(lambda r: clnp.cross(r[:3], r[1:]))(rows),
+        np.cross(np.arange(12.0).reshape(3, 4)[:, :3], np.arange(12.0).reshape(3, 4)[:, 1:]),
+    )
