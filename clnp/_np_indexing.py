@@ -209,13 +209,16 @@ def indices(dimensions: Sequence[int], dtype: Any = int, sparse: bool = False, *
     return xp.stack([xp.broadcast_to(p, dims) for p in parts])
 
 
-def ix_(*args: Any) -> tuple[Any, ...]:
+def ix_(*args: Any, device: Any = None) -> tuple[Any, ...]:
     """Open mesh from sequences, for cross-product indexing (NumPy's ``ix_``).
 
     Parameters
     ----------
     *args : 1-D array_like
         Integer or boolean sequences (booleans become their nonzero positions).
+    device : Device, optional
+        Where host sequences go (default: the device of the first clnp argument, else the
+        default device).
 
     Returns
     -------
@@ -236,7 +239,7 @@ def ix_(*args: Any) -> tuple[Any, ...]:
      [ 9 11]]
     """
     xp = _xp()
-    dev = _device_of(*args)
+    dev = device or _device_of(*args)
     out = []
     nd = len(args)
     for k, a in enumerate(args):

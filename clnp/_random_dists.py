@@ -15,6 +15,7 @@ differ from NumPy's for the same seed; the distributions are the same.
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -775,8 +776,10 @@ class DistributionsMixin:
         self._check((p <= 0) | (p > 1) if is_array(p) else not 0 < p <= 1, "geometric",
                     "p must be in (0, 1]")
         u = self._open01(self._shape_of(size, "geometric", p), d)
-        k = xp.ceil(xp.log(u) / xp.log1p(-p)) if not (not is_array(p) and p == 1) else \
-            xp.ones_like(u)
+        if is_array(p):
+            k = xp.ceil(xp.log(u) / xp.log1p(-p))
+        else:
+            k = xp.ceil(xp.log(u) / math.log1p(-p)) if p < 1 else xp.ones_like(u)
         if is_array(p):
             k = xp.where(p == 1, xp.ones_like(k), k)
         return xp.astype(xp.maximum(k, 1.0), dt.int64)

@@ -57,7 +57,7 @@ def test_index_helpers(device):
     x = np.arange(20).reshape(4, 5)
     cx = clnp.asarray(x, device=device)
     same(
-        cx[clnp.ix_([0, 2], [True, False, True, False, True])],
+        cx[clnp.ix_([0, 2], [True, False, True, False, True], device=device)],
         x[np.ix_([0, 2], [True, False, True, False, True])],
     )
     for n, k, m in ((4, 0, None), (3, 1, 5), (3, -1, 2), (0, 0, None)):

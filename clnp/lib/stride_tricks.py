@@ -155,7 +155,7 @@ def sliding_window_view(x: Any, window_shape: Any, axis: Any = None, *, subok: b
         for ax, w in zip(axes, ws):
             n = y.shape[ax]
             idx = np.arange(n - w + 1)[:, None] + np.arange(w)[None, :]
-            y = clnp.take(y, clnp.asarray(idx.reshape(-1)), axis=ax)
+            y = clnp.take(y, clnp.asarray(idx.reshape(-1), device=a.device), axis=ax)
             y = clnp.reshape(y, y.shape[:ax] + (n - w + 1, w) + y.shape[ax + 1:])
             y = clnp.moveaxis(y, ax + 1, -1)
         return y
