@@ -122,7 +122,8 @@ def setdiff1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> Any:
     [1 2]
     """
     xp = _xp()
-    a, b = _pair(ar1, ar2)
+    dev = _device_of(ar1, ar2)
+    a, b = _flat(ar1, dev), _flat(ar2, dev)    # the result keeps ar1's dtype, as NumPy's
     if not assume_unique:
         a, b = xp.unique(a), xp.unique(b)
     return a[xp.isin(a, b, invert=True)]

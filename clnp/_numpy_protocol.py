@@ -354,6 +354,8 @@ def _implementation(func: Any) -> tuple[Any, str]:
         space = getattr(ns, module.split(".")[1], None)
         if space is None:
             return None, name
+    elif module == "numpy.lib.stride_tricks":
+        space = ns.lib.stride_tricks
     else:
         return None, name
     impl = getattr(space, _RENAMES.get(name, name) if space is ns else name, None)
@@ -378,20 +380,9 @@ def _special_where(args: tuple, kwargs: dict, device: Any) -> Any:
     return ns.where(cond, x, y)
 
 
-def _special_shares_memory(args: tuple, kwargs: dict, device: Any) -> Any:
-    # Host and device memory never overlap (scikit-learn's check_array asks
-    # ``numpy.may_share_memory(numpy.asarray(x), x)``); two clnp arrays may share a
-    # buffer only if they are views of one allocation.
-    if len(args) < 2:
-        raise TypeError("may_share_memory() needs two arrays")
-    a, b = args[:2]
-    if not (isinstance(a, Array) and isinstance(b, Array)):
-        return False
-    return a._buf is b._buf and a._buf is not None
-
-
-_SPECIAL = {"where": _special_where, "may_share_memory": _special_shares_memory,
-            "shares_memory": _special_shares_memory}
+# (shares_memory/may_share_memory are clnp functions: exact for views of one buffer, False
+# between host and device memory, which never overlap)
+_SPECIAL = {"where": _special_where}
 
 
 def array_function(func: Any, types: tuple, args: tuple, kwargs: dict) -> Any:

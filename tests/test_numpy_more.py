@@ -870,3 +870,19 @@ def test_compositions_differentiate_and_batch(device):
         cg.vmap(lambda r: clnp.cross(r[:3], r[1:]))(rows),
         np.cross(np.arange(12.0).reshape(3, 4)[:, :3], np.arange(12.0).reshape(3, 4)[:, 1:]),
     )
+
+
+def test_numpy_calls_on_clnp_arrays_run_the_new_functions(device):
+    h = np.arange(6.0)
+    a = clnp.asarray(h, device=device, dtype=clnp.float32)
+    w = np.lib.stride_tricks.sliding_window_view(a, 3)
+    assert isinstance(w, clnp.ndarray) and np.shares_memory(w, a)
+    same(w, np.lib.stride_tricks.sliding_window_view(h.astype(np.float32), 3))
+    assert not np.shares_memory(a[::2], a[1::2]) and np.may_share_memory(a[::2], a[1::2])
+    assert not np.may_share_memory(np.asarray(a), a)
+    np.put(a, [0, 2], [9.0, 8.0])
+    hh = h.astype(np.float32)
+    np.put(hh, [0, 2], [9.0, 8.0])
+    same(a, hh)
+    same(np.insert(a, 1, 5.0), np.insert(hh, 1, 5.0))
+    same(np.setdiff1d(a, [8.0, 3.0]), np.setdiff1d(hh, [8.0, 3.0]))
