@@ -31,7 +31,7 @@ def same(got, want, **kw):
         np.testing.assert_allclose(g, w, **kw)
     else:
         np.testing.assert_array_equal(g, w)
-        assert g.dtype == w.dtype, (g.dtype, w.dtype)
+    assert g.dtype == w.dtype, (g.dtype, w.dtype)
 
 
 def test_index_helpers(device):
