@@ -91,6 +91,18 @@ def _float_in(x: Any) -> Any:
     return _inexact(a)
 
 
+def _ufunc_float(a: Any) -> Any:
+    """A ufunc's float input: integers and bools as NumPy's smallest float that holds them
+    (int8 -> float16, int16 -> float32, wider -> float64; float32 without fp64)."""
+    a = _arr(a)
+    if a.dtype.kind in "fc":
+        return a
+    f = np.promote_types(a.dtype, np.float16)
+    if f == np.float64 and not a.device.supports(dt.float64):
+        f = np.dtype(np.float32)
+    return _xp().astype(a, dt.as_dtype(f))
+
+
 def _check_int(a: Any, fname: str) -> None:
     if a.dtype.kind not in "iu":
         raise TypeError(f"{fname}: ufunc '{fname}' did not contain a loop with signature "
@@ -190,7 +202,7 @@ def cbrt(x: Any, /, out: Any = None) -> Any:
     >>> print(numpy.asarray(np.cbrt([1.0, 8.0, -27.0])))
     [ 1.  2. -3.]
     """
-    return _finish(_kernel("cbrt")(_float_in(x)), out, "cbrt")
+    return _finish(_kernel("cbrt")(_ufunc_float(x)), out, "cbrt")
 
 
 def i0(x: Any) -> Any:
@@ -246,7 +258,7 @@ def frexp(x: Any, /, out: Any = None) -> tuple[Any, Any]:
     >>> print(numpy.asarray(m), numpy.asarray(e))
     [0.5 0.5 0. ] [1 4 0]
     """
-    a = _float_in(x)
+    a = _ufunc_float(x)
     m, e = _kernel("frexp")(a)
     if out is not None:
         return _finish(m, out[0], "frexp"), _finish(e, out[1], "frexp")
@@ -283,7 +295,7 @@ def ldexp(x1: Any, x2: Any, /, out: Any = None) -> Any:
     """
     xp = _xp()
     dev = _device_of(x1, x2)
-    a = _inexact(_arr(x1, dev))
+    a = _ufunc_float(_arr(x1, dev))
     k = _arr(x2, dev)
     if k.dtype.kind not in "biu":
         raise TypeError(f"ldexp: the exponent must be integer; got {k.dtype}")
@@ -348,7 +360,7 @@ def modf(x: Any, /, out: Any = None) -> tuple[Any, Any]:
     [ 0.5  -0.25] [ 0. -3.]
     """
     xp = _xp()
-    a = _float_in(x)
+    a = _ufunc_float(x)
     ip = xp.trunc(a)
     frac = xp.where(xp.isinf(a), xp.zeros_like(a), a - ip)
     frac = xp.copysign(frac, a)
@@ -380,7 +392,7 @@ def spacing(x: Any, /, out: Any = None) -> Any:
     True
     """
     xp = _xp()
-    a = _float_in(x)
+    a = _ufunc_float(x)
     inf = xp.full_like(a, math.inf)
     toward = xp.where(a < 0, -inf, inf)     # NumPy: -0.0 steps towards +inf
     return _finish(xp.nextafter(a, toward) - a, out, "spacing")

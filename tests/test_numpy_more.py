@@ -886,3 +886,63 @@ def test_numpy_calls_on_clnp_arrays_run_the_new_functions(device):
     same(a, hh)
     same(np.insert(a, 1, 5.0), np.insert(hh, 1, 5.0))
     same(np.setdiff1d(a, [8.0, 3.0]), np.setdiff1d(hh, [8.0, 3.0]))
+
+
+EDGE_CASES = [
+    # empty inputs
+    ("union1d", ([], [])),
+    ("setdiff1d", (np.array([], np.int32), [1])),
+    ("ediff1d", ([],)),
+    ("trim_zeros", (np.array([], np.int64),)),
+    ("kron", (np.zeros((0, 2)), np.ones((2, 2)))),
+    ("vander", (np.array([], float),)),
+    ("packbits", (np.array([], np.uint8),)),
+    ("append", ([], [1, 2])),
+    ("resize", (np.array([], float), (2, 2))),
+    ("extract", ([], [])),
+    ("cbrt", (np.array([], np.float32),)),
+    ("gcd", (np.array([], np.int16), 3)),
+    # 0-d inputs
+    ("cbrt", (np.float64(-8.0),)),
+    ("sinc", (0.0,)),
+    ("gcd", (12, 18)),
+    ("lcm", (4, 6)),
+    ("spacing", (np.float32(1.0),)),
+    ("polyval", ([1, 2, 3], 2)),
+    ("digitize", (0.5, [0.0, 1.0])),
+    ("i0", (np.float32(0.5),)),
+    # dtypes
+    ("gcd", (np.array([12, -18], np.int8), np.array([8, 12], np.int8))),
+    ("lcm", (np.array([4, 6], np.uint16), np.uint16(10))),
+    ("bitwise_count", (np.array([3, 255], np.uint8),)),
+    ("kron", (np.array([True, False]), np.array([1, 2], np.int8))),
+    ("vander", (np.array([1, 2, 3], np.int32), 3)),
+    ("cbrt", (np.array([8, 27], np.int16),)),
+    ("cbrt", (np.array([8, 27], np.int8),)),
+    ("frexp", (np.array([8, 27], np.int8),)),
+    ("spacing", (np.array([1, 2], np.uint16),)),
+    ("trapezoid", (np.array([1, 2, 4], np.int64),)),
+    ("sinc", (np.array([0.5], np.float32),)),
+    ("ldexp", (np.array([1.5], np.float32), np.array([3], np.int64))),
+    ("union1d", (np.array([1, 2], np.int8), np.array([300], np.int16))),
+    ("intersect1d", (np.array([1.5, 2.0], np.float32), np.array([2.0, 3.0]))),
+    # broadcasting
+    ("gcd", (np.array([[12], [18]]), np.array([8, 9, 30]))),
+    ("ldexp", (np.array([[1.0], [2.0]]), np.array([1, 2, 3]))),
+    ("select", ([np.array([True, False]), np.array([[True], [False]])], [1, np.array([5, 6])], 0)),
+    ("choose", (np.array([[0], [1]]), [np.array([1, 2, 3]), 10])),
+    ("cross", (np.ones((2, 1, 3)), np.arange(12.0).reshape(4, 3))),
+]
+
+
+@pytest.mark.parametrize(
+    "name,args", EDGE_CASES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(EDGE_CASES)]
+)
+def test_edge_cases_match_numpy(device, name, args):
+    if not device.supports(clnp.float64):
+        pytest.skip("device has no float64")
+    want = getattr(np, name)(*args)
+    got = getattr(clnp, name)(
+        *[clnp.asarray(a, device=device) if isinstance(a, np.ndarray) else a for a in args]
+    )
+    same(got, want, rtol=1e-6, atol=1e-12)
