@@ -27,7 +27,7 @@ UFUNC_METHODS = ("reduce", "accumulate", "outer", "at", "reduceat")
 # Why a missing name is missing, when it is not simply work still to do (issue #12). Keys are
 # regular expressions matched against the whole name.
 REASONS: dict[str, str] = {
-    r"datetime64|timedelta64|busday.*|is_busday|datetime_as_string|datetime_data|"
+    r"datetime64|timedelta64|busday.*|is_busday|datetime_as_string|datetime_data|isnat|"
     r"busdaycalendar": "datetime dtypes: OpenCL has no datetime type",
     r"str_|bytes_|void|object_|character|flexible|record|recarray|char.*":
         "non-numeric dtypes have no device representation",
