@@ -946,3 +946,29 @@ def test_edge_cases_match_numpy(device, name, args):
         *[clnp.asarray(a, device=device) if isinstance(a, np.ndarray) else a for a in args]
     )
     same(got, want, rtol=1e-6, atol=1e-12)
+
+
+def test_random_hypergeometric(device):
+    _f64(device)
+    from math import comb
+
+    rng = clnp.random.default_rng(13, device=device)
+    n = 40000
+    g, b, k = 30, 20, 15
+    x = np.asarray(rng.hypergeometric(g, b, k, size=n))
+    assert x.dtype == np.int64 and x.min() >= 0 and x.max() <= 15
+    ks = np.arange(16)
+    pmf = np.array([comb(g, int(j)) * comb(b, k - int(j)) / comb(g + b, k) for j in ks])
+    counts = np.bincount(x, minlength=16)
+    keep = pmf * n > 20
+    obs = np.append(counts[keep], counts[~keep].sum())
+    exp_ = np.append(pmf[keep] * n, n - (pmf[keep] * n).sum())
+    chi2 = ((obs - exp_) ** 2 / exp_).sum()
+    assert chi2 < obs.size - 1 + 6 * np.sqrt(2 * (obs.size - 1)), chi2
+    for args, value in (((0, 5, 3), 0), ((5, 0, 3), 3), ((10, 10, 0), 0), ((10, 10, 20), 10)):
+        assert (np.asarray(rng.hypergeometric(*args, size=50)) == value).all()
+    big = np.asarray(rng.hypergeometric(5000, 3000, 4000, size=20000))
+    assert abs(big.mean() - 2500) < 1.0 and abs(big.var() / 468.81 - 1) < 0.1
+    for bad in ((-1, 5, 3), (5, 5, 11), (5, -1, 1)):
+        with pytest.raises(ValueError):
+            rng.hypergeometric(*bad)
