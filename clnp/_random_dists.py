@@ -9,7 +9,8 @@ per round (about 1.03 rounds' worth of draws on average, a handful of rounds in 
 ``poisson`` and ``binomial`` invert the CDF by a vectorised sequential search for small
 means and use Hormann's transformed rejection (PTRS, BTRS) for large ones;
 ``negative_binomial``, ``noncentral_chisquare`` and ``noncentral_f`` are mixtures of those,
-``multinomial`` conditional binomials.
+``multinomial`` conditional binomials; ``hypergeometric`` searches its exact CDF outwards
+from the mode; ``zipf``, ``logseries`` and ``vonmises`` are vectorised rejection samplers.
 Streams differ from NumPy's (Philox here, a different algorithm per distribution), so values
 differ from NumPy's for the same seed; the distributions are the same.
 """
