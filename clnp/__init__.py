@@ -67,6 +67,15 @@ from ._ufunc import ufunc
 # NumPy names beyond the standard; a name defined above keeps that definition
 _np_all = [_n for _n in _npf.__all__ if _n not in globals()]
 globals().update({_n: getattr(_npf, _n) for _n in _np_all})
+from . import (_np_grids, _np_indexing, _np_math, _np_misc, _np_poly, _np_select, _np_sets,
+               _np_shape, _np_windows)
+# more NumPy names (issue #12 item 3), one module per area
+_np_more = (_np_grids, _np_indexing, _np_math, _np_misc, _np_poly, _np_select, _np_sets,
+            _np_shape, _np_windows)
+_np_more_all = [_n for _m in _np_more for _n in _m.__all__ if _n not in globals()]
+globals().update({_n: getattr(_m, _n) for _m in _np_more for _n in _m.__all__
+                  if _n in _np_more_all})
+from . import lib  # noqa: F401  (clnp.lib.stride_tricks)
 from ._numpy_signatures import install as _install_numpy_signatures
 from ._ufunc import install_composites as _install_composites
 _install_composites(globals())           # NumPy-layer elementwise functions as ufuncs
@@ -147,7 +156,8 @@ def free_pooled_memory(device: Device | None = None) -> None:
 
 
 __all__ = sorted(set(_c_all + _d_all + _e_all + _i_all + _m_all + _s_all + _search_all +
-                     _cum_all + _util_all + _sort_all + _set_all + _la_all + _np_all + [
+                     _cum_all + _util_all + _sort_all + _set_all + _la_all + _np_all +
+                     _np_more_all + [
     "Array", "ndarray", "Device", "devices", "default_device", "set_default_device",
     "synchronize", "asnumpy", "memory_info", "MemoryInfo", "release_memory",
     "free_pooled_memory", "matrix_transpose", "bool_",

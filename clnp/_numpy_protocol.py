@@ -33,19 +33,16 @@ Functions
 
 Not supported (clnp raises a TypeError that names the function and says what to use
 instead: a clnp spelling where one exists, else ``numpy.f(numpy.asarray(x))`` on the host)
-    * ufuncs clnp has no function for: ``cbrt``, ``frexp``, ``ldexp``, ``modf``,
-      ``spacing``, ``gcd``, ``lcm``, ``isnat``, ``bitwise_count``; methods of ufuncs that
-      are plain clnp functions (``fmax``, ``rint``, ...) other than ``fmax``/``fmin``
-      ``reduce`` and ``outer``; the gufunc
-      keywords ``axes``/``axis``/``keepdims``/``signature`` on ``__call__``.
-    * every NumPy function without a clnp namesake, e.g. ``gradient``, ``polyfit``,
-      ``polyval``, ``lexsort``, ``partition``, ``argpartition``, ``apply_along_axis``,
-      ``vectorize``, ``select``, ``piecewise``, ``choose``, ``put``, ``place``,
-      ``putmask``, ``copyto``, ``insert``, ``delete``, ``append``, ``resize``, ``rot90``,
-      ``fliplr``/``flipud``, ``kron``, ``cross``, ``correlate``, ``unravel_index``,
-      ``ravel_multi_index``, ``packbits``, ``datetime`` functions, ``numpy.ma``,
-      ``numpy.char``, ``numpy.random``; and ``numpy.linalg``/``numpy.fft`` functions when
-      ``clnp.linalg``/``clnp.fft`` lack them.
+    * ufuncs clnp has no function for (``isnat``); methods of ufuncs that are plain clnp
+      functions (``fmax``, ``rint``, ...) other than ``fmax``/``fmin`` ``reduce`` and
+      ``outer``; the gufunc keywords ``axes``/``axis``/``keepdims``/``signature`` on
+      ``__call__``.
+    * every NumPy function without a clnp namesake, e.g. ``vectorize``, the ``datetime``
+      functions, ``numpy.ma``, ``numpy.char``, ``numpy.random``; and
+      ``numpy.linalg``/``numpy.fft`` functions when ``clnp.linalg``/``clnp.fft`` lack them.
+      (``cbrt``, ``gcd``, ``gradient``, ``polyfit``, ``partition``, ``insert``, ``kron``,
+      ``unravel_index``, ``packbits`` and the other names of issue #12 item 3 are clnp
+      functions now: NumPy calls on clnp arrays run them.)
     * ``out=`` that is not a clnp array (e.g. ``numpy_array += clnp_array``): TypeError.
     * arguments of types other than clnp arrays, NumPy arrays (exactly ``numpy.ndarray``;
       subclasses such as masked arrays are refused), scalars and sequences.
@@ -357,6 +354,8 @@ def _implementation(func: Any) -> tuple[Any, str]:
         space = getattr(ns, module.split(".")[1], None)
         if space is None:
             return None, name
+    elif module == "numpy.lib.stride_tricks":
+        space = ns.lib.stride_tricks
     else:
         return None, name
     impl = getattr(space, _RENAMES.get(name, name) if space is ns else name, None)
@@ -381,20 +380,9 @@ def _special_where(args: tuple, kwargs: dict, device: Any) -> Any:
     return ns.where(cond, x, y)
 
 
-def _special_shares_memory(args: tuple, kwargs: dict, device: Any) -> Any:
-    # Host and device memory never overlap (scikit-learn's check_array asks
-    # ``numpy.may_share_memory(numpy.asarray(x), x)``); two clnp arrays may share a
-    # buffer only if they are views of one allocation.
-    if len(args) < 2:
-        raise TypeError("may_share_memory() needs two arrays")
-    a, b = args[:2]
-    if not (isinstance(a, Array) and isinstance(b, Array)):
-        return False
-    return a._buf is b._buf and a._buf is not None
-
-
-_SPECIAL = {"where": _special_where, "may_share_memory": _special_shares_memory,
-            "shares_memory": _special_shares_memory}
+# (shares_memory/may_share_memory are clnp functions: exact for views of one buffer, False
+# between host and device memory, which never overlap)
+_SPECIAL = {"where": _special_where}
 
 
 def array_function(func: Any, types: tuple, args: tuple, kwargs: dict) -> Any:

@@ -13,6 +13,7 @@ mutates its operand and therefore needs concrete arrays.
 """
 from __future__ import annotations
 
+import ast
 import inspect
 import math
 from typing import Any, Callable
@@ -61,7 +62,9 @@ def _operands(name: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
     them next to the device operand); when no operand is an array, the first is uploaded
     with its default dtype, as NumPy makes ``np.sqrt(2)`` a float64 computation."""
     if any(isinstance(a, _ARRAY_LIKE) for a in args):
-        args = tuple(np.asarray(a) if isinstance(a, _ARRAY_LIKE) else a for a in args)
+        device = next((a.device for a in args if is_array(a)), None)
+        args = tuple(_sequence_operand(a, device) if isinstance(a, _ARRAY_LIKE) else a
+                     for a in args)
     if not any(_host_or_device(a) for a in args):
         k = next((i for i, a in enumerate(args)
                   if isinstance(a, (bool, int, float, complex, np.generic))), None)
@@ -70,6 +73,19 @@ def _operands(name: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
                             f"{', '.join(type(a).__name__ for a in args)}")
         args = args[:k] + (_ns().asarray(args[k]),) + args[k + 1:]
     return args
+
+
+def _sequence_operand(seq: Any, device: Any) -> np.ndarray:
+    """A list/tuple operand as a NumPy array whose Python floats and complexes take the
+    device's default float and complex dtypes, as ``clnp.asarray`` gives them (NumPy's
+    float64/complex128 where the device has fp64; a device without it is never asked for
+    float64 that the user did not request)."""
+    host = np.asarray(seq)
+    if host.dtype.kind not in "fc":
+        return host
+    dev = device if device is not None else _ns().default_device()
+    default = dev.default_float if host.dtype.kind == "f" else dev.default_complex
+    return host if host.dtype == default else host.astype(default)
 
 
 def _as_array(x: Any, name: str, device: Any = None) -> Any:
@@ -880,6 +896,14 @@ COMPOSITES: dict[str, tuple[Any, bool]] = {
     "logaddexp2": (-math.inf, True), "exp2": (None, False), "fabs": (None, False),
     "rint": (None, False), "degrees": (None, False), "radians": (None, False),
     "deg2rad": (None, False), "rad2deg": (None, False),
+    # issue #12 item 3 (clnp/_np_math.py)
+    "cbrt": (None, False), "spacing": (None, False), "bitwise_count": (None, False),
+    "gcd": (0, True), "lcm": (None, True), "ldexp": (None, False),
+}
+# docstring example inputs where NumPy refuses the default float ones
+_EXAMPLE_INPUTS: dict[str, tuple[str, ...]] = {
+    "bitwise_count": ("[7, 255]",), "gcd": ("[12, 20]", "[8, 6]"), "lcm": ("[12, 20]", "[8, 6]"),
+    "ldexp": ("[1.0, 2.5]", "[3, -1]"),
 }
 
 
@@ -889,6 +913,7 @@ def composite(name: str, fn: Callable[..., Any]) -> ufunc:
     identity, reorderable = COMPOSITES[name]
     rec = _ops.EwOp(name, ref.nin, "any", {}, ref, identity=identity, reorderable=reorderable)
     ins = "x" if ref.nin == 1 else "x1, x2"
+    ins_ex = _EXAMPLE_INPUTS.get(name, ("[1.0, 2.5]",) * ref.nin)
     doc = (f"{name}({ins}, /, out=None, *, where=True, casting='same_kind', order='K', "
            f"dtype=None)\n\n{(fn.__doc__ or '').strip()}\n\nA :class:`clnp.ufunc` composed "
            f"from clnp's elementwise ops: calls take NumPy's keywords; ``reduce`` (pairwise "
@@ -900,8 +925,8 @@ def composite(name: str, fn: Callable[..., Any]) -> ufunc:
            f"Array\n    The elementwise result (``out`` when given).\n\n"
            f"Examples\n--------\n>>> import numpy, clnp as np\n"
            f">>> print(numpy.round(numpy.asarray(np.{name}("
-           f"{', '.join(['np.asarray([1.0, 2.5])'] * ref.nin)})), 4))\n"
-           f"{np.round(ref(*[np.asarray([1.0, 2.5])] * ref.nin), 4)}\n")
+           f"{', '.join(f'np.asarray({v})' for v in ins_ex)})), 4))\n"
+           f"{np.round(ref(*[np.asarray(ast.literal_eval(v)) for v in ins_ex]), 4)}\n")
     return ufunc(rec, fn, doc)
 
 

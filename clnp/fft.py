@@ -15,12 +15,13 @@ from typing import Any, Literal, Optional, Sequence, Union
 from . import _dtypes as dt
 from ._creation_functions import _device, _dtype, arange
 from ._elementwise_functions import multiply, subtract, where, greater_equal
-from ._helpers import check_array, normalize_axes, normalize_axis
+from ._helpers import check_array, is_array, normalize_axes, normalize_axis
 from ._manipulation_functions import roll
 from ._prims import primitive
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft",
            "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+__all__ += ["fft2", "ifft2", "rfft2", "irfft2"]   # NumPy's 2-D spellings of the n-D functions
 
 _NORMS = ("backward", "ortho", "forward")
 Norm = Literal["backward", "ortho", "forward"]
@@ -702,3 +703,180 @@ def ifftshift(x: Any, /, *, axes: Optional[Union[int, Sequence[int]]] = None) ->
     [0 1 2 3 4]
     """
     return _shift(x, axes, "ifftshift", -1)
+
+
+def fft2(a: Any, s: Optional[Sequence[int]] = None, axes: Sequence[int] = (-2, -1),
+         norm: Any = None, out: Any = None) -> Any:
+    """The 2-D discrete Fourier transform over the last two axes (NumPy's ``fft2``: ``fftn`` with
+    ``axes=(-2, -1)``).
+
+    Parameters
+    ----------
+    a : Array or array_like
+        Input.
+    s : sequence of two ints, optional
+        Lengths along ``axes`` (cropped or zero padded).
+    axes : sequence of two ints, optional
+        The axes.
+    norm : {'backward', 'ortho', 'forward'}, optional
+        Normalisation (None is 'backward').
+    out : Array, optional
+        Where to write the result.
+
+    Returns
+    -------
+    Array
+        The transform.
+
+    Raises
+    ------
+    ValueError
+        As for ``fftn``.
+
+    Examples
+    --------
+    >>> import numpy, clnp
+    >>> x = numpy.arange(6.0, dtype=numpy.float32).reshape(2, 3)
+    >>> bool(numpy.allclose(numpy.asarray(clnp.fft.fft2(x)), numpy.fft.fft2(x)))
+    True
+    """
+    import clnp
+    x = a if is_array(a) else clnp.asarray(a)
+    res = fftn(x, s=s, axes=tuple(axes), norm="backward" if norm is None else norm)
+    if out is not None:
+        out[...] = res
+        return out
+    return res
+
+
+def ifft2(a: Any, s: Optional[Sequence[int]] = None, axes: Sequence[int] = (-2, -1),
+          norm: Any = None, out: Any = None) -> Any:
+    """The 2-D inverse discrete Fourier transform over the last two axes (NumPy's
+    ``ifft2``: ``ifftn`` with ``axes=(-2, -1)``).
+
+    Parameters
+    ----------
+    a : Array or array_like
+        Input.
+    s : sequence of two ints, optional
+        Lengths along ``axes`` (cropped or zero padded).
+    axes : sequence of two ints, optional
+        The axes.
+    norm : {'backward', 'ortho', 'forward'}, optional
+        Normalisation (None is 'backward').
+    out : Array, optional
+        Where to write the result.
+
+    Returns
+    -------
+    Array
+        The transform.
+
+    Raises
+    ------
+    ValueError
+        As for ``ifftn``.
+
+    Examples
+    --------
+    >>> import numpy, clnp
+    >>> x = numpy.arange(6.0, dtype=numpy.float32).reshape(2, 3)
+    >>> bool(numpy.allclose(numpy.asarray(clnp.fft.ifft2(x)), numpy.fft.ifft2(x)))
+    True
+    """
+    import clnp
+    x = a if is_array(a) else clnp.asarray(a)
+    res = ifftn(x, s=s, axes=tuple(axes), norm="backward" if norm is None else norm)
+    if out is not None:
+        out[...] = res
+        return out
+    return res
+
+
+def rfft2(a: Any, s: Optional[Sequence[int]] = None, axes: Sequence[int] = (-2, -1),
+          norm: Any = None, out: Any = None) -> Any:
+    """The 2-D transform of real input over the last two axes (NumPy's ``rfft2``: ``rfftn`` with
+    ``axes=(-2, -1)``).
+
+    Parameters
+    ----------
+    a : Array or array_like
+        Input.
+    s : sequence of two ints, optional
+        Lengths along ``axes`` (cropped or zero padded).
+    axes : sequence of two ints, optional
+        The axes.
+    norm : {'backward', 'ortho', 'forward'}, optional
+        Normalisation (None is 'backward').
+    out : Array, optional
+        Where to write the result.
+
+    Returns
+    -------
+    Array
+        The transform.
+
+    Raises
+    ------
+    ValueError
+        As for ``rfftn``.
+
+    Examples
+    --------
+    >>> import numpy, clnp
+    >>> x = numpy.arange(6.0, dtype=numpy.float32).reshape(2, 3)
+    >>> bool(numpy.allclose(numpy.asarray(clnp.fft.rfft2(x)), numpy.fft.rfft2(x)))
+    True
+    """
+    import clnp
+    x = a if is_array(a) else clnp.asarray(a)
+    res = rfftn(x, s=s, axes=tuple(axes), norm="backward" if norm is None else norm)
+    if out is not None:
+        out[...] = res
+        return out
+    return res
+
+
+def irfft2(a: Any, s: Optional[Sequence[int]] = None, axes: Sequence[int] = (-2, -1),
+           norm: Any = None, out: Any = None) -> Any:
+    """The inverse of ``rfft2`` over the last two axes (NumPy's ``irfft2``: ``irfftn`` with
+    ``axes=(-2, -1)``).
+
+    Parameters
+    ----------
+    a : Array or array_like
+        Input.
+    s : sequence of two ints, optional
+        Lengths along ``axes`` (cropped or zero padded).
+    axes : sequence of two ints, optional
+        The axes.
+    norm : {'backward', 'ortho', 'forward'}, optional
+        Normalisation (None is 'backward').
+    out : Array, optional
+        Where to write the result.
+
+    Returns
+    -------
+    Array
+        The transform.
+
+    Raises
+    ------
+    ValueError
+        As for ``irfftn``.
+
+    Examples
+    --------
+    >>> import numpy, clnp
+    >>> x = numpy.arange(6.0, dtype=numpy.float32).reshape(2, 3)
+    >>> y = numpy.fft.rfft2(x).astype(numpy.complex64)
+    >>> bool(numpy.allclose(numpy.asarray(clnp.fft.irfft2(y)), numpy.fft.irfft2(y)))
+    True
+    """
+    import clnp
+    x = a if is_array(a) else clnp.asarray(a)
+    res = irfftn(x, s=s, axes=tuple(axes), norm="backward" if norm is None else norm)
+    if out is not None:
+        out[...] = res
+        return out
+    return res

@@ -48,6 +48,7 @@ __all__ = ["cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "ei
            "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
            "vector_norm", "norm", "multi_dot", "cond", "lstsq", "LinAlgError",
            "EighResult", "EigResult", "QRResult", "SlogdetResult", "SVDResult"]
+__all__ += ["tensorinv", "tensorsolve"]   # NumPy's, on inv/solve of the reshaped operands
 
 EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
 EigResult = namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
@@ -1461,3 +1462,96 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple[Any, Any, Any, Any]:
     else:
         res = xp.empty((0,), dtype=_real_dtype(d), device=a.device)
     return x, res, r, s
+
+
+def tensorinv(a: Any, ind: int = 2) -> Any:
+    """The inverse of an N-d array for ``tensordot`` with ``ind`` leading axes (NumPy's
+    ``linalg.tensorinv``).
+
+    Parameters
+    ----------
+    a : Array
+        With ``prod(a.shape[:ind]) == prod(a.shape[ind:])``.
+    ind : int, optional
+        Number of leading axes of the "row" side.
+
+    Returns
+    -------
+    Array
+        Of shape ``a.shape[ind:] + a.shape[:ind]``.
+
+    Raises
+    ------
+    ValueError
+        When ``ind`` is not positive.
+    LinAlgError
+        When the reshaped matrix is not square or singular.
+
+    Examples
+    --------
+    >>> import numpy, clnp
+    >>> a = clnp.reshape(clnp.eye(4) * 2.0, (4, 2, 2))
+    >>> clnp.linalg.tensorinv(a, ind=1).shape
+    (2, 2, 4)
+    """
+    import clnp
+    x = a if is_array(a) else clnp.asarray(a)
+    ind = operator.index(ind)
+    if ind <= 0:
+        raise ValueError(f"tensorinv: invalid ind argument {ind}; it must be positive")
+    old = x.shape
+    rows = math.prod(old[:ind])
+    cols = math.prod(old[ind:])
+    if rows != cols:
+        raise LinAlgError(f"tensorinv: prod(a.shape[:ind]) = {rows} and prod(a.shape[ind:]) = "
+                          f"{cols} differ: the reshaped matrix is not square")
+    return clnp.reshape(inv(clnp.reshape(x, (rows, cols))), old[ind:] + old[:ind])
+
+
+def tensorsolve(a: Any, b: Any, axes: Sequence[int] | None = None) -> Any:
+    """Solve ``tensordot(a, x, axes=x.ndim) = b`` for ``x`` (NumPy's
+    ``linalg.tensorsolve``).
+
+    Parameters
+    ----------
+    a : Array
+        Coefficients; its trailing dimensions (after moving ``axes`` there) are ``x``'s.
+    b : Array
+        Right-hand side, of ``a``'s leading shape.
+    axes : tuple of int, optional
+        Axes of ``a`` to move to the end first.
+
+    Returns
+    -------
+    Array
+        ``x``, of shape ``a.shape[b.ndim:]``.
+
+    Raises
+    ------
+    LinAlgError
+        When the reshaped system is not square or singular.
+
+    Examples
+    --------
+    >>> import numpy, clnp
+    >>> a = clnp.reshape(clnp.eye(6) * 2.0, (6, 2, 3))
+    >>> print(numpy.asarray(clnp.linalg.tensorsolve(a, clnp.ones(6) * 2.0)))
+    [[1. 1. 1.]
+     [1. 1. 1.]]
+    """
+    import clnp
+    x = a if is_array(a) else clnp.asarray(a)
+    y = b if is_array(b) else clnp.asarray(b, device=x.device)
+    if axes is not None:
+        allaxes = list(range(x.ndim))
+        for k in axes:
+            allaxes.remove(k)
+            allaxes.insert(x.ndim, k)
+        x = clnp.permute_dims(x, tuple(allaxes))
+    oldshape = x.shape[-(x.ndim - y.ndim):] if x.ndim > y.ndim else ()
+    prod = math.prod(oldshape)
+    if math.prod(x.shape) != prod * prod:
+        raise LinAlgError(f"tensorsolve: the problem is not square: a has shape {x.shape} "
+                          f"and b has shape {y.shape}")
+    res = solve(clnp.reshape(x, (prod, prod)), clnp.reshape(y, (prod, 1)))
+    return clnp.reshape(res, oldshape)

@@ -36,12 +36,14 @@ from . import _dtypes as dt
 from ._codegen.random import blocks
 from ._helpers import is_array, normalize_axis, normalize_shape
 from ._prims import primitive
+from ._random_dists import DISTRIBUTIONS as _DISTRIBUTIONS, DistributionsMixin
 from ._runtime import Device, default_device, select_device
 
 __all__ = ["Generator", "Philox", "SeedSequence", "default_rng", "seed", "get_state",
            "set_state", "rand", "randn", "random", "random_sample", "randint", "normal",
            "standard_normal", "uniform", "exponential", "standard_exponential", "integers",
            "choice", "permutation", "shuffle", "bytes"]
+__all__ += list(_DISTRIBUTIONS) + ["ranf", "sample", "random_integers"]   # NumPy's
 
 _M32 = (1 << 32) - 1
 _M128 = (1 << 128) - 1
@@ -222,7 +224,7 @@ def _is_scalar(x: Any) -> bool:
         (isinstance(x, np.ndarray) and x.ndim == 0)
 
 
-class Generator:
+class Generator(DistributionsMixin):
     """NumPy's ``Generator`` interface over a :class:`Philox` bit generator.
 
     Numbers are drawn on the device from the counter-based Philox stream: the same seed
@@ -1448,3 +1450,349 @@ def bytes(length: int) -> _py_bytes:  # noqa: A001 - NumPy's name
     """
     return _global().bytes(length)
 
+
+
+def _legacy(name: str) -> Any:
+    """``clnp.random.<name>``: the method of the global Generator (NumPy's legacy API)."""
+    import functools
+    import inspect
+    method = getattr(Generator, name)
+
+    @functools.wraps(method)
+    def draw(*args: Any, **kwargs: Any) -> Any:
+        return getattr(_global(), name)(*args, **kwargs)
+    sig = inspect.signature(method)
+    draw.__signature__ = sig.replace(  # type: ignore[attr-defined]
+        parameters=list(sig.parameters.values())[1:])
+    draw.__module__ = __name__
+    draw.__qualname__ = name
+    return draw
+
+
+for _name in _DISTRIBUTIONS:
+    globals()[_name] = _legacy(_name)
+del _name
+ranf = sample = random_sample   # NumPy's legacy aliases
+
+
+def random_integers(low: int, high: int | None = None, size: Any = None) -> Any:
+    """Random integers in the closed interval [low, high] (NumPy's deprecated
+    ``random_integers``: ``randint(low, high + 1)``, with its DeprecationWarning).
+
+    Parameters
+    ----------
+    low : int
+        Lowest value (the highest when ``high`` is None, with 1 as the lowest).
+    high : int, optional
+        Highest value, included.
+    size : int or tuple of int, optional
+        Output shape.
+
+    Returns
+    -------
+    Array
+        int64 samples.
+
+    Raises
+    ------
+    ValueError
+        When ``high < low``.
+
+    Examples
+    --------
+    >>> import warnings, clnp
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", DeprecationWarning)
+    ...     x = clnp.random.random_integers(1, 6, size=10)
+    >>> bool(clnp.all((x >= 1) & (x <= 6)))
+    True
+    """
+    import warnings
+    if high is None:
+        warnings.warn("This function is deprecated. Please call randint(1, {low} + 1) "
+                      "instead".format(low=low), DeprecationWarning, stacklevel=2)
+        low, high = 1, low
+    else:
+        warnings.warn("This function is deprecated. Please call randint({low}, {high} + 1) "
+                      "instead".format(low=low, high=high), DeprecationWarning, stacklevel=2)
+    if high < low:
+        raise ValueError(f"random_integers: high ({high}) < low ({low})")
+    return randint(low, high + 1, size)
+
+
+class RandomState:
+    """NumPy's legacy generator object: the legacy API (``rand``, ``randn``, ``randint``,
+    ``random_sample``, ``seed``, ``get_state``...) and every distribution, drawn on the device
+    from its own Philox stream (NumPy's RandomState uses MT19937, so the values differ).
+
+    Parameters
+    ----------
+    seed : int or sequence of int, optional
+        The seed; None draws fresh OS entropy.
+    device : Device, optional
+        Where to draw (default: the default device).
+
+    Examples
+    --------
+    >>> import clnp
+    >>> rs = clnp.random.RandomState(0)
+    >>> rs.rand(2, 3).shape, rs.randint(0, 5, size=4).shape
+    ((2, 3), (4,))
+    >>> a = clnp.random.RandomState(7).normal(size=3)
+    >>> bool(clnp.all(a == clnp.random.RandomState(7).normal(size=3)))
+    True
+    """
+
+    _FORWARDED = frozenset(_DISTRIBUTIONS) | {
+        "normal", "uniform", "exponential", "standard_exponential", "standard_normal",
+        "choice", "permutation", "shuffle", "bytes"}
+
+    def __init__(self, seed: Any = None, *, device: Any = None):
+        self._gen = Generator(Philox(seed), device=device)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in RandomState._FORWARDED:
+            return getattr(self._gen, name)
+        raise AttributeError(f"'RandomState' object has no attribute {name!r}")
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | RandomState._FORWARDED)
+
+    def __repr__(self) -> str:
+        return "RandomState(Philox)"
+
+    def seed(self, seed: Any = None) -> None:
+        """Reseed: a fresh Philox stream from ``seed`` on the same device.
+
+        Parameters
+        ----------
+        seed : int or sequence of int, optional
+            The new seed; None draws fresh OS entropy.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        TypeError
+            When ``seed`` is neither None, an int nor a sequence of ints.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> rs = clnp.random.RandomState(1)
+        >>> a = rs.rand(3)
+        >>> rs.seed(1)
+        >>> bool(clnp.all(a == rs.rand(3)))
+        True
+        """
+        self._gen = Generator(Philox(seed), device=self._gen._device)
+
+    def get_state(self) -> dict[str, Any]:
+        """The Philox state, for :meth:`set_state`.
+
+        Returns
+        -------
+        dict
+            ``{'bit_generator': 'Philox4x32', 'state': {'key': int, 'counter': int}}``
+            (NumPy's RandomState returns an MT19937 tuple instead).
+
+        Examples
+        --------
+        >>> import clnp
+        >>> clnp.random.RandomState(0).get_state()["bit_generator"]
+        'Philox4x32'
+        """
+        return self._gen.bit_generator.state
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Restore a state from :meth:`get_state`: the draws that follow repeat those
+        that followed it.
+
+        Parameters
+        ----------
+        state : dict
+            A state returned by :meth:`get_state`.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        ValueError
+            When ``state`` is not a Philox state dict.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> rs = clnp.random.RandomState(3)
+        >>> st = rs.get_state()
+        >>> a = rs.rand(4)
+        >>> rs.set_state(st)
+        >>> bool(clnp.all(a == rs.rand(4)))
+        True
+        """
+        self._gen.bit_generator.state = state
+
+    def rand(self, *shape: int) -> Any:
+        """Uniform floats in [0, 1) of the given shape.
+
+        Parameters
+        ----------
+        *shape : int
+            The dimensions (none: a 0-d array).
+
+        Returns
+        -------
+        Array
+            Of the device's default float dtype (float64, or float32 without fp64).
+
+        Raises
+        ------
+        ValueError
+            For a negative dimension.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> x = clnp.random.RandomState(0).rand(2, 3)
+        >>> x.shape, bool(clnp.all((x >= 0) & (x < 1)))
+        ((2, 3), True)
+        """
+        return self._gen.random(shape)
+
+    def randn(self, *shape: int) -> Any:
+        """Standard normal floats (mean 0, standard deviation 1) of the given shape.
+
+        Parameters
+        ----------
+        *shape : int
+            The dimensions (none: a 0-d array).
+
+        Returns
+        -------
+        Array
+            Of the device's default float dtype (float64, or float32 without fp64).
+
+        Raises
+        ------
+        ValueError
+            For a negative dimension.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> clnp.random.RandomState(0).randn(3, 2).shape
+        (3, 2)
+        """
+        return self._gen.standard_normal(shape)
+
+    def randint(self, low: Any, high: Any = None, size: Any = None,
+                dtype: Any = np.int64) -> Any:
+        """Uniform integers in [low, high) (in [0, low) when ``high`` is None).
+
+        Parameters
+        ----------
+        low : int or array_like of int
+            The lowest value (or the exclusive upper bound when ``high`` is None).
+        high : int or array_like of int, optional
+            One above the highest value.
+        size : int or tuple of int, optional
+            The output shape (None: the broadcast shape of ``low`` and ``high``).
+        dtype : dtype, optional
+            The integer dtype of the result (default int64).
+
+        Returns
+        -------
+        Array
+            Of ``dtype``.
+
+        Raises
+        ------
+        ValueError
+            When ``low >= high``.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> x = clnp.random.RandomState(0).randint(2, 5, size=6)
+        >>> x.shape, bool(clnp.all((x >= 2) & (x < 5)))
+        ((6,), True)
+        """
+        return self._gen.integers(low, high, size, dtype=dtype)
+
+    def random_integers(self, low: int, high: int | None = None, size: Any = None) -> Any:
+        """Uniform integers in [low, high], both ends included (in [1, low] when ``high``
+        is None); deprecated, as in NumPy (use :meth:`randint`).
+
+        Parameters
+        ----------
+        low : int
+            The lowest value (or the highest when ``high`` is None).
+        high : int, optional
+            The highest value.
+        size : int or tuple of int, optional
+            The output shape (None: a 0-d array).
+
+        Returns
+        -------
+        Array
+            Of int64.
+
+        Raises
+        ------
+        ValueError
+            When ``high < low``.
+
+        Examples
+        --------
+        >>> import warnings, clnp
+        >>> rs = clnp.random.RandomState(0)
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore", DeprecationWarning)
+        ...     x = rs.random_integers(1, 6, size=10)
+        >>> bool(clnp.all((x >= 1) & (x <= 6)))
+        True
+        """
+        import warnings
+        warnings.warn("This function is deprecated. Please call randint instead",
+                      DeprecationWarning, stacklevel=2)
+        if high is None:
+            low, high = 1, low
+        if high < low:
+            raise ValueError(f"random_integers: high ({high}) < low ({low})")
+        return self._gen.integers(low, high + 1, size)
+
+    def random_sample(self, size: Any = None) -> Any:
+        """Uniform floats in [0, 1) (also named ``random``, ``ranf`` and ``sample``).
+
+        Parameters
+        ----------
+        size : int or tuple of int, optional
+            The output shape (None: a 0-d array).
+
+        Returns
+        -------
+        Array
+            Of the device's default float dtype (float64, or float32 without fp64).
+
+        Raises
+        ------
+        ValueError
+            For a negative dimension.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> x = clnp.random.RandomState(0).random_sample((2, 2))
+        >>> x.shape, bool(clnp.all((x >= 0) & (x < 1)))
+        ((2, 2), True)
+        """
+        return self._gen.random(size)
+
+    random = ranf = sample = random_sample
+
+
+__all__ += ["RandomState"]

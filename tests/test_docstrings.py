@@ -49,6 +49,9 @@ ENFORCED = {
     "clnp_nn.optim._base", "clnp_nn.optim._clipping", "clnp_nn.optim._masking",
     "clnp_nn.optim._schedules", "clnp_nn.optim._transforms", "clnp_nn.parallel.api",
     "clnp_nn.parallel.mpi", "clnp_nn.parallel.sharded", "clnp_nn.parallel.transport",
+    "clnp._np_indexing", "clnp._np_math", "clnp._np_poly", "clnp._np_select", "clnp._np_sets",
+    "clnp._np_shape", "clnp._np_windows", "clnp.lib.stride_tricks", "clnp._np_misc",
+    "clnp._random_dists",
 }
 
 
