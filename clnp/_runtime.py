@@ -117,6 +117,8 @@ class Device:
     # -- lazily created so that enumerating devices is cheap
     @cached_property
     def context(self) -> cl.Context:
+        if _FORKED_AFTER_INIT:
+            raise RuntimeError(_FORK_MESSAGE.format(self))
         if _shared_contexts():
             return _platform_context(self)
         return cl.Context([self.cl_device])
@@ -304,6 +306,41 @@ class Device:
         if "queue" in self.__dict__:
             self.queue.finish()
             self._pending = []
+
+
+# ----------------------------------------------------------------------------- fork
+# A child forked after its parent listed the OpenCL devices inherits the driver's state but
+# not its threads: PoCL's (and most drivers') next call in the child waits forever. The child
+# gets a clear error on its first clnp operation instead. Its inherited OpenCL objects are
+# kept referenced, never released there: releasing them can hang as well.
+_FORKED_AFTER_INIT = False
+_FORK_ORPHANS: list[Any] = []
+_FORK_MESSAGE = (
+    "clnp cannot use {} in this process: it was forked after its parent had initialised "
+    "OpenCL, and OpenCL drivers do not survive fork (the call would hang). Start worker "
+    "processes with multiprocessing's 'spawn' or 'forkserver' method, or fork before the "
+    "parent's first clnp operation.")
+
+
+def _after_fork_in_child() -> None:
+    global _FORKED_AFTER_INIT
+    if _DEVICES is None and not _PLATFORM_CONTEXTS:
+        return      # OpenCL not touched yet (PoCL starts its threads when it lists devices)
+    _FORKED_AFTER_INIT = True
+    for d in _DEVICES or []:
+        for name in ("pool", "queue", "context"):
+            if name in d.__dict__:
+                _FORK_ORPHANS.append(d.__dict__.pop(name))
+        _FORK_ORPHANS.append(d._pending)
+        d._pending = []
+        _FORK_ORPHANS.extend((d._programs, d._kernels))
+        d._programs, d._kernels = {}, {}
+    _FORK_ORPHANS.append(dict(_PLATFORM_CONTEXTS))
+    _PLATFORM_CONTEXTS.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _shared_contexts() -> bool:
