@@ -248,6 +248,23 @@ def spectral():
         assert np.abs(got - w).min() < 1e-6, (got, w)
 
 
+@case("linalg")
+def blocked():
+    """The blocked LU/Cholesky (panels, GEMM trailing updates), reached at a small order by
+    lowering their thresholds as tests/test_linalg.py does."""
+    from clnp import _eager_linalg_ext as X
+    old = X._BLOCKED_MIN, X._NB
+    X._BLOCKED_MIN, X._NB = {"cpu": 8, "gpu": 8}, 8
+    try:
+        m = rnd(21, 21, dtype=np.float64)
+        spd = m @ m.T + 21 * np.eye(21)
+        check(clnp.linalg.solve(A(m), A(m[:, :3])), np.linalg.solve(m, m[:, :3]), 1e-8)
+        check(clnp.linalg.det(A(m)), np.linalg.det(m), 1e-6)
+        check(clnp.linalg.cholesky(A(spd)), np.linalg.cholesky(spd), 1e-8)
+    finally:
+        X._BLOCKED_MIN, X._NB = old
+
+
 # ----------------------------------------------------------------------------- fft
 @case("fft")
 def transforms():
@@ -359,6 +376,16 @@ def fused_and_loops():
     check(ep2(A(a), A(b), A(res)), a @ b + res, 1e-4)
     grad = cg.jit(cg.grad(lambda x: clnp.sum(clnp.tanh(x) ** 2)))
     check(grad(A(h)), 2 * np.tanh(h) * (1 - np.tanh(h) ** 2), 1e-4)
+
+
+# ----------------------------------------------------------------------------- custom kernels
+@case("custom")
+def elementwise_kernels():
+    addsub = clnp.ElementwiseKernel("T x, T y", "T s, T d", "s = x + y; d = x - y", "addsub")
+    a, b = rnd(3, 5), rnd(5)
+    s, d = addsub(A(a)[::-1], A(b))
+    check(s, a[::-1] + b)
+    check(d, a[::-1] - b)
 
 
 def main(argv: list[str]) -> int:

@@ -51,7 +51,7 @@ FAST = {
     "--gpu": ["reduction", "scan", "indexing", "linalg"],
 }
 FULL = ["elementwise", "reduction", "scan", "sort", "gemm", "linalg", "fft", "random",
-        "indexing", "manipulation", "jit"]
+        "indexing", "manipulation", "jit", "custom"]
 
 
 def oclgrind_lib() -> str | None:
