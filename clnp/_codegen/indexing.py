@@ -23,10 +23,18 @@ class IndexSpec:
 
 # Atomic accumulation for scatter_add (repeated indices must add up). Floats use a
 # compare-and-swap loop on their bit pattern; 64-bit types need cl_khr_int64_base_atomics.
+# Every access to *p is the atomic itself: the loop starts from a guess (the bits of 0, right
+# for a zero-filled target) and a failed swap returns the current bits for the next try. A
+# plain first read of *p would race with the other items' swaps (Oclgrind reports it).
 _CAS_ADD = """inline void clnp_atomic_add{s}(volatile __global {t} *p, {t} v) {{
     union {{ {u} u; {t} f; }} old, nw;
-    do {{ old.f = *p; nw.f = old.f + v; }}
-    while ({cas}((volatile __global {u} *)p, old.u, nw.u) != old.u);
+    old.u = 0;
+    for (;;) {{
+        nw.f = old.f + v;
+        const {u} seen = {cas}((volatile __global {u} *)p, old.u, nw.u);
+        if (seen == old.u) break;
+        old.u = seen;
+    }}
 }}"""
 _CAS_F = _CAS_ADD.format(s="f", t="float", u="uint", cas="atomic_cmpxchg")
 _CAS_D = _CAS_ADD.format(s="d", t="double", u="ulong", cas="atom_cmpxchg")

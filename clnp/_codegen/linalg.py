@@ -214,11 +214,15 @@ inline T la_divr(T a, RT r) { return a / r; }
 """
 
 _COMMON = r"""
-/* ---- group reductions: every item calls them (uniform control flow) */
+/* ---- group reductions: every item calls them (uniform control flow). Their first barrier
+   also fences global memory: callers read global data before the reduction and overwrite it
+   after (la_larfg reads x[0] that item 0 then replaces; la_lu_panel reads the pivot column
+   that the row swap then rewrites), and a local fence alone leaves those reads and writes
+   unordered between items (a data race under Oclgrind, tests/robust/test_oclgrind.py). */
 inline RT la_gsum(RT v, __local RT *red, const int lid) {
 #if LS > 1
   red[lid] = v;
-  barrier(CLK_LOCAL_MEM_FENCE);
+  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
   for (int s = LS / 2; s > 0; s >>= 1) {
     if (lid < s) red[lid] += red[lid + s];
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -232,7 +236,7 @@ inline RT la_gsum(RT v, __local RT *red, const int lid) {
 inline RT la_gmax(RT v, __local RT *red, const int lid) {
 #if LS > 1
   red[lid] = v;
-  barrier(CLK_LOCAL_MEM_FENCE);
+  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
   for (int s = LS / 2; s > 0; s >>= 1) {
     if (lid < s) red[lid] = fmax(red[lid], red[lid + s]);
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -248,7 +252,7 @@ inline int la_gargmax(RT v, int idx, __local RT *red, __local int *ired, const i
 #if LS > 1
   red[lid] = v;
   ired[lid] = idx;
-  barrier(CLK_LOCAL_MEM_FENCE);
+  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
   for (int s = LS / 2; s > 0; s >>= 1) {
     if (lid < s) {
       const RT o = red[lid + s];

@@ -1,0 +1,413 @@
+"""Cases run on the Oclgrind simulator by ``test_oclgrind.py`` (one subprocess per family).
+
+Each case drives one kernel generator with tiny operands chosen to reach its code paths
+(ragged vector tails, strided/negative/broadcast operands, 0-d and empty arrays, edge tiles,
+work-group and split reductions) and checks the result against NumPy. Before each case the
+driver writes a ``@@case <family>.<name>`` line to stderr, so that every Oclgrind diagnostic
+that follows can be attributed to the case whose kernels produced it.
+
+Usage: ``python _oclgrind_cases.py [--gpu] FAMILY [FAMILY ...]``. ``--gpu`` makes clnp treat
+the simulated device as a GPU (``Device.is_cpu = False``), so the generators emit their GPU
+layouts: local-memory tiles, barriers, work-group reductions, the GEMM ``gpu`` kind.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Callable
+
+import numpy as np
+
+import clnp
+
+CASES: dict[str, dict[str, Callable[[], None]]] = {}
+
+
+def case(family: str):
+    def deco(fn):
+        CASES.setdefault(family, {})[fn.__name__] = fn
+        return fn
+    return deco
+
+
+def dev():
+    return clnp.default_device()
+
+
+def A(x):
+    return clnp.asarray(np.asarray(x))
+
+
+def N(x):
+    return x.to_numpy() if hasattr(x, "to_numpy") else np.asarray(x)
+
+
+def check(got, want, tol=1e-5):
+    got = N(got)
+    want = np.asarray(want)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    if want.dtype.kind in "fc":
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+R = np.random.default_rng(7)
+
+
+def rnd(*shape, dtype=np.float32):
+    return R.standard_normal(shape).astype(dtype)
+
+
+# ----------------------------------------------------------------------------- elementwise
+@case("elementwise")
+def contiguous_tail():
+    for n in (1, 5, 13, 67):                  # vector body + ragged tail
+        h = rnd(n)
+        check(A(h) * 2 + 1, h * 2 + 1)
+
+
+@case("elementwise")
+def strided_negative_broadcast():
+    h = rnd(6, 9)
+    x = A(h)
+    check(x[::2, ::-3] + x[1::2, 1::3], h[::2, ::-3] + h[1::2, 1::3])
+    check(x.T * x.T, h.T * h.T)
+    c, r = rnd(3, 1), rnd(1, 4)
+    check(A(c) - A(r), c - r)
+
+
+@case("elementwise")
+def zero_d_empty():
+    check(A(np.float32(3.0)) + 1, np.float32(4.0))
+    check(A(np.zeros((0, 3), np.float32)) + 1, np.zeros((0, 3), np.float32))
+    check(clnp.sin(A(np.zeros((2, 0), np.float32))), np.zeros((2, 0), np.float32))
+
+
+@case("elementwise")
+def dtypes_where_cast():
+    i = np.arange(-7, 10, dtype=np.int32)
+    check(A(i) // 3, i // 3)
+    check(A(i).astype(np.float32), i.astype(np.float32))
+    c = (rnd(7) + 1j * rnd(7)).astype(np.complex64)
+    check(A(c) * A(c), c * c)
+    h = rnd(11)
+    check(clnp.where(A(h) > 0, A(h), 0.0), np.where(h > 0, h, 0.0).astype(np.float32))
+    b = np.array([1, 0, 1, 1, 0], np.uint8)
+    check(A(b) & 1, b & 1)
+
+
+@case("elementwise")
+def transcendental():
+    h = np.abs(rnd(13)) + 0.5
+    for f in ("exp", "log", "sqrt", "tanh", "arctan2"):
+        if f == "arctan2":
+            check(clnp.arctan2(A(h), A(h[::-1])), np.arctan2(h, h[::-1]))
+        else:
+            check(getattr(clnp, f)(A(h)), getattr(np, f)(h), 1e-5)
+
+
+@case("elementwise")
+def inplace_alias():
+    h = rnd(12)
+    x = A(h)
+    x[1:] += x[:-1]
+    h[1:] += h[:-1].copy()
+    check(x, h)
+
+
+# ----------------------------------------------------------------------------- reductions
+@case("reduction")
+def full_and_axes():
+    for n in (1, 7, 100, 5000):             # serial, vector tail, work-group, split
+        h = rnd(n)
+        check(clnp.sum(A(h)), h.sum(dtype=np.float32), 1e-3)
+        check(clnp.max(A(h)), h.max())
+    h = rnd(7, 9)
+    for ax in (0, 1, None):
+        check(clnp.sum(A(h), axis=ax), h.sum(axis=ax), 1e-4)
+        check(clnp.argmax(A(h), axis=ax), h.argmax(axis=ax))
+        check(clnp.min(A(h)[::-1, ::2], axis=ax), h[::-1, ::2].min(axis=ax))
+
+
+@case("reduction")
+def long_axes():
+    h = rnd(3, 700)
+    check(clnp.sum(A(h), axis=1), h.sum(axis=1), 1e-3)
+    h = rnd(700, 3)
+    check(clnp.sum(A(h), axis=0), h.sum(axis=0), 1e-3)
+    check(clnp.argmin(A(h), axis=0), h.argmin(axis=0))
+
+
+@case("reduction")
+def stats_empty_bool():
+    h = rnd(5, 6)
+    check(clnp.mean(A(h), axis=1), h.mean(axis=1))
+    check(clnp.var(A(h), axis=0), h.var(axis=0), 1e-4)
+    check(clnp.prod(A(h[:, :3]), axis=1), h[:, :3].prod(axis=1), 1e-4)
+    check(clnp.any(A(h) > 1, axis=0), (h > 1).any(axis=0))
+    check(clnp.all(A(h) > -5), (h > -5).all())
+    check(clnp.sum(A(np.zeros((0, 4), np.float32)), axis=0), np.zeros(4, np.float32))
+    check(clnp.count_nonzero(A(h > 0)), np.count_nonzero(h > 0))
+
+
+# ----------------------------------------------------------------------------- scans
+@case("scan")
+def cumsum_paths():
+    for n in (1, 9, 300, 3000):
+        h = np.arange(n, dtype=np.int32) % 7
+        check(clnp.cumsum(A(h)), np.cumsum(h))
+    h = rnd(5, 40)
+    check(clnp.cumsum(A(h), axis=0), np.cumsum(h, axis=0), 1e-4)
+    check(clnp.cumsum(A(h), axis=1), np.cumsum(h, axis=1), 1e-4)
+    check(clnp.cumprod(A(h[:, :5]), axis=1), np.cumprod(h[:, :5], axis=1), 1e-4)
+
+
+# ----------------------------------------------------------------------------- sorting/search
+@case("sort")
+def sort_argsort():
+    for n in (1, 2, 37, 600):
+        h = rnd(n)
+        check(clnp.sort(A(h)), np.sort(h))
+        check(clnp.argsort(A(h), stable=True), np.argsort(h, kind="stable"))
+    h = rnd(6, 33)
+    check(clnp.sort(A(h), axis=0), np.sort(h, axis=0))
+    check(clnp.sort(A(h), axis=1), np.sort(h, axis=1))
+
+
+@case("sort")
+def search_unique():
+    s = np.sort(rnd(50))
+    q = rnd(17)
+    check(clnp.searchsorted(A(s), A(q)), np.searchsorted(s, q))
+    i = np.array([3, 1, 3, 2, 1, 9, 0], np.int32)
+    check(clnp.unique_values(A(i)), np.unique(i))
+    check(clnp.nonzero(A(i > 1))[0], np.nonzero(i > 1)[0])
+
+
+# ----------------------------------------------------------------------------- GEMM
+def _gemm_operands():
+    a, b = rnd(9, 7), rnd(7, 13)
+    yield a, b
+    yield rnd(2, 5, 3), rnd(3, 4)
+    yield rnd(33, 17), rnd(17, 5)
+    yield rnd(4, 300), rnd(300, 3)          # long K: split
+
+
+def _check_gemm():
+    for a, b in _gemm_operands():
+        check(A(a) @ A(b), a @ b, 1e-4)
+    a = rnd(8, 6)
+    check(A(a).T @ A(a), a.T @ a, 1e-4)
+    check(A(a) @ A(np.ones(6, np.float32)), a @ np.ones(6, np.float32), 1e-4)
+
+
+@case("gemm")
+def default_config():
+    _check_gemm()
+
+
+@case("gemm")
+def every_candidate():
+    from clnp import _autotune as tuner
+    kind = "cpu" if dev().is_cpu else "gpu"
+    for key in ("float32", "float32:small"):
+        for cfg in tuner.candidates(dev(), key, kind=kind):
+            with tuner.use_config(dev(), key, cfg):
+                _check_gemm()
+
+
+@case("gemm")
+def float64_complex():
+    a, b = rnd(5, 6, dtype=np.float64), rnd(6, 7, dtype=np.float64)
+    check(A(a) @ A(b), a @ b, 1e-10)
+    c = (rnd(4, 5) + 1j * rnd(4, 5)).astype(np.complex64)
+    check(A(c) @ A(c.T), c @ c.T, 1e-4)
+
+
+# ----------------------------------------------------------------------------- linalg
+@case("linalg")
+def factorizations():
+    m = rnd(5, 5, dtype=np.float64)
+    spd = m @ m.T + 5 * np.eye(5)
+    check(clnp.linalg.solve(A(spd), A(m)), np.linalg.solve(spd, m), 1e-8)
+    check(clnp.linalg.inv(A(m)), np.linalg.inv(m), 1e-8)
+    check(clnp.linalg.det(A(m)), np.linalg.det(m), 1e-8)
+    check(clnp.linalg.cholesky(A(spd)), np.linalg.cholesky(spd), 1e-8)
+    q, r = clnp.linalg.qr(A(m))
+    check(N(q) @ N(r), m, 1e-8)
+
+
+@case("linalg")
+def spectral():
+    m = rnd(6, 6, dtype=np.float64)
+    s = m + m.T
+    check(clnp.linalg.eigvalsh(A(s)), np.linalg.eigvalsh(s), 1e-8)
+    check(clnp.linalg.svdvals(A(m)), np.linalg.svd(m, compute_uv=False), 1e-8)
+    got = N(clnp.linalg.eigvals(A(m)))
+    for w in np.linalg.eigvals(m):         # conjugate pairs come in either order
+        assert np.abs(got - w).min() < 1e-6, (got, w)
+
+
+@case("linalg")
+def blocked():
+    """The blocked LU/Cholesky (panels, GEMM trailing updates), reached at a small order by
+    lowering their thresholds as tests/test_linalg.py does."""
+    from clnp import _eager_linalg_ext as X
+    old = X._BLOCKED_MIN, X._NB
+    X._BLOCKED_MIN, X._NB = {"cpu": 8, "gpu": 8}, 8
+    try:
+        m = rnd(21, 21, dtype=np.float64)
+        spd = m @ m.T + 21 * np.eye(21)
+        check(clnp.linalg.solve(A(m), A(m[:, :3])), np.linalg.solve(m, m[:, :3]), 1e-8)
+        check(clnp.linalg.det(A(m)), np.linalg.det(m), 1e-6)
+        check(clnp.linalg.cholesky(A(spd)), np.linalg.cholesky(spd), 1e-8)
+    finally:
+        X._BLOCKED_MIN, X._NB = old
+
+
+# ----------------------------------------------------------------------------- fft
+@case("fft")
+def transforms():
+    for n in (1, 8, 12, 7, 11 * 13, 512):      # radix 2/3, odd prime, Bluestein, long
+        h = (rnd(n) + 1j * rnd(n)).astype(np.complex64)
+        check(clnp.fft.fft(A(h)), np.fft.fft(h), 1e-4)
+    h = rnd(6, 10)
+    check(clnp.fft.rfft(A(h)), np.fft.rfft(h), 1e-4)
+    check(clnp.fft.irfft(A(np.fft.rfft(h).astype(np.complex64))), np.fft.irfft(np.fft.rfft(h)),
+          1e-4)
+    check(clnp.fft.fftn(A(h)), np.fft.fftn(h), 1e-4)
+
+
+# ----------------------------------------------------------------------------- random
+@case("random")
+def generators():
+    g = clnp.random.default_rng(3)
+    for draw in (lambda: g.normal(size=17), lambda: g.random(13), lambda: g.integers(0, 9, 11),
+                 lambda: g.standard_exponential(5), lambda: g.permutation(10)):
+        x = N(draw())
+        assert np.all(np.isfinite(x))
+    p = np.sort(N(g.permutation(10)))
+    check(p, np.arange(10))
+
+
+# ----------------------------------------------------------------------------- indexing
+@case("indexing")
+def gather_scatter():
+    h = rnd(7, 5)
+    x = A(h)
+    idx = np.array([4, 0, 6, 0], np.int64)
+    check(x[A(idx)], h[idx])
+    check(x[A(idx), 1:4], h[idx, 1:4])
+    check(x[A(h > 0)], h[h > 0])
+    check(clnp.take(x, A(idx), axis=0), np.take(h, idx, axis=0))
+    x[A(idx[:3])] = 0.5
+    h[idx[:3]] = 0.5
+    check(x, h)
+    x[A(h > 0)] = -1.0
+    h[h > 0] = -1.0
+    check(x, h)
+
+
+@case("indexing")
+def ufunc_at_reduce():
+    h = np.zeros(6, np.float32)
+    idx = np.array([0, 2, 2, 5, 0, 2], np.int64)
+    v = np.arange(6, dtype=np.float32)
+    x = A(h)
+    clnp.add.at(x, A(idx), A(v))
+    np.add.at(h, idx, v)
+    check(x, h)
+    m = rnd(4, 6)
+    check(clnp.add.reduce(A(m), axis=1), np.add.reduce(m, axis=1), 1e-5)
+    check(clnp.add.accumulate(A(m), axis=0), np.add.accumulate(m, axis=0), 1e-5)
+    check(clnp.multiply.outer(A(m[0]), A(m[1])), np.multiply.outer(m[0], m[1]))
+    check(clnp.maximum.reduceat(A(m[0]), A(np.array([0, 2, 5]))),
+          np.maximum.reduceat(m[0], [0, 2, 5]))
+
+
+# ----------------------------------------------------------------------------- manipulation
+@case("manipulation")
+def copies_and_joins():
+    h = rnd(3, 5)
+    x = A(h)
+    check(clnp.concat([x, x[::-1]], axis=0), np.concatenate([h, h[::-1]], axis=0))
+    check(clnp.stack([x, x.T.T], axis=1), np.stack([h, h], axis=1))
+    check(clnp.flip(x, axis=1), np.flip(h, axis=1))
+    check(clnp.roll(x, 2, axis=1), np.roll(h, 2, axis=1))
+    check(clnp.reshape(x.T, (15,)), h.T.reshape(15))
+    check(clnp.tile(x[:, :2], (2, 3)), np.tile(h[:, :2], (2, 3)))
+    check(clnp.repeat(x, 2, axis=0), np.repeat(h, 2, axis=0))
+    check(clnp.moveaxis(A(rnd(2, 3, 4)), 0, -1).to_numpy().shape, (3, 4, 2))
+    check(clnp.pad(x, ((1, 0), (2, 1))), np.pad(h, ((1, 0), (2, 1))))
+    check(clnp.broadcast_to(x[:1], (4, 5)) + 0, np.broadcast_to(h[:1], (4, 5)))
+
+
+@case("manipulation")
+def sets_and_histograms():
+    i = np.array([5, 1, 5, 2, 1, 9, 0, 5], np.int32)
+    vals, counts = clnp.unique_counts(A(i))
+    v, c = np.unique(i, return_counts=True)
+    check(vals, v)
+    check(counts, c)
+    h = rnd(40)
+    check(clnp.histogram(A(h), bins=5)[0], np.histogram(h, bins=5)[0])
+    check(clnp.isin(A(i), A(np.array([1, 9], np.int32))), np.isin(i, [1, 9]))
+
+# ----------------------------------------------------------------------------- jit
+@case("jit")
+def fused_and_loops():
+    import clnp_grad as cg
+    h = rnd(13)
+    f = cg.jit(lambda x: clnp.sin(x) * 2 + x * x)
+    check(f(A(h)), np.sin(h) * 2 + h * h, 1e-5)
+    g = cg.jit(lambda x: clnp.sum(clnp.exp(x) * x, axis=0))
+    m = rnd(5, 4)
+    check(g(A(m)), (np.exp(m) * m).sum(axis=0), 1e-4)
+    loop = cg.jit(lambda x: cg.lax.fori_loop(0, 3, lambda i, c: c * 0.5 + 1.0, x))
+    want = h.copy()
+    for _ in range(3):
+        want = want * 0.5 + 1.0
+    check(loop(A(h)), want, 1e-5)
+    a, b, bias = rnd(9, 7), rnd(7, 13), rnd(13)        # GEMM with a fused epilogue
+    ep = cg.jit(lambda a, b, c: clnp.maximum(a @ b + c, 0.0) * 2)
+    check(ep(A(a), A(b), A(bias)), np.maximum(a @ b + bias, 0) * 2, 1e-4)
+    res = rnd(9, 13)
+    ep2 = cg.jit(lambda a, b, r: a @ b + r)
+    check(ep2(A(a), A(b), A(res)), a @ b + res, 1e-4)
+    grad = cg.jit(cg.grad(lambda x: clnp.sum(clnp.tanh(x) ** 2)))
+    check(grad(A(h)), 2 * np.tanh(h) * (1 - np.tanh(h) ** 2), 1e-4)
+
+
+# ----------------------------------------------------------------------------- custom kernels
+@case("custom")
+def elementwise_kernels():
+    addsub = clnp.ElementwiseKernel("T x, T y", "T s, T d", "s = x + y; d = x - y", "addsub")
+    a, b = rnd(3, 5), rnd(5)
+    s, d = addsub(A(a)[::-1], A(b))
+    check(s, a[::-1] + b)
+    check(d, a[::-1] - b)
+
+
+def main(argv: list[str]) -> int:
+    gpu = "--gpu" in argv
+    names = [a for a in argv if not a.startswith("--")]
+    if gpu:
+        dev().is_cpu = False       # the generators' switch between CPU and GPU layouts
+        dev().is_gpu = True
+    failed = 0
+    for fam in names:
+        for name, fn in CASES[fam].items():
+            print(f"@@case {fam}.{name}", file=sys.stderr, flush=True)
+            try:
+                fn()
+                clnp.synchronize()
+            except Exception as e:  # report every case, not only the first failure
+                failed += 1
+                print(f"@@fail {fam}.{name}: {type(e).__name__}: {e}", file=sys.stderr,
+                      flush=True)
+    print("@@done", file=sys.stderr, flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
