@@ -369,7 +369,7 @@ def _render_cpu(spec: GemmSpec) -> list[str]:
         "  // a tile past the far edge moves back inside C: the overlap is computed twice,",
         "  // identically, so full tiles serve every column of a wide enough C",
         f"  if (N >= {tn}) n0 = min(n0, N - {tn});",
-    ] + _prologue(spec, "get_global_id(2)")
+    ] + _prologue(spec, "get_global_id(2)", to=_out_ctype(spec))
 
     def subtiles(body: list[str], indent: str) -> list[str]:
         """``body`` once per ``tm``-row sub-tile of this item's ``rm * tm`` rows, with ``m0``
@@ -570,7 +570,7 @@ def _render_gpu(spec: GemmSpec) -> list[str]:
         "  const int tx = get_local_id(0), ty = get_local_id(1);",
         f"  const int tid = ty * {lx} + tx;",
         f"  const int bm0 = get_group_id(1) * {bm}, bn0 = get_group_id(0) * {bn};",
-    ] + _prologue(spec, "get_group_id(2)")
+    ] + _prologue(spec, "get_group_id(2)", to=_out_ctype(spec))
     for i in range(tm):
         L.append("  " + " ".join(f"{acc} acc{i}_{j} = {zero};" for j in range(tn)))
     # 16-byte vectors along each operand's unit stride when every offset is aligned to them

@@ -128,6 +128,30 @@ def test_several_outputs(device):
     np.testing.assert_allclose(_np(r), np.maximum(xh @ wh + bh, 0), rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("kind", [None, "gpu"])
+def test_outputs_of_another_dtype_first(device, monkeypatch, kind):
+    """A boolean mask stored first (C takes its type) beside a float value: the mask of the
+    backward pass of ReLU. C's pointer was once declared as the product's float type, so the
+    mask went to 4x its offsets, past the end of its buffer (found by Oclgrind)."""
+    if kind:
+        monkeypatch.setattr(_linalg, "_FORCE_KIND", kind)
+    xh, wh, bh = _data((8, 12), 31), _data((12, 16), 32), _data(16, 33)
+    x, w, b = (clnp.asarray(v, device=device) for v in (xh, wh, bh))
+
+    def f(x, w, b):
+        h = x @ w + b
+        m = h > 0
+        return m, clnp.where(m, h, 0.0)
+    jf = cg.jit(f)
+    src = jf.lower(x, w, b).kernel_sources()
+    assert len(src) == 1 and "__global uchar *c = C" in src[0]
+    h = xh @ wh + bh
+    for _ in range(2):
+        m, r = jf(x, w, b)
+        np.testing.assert_array_equal(_np(m), h > 0)
+        np.testing.assert_allclose(_np(r), np.where(h > 0, h, 0), rtol=1e-5, atol=1e-5)
+
+
 def test_product_read_elsewhere_is_not_fused(device):
     """A product that another step also reads stays a product of its own."""
     xh, wh, bh = _data((37, 41), 20), _data((41, 29), 21), _data(29, 22)
