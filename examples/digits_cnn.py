@@ -9,8 +9,8 @@ a warm-up and cosine decay (clnp_nn.optim), batches from clnp_nn.data.DataLoader
 jitted ``value_and_grad`` training step (examples/common.py). BatchNorm is a stateful layer:
 in training it returns ``(y, new_model)`` with updated running statistics, which the step
 keeps. A tqdm bar shows the loss, the test accuracy per epoch and images per second; the loss
-curve goes to ``--plot`` (default examples/out/digits_cnn-loss.png). It reaches 98-99 % test
-accuracy on the 360 held-out images (docs/nn.md, "Examples").
+curve goes to ``--plot`` (default examples/out/digits_cnn-loss.png). It reaches about 99 % test
+accuracy on the 360 held-out images (99.4-99.7 % in the runs in docs/nn.md, "Examples").
 """
 from __future__ import annotations
 

@@ -58,7 +58,7 @@ _MLP_JIT_CRASH = pytest.mark.xfail(reason="jitted MLP train step crashes the int
 def test_digits_mlp_one_epoch(tmp_path):
     plot = str(tmp_path / "mlp.png")
     r = run_example("digits_mlp", ["--epochs", "1", "--lr", "1e-2", "--plot", plot,
-                                   "--no-progress"])
+                                   "--no-progress"], timeout=120)
     assert r["metrics"]["test_acc"] > 0.8
     assert r["losses"][-1] < r["losses"][0]
     assert r["plot"] == plot and _png(plot)
@@ -67,7 +67,7 @@ def test_digits_mlp_one_epoch(tmp_path):
 def test_digits_cnn_small_subset(tmp_path):
     plot = str(tmp_path / "cnn.png")
     r = run_example("digits_cnn", ["--epochs", "3", "--train-subset", "768", "--width", "8",
-                                   "--plot", plot, "--no-progress"])
+                                   "--plot", plot, "--no-progress"], timeout=240)
     assert r["metrics"]["test_acc"] > 0.8
     assert r["losses"][-1] < r["losses"][0]
     assert _png(plot)
@@ -77,7 +77,7 @@ def test_char_transformer_loss_falls(tmp_path):
     r = run_example("char_transformer", ["--steps", "20", "--dim", "32", "--layers", "1",
                                          "--batch-size", "16", "--block", "32",
                                          "--sample-chars", "20", "--plot", "",
-                                         "--no-progress"])
+                                         "--no-progress"], timeout=240)
     first, last = sum(r["losses"][:3]) / 3, sum(r["losses"][-3:]) / 3
     assert last < first - 0.3, r["losses"]
     assert r["plot"] is None
