@@ -158,7 +158,7 @@ def train(argv: list[str] | None = None) -> dict:
     train_windows = windows(ids[:split], args.block + 1, args.block // 2)
     val_windows = windows(ids[split:], args.block + 1, args.block + 1)[:64]
 
-    key_model, key_train, key_sample = cg.random.split(cg.random.key(args.seed), 3)
+    key_model, key_train = cg.random.split(cg.random.key(args.seed))
     model = CharTransformer(len(chars), args.block, args.dim, args.heads, args.layers,
                             key=key_model)
     loader = DataLoader(train_windows, batch_size=args.batch_size, shuffle=True,

@@ -11,7 +11,8 @@ import argparse
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import numpy as np
 
@@ -145,6 +146,8 @@ def fit(step: Callable[[dict, Any], tuple[Any, dict]], state: dict, loader: Iter
     """
     from tqdm.auto import tqdm
 
+    if steps_per_epoch < 1:
+        raise ValueError("fit: the loader yields no batch (fewer rows than --batch-size?)")
     hist = History()
     pending: list[Any] = []
     eval_every = eval_every or steps_per_epoch
