@@ -1,5 +1,5 @@
 """clnp_nn: layers, losses, optimizers, mixed precision, checkpoints and data loading on top
-of clnp and clnp_grad (docs/nn.md, docs/nn-functional-modules.md).
+of clnp and clnp_grad (docs/nn.md).
 
 * :mod:`clnp_nn.functional` — PyTorch's functional API (activations, convolutions, pooling,
   normalisation, dropout, embedding, attention, losses).

@@ -5,7 +5,7 @@ PyTorch's names and layouts (NCHW activations, OIHW weights, ``linear`` weights
 written with the clnp namespace and clnp_grad primitives, so it is differentiable
 (``clnp_grad.grad``), batches under ``clnp_grad.vmap`` and works under ``clnp_grad.jit``.
 Arguments are checked before any kernel runs; errors name the function, the argument and the
-shapes. See docs/nn-functional-modules.md.
+shapes. See docs/nn.md.
 """
 from __future__ import annotations
 

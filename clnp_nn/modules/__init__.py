@@ -1,5 +1,5 @@
 """``clnp_nn.modules``: layers as immutable pytrees (Equinox's design) with PyTorch's names,
-parameter shapes and default initialisation. See docs/nn-functional-modules.md, "Modules and
+parameter shapes and default initialisation. See docs/nn.md, "Modules and
 state"."""
 from __future__ import annotations
 
