@@ -358,7 +358,6 @@ def _render_cpu(spec: GemmSpec) -> list[str]:
     ep = _has_epilogue(spec)
     acc1 = _acc_ctype(spec)
     accv = f"{C.real_ctype(d)}{V}" if cplx else _acc_ctype(spec, V)
-    zero1 = f"({acc1})(0)" if not cplx else f"({acc1})(0, 0)"
     zero = f"({accv})(0)"
     nb_vec = 2 * nv if cplx else nv          # B vectors per K step in the private panel
     L = [
@@ -430,7 +429,7 @@ def _render_cpu(spec: GemmSpec) -> list[str]:
     L.append(f"      __global const {ts} *bn = bb + ({I})kb * sbk;")
     for branch, idx in (("if (vec_b) {", lambda q: f"n0 + {q}"), ("} else {", lambda q: f"rb{q}")):
         L.append("      " + branch)
-        L.append(f"        for (int k = 0; k < ke - kb; ++k, bn += sbk) {{")
+        L.append("        for (int k = 0; k < ke - kb; ++k, bn += sbk) {")
         for j in range(nv):
             lanes = [x for q in range(W) for x in column("bn", idx(j * W + q))]
             L.append(f"          bp[k * {nb_vec} + {j}] = {vec(lanes)};")
@@ -445,7 +444,7 @@ def _render_cpu(spec: GemmSpec) -> list[str]:
         body.append(" ".join(f"{accv} acc{i}_{j} = part[(r * {tm} + {i}) * {nv} + {j}];"
                              for j in range(nv)))
     body += [f"__global const {ts} *ak = a + ({I})kb * sak;",
-             f"for (int k = 0; k < ke - kb; ++k, ak += sak) {{"]
+             "for (int k = 0; k < ke - kb; ++k, ak += sak) {"]
     for j in range(nb_vec):
         body.append(f"  const {accv} bv{j} = bp[k * {nb_vec} + {j}];")
     for i in range(tm):
