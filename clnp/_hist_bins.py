@@ -7,6 +7,7 @@ back together, then combined on the host with NumPy's formulas and NumPy scalar 
 float32 array's width is rounded as NumPy rounds it). ``"stone"`` minimises an estimate of
 the L2 risk over 1 to ``max(100, sqrt(n))`` equal bins: every candidate's bin counts come
 from one sort and one ``searchsorted`` of all candidates' edges at once, and only the risks
+from ._dtypes import kind as dkind
 are read back.
 """
 from __future__ import annotations
@@ -40,7 +41,7 @@ def _ptp(mn: np.generic, mx: np.generic) -> Any:
 
 def _float(x: Any) -> Any:
     xp = _xp()
-    return x if x.dtype.kind == "f" else xp.astype(x, x.device.default_float)
+    return x if dkind(x.dtype) == "f" else xp.astype(x, x.device.default_float)
 
 
 def bin_width(x: Any, name: str, first: Any, last: Any) -> Any:
@@ -147,7 +148,7 @@ def n_equal_bins(x: Any, name: str, first: Any, last: Any) -> int:
     width = bin_width(x, name, first, last)
     if not width:
         return 1
-    if x.dtype.kind in "iub" and width < 1:
+    if dkind(x.dtype) in "iub" and width < 1:
         width = 1
     delta = _ptp(np.asarray(first)[()], np.asarray(last)[()])
     return int(math.ceil(delta / width))

@@ -26,6 +26,7 @@ import numpy as np
 
 import clnp as xp
 import clnp_grad as cg
+from clnp._dtypes import kind as dkind
 
 __all__ = ["Policy", "get_policy", "parse_dtype", "half_dtype", "cast_to_full",
            "cast_to_half", "NoOpLossScale", "StaticLossScale", "DynamicLossScale",
@@ -110,7 +111,7 @@ def _floating(fname: str, name: str, dtype: Any) -> np.dtype:
 def _cast_floating_to(tree: T, dtype: np.dtype) -> T:
     def cast(x: Any) -> Any:
         d = getattr(x, "dtype", None)
-        if d is None or not hasattr(x, "shape") or np.dtype(d).kind != "f" or d == dtype:
+        if d is None or not hasattr(x, "shape") or dkind(np.dtype(d)) != "f" or d == dtype:
             return x
         if isinstance(x, np.ndarray):
             return x.astype(dtype)
@@ -373,7 +374,7 @@ def _warn_if_not_floating(x: Any, name: str) -> None:
     d = getattr(x, "dtype", None)
     if d is None:
         d = np.asarray(x).dtype
-    if np.dtype(d).kind != "f":
+    if dkind(np.dtype(d)) != "f":
         warnings.warn(f"Expected floating type for {name}, got {d}", stacklevel=3)
 
 

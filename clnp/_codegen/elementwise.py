@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import _dtypes as dt
 from .. import _ops
 from . import ctypes as C
 
@@ -56,7 +57,7 @@ def value_dtypes(spec: EwSpec) -> list[np.dtype]:
 def template(op: str, dtype: np.dtype) -> str:
     """The C template of ``op`` for compute dtype ``dtype`` (by dtype name, C type, kind)."""
     c = _ops.lookup(op).c
-    for key in (dtype.name, C.compute_ctype(dtype), dtype.kind):
+    for key in (dtype.name, C.compute_ctype(dtype), dt.kind(dtype)):
         t = c.get(key)
         if t is not None:
             return t
@@ -76,6 +77,21 @@ _LOCAL_HELPERS = {
     ushort h;
     vstore_half_rte(x, 0, (__private half *)&h);
     return vload_half(0, (__private const half *)&h);
+}""",
+    # round to the nearest bfloat16 value (ties to even) and back, exactly like a bfloat16
+    # store (ctypes.bf16_bits); NaN stays NaN
+    ("roundbf", "float"): """inline float clnp_roundbf_float(float x) {
+    uint u = as_uint(x);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return x;
+    return as_float((u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u);
+}""",
+    # nextafter in bfloat16 for bfloat16 values held in float: a step of the 16-bit pattern
+    ("nextafterbf", "float"): """inline float clnp_nextafterbf_float(float x, float y) {
+    if (isnan(x) || isnan(y)) return x + y;
+    if (x == y) return y;
+    if (x == 0) return copysign(as_float(0x10000u), y);
+    uint u = as_uint(x);
+    return as_float((y > x) == (x > 0) ? u + 0x10000u : u - 0x10000u);
 }""",
     # nextafter in float16 for float16 values held in float
     ("nextafter16", "float"): """inline float clnp_nextafter16_float(float x, float y) {
@@ -280,6 +296,9 @@ def _body(spec: EwSpec, dtypes: list[np.dtype], lin: str | None, w: int) -> list
     return out
 
 
+_ROUND = {"float16": "clnp_round16_float", "bfloat16": "clnp_roundbf_float"}
+
+
 def instructions(body: tuple[Instr, ...], dtypes: list[np.dtype], n_in: int,
                  w: int) -> list[str]:
     """SSA lines ``const T v<k> = <template>;`` for ``body``, whose arguments ``v0 ...``
@@ -296,10 +315,9 @@ def instructions(body: tuple[Instr, ...], dtypes: list[np.dtype], n_in: int,
                    "real": _REAL_OF.get(ins.dtype.name, ins.dtype)}[_ops.lookup(ins.op).out]
         expr = C.convert(expr, natural, ins.out_dtype, w)
         vid = n_in + j
-        if ins.out_dtype.name == "float16" and any(vid in later.args
-                                                   for later in body[j + 1:]):
-            # a float16 value computed in float is rounded before the next op uses it, as
-            # NumPy rounds every float16 result (the final store rounds by itself)
-            expr = f"clnp_round16_float({expr})"
+        if ins.out_dtype.name in _ROUND and any(vid in later.args for later in body[j + 1:]):
+            # a float16/bfloat16 value computed in float is rounded before the next op uses
+            # it, as NumPy (ml_dtypes) rounds every such result (the final store rounds itself)
+            expr = f"{_ROUND[ins.out_dtype.name]}({expr})"
         out.append(f"const {C.compute_ctype(ins.out_dtype, w)} v{vid} = {expr};")
     return out

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import ctypes as C
+from .._dtypes import kind as dkind
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ _ATOMIC_ADD = {
 
 def scatter_add_supported(dtype: np.dtype, extensions: frozenset[str]) -> bool:
     """Whether ``dtype`` has an atomic add on a device with ``extensions``."""
-    st = C.storage_ctype(dtype) if dtype.kind != "b" else "bool"
+    st = C.storage_ctype(dtype) if dkind(dtype) != "b" else "bool"
     if st not in _ATOMIC_ADD:
         return False
     return dtype.itemsize < 8 or dtype.name == "complex64" or \

@@ -43,6 +43,7 @@ from clnp._eager_linalg import epilogue_plan
 from clnp._prims import PRIMITIVES
 from clnp._creation_functions import _scalar_dtype
 from clnp._runtime import Device, default_device
+from clnp._dtypes import kind as dkind
 
 _new = object.__new__
 
@@ -464,8 +465,8 @@ class Executable:
         red_vars = [r.out_binders[0] for r in all_reds]
         values = [b for e in grp.eqns for b in e.out_binders] + red_vars
         red_vars = [v for v in red_vars if v.n not in grp.per_row]
-        odd = any(v.aval.dtype.kind == "c" or v.aval.dtype == dt.float16 for v in values) or \
-            any(isinstance(x, Var) and (x.aval.dtype.kind == "c" or x.aval.dtype == dt.float16)
+        odd = any(dkind(v.aval.dtype) == "c" or v.aval.dtype in dt.HALF for v in values) or \
+            any(isinstance(x, Var) and (dkind(x.aval.dtype) == "c" or x.aval.dtype in dt.HALF)
                 for e in grp.eqns + grp.reds for x in e.inputs) or \
             any(not isinstance(r.inputs[0], Var) for r in all_reds)
         if not n_out or not R or odd or (n_out < target and R >= 8192):
@@ -878,7 +879,7 @@ class Executable:
              dtypes: list, lit_ids: dict) -> int:
         i = lit_ids.get(key)
         if i is None:
-            if d.kind == "c":
+            if dkind(d) == "c":
                 value = complex(value)
             i = lit_ids[key] = len(operands)
             operands.append(_ScalarOperand(value, d))

@@ -14,6 +14,7 @@ import clnp as xp
 
 from . import _checks as chk
 from .activation import _log_softmax
+from clnp._dtypes import kind as dkind
 
 __all__ = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss",
            "binary_cross_entropy_with_logits"]
@@ -146,7 +147,7 @@ def cross_entropy(logits: Any, target: Any, label_smoothing: float = 0.0,
     reduction = chk.reduction(fn, reduction)
     smoothing = chk.probability(fn, "label_smoothing", label_smoothing)
     chk.array(fn, "input", logits, ndim=range(1, 33))
-    if chk.is_array(target) and target.dtype.kind == "f":
+    if chk.is_array(target) and dkind(target.dtype) == "f":
         return _soft_cross_entropy(fn, logits, target, smoothing, reduction, weight)
     C = _class_operands(fn, logits, target, weight)
     _check_targets(fn, target, C, ignore_index)

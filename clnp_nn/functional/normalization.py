@@ -24,7 +24,7 @@ def _as(v: Any, dtype: Any) -> Any:
 
 
 def _upcast(x: Any) -> Any:
-    return _as(x, xp.float32) if x.dtype == xp.float16 else x
+    return _as(x, xp.float32) if x.dtype in (xp.float16, xp.bfloat16) else x
 
 
 def _moments(x: Any, axes: tuple[int, ...]) -> tuple[Any, Any]:
