@@ -7,7 +7,6 @@ back together, then combined on the host with NumPy's formulas and NumPy scalar 
 float32 array's width is rounded as NumPy rounds it). ``"stone"`` minimises an estimate of
 the L2 risk over 1 to ``max(100, sqrt(n))`` equal bins: every candidate's bin counts come
 from one sort and one ``searchsorted`` of all candidates' edges at once, and only the risks
-from ._dtypes import kind as dkind
 are read back.
 """
 from __future__ import annotations
@@ -17,6 +16,8 @@ import warnings
 from typing import Any
 
 import numpy as np
+
+from ._dtypes import kind as dkind
 
 ESTIMATORS = ("auto", "fd", "doane", "scott", "stone", "rice", "sturges", "sqrt")
 _UNSIGNED = {np.dtype(np.int8): np.uint8, np.dtype(np.int16): np.uint16,
