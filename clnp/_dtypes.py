@@ -60,7 +60,8 @@ KINDS: dict[str, tuple[np.dtype, ...]] = {
 
 def kind(d: np.dtype) -> str:
     """``d.kind``, with bfloat16 a float ('f') rather than NumPy's 'V'."""
-    return "f" if d == bfloat16 else d.kind
+    k = d.kind
+    return "f" if k == "V" and d == bfloat16 else k
 
 
 def _promote_bfloat16(other: np.dtype) -> np.dtype:
@@ -138,7 +139,7 @@ def weak_scalar_dtype(value: object, dtype: np.dtype) -> np.dtype:
     gives the default float, ``complex`` with a real float gives the matching complex type.
     """
     if isinstance(value, bool) or kind(dtype) in "fc":
-        if isinstance(value, complex) and dtype.kind == "f":
+        if isinstance(value, complex) and kind(dtype) == "f":
             return complex128 if dtype == float64 else complex64
         return dtype
     if isinstance(value, int):
