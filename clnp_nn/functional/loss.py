@@ -13,7 +13,7 @@ import numpy as np
 import clnp as xp
 
 from . import _checks as chk
-from .activation import _log_softmax
+from .activation import _log_softmax_wide, _narrow
 from clnp._dtypes import kind as dkind
 
 __all__ = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss",
@@ -151,8 +151,12 @@ def cross_entropy(logits: Any, target: Any, label_smoothing: float = 0.0,
         return _soft_cross_entropy(fn, logits, target, smoothing, reduction, weight)
     C = _class_operands(fn, logits, target, weight)
     _check_targets(fn, target, C, ignore_index)
-    logp = _log_softmax(logits, 0 if logits.ndim == 1 else 1)
-    return _nll(logp, target, weight, ignore_index, reduction, smoothing)
+    # float16/bfloat16 logits: the log-probabilities and the loss are computed in float32,
+    # the result rounded to the logits' dtype
+    logp = _log_softmax_wide(logits, 0 if logits.ndim == 1 else 1)
+    if weight is not None:
+        weight = _narrow(weight, logp.dtype)
+    return _narrow(_nll(logp, target, weight, ignore_index, reduction, smoothing), logits.dtype)
 
 
 def _soft_cross_entropy(fn: str, logits: Any, target: Any, smoothing: float, reduction: str,
@@ -169,7 +173,10 @@ def _soft_cross_entropy(fn: str, logits: Any, target: Any, smoothing: float, red
         chk.array(fn, "weight", weight, ndim=1)
         if weight.shape[0] != C:
             raise ValueError(f"{fn}: weight must have shape ({C},), got {tuple(weight.shape)}")
-    logp = _log_softmax(logits, cls)
+    logp = _log_softmax_wide(logits, cls)
+    target = _narrow(target, logp.dtype)
+    if weight is not None:
+        weight = _narrow(weight, logp.dtype)
     p = target if not smoothing else target * (1.0 - smoothing) + smoothing / C
     terms = p * logp
     if weight is not None:
@@ -177,8 +184,8 @@ def _soft_cross_entropy(fn: str, logits: Any, target: Any, smoothing: float, red
     loss = -xp.sum(terms, axis=cls)
     if reduction == "mean":
         n = logits.shape[0] if logits.ndim > 1 else 1
-        return xp.sum(loss) / float(n)
-    return _reduce(fn, loss, reduction)
+        return _narrow(xp.sum(loss) / float(n), logits.dtype)
+    return _narrow(_reduce(fn, loss, reduction), logits.dtype)
 
 
 def nll_loss(log_probs: Any, target: Any, weight: Any = None, ignore_index: int = -100,
