@@ -13,6 +13,7 @@ import clnp as xp
 
 from . import _checks as chk
 from ._kernels import erf
+from ._precision import narrow, wide
 
 __all__ = ["relu", "gelu", "silu", "sigmoid", "softplus", "softmax", "log_softmax", "tanh"]
 
@@ -262,22 +263,13 @@ def softmax(x: Any, axis: int = -1) -> Any:
     return _softmax(x, axis)
 
 
-def _wide(x: Any) -> Any:
-    """float16/bfloat16 values in float32 (the dtype softmax and its logs compute in)."""
-    return x.astype(xp.float32) if x.dtype in (xp.float16, xp.bfloat16) else x
-
-
-def _narrow(y: Any, dtype: Any) -> Any:
-    return y if y.dtype == dtype else y.astype(dtype)
-
-
 def _softmax(x: Any, axis: int) -> Any:
     from clnp_grad import stop_gradient
-    xw = _wide(x)
+    xw = wide(x)
     # the shift cancels exactly, so it carries no derivative (saves a max in the backward pass)
     m = stop_gradient(xp.max(xw, axis=axis, keepdims=True))
     e = xp.exp(xw - m)
-    return _narrow(e / xp.sum(e, axis=axis, keepdims=True), x.dtype)
+    return narrow(e / xp.sum(e, axis=axis, keepdims=True), x.dtype)
 
 
 def log_softmax(x: Any, axis: int = -1) -> Any:
@@ -314,14 +306,14 @@ def log_softmax(x: Any, axis: int = -1) -> Any:
 
 
 def _log_softmax(x: Any, axis: int) -> Any:
-    return _narrow(_log_softmax_wide(x, axis), x.dtype)
+    return narrow(_log_softmax_wide(x, axis), x.dtype)
 
 
 def _log_softmax_wide(x: Any, axis: int) -> Any:
     """log_softmax in float32 for half-precision ``x`` (its own dtype otherwise): losses keep
     the log-probabilities at this precision and round only their result."""
     from clnp_grad import stop_gradient
-    xw = _wide(x)
+    xw = wide(x)
     m = stop_gradient(xp.max(xw, axis=axis, keepdims=True))
     z = xw - m
     return z - xp.log(xp.sum(xp.exp(z), axis=axis, keepdims=True))

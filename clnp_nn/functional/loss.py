@@ -13,7 +13,8 @@ import numpy as np
 import clnp as xp
 
 from . import _checks as chk
-from .activation import _log_softmax_wide, _narrow
+from ._precision import narrow
+from .activation import _log_softmax_wide
 from clnp._dtypes import kind as dkind
 
 __all__ = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss",
@@ -155,8 +156,8 @@ def cross_entropy(logits: Any, target: Any, label_smoothing: float = 0.0,
     # the result rounded to the logits' dtype
     logp = _log_softmax_wide(logits, 0 if logits.ndim == 1 else 1)
     if weight is not None:
-        weight = _narrow(weight, logp.dtype)
-    return _narrow(_nll(logp, target, weight, ignore_index, reduction, smoothing), logits.dtype)
+        weight = narrow(weight, logp.dtype)
+    return narrow(_nll(logp, target, weight, ignore_index, reduction, smoothing), logits.dtype)
 
 
 def _soft_cross_entropy(fn: str, logits: Any, target: Any, smoothing: float, reduction: str,
@@ -174,9 +175,9 @@ def _soft_cross_entropy(fn: str, logits: Any, target: Any, smoothing: float, red
         if weight.shape[0] != C:
             raise ValueError(f"{fn}: weight must have shape ({C},), got {tuple(weight.shape)}")
     logp = _log_softmax_wide(logits, cls)
-    target = _narrow(target, logp.dtype)
+    target = narrow(target, logp.dtype)
     if weight is not None:
-        weight = _narrow(weight, logp.dtype)
+        weight = narrow(weight, logp.dtype)
     p = target if not smoothing else target * (1.0 - smoothing) + smoothing / C
     terms = p * logp
     if weight is not None:
@@ -184,8 +185,8 @@ def _soft_cross_entropy(fn: str, logits: Any, target: Any, smoothing: float, red
     loss = -xp.sum(terms, axis=cls)
     if reduction == "mean":
         n = logits.shape[0] if logits.ndim > 1 else 1
-        return _narrow(xp.sum(loss) / float(n), logits.dtype)
-    return _narrow(_reduce(fn, loss, reduction), logits.dtype)
+        return narrow(xp.sum(loss) / float(n), logits.dtype)
+    return narrow(_reduce(fn, loss, reduction), logits.dtype)
 
 
 def nll_loss(log_probs: Any, target: Any, weight: Any = None, ignore_index: int = -100,
