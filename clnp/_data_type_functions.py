@@ -146,11 +146,7 @@ def finfo(type: Any, /) -> finfo_object:
     d = _dtype_of(type, "finfo")
     if dkind(d) not in "fc":
         raise TypeError(f"finfo: {d} is not a floating-point dtype")
-    if d == dt.bfloat16:
-        import ml_dtypes      # NumPy's finfo does not know user-defined dtypes
-        f = ml_dtypes.finfo(d)
-    else:
-        f = np.finfo(d)
+    f = dt.finfo(d)
     real = np.dtype(f.dtype)
     return finfo_object(int(f.bits), float(f.eps), float(f.max), float(f.min),
                         float(f.smallest_normal), real,

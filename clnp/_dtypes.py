@@ -64,6 +64,11 @@ def kind(d: np.dtype) -> str:
     return "f" if k == "V" and d == bfloat16 else k
 
 
+def finfo(d: np.dtype) -> object:
+    """NumPy's finfo, or ml_dtypes' for bfloat16 (NumPy's does not know user-defined dtypes)."""
+    return ml_dtypes.finfo(d) if d == bfloat16 else np.finfo(d)
+
+
 def _promote_bfloat16(other: np.dtype) -> np.dtype:
     """JAX's lattice (which ml_dtypes follows where NumPy defines the pair): bool and every
     integer keep bfloat16, float16 meets it at float32, wider floats and complex win."""

@@ -2994,7 +2994,7 @@ def real_if_close(a: Any, tol: float = 100) -> Any:
     if dkind(x.dtype) != "c":
         return x
     if tol > 1:
-        tol = float(np.finfo(x.dtype).eps) * tol
+        tol = float(dt.finfo(x.dtype).eps) * tol
     if bool(xp.all(xp.less(xp.abs(xp.imag(x)), tol))):
         return xp.real(x)
     return x
@@ -3032,9 +3032,9 @@ def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: Any = None,
     arr = _arr(x)
     if dkind(arr.dtype) not in "fc":
         return xp.asarray(arr, copy=True) if copy and arr is x else arr
-    rdt = np.finfo(arr.dtype).dtype
-    maxf = float(np.finfo(rdt).max) if posinf is None else posinf
-    minf = float(np.finfo(rdt).min) if neginf is None else neginf
+    rdt = np.dtype(dt.finfo(arr.dtype).dtype)
+    maxf = float(dt.finfo(rdt).max) if posinf is None else posinf
+    minf = float(dt.finfo(rdt).min) if neginf is None else neginf
 
     def fix_real(d: Any) -> Any:
         d = xp.where(xp.isnan(d), nan, d)

@@ -281,10 +281,21 @@ def mean(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
     [2. 3.]
     """
     x = _float_input(x, "mean")
-    n = _count(x, axis, "mean")
-    s = sum(x, axis=axis, keepdims=keepdims)
+    return _narrow(_mean(x, axis, keepdims), x.dtype)
+
+
+def _mean(x: Any, axis: Any, keepdims: bool) -> Any:
+    """The mean, in float32 for float16/bfloat16 ``x`` (NumPy's float16 mean computes in
+    float32 and rounds once)."""
     from ._elementwise_functions import divide
+    n = _count(x, axis, "mean")
+    s = sum(x, axis=axis, keepdims=keepdims, dtype=dt.float32 if x.dtype in dt.HALF else None)
     return divide(s, float(n) if n else float("nan"))
+
+
+def _narrow(r: Any, dtype: np.dtype) -> Any:
+    """A float32 result of float16/bfloat16 input, rounded once to the input's dtype."""
+    return r.astype(dtype) if r.dtype != dtype and dtype in dt.HALF else r
 
 
 def _correction(correction: float, ddof: float | None, fname: str) -> float:
@@ -340,11 +351,17 @@ def var(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool 
     >>> float(clnp.var(clnp.asarray([1.0, 2.0, 3.0, 4.0])))
     1.25
     """
-    from ._elementwise_functions import abs as _abs, divide, multiply, real, square, subtract, conj
     correction = _correction(correction, ddof, "var")
     x = _float_input(x, "var")
+    return _narrow(_var(x, axis, correction, keepdims), x.dtype)
+
+
+def _var(x: Any, axis: Any, correction: float, keepdims: bool) -> Any:
+    """The variance, in float32 for float16/bfloat16 ``x``: deviations from the float32 mean
+    are float32 (the input's loads widen), so are their squares and sums."""
+    from ._elementwise_functions import divide, multiply, real, square, subtract, conj
     n = _count(x, axis, "var")
-    m = mean(x, axis=axis, keepdims=True)
+    m = _mean(x, axis, True)
     dev = subtract(x, m)
     sq = real(multiply(dev, conj(dev))) if dkind(x.dtype) == "c" else square(dev)
     s = sum(sq, axis=axis, keepdims=keepdims)
@@ -399,7 +416,8 @@ def std(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool 
     """
     from ._elementwise_functions import sqrt
     correction = _correction(correction, ddof, "std")
-    return sqrt(var(x, axis=axis, correction=correction, keepdims=keepdims))
+    x = _float_input(x, "std")
+    return _narrow(sqrt(_var(x, axis, correction, keepdims)), x.dtype)
 
 
 def _logical(x: Any, op: str, axis: Any, keepdims: bool) -> Any:
