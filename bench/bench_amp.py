@@ -8,14 +8,15 @@ runs after warm-up calls, with ``clnp.synchronize()`` inside each timed region; 
 checked against NumPy (float32) before anything is timed.
 
 1. A bandwidth-bound layer: ``relu(x * scale + shift)`` over (4096, 4096) activations
-   ((2048, 2048) with --quick), jitted, float32 vs float16 storage (float16 halves the bytes
-   moved; arithmetic is float32 either way). PyTorch CPU: the same expression in float32 and
-   float16.
+   ((2048, 2048) with --quick), jitted, float32 vs float16 and bfloat16 storage (16-bit
+   storage halves the bytes moved; arithmetic is float32 either way). PyTorch CPU: the same
+   expression in float32, float16 and bfloat16.
 2. A layer-norm forward over the same activations (reductions accumulate in float32).
 3. One MLP training step, 784-1024-1024-10, batch 256 (jit of value_and_grad + adam +
    apply_updates): float32 vs ``get_policy("params=float32,compute=float16,output=float32")``
-   with a DynamicLossScale, all_finite and select_tree. PyTorch CPU: float32 vs
-   ``torch.autocast("cpu", dtype=torch.float16)`` (bfloat16 where float16 autocast fails).
+   with a DynamicLossScale, all_finite and select_tree, and vs ``compute=bfloat16`` (no loss
+   scaling needed: bfloat16 has float32's range). PyTorch CPU: float32 vs
+   ``torch.autocast("cpu", dtype=...)`` with float16 and bfloat16.
 
 The ratio column is float32 time / AMP time: above 1 means AMP is faster.
 """
@@ -67,23 +68,26 @@ def bench_layer(name: str, f: Callable[[Any, Any], Any], f_np: Callable[[Any, tu
     jf = cg.jit(f)
     ref = np.asarray(f_np(np, (xh, ph)))
     times = {}
-    for dt in (xp.float32, xp.float16):
+    for dt in (xp.float32, xp.float16, xp.bfloat16):
         x, p = xp.asarray(xh.astype(dt)), xp.asarray(ph.astype(dt))
         out = xp.asnumpy(xp.astype(jf(x, p), xp.float32))
-        tol = 1e-4 if dt == xp.float32 else 2e-2
+        tol = {xp.float32: 1e-4, xp.float16: 2e-2, xp.bfloat16: 8e-2}[dt]
         np.testing.assert_allclose(out, ref, rtol=tol, atol=4 * tol)
         times[dt] = clms(lambda: jf(x, p), reps)
     row(name, "clnp jit float32", times[xp.float32])
-    row(name, "clnp jit float16 storage", times[xp.float16],
-        f"float32/float16 = {times[xp.float32] / times[xp.float16]:.2f}")
+    for dt in (xp.float16, xp.bfloat16):
+        n = np.dtype(dt).name
+        row(name, f"clnp jit {n} storage", times[dt],
+            f"float32/{n} = {times[xp.float32] / times[dt]:.2f}")
     if torch is not None:
         tt = {}
-        for tdt in (torch.float32, torch.float16):
+        for tdt in (torch.float32, torch.float16, torch.bfloat16):
             args = (torch.from_numpy(xh).to(tdt), torch.from_numpy(ph).to(tdt))
             tt[tdt] = tms(lambda: tf(args), reps)
         row(name, "torch cpu float32", tt[torch.float32])
-        row(name, "torch cpu float16", tt[torch.float16],
-            f"float32/float16 = {tt[torch.float32] / tt[torch.float16]:.2f}")
+        for tdt in (torch.float16, torch.bfloat16):
+            n = str(tdt).split(".")[-1]
+            row(name, f"torch cpu {n}", tt[tdt], f"float32/{n} = {tt[torch.float32] / tt[tdt]:.2f}")
 
 
 def _affine(x: Any, p: Any) -> Any:
@@ -152,7 +156,10 @@ def bench_mlp(reps: int) -> None:
     for label, policy, ls in (("float32", amp.get_policy("float32"), amp.NoOpLossScale()),
                               ("amp f16 compute", amp.get_policy(
                                   "params=float32,compute=float16,output=float32"),
-                               amp.DynamicLossScale(2.0 ** 15))):
+                               amp.DynamicLossScale(2.0 ** 15)),
+                              ("amp bf16 compute", amp.get_policy(
+                                  "params=float32,compute=bfloat16,output=float32"),
+                               amp.NoOpLossScale())):
         step = make(policy)
         st = [params, opt.init(params), ls]
         loss, *_ = step(st[0], st[1], st[2], x, y)
@@ -164,6 +171,8 @@ def bench_mlp(reps: int) -> None:
     row(name, "clnp jit float32", times["float32"])
     row(name, "clnp jit AMP (f16 compute)", times["amp f16 compute"],
         f"float32/AMP = {times['float32'] / times['amp f16 compute']:.2f}")
+    row(name, "clnp jit AMP (bf16 compute)", times["amp bf16 compute"],
+        f"float32/AMP = {times['float32'] / times['amp bf16 compute']:.2f}")
     if torch is not None:
         layers = [torch.nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:])]
         model = torch.nn.Sequential(layers[0], torch.nn.ReLU(), layers[1], torch.nn.ReLU(),

@@ -202,6 +202,11 @@ def _read(p: Path, suffix: str) -> tuple[dict[str, np.ndarray], dict | None]:
     if info.get("format") != _FORMAT:
         raise ValueError(f"load: '{p}' has checkpoint format {info.get('format')!r}; this "
                          f"clnp_nn reads {_FORMAT!r}")
+    for desc in info.get("leaves", ()):
+        a = arrays.get(desc.get("path"))
+        if a is not None and a.dtype.kind == "V" and desc.get("dtype") == "bfloat16":
+            # NumPy's .npy header cannot name ml_dtypes' bfloat16: it stores raw 2-byte records
+            arrays[desc["path"]] = a.view(xp.bfloat16)
     return arrays, info
 
 
