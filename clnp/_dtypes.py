@@ -110,6 +110,8 @@ def as_dtype(dtype: object, fname: str = "") -> np.dtype:
     where = f"{fname}: " if fname else ""
     if dtype is bool:
         return bool_
+    if isinstance(dtype, str) and dtype == "bfloat16":   # a name NumPy does not know
+        return bfloat16
     try:
         dt = np.dtype(dtype)  # type: ignore[call-overload]
     except TypeError:

@@ -298,6 +298,16 @@ def test_errors_name_bfloat16(device):
     assert clnp.fft.fft(x).dtype == np.complex64            # widened, as float16 is
 
 
+def test_elementwise_kernel_takes_bfloat16(device):
+    """User kernels see bfloat16 values as float (generic ``T`` or the name ``bfloat16``)."""
+    x = clnp.asarray(bf([1.5, -2.0, 3.0]), device=device)
+    k = clnp.ElementwiseKernel("T x", "T y", "y = x * 3", "bf_triple")
+    same_bits(k(x), bf([4.5, -6.0, 9.0]))
+    k2 = clnp.ElementwiseKernel("bfloat16 x", "float32 y", "y = x / 3", "bf_third")
+    np.testing.assert_array_equal(clnp.asnumpy(k2(x)), np.float32([1.5, -2.0, 3.0]) / 3)
+    assert clnp.zeros(2, dtype="bfloat16", device=device).dtype == BF
+
+
 @pytest.mark.parametrize("a,b", list(itertools.product(["bfloat16"], [d.name for d in ALL])))
 def test_can_cast(a, b):
     safe = b in ("bfloat16", "float32", "float64", "complex64", "complex128")
