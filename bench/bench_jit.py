@@ -46,6 +46,7 @@ import pyopencl as cl  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import clnp  # noqa: E402
 import clnp_grad  # noqa: E402
+from clnp._eager_linalg import tensor_cores  # noqa: E402
 
 from bench_core import timeit, write_csv  # noqa: E402
 # the MLP problem, its loss and the PyTorch loss are bench_grad's: one definition
@@ -322,6 +323,17 @@ def bench_mlp(reps: int) -> None:
     row(bench, f"clnp jit ({nk} kernels)", t_j)
     row(bench, f"clnp eager vg+update ({k_e} prims)", t_e, note=f"eager/jit={t_e / t_j:.2f}")
     row(bench, "numpy hand backprop", t_np, note=f"numpy/jit={t_np / t_j:.2f}")
+    t_tf = None
+    if tensor_cores(x.device):
+        # JAX's default float32 products on NVIDIA GPUs are TF32 (jax.default_matmul_precision):
+        # clnp's TF32 tensor-core products are the like-for-like figure beside it
+        with clnp.matmul_precision("tf32"):
+            l_tf, _ = jstep(p, x, y)
+            np.testing.assert_allclose(float(l_tf), ref_loss, rtol=1e-2, err_msg="tf32: loss")
+            nk_tf = len(jstep.lower(p, x, y).kernel_sources())
+            t_tf = ms(lambda: jstep(p, x, y), reps)
+        row(bench, f"clnp jit, matmul precision tf32 ({nk_tf} kernels)", t_tf,
+            note=f"highest/tf32={t_j / t_tf:.2f}")
     if torch is not None:
         tp = {k: torch.tensor(v, requires_grad=True, device=TORCH_DEV) for k, v in ph.items()}
         tx, ty = torch.tensor(xh, device=TORCH_DEV), torch.tensor(yh, device=TORCH_DEV)
@@ -355,7 +367,19 @@ def bench_mlp(reps: int) -> None:
         def run() -> None:
             out[0] = jj(jp, jx, jy)
         t_x = ms(run, reps, jsync(out))
-        row(bench, f"jax jit ({JAX_DEV})", t_x, note=f"jax/jit={t_x / t_j:.2f}")
+        if JAX_DEV == "cpu":
+            row(bench, f"jax jit ({JAX_DEV})", t_x, note=f"jax/jit={t_x / t_j:.2f}")
+        else:
+            note = f"jax/jit(tf32)={t_x / t_tf:.2f}" if t_tf else f"jax/jit={t_x / t_j:.2f}"
+            row(bench, f"jax jit ({JAX_DEV}), default precision (TF32)", t_x, note=note)
+            with jax.default_matmul_precision("float32"):
+                jj32 = jax.jit(jstep_jax)
+
+                def run32() -> None:
+                    out[0] = jj32(jp, jx, jy)
+                t_x32 = ms(run32, reps, jsync(out))
+            row(bench, f"jax jit ({JAX_DEV}), precision float32", t_x32,
+                note=f"jax/jit={t_x32 / t_j:.2f}")
     else:
         row(bench, "jax jit", float("nan"), note="skipped: jax not installed")
 
