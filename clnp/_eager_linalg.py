@@ -184,6 +184,9 @@ SMALL, _REF_TILE = ":small", 128
 # the shortest K chunk a GPU split-K part takes: a part's fixed cost (its tile's first loads,
 # the partials' store and sum) against the units a longer chunk would leave idle
 _GPU_KMIN = 256
+_GPU_KMIN_FEW = 32
+# split K while a GPU product has fewer tiles than this many per compute unit
+_GPU_SPLIT_TILES = 1
 
 
 def config_key(acc: np.dtype, tf32: bool = False) -> str:
@@ -456,11 +459,13 @@ def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype
             if small is not None and small["kind"] == cfg["kind"]:
                 cfg = small
         tiles_m, tiles_n = _tiles(cfg, gm, gn)
-        kmin = _GPU_KMIN
+        # a handful of tiles (a product with a short side: 256x10) leaves most units idle
+        # and every load's latency exposed: shorter K chunks, more work-groups in flight
+        kmin = _GPU_KMIN if 4 * nb * tiles_m * tiles_n >= cu else _GPU_KMIN_FEW
     # split-K: too few output tiles to occupy the device and a long K. GPU work-groups are
     # big (one or two fill a compute unit): below one per unit the partials' extra pass is
     # cheaper than idle units, above it is not. A configuration may cap the parts ("split")
-    target, want = (4 * cu, 4 * cu) if cpu else (cu, 2 * cu)
+    target, want = (4 * cu, 4 * cu) if cpu else (_GPU_SPLIT_TILES * cu, 2 * _GPU_SPLIT_TILES * cu)
     tiles = nb * tiles_m * tiles_n
     parts, kchunk = 1, K
     if tiles < target and K >= 2 * kmin:
