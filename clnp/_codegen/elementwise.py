@@ -67,9 +67,7 @@ def template(op: str, dtype: np.dtype) -> str:
 _LOCAL_HELPERS = {
     # round to the nearest float16 value (ties to even) and back, exactly like a half store
     ("round16", "float"): """inline float clnp_round16_float(float x) {
-    ushort h;
-    vstore_half_rte(x, 0, (__private half *)&h);
-    return vload_half(0, (__private const half *)&h);
+    return clnp_h2f(clnp_f2h(x));
 }""",
     # the same from double, rounding once (double -> float -> half could round twice)
     ("round16", "double"): """inline float clnp_round16_double(double x) {
