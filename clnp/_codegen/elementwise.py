@@ -43,6 +43,7 @@ class EwSpec:
     index: str = "long"           # 'int' when every offset fits in 31 bits
     splat: int = 1                # > 1 on devices with a vector path: see _vm_helper
     tile: int = 0                 # 2-D strided, > 0: each work-item walks a tile x tile block
+    vbytes: int = 32              # widest vector (bytes) the contiguous path computes on
 
     @property
     def name(self) -> str:
@@ -184,10 +185,12 @@ def render_elementwise(spec: EwSpec) -> tuple[str, str, list]:
         lines.append(f"  const {idx} base = ({idx})get_global_id(0) * {w};")
         if w > 1:
             lines.append(f"  if (base + {w} <= n) {{")
-            # vectors of at most 32 bytes: wider OpenCL vectors change the calling convention
-            # of builtins on AVX2 CPUs (PoCL then prints ABI warnings on every build)
+            # vectors of at most ``vbytes``, the device's register width: wider OpenCL
+            # vectors change the calling convention of builtins on AVX2 CPUs (PoCL then
+            # prints ABI warnings on every build), while on AVX-512 PoCL's float16 math
+            # builtins run twice as fast as two float8 calls
             widest = max(d.itemsize for d in dtypes + [o for _, o in spec.outputs])
-            part = max(1, min(w, 32 // widest))
+            part = max(1, min(w, spec.vbytes // widest))
             if part == w:
                 lines += ["    " + s for s in _body(spec, dtypes, "base", w)]
             else:
