@@ -91,6 +91,60 @@ def test_astype_rounds_to_nearest_even(device):
                                   bf(vals).astype(np.float16))
 
 
+def _float32_rounding_cases() -> np.ndarray:
+    """Every bfloat16 value, the midpoints between neighbours (ties), values just off them,
+    random magnitudes from subnormal to near overflow, and specials, as float32."""
+    rng = np.random.default_rng(0)
+    every = np.arange(65536, dtype=np.uint16).view(BF).astype(np.float32)
+    finite = np.unique(every[np.isfinite(every)].astype(np.float64))
+    mids = (finite[1:] + finite[:-1]) / 2
+    near = np.concatenate([mids * (1 + 2.0 ** -20), mids * (1 - 2.0 ** -20)])
+    rand = np.concatenate([rng.standard_normal(2048) * 10.0 ** e for e in range(-40, 39, 6)])
+    nans = np.array([0x7F800001, 0xFF800001, 0x7FBFFFFF, 0x7FFF0000, 0xFFC12345],
+                    np.uint32).view(np.float32)            # signalling, payloads, signs
+    with np.errstate(over="ignore"):
+        return np.concatenate([finite, mids, near, rand, SPECIAL, nans]).astype(np.float32)
+
+
+@pytest.mark.parametrize("width", [1, 4, 16])
+def test_shared_conversions_are_exact(device, width):
+    """``clnp_bf2f``/``clnp_f2bf`` (ctypes.bfloat16_helpers, prepended by the build's source
+    filter), scalar and vector: every bfloat16 value loads exactly, float32 values store as
+    ml_dtypes rounds them (any NaN: the quiet NaN of its sign)."""
+    cl = pytest.importorskip("pyopencl")
+    from clnp._codegen import ctypes as C
+    w = "" if width == 1 else str(width)
+    src = f"""__kernel void bf_roundtrip(__global const ushort *b, __global float *f,
+                                         __global const float *x, __global ushort *y) {{
+    const int i = get_global_id(0) * {width};
+    {C.store(dt.float32, "f", "i", C.load(BF, "b", "i", width), width)}
+    {C.store(BF, "y", "i", C.load(dt.float32, "x", "i", width), width)}
+}}"""
+    assert f"clnp_bf2f{w}(" in src and "inline" not in src
+    prg = device.build(src)
+    bits16 = np.arange(65536, dtype=np.uint16)
+    x = _float32_rounding_cases()
+    n = max(bits16.size, -(-x.size // width) * width)
+    b = np.resize(bits16, n)
+    xs = np.resize(x, n)
+    mf = cl.mem_flags
+    ctx, q = device.context, device.queue
+    bufs = [cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=b),
+            cl.Buffer(ctx, mf.WRITE_ONLY, 4 * n),
+            cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=xs),
+            cl.Buffer(ctx, mf.WRITE_ONLY, 2 * n)]
+    prg.bf_roundtrip(q, (n // width,), None, *bufs)
+    f, y = np.empty(n, np.float32), np.empty(n, np.uint16)
+    cl.enqueue_copy(q, f, bufs[1])
+    cl.enqueue_copy(q, y, bufs[3])
+    q.finish()
+    np.testing.assert_array_equal(f.view(np.uint32),
+                                  b.view(BF).astype(np.float32).view(np.uint32))
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = xs.astype(BF).view(np.uint16)
+    np.testing.assert_array_equal(y, want)
+
+
 # ----------------------------------------------------------------------------- promotion
 # JAX's table for bfloat16 (jax.numpy.promote_types), which ml_dtypes follows where NumPy
 # defines the pair; the test asks JAX too when it is installed
@@ -247,7 +301,7 @@ def test_jit_fuses_bfloat16_loads_and_stores(device, rng):
         jf = cg.jit(f)
         src = jf.lower(xa, xb).kernel_sources()
         assert len(src) == n, (f.__name__, len(src))
-        assert "as_float((uint)(" in src[0] and "0x7fffu" in "".join(src)
+        assert "= clnp_bf2f(" in src[0] and "= clnp_f2bf(" in "".join(src)
         got, eager = jf(xa, xb), f(xa, xb)
         assert got.dtype == eager.dtype
         if f is chain:
