@@ -55,3 +55,24 @@ def test_float16_kernels_vector_and_tail_paths(device, n):
     x, y = clnp.asarray(a, device=device), clnp.asarray(b, device=device)
     _same_bits(np.asarray(x * y + x), a * b + a)
     _same_bits(np.asarray(cg.jit(lambda p, q: p * q + p)(x, y)), a * b + a)
+
+
+def test_float16_indexing_moves_bits(device):
+    """Gathers and scatters of float16 (fancy and boolean indexing, take, diagonal, put)
+    build on devices without ``cl_khr_fp16`` and move the stored bits (NaN payloads, -0)."""
+    a = np.arange(12, dtype=np.float16).reshape(3, 4)
+    a[0, 1], a[2, 2] = -0.0, np.uint16(0x7E01).view(np.float16)
+    x = clnp.asarray(a, device=device)
+    i = clnp.asarray([2, 0], device=device)
+    _same_bits(np.asarray(x[clnp.asarray([2, 0, 2], device=device)]), a[[2, 0, 2]])
+    _same_bits(np.asarray(clnp.take(x, i, axis=1)), np.take(a, [2, 0], axis=1))
+    _same_bits(np.asarray(clnp.diagonal(x)), np.diagonal(a))
+    _same_bits(np.asarray(x[x > 3]), a[a > 3])
+    y, b = x.copy(), a.copy()
+    y[clnp.asarray([1, 0], device=device)] = x[2]
+    b[[1, 0]] = a[2]
+    _same_bits(np.asarray(y), b)
+    clnp.put(y, clnp.asarray([0, 5], device=device),
+             clnp.asarray(np.array([7.5, -2.25], np.float16), device=device))
+    np.put(b, [0, 5], np.array([7.5, -2.25], np.float16))
+    _same_bits(np.asarray(y), b)

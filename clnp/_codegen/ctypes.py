@@ -45,6 +45,12 @@ def compute_ctype(dtype: np.dtype, width: int = 1) -> str:
 _HALVES = ("float16", "bfloat16")   # 16-bit storage, float arithmetic
 
 
+def bits_ctype(dtype: np.dtype) -> str:
+    """C type that moves ``dtype``'s stored bits unchanged: the storage type, except
+    ``ushort`` for float16 (dereferencing ``half`` needs ``cl_khr_fp16``)."""
+    return "ushort" if dtype.name == "float16" else storage_ctype(dtype)
+
+
 _UNSIGNED = {"char": "uchar", "short": "ushort", "int": "uint", "long": "ulong"}
 
 
