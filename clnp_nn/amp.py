@@ -8,11 +8,13 @@ by ``loss_scale.scale``, divide the gradients by ``unscale``, and with
 (:func:`all_finite`, :func:`select_tree`), doubling it again after ``period`` good steps.
 
 float16 and bfloat16 on devices without ``cl_khr_fp16`` (PoCL, NVIDIA's OpenCL): clnp stores
-float16 as 16-bit ``half`` and converts with ``vload_half``/``vstore_half``, and bfloat16 as the
-top 16 bits of a float (a shift on load, round-to-nearest-even on store), so every elementwise
-op, reduction and matmul computes in float32 and rounds once on the store; half-precision
-matrix products and reductions accumulate in float32. bfloat16 keeps float32's exponent range,
-so a bfloat16 policy needs no loss scaling (float16 does: docs/nn.md, "Mixed precision").
+float16 as 16-bit ``half`` and bfloat16 as the top 16 bits of a float, and converts both with
+integer code on load and store (round to nearest even), so every elementwise op, reduction and
+matmul computes in float32 and rounds once on the store; half-precision matrix products and
+reductions accumulate in float32. bfloat16 keeps float32's exponent range, so a bfloat16
+policy needs no loss scaling (float16 does). What 16-bit storage does not do (no vector
+kernels, no tensor cores for bfloat16, linalg decompositions refuse it): docs/nn.md, "Mixed
+precision".
 
 All of the loss scales are pytrees (their arrays are leaves, ``period``/``factor`` static),
 so they pass through ``clnp_grad.jit`` with the rest of the training state.
