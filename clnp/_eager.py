@@ -101,7 +101,7 @@ def _vector_width(device: Device, dtypes: list[np.dtype], body: tuple[Instr, ...
         # memory-bound body gains nothing)
         return 4 if _math_heavy(body) and max(d.itemsize for d in dtypes) <= 4 else 1
     # a cache line per vector: PoCL's float16 add/sin run ~10% faster than float8 ones
-    return max(1, min(16, 64 // max(d.itemsize for d in dtypes)))
+    return max(1, min(16, 64 // max(C.compute_itemsize(d) for d in dtypes)))
 
 
 # Strided kernels exist for 1, 2, 4 and 6 collapsed dims; other counts are padded up, since
@@ -287,8 +287,7 @@ def _elementwise_kernel(device: Device, body: tuple[Instr, ...], in_dtypes: Sequ
     operands = tuple(Operand(d, s) for d, s in zip(in_dtypes, scalars))
     all_dtypes = [o.dtype for o in operands] + [i.out_dtype for i in body] + list(out_dtypes)
     width = 1
-    if contiguous and can_vectorize(body, all_dtypes) and \
-            not any(d in dt.HALF for d in all_dtypes):
+    if contiguous and can_vectorize(body, all_dtypes):
         width = _vector_width(device, all_dtypes, body)
     nargs = len(in_dtypes)
     spec = EwSpec(operands, body, tuple((nargs + len(body) - len(out_dtypes) + j, d)

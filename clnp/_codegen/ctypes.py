@@ -54,6 +54,11 @@ def bits_ctype(dtype: np.dtype) -> str:
 _UNSIGNED = {"char": "uchar", "short": "ushort", "int": "uint", "long": "ulong"}
 
 
+def compute_itemsize(dtype: np.dtype) -> int:
+    """Bytes of one lane of :func:`compute_ctype` (float16 is computed in float)."""
+    return 4 if dtype.name == "float16" or dtype.kind == "b" else dtype.itemsize
+
+
 def unsigned_ctype(dtype: np.dtype, width: int = 1) -> str:
     """Unsigned C type of the same width as an integer compute type ('' for other kinds)."""
     base = compute_ctype(dtype)
@@ -116,6 +121,22 @@ def store(dtype: np.dtype, ptr: str, idx: str, value: str, width: int = 1) -> st
     return f"{ptr}[{idx}] = {value};"
 
 
+def round16(expr: str, width: int = 1) -> str:
+    """A float (or float``width``) expression rounded to the nearest float16 value, ties to
+    even, and held as float again: what NumPy does to every float16 result."""
+    if width == 1:
+        return f"clnp_round16_float({expr})"
+    return f"clnp_h2f{width}(clnp_f2h{width}({expr}))"
+
+
+def roundbf(expr: str, width: int = 1) -> str:
+    """A float (or float``width``) expression rounded to the nearest bfloat16 value, ties to
+    even, and held as float again: what ml_dtypes does to every bfloat16 result."""
+    if width == 1:
+        return f"clnp_roundbf_float({expr})"
+    return f"clnp_bf2f{width}(clnp_f2bf{width}({expr}))"
+
+
 def convert(expr: str, src: np.dtype, dst: np.dtype, width: int = 1,
             to_storage: bool = False) -> str:
     """Convert a compute-type expression from ``src`` to ``dst`` semantics (NumPy casting).
@@ -141,7 +162,12 @@ def convert(expr: str, src: np.dtype, dst: np.dtype, width: int = 1,
         return f"clnp_roundbf_float((float)({x}))"
     if dst.name == "float16":
         if width != 1:
-            raise ValueError("float16 values are not vectorised")
+            # vectors hold float16 values as float lanes; a double lane would round twice
+            # through float, so such bodies stay scalar (see can_vectorize)
+            if src.kind not in "fiu" or src.itemsize > 4 and src.kind == "f":
+                raise ValueError(f"{src} -> float16 casts are not vectorised")
+            x = expr if src.name == "float32" else f"convert_float{width}({expr})"
+            return x if to_storage and src.kind == "f" else round16(x, width)
         if src.kind == "b":
             return f"((float)({expr}))"
         x = f"({expr}).x" if sc else expr

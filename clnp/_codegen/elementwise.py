@@ -160,17 +160,25 @@ def can_vectorize(spec_body: tuple[Instr, ...], dtypes: list[np.dtype]) -> bool:
     """Vector types only where every template is vector-safe for its real/int dtype.
 
     ``dtypes`` lists the value dtypes (inputs, then instruction results) first, as
-    :func:`value_dtypes` does; float16 (computed in float, rounded by helpers) and float ->
-    uint32/uint64 casts (scalar-only formulas) stay scalar."""
+    :func:`value_dtypes` does. float16 values are float lanes, rounded by the vector
+    conversions, except where a body also holds float64 (a double -> half cast rounds once
+    only in scalar code) or an op has a float16-only template; float -> uint32/uint64 casts
+    (scalar-only formulas) stay scalar."""
+    every = list(dtypes) + [d for ins in spec_body for d in ins.arg_dtypes]
+    if any(d.name == "float16" for d in every) and any(d.name == "float64" for d in every):
+        return False
     for ins in spec_body:
-        if not _ops.lookup(ins.op).vec or ins.dtype.kind not in "fiu":
+        rec = _ops.lookup(ins.op)
+        if not rec.vec or ins.dtype.kind not in "fiu":
+            return False
+        if ins.dtype.name == "float16" and "float16" in rec.c:
             return False
         if ins.out_dtype.kind not in "fiu" or any(d.kind not in "fiu" for d in ins.arg_dtypes):
             return False
         for a, ad in zip(ins.args, ins.arg_dtypes):
             if a < len(dtypes) and dtypes[a].kind == "f" and ad.name in ("uint32", "uint64"):
                 return False
-    return all(d.kind in "fiu" and d.name != "float16" for d in dtypes)
+    return all(d.kind in "fiu" for d in dtypes)
 
 
 def render_elementwise(spec: EwSpec) -> tuple[str, str, list]:
@@ -219,7 +227,7 @@ def render_elementwise(spec: EwSpec) -> tuple[str, str, list]:
             # vectors change the calling convention of builtins on AVX2 CPUs (PoCL then
             # prints ABI warnings on every build), while on AVX-512 PoCL's float16 math
             # builtins run twice as fast as two float8 calls
-            widest = max(d.itemsize for d in dtypes + [o for _, o in spec.outputs])
+            widest = max(C.compute_itemsize(d) for d in dtypes + [o for _, o in spec.outputs])
             part = max(1, min(w, spec.vbytes // widest))
             if part == w:
                 lines += ["    " + s for s in _body(spec, dtypes, "base", w)]
@@ -313,7 +321,7 @@ def _body(spec: EwSpec, dtypes: list[np.dtype], lin: str | None, w: int) -> list
     return out
 
 
-_ROUND = {"float16": "clnp_round16_float", "bfloat16": "clnp_roundbf_float"}
+_ROUND = {"float16": C.round16, "bfloat16": C.roundbf}
 
 
 def instructions(body: tuple[Instr, ...], dtypes: list[np.dtype], n_in: int,
@@ -335,6 +343,6 @@ def instructions(body: tuple[Instr, ...], dtypes: list[np.dtype], n_in: int,
         if ins.out_dtype.name in _ROUND and any(vid in later.args for later in body[j + 1:]):
             # a float16/bfloat16 value computed in float is rounded before the next op uses
             # it, as NumPy (ml_dtypes) rounds every such result (the final store rounds itself)
-            expr = f"{_ROUND[ins.out_dtype.name]}({expr})"
+            expr = _ROUND[ins.out_dtype.name](expr, w)
         out.append(f"const {C.compute_ctype(ins.out_dtype, w)} v{vid} = {expr};")
     return out
