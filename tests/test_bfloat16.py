@@ -310,6 +310,38 @@ def test_jit_fuses_bfloat16_loads_and_stores(device, rng):
             np.testing.assert_allclose(clnp.asnumpy(got), clnp.asnumpy(eager), rtol=1e-6)
 
 
+@pytest.mark.parametrize("n", [5, 33, 1027])
+def test_vector_bodies_round_every_result(device, n):
+    """bfloat16 bodies compute on float vectors on CPUs (one element per work-item on GPUs):
+    each intermediate is still rounded to bfloat16 as ml_dtypes rounds it, casts in and out
+    (int8, int32, float32, float64) and the scalar tail agree, eager and fused alike."""
+    rng = np.random.default_rng(n)
+    a, b = bf(rng.standard_normal(n) * 300), bf(rng.standard_normal(n))
+    i8 = rng.integers(-128, 127, n).astype(np.int8)
+    i32 = rng.integers(-(2 ** 30), 2 ** 30, n).astype(np.int32)
+    f, d = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n) * 1e3
+    x, y = clnp.asarray(a, device=device), clnp.asarray(b, device=device)
+    xi8, xi32 = clnp.asarray(i8, device=device), clnp.asarray(i32, device=device)
+    xf = clnp.asarray(f, device=device)
+    # a * b rounds before + a, a * 3 before - b: dropping a rounding changes these bits
+    want = (a * b + a) * BF.type(3) - b
+    same_bits((x * y + x) * 3 - y, want)
+    same_bits(cg.jit(lambda p, q: (p * q + p) * 3 - q)(x, y), want)
+    same_bits(cg.jit(lambda p, k: p * 0.5 + k)(x, xi8), a * BF.type(0.5) + i8.astype(BF))
+    same_bits(cg.jit(lambda p, k: clnp.astype(k, clnp.bfloat16) + p)(x, xi32),
+              i32.astype(np.float32).astype(BF) + a)
+    same_bits(cg.jit(lambda p, g: p + clnp.astype(g, clnp.bfloat16) * 2)(x, xf),
+              a + f.astype(BF) * BF.type(2))
+    got = cg.jit(lambda p: clnp.astype(clnp.sin(p * 7), clnp.float32) - 1)(x)
+    want32 = np.sin((a * BF.type(7)).astype(np.float32)).astype(BF).astype(np.float32) - 1
+    # sin's float32 result may differ from NumPy's in the last bit: one bfloat16 ulp
+    np.testing.assert_allclose(clnp.asnumpy(got), want32, rtol=2.0 ** -7, atol=0)
+    if device.has_fp64:
+        xd = clnp.asarray(d, device=device)
+        same_bits(cg.jit(lambda p, e: clnp.astype(e * 3, clnp.bfloat16) + p)(x, xd),
+                  (d * 3).astype(BF) + a)
+
+
 def test_gradients_through_bfloat16_casts(device, rng):
     """The cast's derivative casts the cotangent: float32 -> bfloat16 -> float32 passes the
     gradient straight through (rounded to bfloat16 on the way), a bfloat16 input gets a

@@ -55,8 +55,9 @@ _UNSIGNED = {"char": "uchar", "short": "ushort", "int": "uint", "long": "ulong"}
 
 
 def compute_itemsize(dtype: np.dtype) -> int:
-    """Bytes of one lane of :func:`compute_ctype` (float16 is computed in float)."""
-    return 4 if dtype.name == "float16" or dtype.kind == "b" else dtype.itemsize
+    """Bytes of one lane of :func:`compute_ctype` (float16 and bfloat16 are computed in
+    float)."""
+    return 4 if dtype.name in _HALVES or dtype.kind == "b" else dtype.itemsize
 
 
 def unsigned_ctype(dtype: np.dtype, width: int = 1) -> str:
@@ -153,7 +154,10 @@ def convert(expr: str, src: np.dtype, dst: np.dtype, width: int = 1,
     if dst.name == "bfloat16":
         # float64 rounds through float32 as ml_dtypes does (so results match its casts)
         if width != 1:
-            raise ValueError("bfloat16 values are not vectorised")
+            if src.kind not in "fiu":
+                raise ValueError(f"{src} -> bfloat16 casts are not vectorised")
+            x = expr if src.name == "float32" else f"convert_float{width}({expr})"
+            return x if to_storage else roundbf(x, width)
         if src.kind == "b":
             return f"((float)({expr}))"
         x = f"({expr}).x" if sc else expr

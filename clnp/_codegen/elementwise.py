@@ -160,25 +160,27 @@ def can_vectorize(spec_body: tuple[Instr, ...], dtypes: list[np.dtype]) -> bool:
     """Vector types only where every template is vector-safe for its real/int dtype.
 
     ``dtypes`` lists the value dtypes (inputs, then instruction results) first, as
-    :func:`value_dtypes` does. float16 values are float lanes, rounded by the vector
-    conversions, except where a body also holds float64 (a double -> half cast rounds once
-    only in scalar code) or an op has a float16-only template; float -> uint32/uint64 casts
-    (scalar-only formulas) stay scalar."""
+    :func:`value_dtypes` does. float16 and bfloat16 values are float lanes, rounded by the
+    vector conversions, except where an op has a float16-/bfloat16-only template, or a body
+    holds float16 and float64 (a double -> half cast rounds once only in scalar code;
+    float64 -> bfloat16 rounds through float32 in both, as ml_dtypes does); float ->
+    uint32/uint64 casts (scalar-only formulas) stay scalar."""
     every = list(dtypes) + [d for ins in spec_body for d in ins.arg_dtypes]
     if any(d.name == "float16" for d in every) and any(d.name == "float64" for d in every):
         return False
     for ins in spec_body:
         rec = _ops.lookup(ins.op)
-        if not rec.vec or ins.dtype.kind not in "fiu":
+        if not rec.vec or dt.kind(ins.dtype) not in "fiu":
             return False
-        if ins.dtype.name == "float16" and "float16" in rec.c:
+        if ins.dtype.name in ("float16", "bfloat16") and ins.dtype.name in rec.c:
             return False
-        if ins.out_dtype.kind not in "fiu" or any(d.kind not in "fiu" for d in ins.arg_dtypes):
+        if dt.kind(ins.out_dtype) not in "fiu" or \
+                any(dt.kind(d) not in "fiu" for d in ins.arg_dtypes):
             return False
         for a, ad in zip(ins.args, ins.arg_dtypes):
-            if a < len(dtypes) and dtypes[a].kind == "f" and ad.name in ("uint32", "uint64"):
+            if a < len(dtypes) and dt.kind(dtypes[a]) == "f" and ad.name in ("uint32", "uint64"):
                 return False
-    return all(d.kind in "fiu" for d in dtypes)
+    return all(dt.kind(d) in "fiu" for d in dtypes)
 
 
 def render_elementwise(spec: EwSpec) -> tuple[str, str, list]:

@@ -226,7 +226,7 @@ def _ep_vector_width(spec: GemmSpec) -> int:
             any(dkind(d) not in "fiu" or d.itemsize == 2 and dkind(d) == "f"
                 for _, d in spec.ep_outputs):
         return 0
-    widest = max(d.itemsize for d in dtypes + [d for _, d in spec.ep_outputs])
+    widest = max(C.compute_itemsize(d) for d in dtypes + [d for _, d in spec.ep_outputs])
     w = min(spec.vec, 32 // widest)
     return w if w > 1 and spec.tn % w == 0 else 0
 

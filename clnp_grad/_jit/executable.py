@@ -981,7 +981,7 @@ class Executable:
                 all(m == "unit" for m in rmodes[len(views) - len(sides):]) and \
                 can_vectorize(tuple(body), all_dtypes) and \
                 all(r[0] in ("sum", "prod") and r[2].kind in "fiu" for r in reds) and \
-                all(d.kind in "fiu" for d in all_dtypes):
+                all(dkind(d) in "fiu" for d in all_dtypes):
             vec = max(1, min(16, 64 // max(C.compute_itemsize(d) for d in all_dtypes)))
         partial = parts > 1
         spec = FusedReduceSpec(
