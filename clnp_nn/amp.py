@@ -12,9 +12,8 @@ float16 as 16-bit ``half`` and bfloat16 as the top 16 bits of a float, and conve
 integer code on load and store (round to nearest even), so every elementwise op, reduction and
 matmul computes in float32 and rounds once on the store; half-precision matrix products and
 reductions accumulate in float32. bfloat16 keeps float32's exponent range, so a bfloat16
-policy needs no loss scaling (float16 does). What 16-bit storage does not do (no vector
-kernels, no tensor cores for bfloat16, linalg decompositions refuse it): docs/nn.md, "Mixed
-precision".
+policy needs no loss scaling (float16 does). What 16-bit storage does not do (no tensor
+cores for bfloat16, linalg decompositions refuse it, ...): docs/nn.md, "Mixed precision".
 
 All of the loss scales are pytrees (their arrays are leaves, ``period``/``factor`` static),
 so they pass through ``clnp_grad.jit`` with the rest of the training state.
