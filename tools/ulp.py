@@ -341,7 +341,11 @@ _add(Fn("acos", 1, _xp_fn("acos"), np.arccos, (_unit,), complex=True))
 _add(Fn("atan", 1, _xp_fn("atan"), np.arctan, (Domain((_MID, _SMALL, (1.0, _full()))),),
         complex=True))
 _hyp = Domain((_MID, _SMALL, (1.0, _log(1e-3, _ln_max, True)),
-               (0.3, _near(lambda rng, n, fi: _signed(rng, np.full(n, _ln_max(fi))), 1e-3))))
+               (0.3, _near(lambda rng, n, fi: _signed(rng, np.full(n, _ln_max(fi))), 1e-3)),
+               # sinh/cosh's own overflow threshold, ln(max) + ln 2 (PoCL's double sinh and
+               # cosh returned NaN in the last 1.5e-6 below it)
+               (0.3, _near(lambda rng, n, fi: _signed(rng, np.full(
+                   n, _ln_max(fi) + math.log(2.0))), 1e-6))))
 _add(Fn("sinh", 1, _xp_fn("sinh"), np.sinh, (_hyp,), complex=True, complex_domain=(-5, 5)))
 _add(Fn("cosh", 1, _xp_fn("cosh"), np.cosh, (_hyp,), complex=True, complex_domain=(-5, 5)))
 _add(Fn("tanh", 1, _xp_fn("tanh"), np.tanh, (Domain((_MID, _SMALL, (1.0, _log(1e-3, 1e3, True)),
