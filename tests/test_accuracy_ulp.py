@@ -88,3 +88,65 @@ def test_jit_fused_kernels_use_the_same_templates(device, dtype):
     fused = cg.jit(_jit_outputs)(x)
     for i, (a, b) in enumerate(zip(eager, fused)):
         np.testing.assert_array_equal(clnp.asnumpy(b), clnp.asnumpy(a), err_msg=f"output {i}")
+
+
+def _below(t: float, dtype: np.dtype) -> np.ndarray:
+    """The 64 floats just below ``t`` and points log-spaced down to ``t - 1e-5 t``."""
+    d = np.dtype(dtype)
+    top = d.type(t)
+    last = [top]
+    for _ in range(63):
+        last.append(np.nextafter(last[-1], d.type(0)))
+    far = (t - np.logspace(-14, -5, 192) * t).astype(d)
+    return np.unique(np.concatenate([np.array(last, d), far]))
+
+
+_LN_MAX = {d: float(np.log(np.finfo(d).max.astype(np.longdouble))) for d in ("float32", "float64")}
+_EDGES = (("exp", lambda d: _LN_MAX[d]), ("expm1", lambda d: _LN_MAX[d]),
+          ("exp2", lambda d: float(np.log2(np.finfo(d).max.astype(np.longdouble)))),
+          ("sinh", lambda d: _LN_MAX[d] + np.log(2.0)), ("cosh", lambda d: _LN_MAX[d] + np.log(2.0)))
+
+
+@pytest.mark.parametrize("name, edge", _EDGES, ids=[e[0] for e in _EDGES])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_below_overflow_threshold(device, name, edge, dtype):
+    """Just below the overflow threshold the result is finite and within the bound, in scalar
+    code and in vectors whose other lanes are ordinary (PoCL's double exp gave inf for
+    x in [709.7827111564, 709.782712893384), its double sinh/cosh NaN just below 710.4758600;
+    the guards in clnp/_codegen/elementwise.py). Both signs for sinh/cosh."""
+    if not device.supports(getattr(clnp, dtype)):
+        pytest.skip(f"{device.key} has no {dtype}")
+    d = np.dtype(dtype)
+    x = _below(edge(dtype), d)
+    if name in ("sinh", "cosh"):
+        x = np.concatenate([x, -x])
+    # one edge point among 15 ordinary ones in each vector, then everything in the tail
+    mixed = np.full((x.size, 16), 0.5, d)
+    mixed[:, 3] = x
+    x_all = np.concatenate([x, mixed.ravel(), x[:7]])
+    fn = ulp.FUNCTIONS[name]
+    r = ulp.reference(fn, (x_all,), d)
+    y = ulp.evaluate(fn, (x_all,), device)
+    err = ulp.ulp_error(y, r, d)
+    b, src = ulp.bound(name, d, device)
+    i = int(np.argmax(err))
+    assert err[i] <= b + 1e-3, f"{name}({x_all[i]!r}) = {y[i]!r}: {err[i]:.3f} ulp > {b} ({src})"
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_exp_real_axis_below_overflow(device, dtype):
+    """exp(x + 0j) just below the overflow threshold is finite (the real-axis branch of cexp
+    called PoCL's double exp directly), with the imaginary part's signed zero kept."""
+    if not device.supports(getattr(clnp, dtype)):
+        pytest.skip(f"{device.key} has no {dtype}")
+    d = np.dtype(dtype)
+    rd = np.finfo(d).dtype
+    x = _below(_LN_MAX[rd.name], rd)
+    z = np.concatenate([x + 0j, x - 0j]).astype(d)
+    z.imag[x.size:] = -0.0
+    y = clnp.asnumpy(clnp.exp(clnp.asarray(z, device=device)))
+    r = ulp.reference(ulp.FUNCTIONS["exp"], (z.real.copy(),), rd)
+    err = ulp.ulp_error(y.real.copy(), r, rd)
+    assert err.max() <= ulp.SPEC[rd.name]["exp"] + 1e-3, (z[np.argmax(err)], err.max())
+    np.testing.assert_array_equal(np.signbit(y.imag), np.signbit(z.imag))
+    assert (y.imag == 0).all()

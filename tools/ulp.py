@@ -249,6 +249,11 @@ def _ln_tiny(fi):
     return math.log(float(fi.smallest_subnormal))
 
 
+def _edge(f):
+    """The point ``f(finfo)``, for :func:`_near` (an overflow or underflow threshold)."""
+    return lambda rng, n, fi: np.full(n, f(fi))
+
+
 # --------------------------------------------------------------------------------------------
 # functions
 
@@ -285,8 +290,9 @@ _MID = (1.0, _uni(-10, 10))
 
 
 def _pow_joint(rng: np.random.Generator, n: int, fi: np.finfo) -> tuple[np.ndarray, np.ndarray]:
-    """x log-uniform over the format, y chosen so that x**y covers the whole output range;
-    a quarter of the points with x < 0 and integer y; y == 2 and y == 0.5 included."""
+    """x log-uniform over the format, y chosen so that x**y covers the whole output range
+    (5 % of the points just below the overflow threshold); a quarter of the points with x < 0
+    and integer y; y == 2 and y == 0.5 included."""
     x = logu(rng, n, float(fi.smallest_normal), float(fi.max))
     t = rng.uniform(math.log2(float(fi.smallest_subnormal)), math.log2(float(fi.max)), n)
     lx = np.log2(x)
@@ -295,6 +301,10 @@ def _pow_joint(rng: np.random.Generator, n: int, fi: np.finfo) -> tuple[np.ndarr
     neg = q < 0.25
     y = np.where(neg, np.round(y), y)
     x = np.where(neg, -x, x)
+    # results just below the overflow threshold
+    edge = (q > 0.85) & (q <= 0.9)
+    top = math.log2(float(fi.max))
+    y = np.where(edge, (top - logu(rng, n, 2.0 ** -40, 1e-3)) / np.where(lx == 0, 1, lx), y)
     y = np.where((q > 0.9) & (q < 0.95), 2.0, y)
     y = np.where(q >= 0.95, 0.5, y)
     x = np.where(q >= 0.95, np.abs(x), x)
@@ -357,13 +367,16 @@ _add(Fn("acosh", 1, _xp_fn("acosh"), np.arccosh,
                  (1.0, _log(1, lambda fi: float(fi.max))))),), complex=True))
 _add(Fn("atanh", 1, _xp_fn("atanh"), np.arctanh, (_unit,), complex=True))
 _add(Fn("exp", 1, _xp_fn("exp"), np.exp, (Domain((_MID, _SMALL,
-         (1.0, _uni(_ln_tiny, _ln_max)))),), complex=True, complex_domain=(-5, 5)))
+         (1.0, _uni(_ln_tiny, _ln_max)), (0.3, _near(_edge(_ln_max), 1e-6)),
+         (0.3, _near(_edge(_ln_tiny), 1e-6)))),), complex=True, complex_domain=(-5, 5)))
 _add(Fn("exp2", 1, _xp_fn("exp2"), np.exp2, (Domain((_MID, _SMALL, (1.0, _uni(
          lambda fi: math.log2(float(fi.smallest_subnormal)),
-         lambda fi: math.log2(float(fi.max)))))),),
+         lambda fi: math.log2(float(fi.max)))),
+         (0.3, _near(_edge(lambda fi: math.log2(float(fi.max))), 1e-6)))),),
         note="clnp computes it as pow(2, x)"))
 _add(Fn("expm1", 1, _xp_fn("expm1"), np.expm1, (Domain((_MID, _SMALL,
-         (1.0, _uni(-40, _ln_max)))),), complex=True, complex_domain=(-5, 5)))
+         (1.0, _uni(-40, _ln_max)), (0.3, _near(_edge(_ln_max), 1e-6)))),), complex=True,
+        complex_domain=(-5, 5)))
 _pos = Domain(((1.0, _uni(0, 10)), (1.0, _log(_tiny, 1e-3)), (1.0, _full(False)),
                (1.0, _near([1.0], 0.5))))
 _add(Fn("log", 1, _xp_fn("log"), np.log, (_pos,), complex=True))
@@ -399,8 +412,8 @@ def _i0_ref(x):
 
 
 _add(Fn("i0", 1, _xp_fn("i0"), _i0_ref, (Domain((_MID, _SMALL,
-         (1.0, _uni(-1, 1)), (1.0, _uni(lambda fi: -_ln_max(fi) - 2,
-                                        lambda fi: _ln_max(fi) + 2)))),),
+         (1.0, _uni(-1, 1)), (1.0, _uni(lambda fi: -_ln_max(fi) - 5,
+                                        lambda fi: _ln_max(fi) + 5)))),),
         mp=lambda x: __import__("mpmath").besseli(0, x)))
 
 
