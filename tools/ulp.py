@@ -27,8 +27,11 @@ double precision ...*; half precision from the ``cl_khr_fp16`` extension). Funct
 specification does not define (``logaddexp``, ``i0``, complex functions) get clnp's own bound
 in :data:`CLNP_BOUND`.
 
-Run ``python tools/ulp.py --write`` to regenerate the table in ``docs/reliability.md``
-(``tests/test_accuracy_ulp.py`` runs the same measurement with fewer points).
+Run ``python tools/ulp.py --markdown`` to print the table (Markdown) for the default device
+(``CLNP_DEVICE=nvidia:0`` or ``--device nvidia:0`` for another), ``python tools/ulp.py --write``
+to rewrite that kind of device's table in ``docs/reliability.md``; ``-n``, ``--only`` and
+``--dtypes`` narrow the run. The exit status is 1 when a function is outside its bound.
+``tests/test_accuracy_ulp.py`` runs the same measurement with fewer points.
 """
 from __future__ import annotations
 
@@ -495,6 +498,18 @@ def reference(fn: Fn, xs: Sequence[np.ndarray], dtype: np.dtype) -> np.ndarray:
         return np.asarray(fn.ref(*(x.astype(np.float64) for x in xs)), np.float64)
 
 
+def reference_name(fn: Fn, dtype: np.dtype) -> str:
+    """How :func:`reference` computes ``fn``'s reference for result dtype ``dtype``."""
+    d = np.dtype(dtype)
+    if d == np.complex128:
+        return "mpmath, 40 digits"
+    if d.kind == "c":
+        return "NumPy complex128"
+    if d == np.float64:
+        return "mpmath, 40 digits" if fn.mp is not None else "NumPy longdouble"
+    return "SciPy float64" if fn.ref in (_i0_ref, _erf_ref) else "NumPy float64"
+
+
 def _mp_complex(fn: Fn, xs: Sequence[np.ndarray]) -> np.ndarray:
     """complex128 references from mpmath at 40 digits (NumPy's complex longdouble functions
     use textbook formulas: its log1p(z) computes 1 + z, 130 ulp off for |z| ~ 1e-6)."""
@@ -524,6 +539,7 @@ class Result:
     bound: float
     source: str
     numpy_ulp: float = math.nan    # NumPy's own error in the same dtype on the same points
+    reference: str = ""            # :func:`reference_name`
 
     @property
     def ok(self) -> bool:
@@ -582,7 +598,7 @@ def measure(name: str, dtype: Any, device: Any, n: int = 20000, seed: int = 0) -
     if src == "NumPy":
         b = max(b, 2 * nmax + 1.0)
     return Result(name, d.name, device.key, int(err.size), float(err.max()) if err.size else 0.0,
-                  worst, b, src, nmax)
+                  worst, b, src, nmax, reference_name(fn, d))
 
 
 # special values: exact behaviour (C99 Annex F, as NumPy)
@@ -646,7 +662,6 @@ def complex_dtypes(device: Any) -> list[np.dtype]:
 # --------------------------------------------------------------------------------------------
 # the table in docs/reliability.md
 
-_BEGIN, _END = "<!-- ulp-table:begin -->", "<!-- ulp-table:end -->"
 
 
 def _fmt(v: float) -> str:
@@ -659,25 +674,29 @@ def table(results: list[Result]) -> str:
                                          "complex128"))}
     rows = sorted(results, key=lambda r: (list(FUNCTIONS).index(r.name), order[r.dtype]))
     lines = [("| function | dtype | points | clnp max ULP | NumPy max ULP | bound | bound from "
-              "| clnp's worst input |"), "|---|---|---|---|---|---|---|---|"]
+              "| reference | clnp's worst input |"), "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         fn = FUNCTIONS[r.name]
         label = f"`{r.name}`" + (f" ({fn.note})" if fn.note else "")
         worst = ", ".join(f"{v:.9g}" for v in r.worst_input)
         flag = "" if r.ok else " **over**"
         lines.append(f"| {label} | {r.dtype} | {r.points} | {_fmt(r.max_ulp)}{flag} | "
-                     f"{_fmt(r.numpy_ulp)} | {_fmt(r.bound)} | {r.source} | {worst} |")
+                     f"{_fmt(r.numpy_ulp)} | {_fmt(r.bound)} | {r.source} | {r.reference} | "
+                     f"{worst} |")
     return "\n".join(lines)
 
 
 def run_all(device: Any, n: int, names: Sequence[str] | None = None,
-            verbose: bool = True) -> list[Result]:
-    """Measure every function in every dtype the device has (complex where clnp has it)."""
+            verbose: bool = True, dtypes: Sequence[str] | None = None) -> list[Result]:
+    """Measure every function (or ``names``) in every dtype the device has (complex where clnp
+    has it), or in those of ``dtypes`` the device has; progress on stderr if ``verbose``."""
     out = []
     for name in names or FUNCTIONS:
         fn = FUNCTIONS[name]
         dts = real_dtypes(device) + (complex_dtypes(device) if fn.complex else [])
         for d in dts:
+            if dtypes and d.name not in dtypes:
+                continue
             t = time.perf_counter()
             try:
                 r = measure(name, d, device, n)
@@ -693,30 +712,68 @@ def run_all(device: Any, n: int, names: Sequence[str] | None = None,
     return out
 
 
-def write_doc(path: Path, text: str) -> None:
+def write_doc(path: Path, text: str, block: str, title: str) -> None:
+    """Replace the table between ``<!-- ulp-table:<block>:begin -->`` and ``...:end -->`` in
+    ``path`` by ``text``; without such markers, append a section ``title`` holding them (so
+    each kind of device, e.g. ``pocl`` or ``nvidia``, keeps its own table)."""
+    begin, end = f"<!-- ulp-table:{block}:begin -->", f"<!-- ulp-table:{block}:end -->"
     doc = path.read_text()
-    pat = re.compile(re.escape(_BEGIN) + ".*?" + re.escape(_END), re.DOTALL)
-    if not pat.search(doc):
-        raise SystemExit(f"{path}: no {_BEGIN} ... {_END} block to replace")
-    path.write_text(pat.sub(lambda m: f"{_BEGIN}\n{text}\n{_END}", doc))
+    pat = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.DOTALL)
+    if pat.search(doc):
+        doc = pat.sub(lambda m: f"{begin}\n{text}\n{end}", doc)
+    else:
+        doc = doc.rstrip("\n") + f"\n\n### {title}\n\n{begin}\n{text}\n{end}\n"
+    path.write_text(doc)
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("-n", type=int, default=200000, help="points per function and dtype")
-    p.add_argument("--device", default=None, help="device spec (default: clnp's default)")
-    p.add_argument("--only", nargs="*", help="function names")
-    p.add_argument("--write", action="store_true", help="rewrite the table in "
-                   "docs/reliability.md")
+def header(device: Any, n: int, command: str, results: Sequence[Result]) -> str:
+    """The paragraph above the table: device, driver, points, command, and the verdict."""
+    cd = device.cl_device
+    over = [f"{r.name} {r.dtype}" for r in results if not r.ok]
+    verdict = ("Every row is within its bound." if not over else
+               f"**Outside the bound: {', '.join(over)}.**")
+    return (f"Measured on `{device.key}` ({device.name}; {device.platform_name}, "
+            f"{cd.version.strip()}, driver {cd.driver_version.strip()}) on "
+            f"{time.strftime('%Y-%m-%d', time.gmtime())}: {n} points drawn per function and "
+            f"dtype (the points column counts those inside the function's domain), "
+            f"`{command}`. {verdict}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line: measure, print the Markdown table, optionally rewrite the docs' table.
+
+    Returns 1 when a function is outside its bound (the table is printed and written anyway).
+    """
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n")[0],
+        epilog="The device: --device, else CLNP_DEVICE (any spelling clnp.set_default_device "
+               "takes, e.g. CLNP_DEVICE=nvidia:0), else clnp's default (the first GPU, else the "
+               "first device).")
+    p.add_argument("-n", type=int, default=200000, help="points per function and dtype "
+                   "(default 200000)")
+    p.add_argument("--device", default=None, help="device spec, e.g. pocl:0 or nvidia:0")
+    p.add_argument("--only", nargs="*", help="function names (default: all)")
+    p.add_argument("--dtypes", nargs="*", help="dtypes, e.g. float32 float64 (default: every "
+                   "one the device has)")
+    p.add_argument("--markdown", action="store_true", help="print only the Markdown table on "
+                   "stdout (no progress lines on stderr)")
+    p.add_argument("--write", action="store_true", help="rewrite this kind of device's "
+                   "table in docs/reliability.md (markers ulp-table:<vendor>:begin/end; a new "
+                   "section at the end where there is none)")
     a = p.parse_args(argv)
     dev = clnp._runtime.select_device(a.device) if a.device else clnp.default_device()
-    res = run_all(dev, a.n, a.only)
-    text = (f"Measured on `{dev.key}` ({dev.name}), {a.n} points drawn per function and "
-            f"dtype: `python tools/ulp.py -n {a.n} --write`.\n\n" + table(res))
+    res = run_all(dev, a.n, a.only, verbose=not a.markdown, dtypes=a.dtypes)
+    cmd = ["python tools/ulp.py", f"-n {a.n}"]
+    cmd += ["--only " + " ".join(a.only)] if a.only else []
+    cmd += ["--dtypes " + " ".join(a.dtypes)] if a.dtypes else []
+    cmd += ["--write"] if a.write else ["--markdown"]
+    text = header(dev, a.n, " ".join(cmd), res) + "\n\n" + table(res)
     print(text)
     if a.write:
-        write_doc(Path(__file__).resolve().parents[1] / "docs" / "reliability.md", text)
+        write_doc(Path(__file__).resolve().parents[1] / "docs" / "reliability.md", text,
+                  dev.vendor_key, f"Accuracy table: {dev.name}")
+    return 0 if all(r.ok for r in res) else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
