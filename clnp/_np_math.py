@@ -48,8 +48,8 @@ def _kernel(name: str) -> Any:
         "i0f": ("T x", "T y", _I0_C_F),
     }
     ins, outs, body = specs[name]
-    return ElementwiseKernel(ins, outs, body, f"clnp_np_{name}", preamble=_I0_PRE
-                             if name.startswith("i0") else "")
+    pre = {"i0": _I0_PRE, "i0f": _I0_PRE_F}.get(name, "")
+    return ElementwiseKernel(ins, outs, body, f"clnp_np_{name}", preamble=pre)
 
 
 # Cephes' Chebyshev coefficients for I0 (the series NumPy's i0 evaluates)
@@ -82,9 +82,17 @@ else { c = cb; nc = 25; t = 32.0 / ax - 2.0; }
 double b0 = c[0], b1 = 0.0, b2 = 0.0;
 for (int k = 1; k < nc; k++) { b2 = b1; b1 = b0; b0 = t * b1 - b2 + c[k]; }
 double r = 0.5 * (b0 - b2);
-y = (T)(ax <= 8.0 ? exp(ax) * r : exp(ax) * r / sqrt(ax));
+if (ax <= 8.0) { y = (T)(exp(ax) * r); }
+else if (ax < CLNP_I0_SPLIT) { y = (T)(exp(ax) * r / sqrt(ax)); }
+/* exp(ax) overflows before I0(ax) ~ exp(ax) / sqrt(2 pi ax) does: two half exponentials */
+else { double h = exp(0.5 * ax); y = (T)((h * (r / sqrt(ax))) * h); }
 """
-_I0_C_F = _I0_C.replace("double", "float")
+_I0_C_F = _I0_C.replace("double", "float").replace("CLNP_I0_SPLIT", "80.0f")
+_I0_C = _I0_C.replace("CLNP_I0_SPLIT", "700.0")
+# float results from the double series where the device has fp64 (the float series is off by
+# an ulp or two, i0(0) = 0.99999994); the float series elsewhere
+_I0_C_F = f"#ifdef cl_khr_fp64\n{_I0_C}\n#else\n{_I0_C_F}\n#endif\n(void)x"   # ends a statement
+_I0_PRE_F = "#ifdef cl_khr_fp64\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#endif\n" + _I0_PRE
 
 
 def _float_in(x: Any) -> Any:

@@ -120,6 +120,21 @@ _LOCAL_RE = re.compile(r"clnp_(" + "|".join(sorted({n for n, _ in _LOCAL_HELPERS
 _VM_RE = re.compile(r"clnp_vm_([a-z0-9]+)_(float|double)(\d*)\(")
 _VM_BINARY = {"atan2", "hypot", "pow"}
 _VM_LANEWISE = {("sin", "float"), ("cos", "float"), ("tan", "float")}
+# PoCL's double sinh and cosh return NaN for |x| in [710.4758586, 710.4758601), just below
+# their overflow threshold (sinh(710.4758589527944) is 1.797e308): there e^-|x| is negligible
+# and e^|x| / 2 = (e^(|x|/2) / 2) * e^(|x|/2) does not overflow first (<= 2.5 ulp). Scalar
+# code takes the guard; a vector with such a lane goes lane by lane (tests/test_accuracy_ulp.py).
+_VM_GUARD = {
+    ("sinh", "double"): ("fabs(a) > 710.0",
+                         "{ double h = exp(0.5 * fabs(a)); return copysign((h * 0.5) * h, a); }"),
+    ("cosh", "double"): ("fabs(a) > 710.0",
+                         "{ double h = exp(0.5 * fabs(a)); return (h * 0.5) * h; }"),
+}
+# PoCL's double exp overflows to inf for x in [709.7827111564, 709.782712893384), where e^x is
+# still finite (up to 1.797e308): there e^x = e^(x - 1) * e (x - 1 exact; 1.63 ulp at most
+# measured), taken without a branch: exp of 2^22 doubles on PoCL, best of 60 on a shared
+# machine, 1.44 ms unguarded, 1.64 ms so, 2.39 ms with an any() branch to lane-wise code
+_VM_SHIFT = {("exp", "double"): ("709.78", "1.0", "M_E")}
 _LANES = "0123456789abcdef"
 _HUGE = "1e5f"         # below PoCL's slow-path threshold (~2^23) with a margin
 _HUGE_BITS = int(np.float32(1e5).view(np.uint32))
@@ -131,16 +146,38 @@ def _vm_helper(fn: str, base: str, width: int, splat: int) -> str:
     params = ", ".join(f"{t} {a}" for a in ("a", "b")[:2 if fn in _VM_BINARY else 1])
     args = ("a", "b")[:2 if fn in _VM_BINARY else 1]
     head = f"inline {t} clnp_vm_{fn}_{t}({params}) {{"
+    shift = _VM_SHIFT.get((fn, base))
+    if shift:
+        return _shift_helper(head, fn, base, width, splat, *shift)
+    guard = _VM_GUARD.get((fn, base))
     if not width:
+        pre = f" if ({guard[0]}) {guard[1]}" if guard else ""
         if splat > 1:
             sp = ", ".join(f"({base}{splat})({a})" for a in args)
-            return f"{head} return {fn}({sp}).s0; }}"
-        return f"{head} return {fn}({', '.join(args)}); }}"
+            return f"{head}{pre} return {fn}({sp}).s0; }}"
+        return f"{head}{pre} return {fn}({', '.join(args)}); }}"
     body = f"return {fn}({', '.join(args)});"
+    lanes = ", ".join(f"clnp_vm_{fn}_{base}(a.s{_LANES[i]})" for i in range(width))
     if (fn, base) in _VM_LANEWISE:
-        lanes = ", ".join(f"clnp_vm_{fn}_{base}(a.s{_LANES[i]})" for i in range(width))
         body = f"{_huge_test(width, splat)} return ({t})({lanes});\n    {body}"
+    elif guard:
+        body = f"if (any({guard[0]})) return ({t})({lanes});\n    {body}"
     return f"{head}\n    {body}\n}}"
+
+
+def _shift_helper(head: str, fn: str, base: str, width: int, splat: int, above: str,
+                  by: str, factor: str) -> str:
+    """Body computing ``fn(a - by) * factor`` where ``a > above``, else ``fn(a)``: no branch,
+    and scalars splat to the vector width so that each element is computed alike."""
+    t = f"{base}{width or ''}"
+    if width:
+        m = f"isgreater(a, ({t})({above}))"
+        return (f"{head}\n    long{width} m = {m};\n"
+                f"    return {fn}(a - select(({t})(0), ({t})({by}), m)) * "
+                f"select(({t})(1), ({t})({factor}), m);\n}}")
+    call = f"{fn}(({base}{splat})(s)).s0" if splat > 1 else f"{fn}(s)"
+    return (f"{head} int m = a > {above}; {base} s = m ? a - {by} : a; "
+            f"return {call} * (m ? ({base})({factor}) : ({base})(1)); }}")
 
 
 def _huge_test(width: int, splat: int) -> str:
@@ -293,7 +330,8 @@ def prelude(title: str, body: tuple[Instr, ...], dtypes: list[np.dtype], text: s
         head.append(render_helpers(helpers))
     head += [_LOCAL_HELPERS[k] for k in sorted(set(_LOCAL_RE.findall(text)))]
     vms = set(_VM_RE.findall(text))
-    vms |= {(fn, base, "") for fn, base, w in vms if w and (fn, base) in _VM_LANEWISE}
+    vms |= {(fn, base, "") for fn, base, w in vms
+            if w and ((fn, base) in _VM_LANEWISE or (fn, base) in _VM_GUARD)}
     head += [_vm_helper(fn, base, int(w or 0), splat)
              for fn, base, w in sorted(vms, key=lambda v: (v[0], v[1], int(v[2] or 0)))]
     return head
