@@ -1330,7 +1330,8 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fals
     Raises
     ------
     ZeroDivisionError
-        The weights sum to zero (one value read back from the device).
+        The weights sum to zero (one value read back from the device), or, without
+        weights, the result is empty (as in NumPy).
     IndexError
         An axis is out of range.
 
@@ -1345,6 +1346,9 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fals
     axis = _ax(axis)
     if weights is None:
         avg = xp.mean(x, axis=axis, keepdims=keepdims)
+        if avg.size == 0:
+            # NumPy divides x.size by the result's size for the weight sum, and fails alike
+            raise ZeroDivisionError("average: the result is empty (division by zero)")
         n = math.prod(x.shape) // max(math.prod(avg.shape), 1) if x.ndim else 1
         scl = xp.full(avg.shape, n, dtype=avg.dtype, device=x.device)
         return (avg, scl) if returned else avg
@@ -1696,10 +1700,16 @@ def _median(a: Any, axis: Any, keepdims: bool, fname: str, nan: bool) -> Any:
     xp = _xp()
     x = _arr(a)
     _check_real(x, fname)
-    srt, kshape, keep = _sorted_slices(x, axis, fname, "the median")
-    n = srt.shape[-1]
     floating = x.dtype.kind == "f"
     rd = x.dtype if floating else x.device.default_float
+    if x.ndim == 0:
+        keepdims = False        # NumPy: a 0-d input has a 0-d median, keepdims or not
+    flat, kshape, keep = _reduce_axes(x if x.ndim else xp.reshape(x, (1,)),
+                                      axis if x.ndim or axis is None else 0, fname)
+    if flat.shape[-1] == 0:     # NumPy: the mean of nothing, NaN (with a RuntimeWarning)
+        return xp.full(keep if keepdims else kshape, math.nan, dtype=rd, device=x.device)
+    srt, kshape, keep = _sorted_slices(x, axis, fname, "the median")
+    n = srt.shape[-1]
     if nan and floating:
         cnt = xp.sum(xp.logical_not(xp.isnan(srt)), axis=-1, keepdims=True)
         lo = xp.clip(xp.floor_divide(xp.subtract(cnt, 1), 2), 0, None)

@@ -57,6 +57,20 @@ def _host_or_device(x: Any) -> bool:
     return is_array(x) or isinstance(x, np.ndarray)
 
 
+def _bool_loop(name: str, fn: Callable[..., Any],
+               args: tuple[Any, ...]) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """The function and operands NumPy's boolean loop uses when every operand is boolean
+    (else ``fn`` and ``args`` unchanged)."""
+    if not all(isinstance(a, (bool, np.bool_)) or (
+            (is_array(a) or isinstance(a, np.ndarray)) and a.dtype == np.bool_)
+            for a in args):
+        return fn, args
+    if name in _ops.BOOL_LOGICAL:
+        return getattr(_ns(), _ops.BOOL_LOGICAL[name]), args
+    return fn, tuple(int(a) if isinstance(a, (bool, np.bool_)) else a.astype(np.int8)
+                     for a in args)
+
+
 def _operands(name: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
     """Lists/tuples become NumPy arrays (NumPy's dtype rules; the elementwise route uploads
     them next to the device operand); when no operand is an array, the first is uploaded
@@ -282,11 +296,14 @@ class ufunc:
                 raise TypeError(f"{name}() takes {self.nin} positional argument"
                                 f"{'s' if self.nin > 1 else ''} but {len(args)} were given")
         args = _operands(name, args)
+        fn = self._fn
+        if name in _ops.BOOL_LOGICAL or name in _ops.BOOL_INT8:
+            fn, args = _bool_loop(name, fn, args)
         if out is None and where is True and dtype is None and signature is None:
             if order not in ("K", "A", "C", "F"):
                 raise ValueError(f"{name}: order must be one of 'K', 'A', 'C', 'F'; got "
                                  f"{order!r}")
-            r = self._fn(*args)
+            r = fn(*args)
             if order == "F" and r.ndim > 1:
                 raise ValueError(f"{name}: order='F' is not supported: clnp computes results "
                                  f"in C order (call the function without order=)")
@@ -300,7 +317,7 @@ class ufunc:
                              f"results in C order")
         if dtype is not None:
             args = self._cast_inputs(args, dtype, casting)
-        r = self._fn(*args)
+        r = fn(*args)
         if where is not True:
             r = self._masked(r, where, out, casting)
         return write_out(name, r, out, casting)
