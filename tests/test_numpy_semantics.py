@@ -204,8 +204,6 @@ _PAIRS = [("float32", "float64"), ("float32", "int64"), ("float32", float), ("fl
           ("float16", float), ("uint8", int)]
 
 
-# NumPy's add and multiply take booleans (logical or/and); the Array API's, and so clnp's,
-# require numeric input: a difference of the operation, not of in-place casting
 def _computes(sym, x, y):
     """Whether clnp computes ``x op y`` out of place (its op category accepts the dtypes)."""
     try:
