@@ -71,6 +71,39 @@ def _bool_loop(name: str, fn: Callable[..., Any],
                      for a in args)
 
 
+_COMPLEX_ORDER = frozenset({"less", "less_equal", "greater", "greater_equal", "maximum",
+                            "minimum", "fmax", "fmin"})
+
+
+def _complex_order(name: str, args: tuple[Any, ...]) -> Any:
+    """NumPy's order of complex values (lexicographic: real parts, then imaginary parts),
+    composed from real ops; None when the operands do not promote to complex."""
+    ns = _ns()
+    d = ns.result_type(*args)
+    if d.kind != "c":
+        return None
+    dev = next(a.device for a in args if is_array(a))
+    a, b = (ns.asarray(v, dtype=d, device=dev) for v in args)
+    ar, ai, br, bi = ns.real(a), ns.imag(a), ns.real(b), ns.imag(b)
+    nan_a = ns.logical_or(ns.isnan(ar), ns.isnan(ai))
+    nan_b = ns.logical_or(ns.isnan(br), ns.isnan(bi))
+    no_nan = ns.logical_not(ns.logical_or(nan_a, nan_b))
+    if name in ("less", "less_equal", "minimum", "fmin"):
+        strict, tie = ns.less(ar, br), (ns.less(ai, bi) if name == "less"
+                                        else ns.less_equal(ai, bi))
+    else:
+        strict, tie = ns.greater(ar, br), (ns.greater(ai, bi) if name == "greater"
+                                           else ns.greater_equal(ai, bi))
+    # a NaN in either part makes the comparison False (a NaN real part fails both terms)
+    cmp = ns.logical_or(ns.logical_and(strict, no_nan), ns.logical_and(ns.equal(ar, br), tie))
+    if name in ("less", "less_equal", "greater", "greater_equal"):
+        return cmp
+    # maximum/minimum propagate a NaN operand (the first one); fmax/fmin ignore one
+    keep_a = ns.logical_or(nan_a, cmp) if name in ("maximum", "minimum") else \
+        ns.logical_or(nan_b, cmp)
+    return ns.where(keep_a, a, b)
+
+
 def _operands(name: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
     """Lists/tuples become NumPy arrays (NumPy's dtype rules; the elementwise route uploads
     them next to the device operand); when no operand is an array, the first is uploaded
@@ -299,6 +332,10 @@ class ufunc:
         fn = self._fn
         if name in _ops.BOOL_LOGICAL or name in _ops.BOOL_INT8:
             fn, args = _bool_loop(name, fn, args)
+        if name in _COMPLEX_ORDER and any(
+                isinstance(a, complex) or getattr(getattr(a, "dtype", None), "kind", "") == "c"
+                for a in args):
+            fn = lambda *a: _complex_order(name, a)      # noqa: E731
         if out is None and where is True and dtype is None and signature is None:
             if order not in ("K", "A", "C", "F"):
                 raise ValueError(f"{name}: order must be one of 'K', 'A', 'C', 'F'; got "
