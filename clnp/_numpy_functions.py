@@ -1098,10 +1098,13 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> An
     pad_width : int or sequence
         An int, ``(before, after)``, or one pair per axis.
     mode : str, default 'constant'
-        ``constant``, ``edge``, ``reflect``, ``symmetric``, ``wrap`` or ``empty``.
+        ``constant``, ``edge``, ``reflect``, ``symmetric``, ``wrap``, ``empty``,
+        ``linear_ramp``, ``maximum``, ``minimum``, ``mean`` or ``median`` (a callable mode
+        is not supported).
     **kwargs
         ``constant_values`` (default 0) for ``constant``; ``reflect_type`` (only
-        ``'even'``).
+        ``'even'``); ``end_values`` (default 0) for ``linear_ramp``; ``stat_length``
+        (default: the whole axis) for the statistic modes.
 
     Returns
     -------
@@ -1124,11 +1127,13 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> An
     """
     xp = _xp()
     x = _arr(array)
-    modes = ("constant", "edge", "reflect", "symmetric", "wrap", "empty")
+    modes = ("constant", "edge", "reflect", "symmetric", "wrap", "empty", "linear_ramp",
+             "maximum", "minimum", "mean", "median")
     if callable(mode) or mode not in modes:
         raise ValueError(f"pad: mode {mode!r} is not supported by clnp; use one of {modes}")
     allowed = {"constant": {"constant_values"}, "reflect": {"reflect_type"},
-               "symmetric": {"reflect_type"}}.get(mode, set())
+               "symmetric": {"reflect_type"}, "linear_ramp": {"end_values"},
+               **{m: {"stat_length"} for m in _PAD_STATS}}.get(mode, set())
     bad = set(kwargs) - allowed
     if bad:
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {sorted(bad)}")
@@ -1172,9 +1177,74 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> An
         if n == 0:
             raise ValueError(f"can't extend empty axis {ax} using modes other than "
                              f"'constant' or 'empty'")
+        if mode in _PAD_STATS or mode == "linear_ramp":
+            out = _pad_computed(out, ax, before, after, mode, kwargs)
+            continue
         idx = np.pad(np.arange(n), (before, after), mode=mode)
         out = xp.take(out, idx, axis=ax)
     return out
+
+
+_PAD_STATS = ("maximum", "minimum", "mean", "median")
+
+
+def _pad_pairs(v: Any, ndim: int, what: str) -> np.ndarray:
+    """A per-axis (before, after) table of ``v`` (a scalar, a pair, or a pair per axis)."""
+    v = v.tolist() if is_array(v) else v
+    try:
+        return np.broadcast_to(np.asarray(v, dtype=object), (ndim, 2))
+    except ValueError:
+        raise ValueError(f"pad: {what} {v!r} does not fit an array of {ndim} "
+                         f"dimensions") from None
+
+
+def _pad_computed(out: Any, ax: int, before: int, after: int, mode: str,
+                  kwargs: dict[str, Any]) -> Any:
+    """``out`` padded along ``ax`` with a statistic of the edge (``maximum``, ``minimum``,
+    ``mean``, ``median`` over ``stat_length`` values) or a linear ramp to ``end_values``:
+    NumPy's values, computed on the device (integers rounded half to even, then cast)."""
+    xp = _xp()
+    n = out.shape[ax]
+    parts = []
+    if mode == "linear_ramp":
+        ends = _pad_pairs(kwargs.get("end_values", 0), out.ndim, "end_values")[ax]
+        fl = out.dtype if out.dtype.kind in "fc" else out.device.default_float
+        for side, width in ((0, before), (1, after)):
+            if width == 0:
+                continue
+            edge = xp.astype(xp.take(out, [0 if side == 0 else n - 1], axis=ax), fl)
+            shape = [1] * out.ndim
+            shape[ax] = width
+            k = xp.reshape(xp.arange(width, dtype=fl, device=out.device), tuple(shape))
+            end = float(ends[side])
+            ramp = end + (edge - end) * (k / width)        # NumPy's linspace, endpoint off
+            if side == 1:
+                ramp = xp.flip(ramp, axis=ax)
+            if out.dtype.kind in "iub":
+                ramp = xp.floor(ramp)                     # NumPy's integer linspace floors
+            parts.append((side, xp.astype(ramp, out.dtype)))
+    else:
+        lengths = _pad_pairs(kwargs.get("stat_length", None), out.ndim, "stat_length")[ax]
+        stat = {"maximum": xp.max, "minimum": xp.min, "mean": xp.mean,
+                "median": median}[mode]
+        for side, width in ((0, before), (1, after)):
+            if width == 0:
+                continue
+            m = n if lengths[side] is None else min(operator.index(lengths[side]), n)
+            if m <= 0 and mode in ("maximum", "minimum"):
+                raise ValueError("stat_length of 0 yields no value for padding")
+            chunk = xp.take(out, list(range(m)) if side == 0 else list(range(n - m, n)),
+                            axis=ax)
+            if mode == "mean" and chunk.dtype.kind not in "fc":
+                chunk = xp.astype(chunk, out.device.default_float)
+            v = stat(chunk, axis=ax, keepdims=True)
+            if out.dtype.kind in "iu" and v.dtype.kind == "f":
+                v = xp.round(v)                           # NumPy rounds half to even
+            shape = list(out.shape)
+            shape[ax] = width
+            parts.append((side, xp.broadcast_to(xp.astype(v, out.dtype), tuple(shape))))
+    seq = [p for s_, p in parts if s_ == 0] + [out] + [p for s_, p in parts if s_ == 1]
+    return xp.concat(seq, axis=ax)
 
 
 # --------------------------------------------------------------------- reductions

@@ -553,10 +553,15 @@ def pad_call(draw):
     a = draw(arrays(REAL, hnp.array_shapes(min_dims=1, max_dims=2, min_side=1, max_side=4)))
     width = draw(st.one_of(st.integers(0, 3), st.tuples(st.integers(0, 3), st.integers(0, 3))))
     mode = draw(st.sampled_from(["constant", "edge", "reflect", "symmetric", "wrap", "maximum",
-                                 "minimum", "mean", "linear_ramp"]))
+                                 "minimum", "mean", "median", "linear_ramp"]))
     kw = {"mode": mode}
     if mode == "constant" and draw(st.booleans()):
         kw["constant_values"] = draw(st.integers(-3, 3))
+    if mode in ("maximum", "minimum", "mean") and draw(st.booleans()):
+        kw["stat_length"] = draw(st.one_of(st.integers(1, 3), st.tuples(st.integers(1, 3),
+                                                                        st.integers(1, 3))))
+    if mode == "linear_ramp" and draw(st.booleans()):
+        kw["end_values"] = (draw(st.integers(-3, 3)), draw(st.integers(-3, 3)))
     return call(a, width, **kw)
 
 
