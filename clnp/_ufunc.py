@@ -405,6 +405,17 @@ class ufunc:
         if dtype is not None:
             return dt.as_dtype(dtype, f"{self.__name__}.{method}")
         d = x.dtype
+        ref = self._rec.ref
+        if isinstance(ref, np.ufunc):
+            # NumPy's own loop choice for a reduction (divide of ints folds in float64,
+            # float_power in float64, ldexp has no (x, x) loop)
+            try:
+                d = np.dtype(ref.resolve_dtypes((None, d, None), reduction=True)[2])
+            except TypeError as e:
+                raise TypeError(f"{self.__name__}.{method}: {e}") from None
+            if d in (dt.float64, dt.complex128) and not x.device.has_fp64:
+                d = x.device.default_float if d == dt.float64 else x.device.default_complex
+            return d
         if self._op in ("add", "multiply") and d.kind in "biu" and d.itemsize < 8:
             return dt.uint64 if d.kind == "u" else dt.int64
         if self._op in ("add", "multiply") and d.kind == "b":
@@ -476,6 +487,8 @@ class ufunc:
         name = f"{self.__name__}.reduce"
         self._binary_only("reduce")
         x = _as_array(array, name)
+        if x.ndim == 0 and isinstance(axis, (int, np.integer)) and axis in (0, -1):
+            axis = ()     # NumPy: an int axis of a 0-d array reduces nothing (a tuple raises)
         axes = normalize_axes(axis, x.ndim, name)
         if len(axes) > 1 and not self._rec.reorderable:
             raise ValueError(f"reduction operation '{self.__name__}' is not reorderable, so "
@@ -495,6 +508,12 @@ class ufunc:
                                  f"'initial'")
             mask = _ns().broadcast_to(mask, x.shape)
         nred = math.prod(x.shape[a] for a in axes)
+        if init is None and self.identity is not None and nred == 1 and \
+                (not axes or self._op not in _REDUCTION):
+            # NumPy 2 starts a reduction from the identity, which shows where one element is
+            # reduced (gcd.reduce([-4]) is 4, hypot.reduce([-1.0]) is 1.0; add's only changes
+            # the sign of -0.0): longer folds keep their fast paths
+            init = self.identity
         if nred == 0 and init is None and self.identity is None:
             raise ValueError(f"zero-size array to reduction operation {self.__name__} which "
                              f"has no identity")
@@ -805,8 +824,8 @@ class ufunc:
         Raises
         ------
         TypeError
-            A traced or non-clnp ``a``; a result that does not cast to ``a.dtype`` under
-            ``same_kind``.
+            A traced or non-clnp ``a``; complex results into a real ``a`` (NumPy casts
+            every other result to ``a.dtype`` unsafely, and so does clnp).
         ValueError
             ``b`` missing for a binary ufunc or given for a unary one.
         IndexError
@@ -855,9 +874,12 @@ class ufunc:
             bv = ns.reshape(bv, (-1,))
             if bv._offset or not bv.is_contiguous:     # the kernel reads b densely
                 bv = ns.asarray(bv, copy=True)
-        if not np.can_cast(res, a.dtype, "same_kind"):
-            raise TypeError(f"Cannot cast ufunc '{self.__name__}' output from {res!r} to "
-                            f"{a.dtype!r} with casting rule 'same_kind'")
+        # NumPy's at casts its results to a's dtype unsafely (sin.at of ints truncates);
+        # complex into real would drop the imaginary part, which clnp refuses instead
+        if res.kind == "c" and a.dtype.kind != "c":
+            raise TypeError(f"{name}: the results are {res} and a is {a.dtype}: clnp does not "
+                            f"discard imaginary parts (NumPy warns and does); pass a complex "
+                            f"a or a real b")
         if not self._table:
             return self._at_rounds(a, indices, b)
         from ._eager_ufunc import at_add_atomic, at_segments
@@ -924,9 +946,6 @@ class ufunc:
             cur = flat[pos]
             args = (cur,) if bv is None else (cur, bv[ns.asarray(sel, device=a.device)])
             r = self._fn(*args)
-            if not np.can_cast(r.dtype, a.dtype, "same_kind"):
-                raise TypeError(f"Cannot cast ufunc '{self.__name__}' output from "
-                                f"{r.dtype!r} to {a.dtype!r} with casting rule 'same_kind'")
             flat[pos] = r.astype(a.dtype) if r.dtype != a.dtype else r
         return None
 

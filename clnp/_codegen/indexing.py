@@ -72,6 +72,10 @@ def render_indexing(spec: IndexSpec) -> tuple[str, str, list]:
     """Arguments: ``n_b, n_rest, d_rest..., x, xo, s_rest..., off, y, yo``; the dense
     operand ``y`` is ``[n_b, n_rest]`` (output for gather, values for scatter)."""
     st = C.storage_ctype(spec.dtype)
+    if st == "half":
+        # gather and scatter move bits: a half lvalue needs cl_khr_fp16, a ushort does not
+        # (float16 has no atomic add, so scatter_add never gets here with it)
+        st = "ushort"
     nd = spec.ndim_rest
     params = ["const long n_b", "const long n_rest"] + [f"const long d{k}" for k in range(nd)]
     params += [f"__global {'const ' if spec.kind == 'gather' else ''}{st} *x", "const long xo"]
