@@ -96,6 +96,8 @@ from ._scalar_types import __all__ as _scalar_all  # noqa: E402
 bool = bool_  # noqa: A001,F405 - the standard's name
 from ._host_io import *  # noqa: F401,F403,E402  (printing, files, host iteration)
 from ._host_io import __all__ as _host_all  # noqa: E402
+from ._host_funcs import *  # noqa: F401,F403,E402  (frompyfunc, vectorize: Python on the host)
+from ._host_funcs import __all__ as _host_funcs_all  # noqa: E402
 
 e = _math.e
 inf = _math.inf
@@ -165,7 +167,8 @@ __all__ = sorted(set(_c_all + _d_all + _e_all + _i_all + _m_all + _s_all + _sear
     "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128", "e", "inf",
     "nan", "pi", "newaxis", "DeviceMemoryError", "KernelBuildError", "UnsupportedDtypeError",
     "set_matmul_precision", "get_matmul_precision", "matmul_precision", "autotune",
-    "ElementwiseKernel", "RawKernel", "ufunc", "flatiter"] + _scalar_all + _host_all))
+    "ElementwiseKernel", "RawKernel", "ufunc", "flatiter"] + _scalar_all + _host_all +
+    _host_funcs_all))
 
 # NumPy types no OpenCL device can hold: a clear error instead of a bare AttributeError
 _NO_DEVICE_TYPES = {

@@ -782,6 +782,8 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = N
         two or more dimensions.
     like : None
         NumPy's array-protocol creation: not supported (TypeError; pass ``device=``).
+    M : int, optional
+        NumPy's keyword name of ``n_cols`` (``np.eye(3, M=4)``).
 
     Returns
     -------
@@ -813,21 +815,28 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = N
     return out
 
 
-def meshgrid(*arrays: Any, indexing: str = "xy") -> tuple[Any, ...]:
+def meshgrid(*arrays: Any, indexing: str = "xy", sparse: bool = False,
+             copy: bool = True) -> tuple[Any, ...]:
     """Coordinate matrices from 1-D coordinate vectors.
 
     Parameters
     ----------
-    *arrays : array
-        1-D coordinate vectors.
+    *arrays : array or array_like
+        Coordinate vectors (NumPy: inputs of more than one dimension are flattened). Their
+        dtypes may differ: each output keeps its input's dtype.
     indexing : {'xy', 'ij'}, default 'xy'
         Cartesian (``xy``: the first two output dimensions are swapped) or matrix
         (``ij``) indexing.
+    sparse : bool, default False
+        NumPy's option: return each output with length-1 dimensions except its own axis
+        (they broadcast against each other) instead of the full grid.
+    copy : bool, default True
+        NumPy's option: False returns broadcast views of the inputs instead of copies.
 
     Returns
     -------
     tuple of array
-        One array per input (copies), all of the same shape.
+        One array per input, all of the same shape (unless ``sparse``).
 
     Raises
     ------
@@ -844,31 +853,39 @@ def meshgrid(*arrays: Any, indexing: str = "xy") -> tuple[Any, ...]:
     >>> print(Y)
     [[10 10 10]
      [20 20 20]]
+    >>> [a.shape for a in clnp.meshgrid([1, 2, 3], [10, 20], sparse=True)]
+    [(1, 3), (2, 1)]
     """
     from ._manipulation_functions import broadcast_to
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij'; got {indexing!r}")
+    device = next((a.device for a in arrays if is_array(a)), None)
+    vectors = []
     for a in arrays:
         if not is_array(a):
-            raise TypeError(f"meshgrid: inputs must be clnp arrays; got {type(a).__name__}")
+            if not isinstance(a, (list, tuple, int, float, complex, bool, np.ndarray,
+                                  np.generic)):
+                raise TypeError(f"meshgrid: inputs must be arrays or array_likes; got "
+                                f"{type(a).__name__}")
+            a = asarray(a, device=device)
         if a.ndim != 1:
-            raise ValueError(f"meshgrid: every input must be 1-D; got shape {a.shape}")
-    if len({a.dtype for a in arrays}) > 1:
-        raise TypeError("meshgrid: all inputs must have the same dtype; got "
-                        + ", ".join(str(a.dtype) for a in arrays))
-    n = len(arrays)
-    sizes = [a.shape[0] for a in arrays]
+            a = primitive("reshape").bind(a, shape=(a.size,))
+        vectors.append(a)
+    n = len(vectors)
+    sizes = [a.shape[0] for a in vectors]
     if indexing == "xy" and n > 1:
         sizes[0], sizes[1] = sizes[1], sizes[0]
     out = []
-    for i, a in enumerate(arrays):
+    for i, a in enumerate(vectors):
         pos = i
         if indexing == "xy" and n > 1 and i < 2:
             pos = 1 - i
         shape = [1] * n
         shape[pos] = a.shape[0]
         v = primitive("reshape").bind(a, shape=tuple(shape))
-        out.append(primitive("copy").bind(broadcast_to(v, tuple(sizes))))
+        if not sparse:
+            v = broadcast_to(v, tuple(sizes))
+        out.append(primitive("copy").bind(v) if copy else v)
     return tuple(out)
 
 

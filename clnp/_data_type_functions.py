@@ -57,7 +57,7 @@ def astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> A
 
 
 def _dtype_of(v: Any, fname: str) -> np.dtype:
-    if is_array(v):
+    if is_array(v) or isinstance(v, (np.ndarray, np.generic)):    # NumPy takes its arrays
         return v.dtype
     try:
         return dt.as_dtype(v)

@@ -43,6 +43,12 @@ def check_cast(name: str, result: np.dtype, target: np.dtype) -> None:
 def inplace(name: str, x: Any, other: Any) -> Any:
     """``x op= other`` for elementwise op ``name`` (see the module docstring); returns the
     object the caller's name is bound to: ``x`` itself for an eager array."""
+    if getattr(x, "dtype", None) == np.bool_ and (
+            isinstance(other, (bool, np.bool_)) or getattr(other, "dtype", None) == np.bool_):
+        if name in _ops.BOOL_LOGICAL:       # NumPy's bool loops: += is |=, *= is &=
+            name = _ops.BOOL_LOGICAL[name]
+        elif name in _ops.BOOL_INT8:        # computed in int8, which bool cannot hold
+            check_cast(name, np.dtype(np.int8), x.dtype)
     if inplace_fast(name, x, other):
         return x          # one kernel writing x: operands of x's dtype, exact shape
     from ._elementwise_functions import _kernel_args, _normalize, _resolve, apply

@@ -429,8 +429,10 @@ def sinc(x: Any) -> Any:
     """
     xp = _xp()
     a = _float_in(x)
-    y = math.pi * xp.where(a == 0, xp.full_like(a, 1.0e-20), a)
-    return xp.sin(y) / y
+    # the limit 1 at 0 exactly (a tiny stand-in for 0 underflows in float16)
+    zero = a == 0
+    y = math.pi * xp.where(zero, xp.ones_like(a), a)
+    return xp.where(zero, xp.ones_like(a), xp.sin(y) / y)
 
 
 def digitize(x: Any, bins: Any, right: bool = False) -> Any:
@@ -515,7 +517,9 @@ def _edges(col: Any, bins: Any, rng: Any, fname: str) -> Any:
         raise ValueError(f"{fname}: autodetected range of [{lo}, {hi}] is not finite")
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
-    return xp.linspace(lo, hi, nb + 1, dtype=fl, device=col.device)
+    # NumPy's edges take a floating sample's dtype (float32 edges for float32 data)
+    return xp.linspace(lo, hi, nb + 1, dtype=col.dtype if col.dtype.kind == "f" else fl,
+                       device=col.device)
 
 
 def histogramdd(sample: Any, bins: Any = 10, range: Any = None, density: Any = None,
@@ -1025,7 +1029,8 @@ def vander(x: Any, N: int | None = None, increasing: bool = False) -> Any:
     Returns
     -------
     Array
-        ``(len(x), N)``, of ``x``'s dtype (a cumulative product, exact for integers).
+        ``(len(x), N)``, of ``x``'s dtype promoted with int64 as NumPy does (a cumulative
+        product, exact for integers).
 
     Raises
     ------
@@ -1048,7 +1053,11 @@ def vander(x: Any, N: int | None = None, increasing: bool = False) -> Any:
     n = a.shape[0] if N is None else operator.index(N)
     if n < 0:
         raise ValueError(f"vander: N must be non-negative; got {n}")
-    d = a.dtype if a.dtype != dt.bool_ else dt.int64
+    # NumPy's dtype: x's promoted with the default int (float32 gives float64), where the
+    # device has it
+    d = np.promote_types(a.dtype, dt.int64)
+    if not a.device.supports(d):
+        d = a.dtype if a.dtype != dt.bool_ else dt.int32
     a = xp.astype(a, d)
     if n == 0:
         return xp.zeros((a.shape[0], 0), dtype=d, device=a.device)

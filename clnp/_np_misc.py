@@ -39,7 +39,8 @@ def asfortranarray(a: Any, dtype: Any = None, *, like: Any = None) -> Any:
     -------
     Array
         ``a`` itself when it is already Fortran-contiguous (or has at most one dimension
-        longer than 1), else a copy whose strides are column-major.
+        longer than 1), else a copy whose strides are column-major; at least 1-D, as in
+        NumPy.
 
     Examples
     --------
@@ -50,6 +51,8 @@ def asfortranarray(a: Any, dtype: Any = None, *, like: Any = None) -> Any:
     """
     xp = _xp()
     x = _arr(a, None, dtype)
+    if x.ndim == 0:
+        x = xp.reshape(x, (1,))     # NumPy: the result has at least one dimension
     if _is_f(x):
         return x
     rev = tuple(reversed(range(x.ndim)))

@@ -236,9 +236,17 @@ def polyder(p: Any, m: int = 1) -> Any:
     c = _coeffs(p, None, "polyder")
     for _ in range(m):
         n = max(c.shape[0] - 1, 0)
-        c = c[:-1] * xp.arange(n, 0, -1, dtype=c.dtype if c.dtype.kind != "b" else dt.int64,
-                               device=c.device)
+        # NumPy multiplies by a default-int arange: float32 coefficients give float64
+        c = c[:-1] * xp.arange(n, 0, -1, dtype=_int_arange_dtype(c), device=c.device)
     return c
+
+
+def _int_arange_dtype(c: Any) -> np.dtype:
+    """The default int where the promotion with ``c`` stays on the device (int64 promotes
+    float32 to float64, which a device without fp64 lacks: then ``c``'s own dtype)."""
+    r = np.promote_types(c.dtype, dt.int64)
+    return dt.int64 if c.device.supports(r) else (c.dtype if c.dtype.kind != "b"
+                                                  else dt.int32)
 
 
 def polyint(p: Any, m: int = 1, k: Any = None) -> Any:
@@ -278,10 +286,14 @@ def polyint(p: Any, m: int = 1, k: Any = None) -> Any:
         ks = np.full(m, ks[0])
     if ks.size < m:
         raise ValueError("polyint: k must be a scalar or a rank-1 array of length 1 or >m.")
-    c = _inexact(_coeffs(p, None, "polyint"))
+    c = _coeffs(p, None, "polyint")
+    if m == 0:
+        return c
+    c = _inexact(c)
     for i in range(m):
         n = c.shape[0]
-        c = xp.concat([c / xp.arange(n, 0, -1, dtype=c.dtype, device=c.device),
+        c = c / xp.arange(n, 0, -1, dtype=_int_arange_dtype(c), device=c.device)
+        c = xp.concat([c,
                        xp.full((1,), ks[i], dtype=c.dtype, device=c.device)])
     return c
 
@@ -464,14 +476,12 @@ def poly(seq_of_zeros: Any) -> Any:
         z = xp.linalg.eigvals(_inexact(z))
     elif z.ndim == 1:
         pass
-    elif z.ndim == 0 or z.size == 0 and z.ndim <= 2:
-        return xp.ones((), dtype=z.device.default_float if z.dtype.kind not in "fc"
-                       else z.dtype, device=z.device) if z.ndim == 0 else \
-            xp.ones((1,), dtype=z.device.default_float, device=z.device)
+    elif z.ndim == 0:
+        z = xp.reshape(z, (1,))     # NumPy: atleast_1d, one zero
     else:
         raise ValueError("poly: input must be 1d or non-empty square 2d array.")
     if z.shape[0] == 0:
-        return xp.ones((1,), dtype=z.device.default_float, device=z.device)
+        return 1.0                  # NumPy returns the Python float for no zeros
     z = _inexact(z)
     a = xp.ones((1,), dtype=z.dtype, device=z.device)
     for k in range(z.shape[0]):

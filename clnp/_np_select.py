@@ -29,11 +29,12 @@ __all__ = ["partition", "argpartition", "select", "choose", "piecewise", "put", 
            "extract", "compress", "lexsort", "sort_complex"]
 
 
-def _kth(kth: Any, n: int, fname: str) -> None:
+def _kth(kth: Any, n: int, fname: str, size: int = 1) -> None:
+    """``kth`` must be integers inside the axis (NumPy checks nothing on an empty array)."""
     ks = np.atleast_1d(np.asarray(kth.to_numpy() if is_array(kth) else kth))
     if dkind(ks.dtype) not in "iu":
         raise TypeError(f"{fname}: kth must be integers; got {ks.dtype}")
-    if ks.size and (ks.min() < -n or ks.max() >= n):
+    if size and ks.size and (ks.min() < -n or ks.max() >= n):
         raise ValueError(f"{fname}: kth(={ks.tolist()}) out of bounds ({n})")
 
 
@@ -84,7 +85,7 @@ def partition(a: Any, kth: Any, axis: int | None = -1, kind: str = "introselect"
     if order is not None:
         raise ValueError("partition: order= needs a structured dtype, which clnp has not")
     x, ax = _sort_axis(a, axis, "partition")
-    _kth(kth, x.shape[ax], "partition")
+    _kth(kth, x.shape[ax], "partition", x.size)
     return _xp().sort(x, axis=ax)
 
 
@@ -125,7 +126,7 @@ def argpartition(a: Any, kth: Any, axis: int | None = -1, kind: str = "introsele
     if order is not None:
         raise ValueError("argpartition: order= needs a structured dtype, which clnp has not")
     x, ax = _sort_axis(a, axis, "argpartition")
-    _kth(kth, x.shape[ax], "argpartition")
+    _kth(kth, x.shape[ax], "argpartition", x.size)
     return _xp().argsort(x, axis=ax, stable=True)
 
 
@@ -980,7 +981,7 @@ def sort_complex(a: Any) -> Any:
     Returns
     -------
     Array
-        complex64 for 8/16-bit integers and float16/float32, else complex128.
+        complex64 for 8/16-bit integers, else complex128 (as NumPy: float32 too).
 
     Examples
     --------
@@ -991,8 +992,7 @@ def sort_complex(a: Any) -> Any:
     xp = _xp()
     x = _arr(a)
     if dkind(x.dtype) != "c":
-        small = dkind(x.dtype) in "biu" and x.dtype.itemsize <= 2 or dkind(x.dtype) == "f" and \
-            x.dtype.itemsize <= 4
+        small = dkind(x.dtype) in "iu" and x.dtype.itemsize <= 2      # NumPy's 'bhBH'
         cd = dt.complex64 if small else dt.complex128
         if not x.device.supports(cd):
             cd = dt.complex64

@@ -1099,10 +1099,13 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> An
     pad_width : int or sequence
         An int, ``(before, after)``, or one pair per axis.
     mode : str, default 'constant'
-        ``constant``, ``edge``, ``reflect``, ``symmetric``, ``wrap`` or ``empty``.
+        ``constant``, ``edge``, ``reflect``, ``symmetric``, ``wrap``, ``empty``,
+        ``linear_ramp``, ``maximum``, ``minimum``, ``mean`` or ``median`` (a callable mode
+        is not supported).
     **kwargs
         ``constant_values`` (default 0) for ``constant``; ``reflect_type`` (only
-        ``'even'``).
+        ``'even'``); ``end_values`` (default 0) for ``linear_ramp``; ``stat_length``
+        (default: the whole axis) for the statistic modes.
 
     Returns
     -------
@@ -1125,11 +1128,13 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> An
     """
     xp = _xp()
     x = _arr(array)
-    modes = ("constant", "edge", "reflect", "symmetric", "wrap", "empty")
+    modes = ("constant", "edge", "reflect", "symmetric", "wrap", "empty", "linear_ramp",
+             "maximum", "minimum", "mean", "median")
     if callable(mode) or mode not in modes:
         raise ValueError(f"pad: mode {mode!r} is not supported by clnp; use one of {modes}")
     allowed = {"constant": {"constant_values"}, "reflect": {"reflect_type"},
-               "symmetric": {"reflect_type"}}.get(mode, set())
+               "symmetric": {"reflect_type"}, "linear_ramp": {"end_values"},
+               **{m: {"stat_length"} for m in _PAD_STATS}}.get(mode, set())
     bad = set(kwargs) - allowed
     if bad:
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {sorted(bad)}")
@@ -1173,9 +1178,74 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> An
         if n == 0:
             raise ValueError(f"can't extend empty axis {ax} using modes other than "
                              f"'constant' or 'empty'")
+        if mode in _PAD_STATS or mode == "linear_ramp":
+            out = _pad_computed(out, ax, before, after, mode, kwargs)
+            continue
         idx = np.pad(np.arange(n), (before, after), mode=mode)
         out = xp.take(out, idx, axis=ax)
     return out
+
+
+_PAD_STATS = ("maximum", "minimum", "mean", "median")
+
+
+def _pad_pairs(v: Any, ndim: int, what: str) -> np.ndarray:
+    """A per-axis (before, after) table of ``v`` (a scalar, a pair, or a pair per axis)."""
+    v = v.tolist() if is_array(v) else v
+    try:
+        return np.broadcast_to(np.asarray(v, dtype=object), (ndim, 2))
+    except ValueError:
+        raise ValueError(f"pad: {what} {v!r} does not fit an array of {ndim} "
+                         f"dimensions") from None
+
+
+def _pad_computed(out: Any, ax: int, before: int, after: int, mode: str,
+                  kwargs: dict[str, Any]) -> Any:
+    """``out`` padded along ``ax`` with a statistic of the edge (``maximum``, ``minimum``,
+    ``mean``, ``median`` over ``stat_length`` values) or a linear ramp to ``end_values``:
+    NumPy's values, computed on the device (integers rounded half to even, then cast)."""
+    xp = _xp()
+    n = out.shape[ax]
+    parts = []
+    if mode == "linear_ramp":
+        ends = _pad_pairs(kwargs.get("end_values", 0), out.ndim, "end_values")[ax]
+        fl = out.dtype if out.dtype.kind in "fc" else out.device.default_float
+        for side, width in ((0, before), (1, after)):
+            if width == 0:
+                continue
+            edge = xp.astype(xp.take(out, [0 if side == 0 else n - 1], axis=ax), fl)
+            shape = [1] * out.ndim
+            shape[ax] = width
+            k = xp.reshape(xp.arange(width, dtype=fl, device=out.device), tuple(shape))
+            end = float(ends[side])
+            ramp = end + (edge - end) * (k / width)        # NumPy's linspace, endpoint off
+            if side == 1:
+                ramp = xp.flip(ramp, axis=ax)
+            if out.dtype.kind in "iub":
+                ramp = xp.floor(ramp)                     # NumPy's integer linspace floors
+            parts.append((side, xp.astype(ramp, out.dtype)))
+    else:
+        lengths = _pad_pairs(kwargs.get("stat_length", None), out.ndim, "stat_length")[ax]
+        stat = {"maximum": xp.max, "minimum": xp.min, "mean": xp.mean,
+                "median": median}[mode]
+        for side, width in ((0, before), (1, after)):
+            if width == 0:
+                continue
+            m = n if lengths[side] is None else min(operator.index(lengths[side]), n)
+            if m <= 0 and mode in ("maximum", "minimum"):
+                raise ValueError("stat_length of 0 yields no value for padding")
+            chunk = xp.take(out, list(range(m)) if side == 0 else list(range(n - m, n)),
+                            axis=ax)
+            if mode == "mean" and chunk.dtype.kind not in "fc":
+                chunk = xp.astype(chunk, out.device.default_float)
+            v = stat(chunk, axis=ax, keepdims=True)
+            if out.dtype.kind in "iu" and v.dtype.kind == "f":
+                v = xp.round(v)                           # NumPy rounds half to even
+            shape = list(out.shape)
+            shape[ax] = width
+            parts.append((side, xp.broadcast_to(xp.astype(v, out.dtype), tuple(shape))))
+    seq = [p for s_, p in parts if s_ == 0] + [out] + [p for s_, p in parts if s_ == 1]
+    return xp.concat(seq, axis=ax)
 
 
 # --------------------------------------------------------------------- reductions
@@ -1331,7 +1401,8 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fals
     Raises
     ------
     ZeroDivisionError
-        The weights sum to zero (one value read back from the device).
+        The weights sum to zero (one value read back from the device), or, without
+        weights, the result is empty (as in NumPy).
     IndexError
         An axis is out of range.
 
@@ -1346,6 +1417,9 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fals
     axis = _ax(axis)
     if weights is None:
         avg = xp.mean(x, axis=axis, keepdims=keepdims)
+        if avg.size == 0:
+            # NumPy divides x.size by the result's size for the weight sum, and fails alike
+            raise ZeroDivisionError("average: the result is empty (division by zero)")
         n = math.prod(x.shape) // max(math.prod(avg.shape), 1) if x.ndim else 1
         scl = xp.full(avg.shape, n, dtype=avg.dtype, device=x.device)
         return (avg, scl) if returned else avg
@@ -1697,10 +1771,16 @@ def _median(a: Any, axis: Any, keepdims: bool, fname: str, nan: bool) -> Any:
     xp = _xp()
     x = _arr(a)
     _check_real(x, fname)
-    srt, kshape, keep = _sorted_slices(x, axis, fname, "the median")
-    n = srt.shape[-1]
     floating = dkind(x.dtype) == "f"
     rd = x.dtype if floating else x.device.default_float
+    if x.ndim == 0:
+        keepdims = False        # NumPy: a 0-d input has a 0-d median, keepdims or not
+    flat, kshape, keep = _reduce_axes(x if x.ndim else xp.reshape(x, (1,)),
+                                      axis if x.ndim or axis is None else 0, fname)
+    if flat.shape[-1] == 0:     # NumPy: the mean of nothing, NaN (with a RuntimeWarning)
+        return xp.full(keep if keepdims else kshape, math.nan, dtype=rd, device=x.device)
+    srt, kshape, keep = _sorted_slices(x, axis, fname, "the median")
+    n = srt.shape[-1]
     if nan and floating:
         cnt = xp.sum(xp.logical_not(xp.isnan(srt)), axis=-1, keepdims=True)
         lo = xp.clip(xp.floor_divide(xp.subtract(cnt, 1), 2), 0, None)
@@ -3160,7 +3240,7 @@ def logaddexp2(x1: Any, x2: Any, /) -> Any:
     b = _inexact(x2) if is_array(x2) else x2
     if not is_array(a) and not is_array(b):
         a = _inexact(_arr(a))
-    half = any(is_array(v) and v.dtype == dt.float16 for v in (a, b))
+    half = xp.result_type(a, b) == dt.float16
     if half:       # as NumPy: in float, rounded once (float16 steps would cancel badly)
         a, b = (xp.astype(v, dt.float32) if is_array(v) else v for v in (a, b))
     d = xp.negative(xp.abs(xp.subtract(a, b)))

@@ -89,7 +89,8 @@ SIGNATURES: dict[str, tuple[str, tuple[str, ...]]] = {
     "full_like": ("x, /, fill_value, dtype=None, order='K', subok=True, shape=None, *, "
                   "device=None", ("x",)),
     "asarray": ("obj, /, dtype=None, order=None, *, device=None, copy=None, like=None", ()),
-    "eye": ("n_rows, n_cols=None, /, k=0, dtype=None, order='C', *, device=None, like=None",
+    "eye": ("n_rows, n_cols=None, /, k=0, dtype=None, order='C', *, device=None, like=None, "
+            "M=None",
             ()),
     "linspace": ("start, stop, /, num=50, endpoint=True, retstep=False, dtype=None, axis=0, "
                  "*, device=None", ()),
@@ -280,6 +281,10 @@ def _extras(fname: str, orig: Callable[..., Any], args: dict[str, Any],
         res = maker(shape, *([args.pop("fill_value")] if fname == "full_like" else []),
                     dtype=d, device=dev)
         return write_out(fname, res, out)
+    if fname == "eye" and "M" in given:     # NumPy's name of the column count
+        if args.get("n_cols") is not None:
+            raise TypeError("eye: got both n_cols (NumPy's M, positional) and M=")
+        args["n_cols"] = given.pop("M")
     retstep = given.pop("retstep", False) if fname == "linspace" else False
     if fname == "linspace" and "axis" in given:
         if given.pop("axis") not in (0, -1):

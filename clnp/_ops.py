@@ -217,3 +217,12 @@ ew("clip", 3, "real numeric", {"i": "min(max({0}, {1}), {2})", "u": "min(max({0}
 
 # identity conversion: the copy / astype kernel
 ew("copy", 1, "any", {k: "{0}" for k in "biufc"}, np.copy, vec=True)
+
+
+# NumPy's loops for boolean operands, where the standard leaves an op undefined on bool: some
+# ops have a bool loop that is a logical op (``True + True`` is True), others run in int8
+BOOL_LOGICAL = {"add": "logical_or", "maximum": "logical_or", "fmax": "logical_or",
+                "multiply": "logical_and", "minimum": "logical_and", "fmin": "logical_and"}
+BOOL_INT8 = frozenset({"less", "less_equal", "greater", "greater_equal", "floor_divide",
+                       "remainder", "mod", "fmod", "power", "pow", "left_shift",
+                       "right_shift", "bitwise_left_shift", "bitwise_right_shift", "divmod"})

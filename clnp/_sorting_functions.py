@@ -25,8 +25,8 @@ def argsort(x: Any, /, *, axis: int = -1, descending: bool = False, stable: bool
     ----------
     x : array
         Input array.
-    axis : int, default -1
-        The axis to sort along.
+    axis : int or None, default -1
+        The axis to sort along; None sorts the flattened array (NumPy).
     descending : bool, default False
         Sort in descending order.
     stable : bool, default True
@@ -55,6 +55,9 @@ def argsort(x: Any, /, *, axis: int = -1, descending: bool = False, stable: bool
     >>> print(clnp.argsort(clnp.asarray([3, 1, 3]), descending=True))
     [0 2 1]
     """
+    if axis is None:        # NumPy: sort the flattened array
+        check_array(x, "argsort")
+        x, axis = x.reshape((-1,)), -1
     a = _check(x, axis, "argsort")
     return primitive("argsort").bind(x, axis=a, descending=bool(descending),
                                      stable=bool(stable))
@@ -67,8 +70,8 @@ def sort(x: Any, /, *, axis: int = -1, descending: bool = False, stable: bool = 
     ----------
     x : array
         Input array.
-    axis : int, default -1
-        The axis to sort along.
+    axis : int or None, default -1
+        The axis to sort along; None sorts the flattened array (NumPy).
     descending : bool, default False
         Sort in descending order.
     stable : bool, default True
@@ -99,5 +102,8 @@ def sort(x: Any, /, *, axis: int = -1, descending: bool = False, stable: bool = 
     >>> print(clnp.sort(clnp.asarray([3.0, float("nan"), 1.0])))
     [ 1.  3. nan]
     """
+    if axis is None:        # NumPy: sort the flattened array
+        check_array(x, "sort")
+        x, axis = x.reshape((-1,)), -1
     a = _check(x, axis, "sort")
     return primitive("sort").bind(x, axis=a, descending=bool(descending), stable=bool(stable))

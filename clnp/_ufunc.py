@@ -58,6 +58,53 @@ def _host_or_device(x: Any) -> bool:
     return is_array(x) or isinstance(x, np.ndarray)
 
 
+def _bool_loop(name: str, fn: Callable[..., Any],
+               args: tuple[Any, ...]) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """The function and operands NumPy's boolean loop uses when every operand is boolean
+    (else ``fn`` and ``args`` unchanged)."""
+    if not all(isinstance(a, (bool, np.bool_)) or (
+            (is_array(a) or isinstance(a, np.ndarray)) and a.dtype == np.bool_)
+            for a in args):
+        return fn, args
+    if name in _ops.BOOL_LOGICAL:
+        return getattr(_ns(), _ops.BOOL_LOGICAL[name]), args
+    return fn, tuple(int(a) if isinstance(a, (bool, np.bool_)) else a.astype(np.int8)
+                     for a in args)
+
+
+_COMPLEX_ORDER = frozenset({"less", "less_equal", "greater", "greater_equal", "maximum",
+                            "minimum", "fmax", "fmin"})
+
+
+def _complex_order(name: str, args: tuple[Any, ...]) -> Any:
+    """NumPy's order of complex values (lexicographic: real parts, then imaginary parts),
+    composed from real ops; None when the operands do not promote to complex."""
+    ns = _ns()
+    d = ns.result_type(*args)
+    if d.kind != "c":
+        return None
+    dev = next(a.device for a in args if is_array(a))
+    a, b = (ns.asarray(v, dtype=d, device=dev) for v in args)
+    ar, ai, br, bi = ns.real(a), ns.imag(a), ns.real(b), ns.imag(b)
+    nan_a = ns.logical_or(ns.isnan(ar), ns.isnan(ai))
+    nan_b = ns.logical_or(ns.isnan(br), ns.isnan(bi))
+    no_nan = ns.logical_not(ns.logical_or(nan_a, nan_b))
+    if name in ("less", "less_equal", "minimum", "fmin"):
+        strict, tie = ns.less(ar, br), (ns.less(ai, bi) if name == "less"
+                                        else ns.less_equal(ai, bi))
+    else:
+        strict, tie = ns.greater(ar, br), (ns.greater(ai, bi) if name == "greater"
+                                           else ns.greater_equal(ai, bi))
+    # a NaN in either part makes the comparison False (a NaN real part fails both terms)
+    cmp = ns.logical_or(ns.logical_and(strict, no_nan), ns.logical_and(ns.equal(ar, br), tie))
+    if name in ("less", "less_equal", "greater", "greater_equal"):
+        return cmp
+    # maximum/minimum propagate a NaN operand (the first one); fmax/fmin ignore one
+    keep_a = ns.logical_or(nan_a, cmp) if name in ("maximum", "minimum") else \
+        ns.logical_or(nan_b, cmp)
+    return ns.where(keep_a, a, b)
+
+
 def _operands(name: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
     """Lists/tuples become NumPy arrays (NumPy's dtype rules; the elementwise route uploads
     them next to the device operand); when no operand is an array, the first is uploaded
@@ -286,11 +333,18 @@ class ufunc:
                 raise TypeError(f"{name}() takes {self.nin} positional argument"
                                 f"{'s' if self.nin > 1 else ''} but {len(args)} were given")
         args = _operands(name, args)
+        fn = self._fn
+        if name in _ops.BOOL_LOGICAL or name in _ops.BOOL_INT8:
+            fn, args = _bool_loop(name, fn, args)
+        if name in _COMPLEX_ORDER and any(
+                isinstance(a, complex) or getattr(getattr(a, "dtype", None), "kind", "") == "c"
+                for a in args):
+            fn = lambda *a: _complex_order(name, a)      # noqa: E731
         if out is None and where is True and dtype is None and signature is None:
             if order not in ("K", "A", "C", "F"):
                 raise ValueError(f"{name}: order must be one of 'K', 'A', 'C', 'F'; got "
                                  f"{order!r}")
-            r = self._fn(*args)
+            r = fn(*args)
             if order == "F" and r.ndim > 1:
                 raise ValueError(f"{name}: order='F' is not supported: clnp computes results "
                                  f"in C order (call the function without order=)")
@@ -304,7 +358,7 @@ class ufunc:
                              f"results in C order")
         if dtype is not None:
             args = self._cast_inputs(args, dtype, casting)
-        r = self._fn(*args)
+        r = fn(*args)
         if where is not True:
             r = self._masked(r, where, out, casting)
         return write_out(name, r, out, casting)
@@ -355,6 +409,17 @@ class ufunc:
         if dtype is not None:
             return dt.as_dtype(dtype, f"{self.__name__}.{method}")
         d = x.dtype
+        ref = self._rec.ref
+        if isinstance(ref, np.ufunc) and dkind(d) == d.kind:
+            # NumPy's own loop choice for a reduction (divide of ints folds in float64,
+            # float_power in float64, ldexp has no (x, x) loop); bfloat16 keeps clnp's rule
+            try:
+                d = np.dtype(ref.resolve_dtypes((None, d, None), reduction=True)[2])
+            except TypeError as e:
+                raise TypeError(f"{self.__name__}.{method}: {e}") from None
+            if d in (dt.float64, dt.complex128) and not x.device.has_fp64:
+                d = x.device.default_float if d == dt.float64 else x.device.default_complex
+            return d
         if self._op in ("add", "multiply") and dkind(d) in "biu" and d.itemsize < 8:
             return dt.uint64 if dkind(d) == "u" else dt.int64
         if self._op in ("add", "multiply") and dkind(d) == "b":
@@ -426,6 +491,8 @@ class ufunc:
         name = f"{self.__name__}.reduce"
         self._binary_only("reduce")
         x = _as_array(array, name)
+        if x.ndim == 0 and isinstance(axis, (int, np.integer)) and axis in (0, -1):
+            axis = ()     # NumPy: an int axis of a 0-d array reduces nothing (a tuple raises)
         axes = normalize_axes(axis, x.ndim, name)
         if len(axes) > 1 and not self._rec.reorderable:
             raise ValueError(f"reduction operation '{self.__name__}' is not reorderable, so "
@@ -445,6 +512,12 @@ class ufunc:
                                  f"'initial'")
             mask = _ns().broadcast_to(mask, x.shape)
         nred = math.prod(x.shape[a] for a in axes)
+        if init is None and self.identity is not None and nred == 1 and \
+                (not axes or self._op not in _REDUCTION):
+            # NumPy 2 starts a reduction from the identity, which shows where one element is
+            # reduced (gcd.reduce([-4]) is 4, hypot.reduce([-1.0]) is 1.0; add's only changes
+            # the sign of -0.0): longer folds keep their fast paths
+            init = self.identity
         if nred == 0 and init is None and self.identity is None:
             raise ValueError(f"zero-size array to reduction operation {self.__name__} which "
                              f"has no identity")
@@ -755,8 +828,8 @@ class ufunc:
         Raises
         ------
         TypeError
-            A traced or non-clnp ``a``; a result that does not cast to ``a.dtype`` under
-            ``same_kind``.
+            A traced or non-clnp ``a``; complex results into a real ``a`` (NumPy casts
+            every other result to ``a.dtype`` unsafely, and so does clnp).
         ValueError
             ``b`` missing for a binary ufunc or given for a unary one.
         IndexError
@@ -805,9 +878,12 @@ class ufunc:
             bv = ns.reshape(bv, (-1,))
             if bv._offset or not bv.is_contiguous:     # the kernel reads b densely
                 bv = ns.asarray(bv, copy=True)
-        if not np.can_cast(res, a.dtype, "same_kind"):
-            raise TypeError(f"Cannot cast ufunc '{self.__name__}' output from {res!r} to "
-                            f"{a.dtype!r} with casting rule 'same_kind'")
+        # NumPy's at casts its results to a's dtype unsafely (sin.at of ints truncates);
+        # complex into real would drop the imaginary part, which clnp refuses instead
+        if res.kind == "c" and a.dtype.kind != "c":
+            raise TypeError(f"{name}: the results are {res} and a is {a.dtype}: clnp does not "
+                            f"discard imaginary parts (NumPy warns and does); pass a complex "
+                            f"a or a real b")
         if not self._table:
             return self._at_rounds(a, indices, b)
         from ._eager_ufunc import at_add_atomic, at_segments
@@ -874,9 +950,6 @@ class ufunc:
             cur = flat[pos]
             args = (cur,) if bv is None else (cur, bv[ns.asarray(sel, device=a.device)])
             r = self._fn(*args)
-            if not np.can_cast(r.dtype, a.dtype, "same_kind"):
-                raise TypeError(f"Cannot cast ufunc '{self.__name__}' output from "
-                                f"{r.dtype!r} to {a.dtype!r} with casting rule 'same_kind'")
             flat[pos] = r.astype(a.dtype) if r.dtype != a.dtype else r
         return None
 

@@ -572,7 +572,7 @@ def _freq(n: Any, d: Any, dtype: Any, device: Any, fname: str, full: bool) -> An
     return f if f.dtype == out_dt else primitive("convert_element_type").bind(f, dtype=out_dt)
 
 
-def fftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> Any:
+def fftfreq(n: int, /, d: float = 1.0, *, dtype: Any = None, device: Any = None) -> Any:
     """Sample frequencies of the discrete Fourier transform.
 
     Parameters
@@ -605,7 +605,7 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None)
     return _freq(n, d, dtype, device, "fftfreq", True)
 
 
-def rfftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> Any:
+def rfftfreq(n: int, /, d: float = 1.0, *, dtype: Any = None, device: Any = None) -> Any:
     """Sample frequencies for :func:`rfft` and :func:`irfft`.
 
     Parameters

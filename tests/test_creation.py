@@ -355,12 +355,23 @@ def test_meshgrid_errors(device):
     x = clnp.arange(3, device=device)
     with pytest.raises(ValueError, match="indexing"):
         clnp.meshgrid(x, indexing="yx")
-    with pytest.raises(ValueError, match="1-D"):
-        clnp.meshgrid(clnp.reshape(x, (1, 3)))
-    with pytest.raises(TypeError, match="same dtype"):
-        clnp.meshgrid(x, clnp.arange(3.0, device=device))
-    with pytest.raises(TypeError, match="clnp arrays"):
-        clnp.meshgrid(np.arange(3))
+    with pytest.raises(TypeError, match="array_likes"):
+        clnp.meshgrid(object())
+
+
+def test_meshgrid_numpy_extensions(device):
+    """NumPy's meshgrid: inputs of any ndim are flattened, dtypes may differ, array_likes are
+    taken, and ``sparse=``/``copy=`` (regressions of tests/test_hypothesis_namespace.py)."""
+    x = clnp.arange(3, device=device)
+    for args, kw in [((clnp.reshape(x, (1, 3)),), {}),
+                     ((x, clnp.arange(2.0, device=device)), {}),
+                     ((x, [1.5, 2.5]), {"sparse": True}),
+                     ((x, clnp.arange(2, device=device)), {"indexing": "ij", "copy": False})]:
+        want = np.meshgrid(*[np.asarray(a) for a in args], **kw)
+        got = clnp.meshgrid(*args, **kw)
+        assert len(got) == len(want)
+        for g, e in zip(got, want):
+            same(g, e)
 
 
 # ----------------------------------------------------------------------------- tril / triu

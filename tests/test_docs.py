@@ -177,6 +177,31 @@ def test_api_page_has_the_generated_section():
     assert text.index(tool.BEGIN) < text.index(tool.END)
 
 
+def test_generated_coverage_is_current():
+    """The coverage sections of docs/api.md and docs/numpy-migration.md (every count, every
+    missing name and its reason) are what tools/numpy_coverage.py computes from the live
+    modules: the counts are never typed by hand, and a name added to clnp without
+    regenerating the pages fails here. Skipped under another NumPy than the pages name
+    (NumPy's own namespace differs between versions)."""
+    tool = _coverage_tool()
+    import numpy
+
+    import clnp
+    sections = tool.collect(numpy, clnp)
+    fix = ("run: python tools/numpy_coverage.py --write docs/api.md --summary "
+           "docs/numpy-migration.md")
+    for page, render in (("api.md", tool.render), ("numpy-migration.md", tool.render_summary)):
+        text = open(os.path.join(DOCS, page), encoding="utf-8").read()
+        block = text.split(tool.BEGIN + "\n", 1)[1].split(tool.END, 1)[0]
+        versions = re.search(r"\((NumPy [^ ,)]+), clnp [^)]+\)", block)
+        assert versions, f"docs/{page}: no version line in the generated section; {fix}"
+        if versions.group(1) != f"NumPy {numpy.__version__}":
+            pytest.skip(f"docs/{page} was generated with {versions.group(1)}; this is NumPy "
+                        f"{numpy.__version__}")
+        want = render(sections, versions.group(0)[1:-1])
+        assert block == want, f"docs/{page}: the coverage section is stale; {fix}"
+
+
 def test_site_builds_strict(tmp_path):
     """mkdocs.yml builds docs/ and the API reference with warnings as errors."""
     pytest.importorskip("mkdocs")

@@ -161,6 +161,22 @@ def test_advanced_indexing_copies(device):
     np.testing.assert_array_equal(np.asarray(x), A)
 
 
+def test_integer_array_indexing_float16(device):
+    """Gather and scatter of float16 move the bits (no half lvalue: PoCL refuses one
+    without cl_khr_fp16), so every value, NaN and the largest ones included, survives."""
+    if not device.supports(np.float16):
+        pytest.skip("no float16 storage on this device")
+    h = np.array([[1.5, -0.0, np.nan], [65504.0, 6e-8, -np.inf]], np.float16)
+    x = clnp.asarray(h, device=device)
+    got = np.asarray(x[clnp.asarray([1, 0, 1], device=device)])
+    np.testing.assert_array_equal(got.view(np.uint16), h[[1, 0, 1]].view(np.uint16))
+    want = h.copy()
+    want[[1, 0], [2, 0]] = np.array([3.25, -7.0], np.float16)
+    x[np.array([1, 0]), np.array([2, 0])] = clnp.asarray(np.array([3.25, -7.0], np.float16),
+                                                         device=device)
+    np.testing.assert_array_equal(np.asarray(x).view(np.uint16), want.view(np.uint16))
+
+
 def test_zero_size(device):
     a = np.zeros((0, 3), dtype=np.int64)
     x = base(device, a)

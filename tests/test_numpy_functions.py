@@ -73,8 +73,10 @@ def test_pad_constant_values_and_errors(data, device):
     i = clnp.arange(4, device=device)
     check(clnp.pad(i, 1, constant_values=2.7), np.pad(np.arange(4), 1, constant_values=2.7))
     assert clnp.pad(A, 1, mode="empty").shape == (6, 7)
-    with pytest.raises(ValueError, match="mean"):
-        clnp.pad(A, 1, mode="mean")
+    with pytest.raises(ValueError, match="not supported"):
+        clnp.pad(A, 1, mode=lambda v, w, i, kw: None)
+    with pytest.raises(ValueError, match="stat_length of 0"):
+        clnp.pad(A, 1, mode="maximum", stat_length=0)
     with pytest.raises(ValueError, match="negative"):
         clnp.pad(A, -1)
     with pytest.raises(TypeError, match="integral"):

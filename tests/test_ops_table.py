@@ -452,9 +452,15 @@ def _rejected(rec):
                          ids=lambda r: r.name)
 def test_dtype_outside_category_raises(rec, device):
     """TypeError naming the function and the dtype, before any kernel is built."""
+    from clnp._ops import BOOL_INT8, BOOL_LOGICAL
+    from clnp._ufunc import _COMPLEX_ORDER
     ok = clnp.asarray(np.zeros(3, representative(rec, device)), device=device)
+    # NumPy's bool loops (add of bools is logical_or, less of bools runs in int8) and its
+    # complex order are the NumPy layer's, outside the table's categories
+    numpy_loops = ({dt.bool_} if rec.name in BOOL_LOGICAL or rec.name in BOOL_INT8 else set()) \
+        | ({dt.complex64, dt.complex128} if rec.name in _COMPLEX_ORDER else set())
     bad = [clnp.asarray(np.zeros(3, d), device=device) for d in _rejected(rec)
-           if device.supports(d)]
+           if device.supports(d) and d not in numpy_loops]
     kernels_before = len(device._kernels)
     for x in bad:
         with pytest.raises(TypeError, match=rf"{rec.name}.*{x.dtype.name}"):

@@ -299,8 +299,17 @@ def test_at_forms(device):
     np.multiply.at(ev, ([1, 1], [0, 0]), 3.0)
     clnp.multiply.at(v, ([1, 1], [0, 0]), 3.0)
     close(A, e)
-    with pytest.raises(TypeError, match="Cannot cast ufunc 'add' output"):
-        clnp.add.at(clnp.zeros((3,), dtype=clnp.int32, device=device), [0], 1.5)
+    # NumPy's at casts its results to a's dtype unsafely (no same_kind check)
+    e, A = np.zeros(3, np.int32), clnp.zeros((3,), dtype=clnp.int32, device=device)
+    np.add.at(e, [0, 0], 1.5)
+    clnp.add.at(A, [0, 0], 1.5)
+    np.testing.assert_array_equal(A.to_numpy(), e)
+    e, A = np.array([1, 2], np.int32), up(np.array([1, 2], np.int32), device)
+    np.sin.at(e, [0])
+    clnp.sin.at(A, [0])
+    np.testing.assert_array_equal(A.to_numpy(), e)
+    with pytest.raises(TypeError, match="imaginary"):
+        clnp.add.at(clnp.zeros((3,), dtype=clnp.float32, device=device), [0], 1j)
     with pytest.raises(ValueError, match="second operand needed"):
         clnp.add.at(A, [0])
     with pytest.raises(IndexError):

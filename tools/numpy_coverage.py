@@ -55,6 +55,7 @@ class Section:
     title: str
     names: list[str]
     present: list[str]
+    why: dict[str, str] = dataclasses.field(default_factory=dict)   # per-name reasons
 
     @property
     def missing(self) -> list[str]:
@@ -117,8 +118,24 @@ def collect(numpy: types.ModuleType, clnp: types.ModuleType) -> list[Section]:
     methods = [f"{n}.{m}" for n in ufuncs for m in UFUNC_METHODS
                if getattr(numpy, n).nin == 2 or m == "at"]
     sections.append(Section("ufunc methods of the ufuncs clnp has", sorted(methods),
-                            [m for m in sorted(methods) if _has_dotted(clnp, m)]))
+                            [m for m in sorted(methods) if _has_dotted(clnp, m)],
+                            {m: why for m in methods
+                             if (why := numpy_refuses(getattr(numpy, m.split(".")[0]),
+                                                      m.split(".")[1]))}))
     return sections
+
+
+def numpy_refuses(uf: object, method: str) -> str:
+    """Why NumPy's own ``uf.<method>`` raises whatever it is given (so clnp has nothing to
+    match), or '' when NumPy runs it. NumPy's rules: a generalized ufunc (a core signature)
+    has none of the methods; a ufunc of several outputs has ``outer`` only."""
+    if getattr(uf, "signature", None):
+        return ("NumPy's own methods raise for a generalized ufunc (one with a core "
+                "signature): nothing to match")
+    if uf.nout > 1 and method != "outer":
+        return ("NumPy's own method raises ValueError for a ufunc of several outputs (only "
+                "`outer` runs): nothing to match")
+    return ""
 
 
 def _has_dotted(root: object, dotted: str) -> bool:
@@ -147,8 +164,9 @@ def render(sections: list[Section], versions: str) -> str:
         if s.missing:
             by_reason: dict[str, list[str]] = {}
             for n in s.missing:
-                by_reason.setdefault(reason(n.split(".")[-1] if "." in n and
-                                            s.title.startswith("ufunc") else n), []).append(n)
+                why = s.why.get(n) or reason(n.split(".")[-1] if "." in n and
+                                             s.title.startswith("ufunc") else n)
+                by_reason.setdefault(why, []).append(n)
             out += ["| missing | why |", "|---|---|"]
             for why, names in sorted(by_reason.items(), key=lambda kv: -len(kv[1])):
                 out.append(f"| {', '.join(f'`{n}`' for n in names)} | {why} |")
