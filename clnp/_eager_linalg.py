@@ -187,6 +187,8 @@ _GPU_KMIN = 256
 _GPU_KMIN_FEW = 32
 # split K while a GPU product has fewer tiles than this many per compute unit
 _GPU_SPLIT_TILES = 1
+# tensor-core products copy an A that is not K-contiguous from this many elements on
+_MMA_COPY_A = 1 << 20
 
 
 def config_key(acc: np.dtype, tf32: bool = False) -> str:
@@ -332,6 +334,13 @@ def dot_general(lhs: Array, rhs: Array, *, dimension_numbers: Any,
     lhs, rhs = _convert(lhs, g), _convert(rhs, g)
     lf = tuple(i for i in range(lhs.ndim) if i not in lc and i not in lb)
     rf = tuple(i for i in range(rhs.ndim) if i not in rc and i not in rb)
+    if (tf32 or g == dt.float16 and tensor_cores(device)) and lc and \
+            lhs._strides[lc[-1]] != 1 and lhs.size >= _MMA_COPY_A:
+        # the tensor-core kernel stages A as [m][k] rows, copied 16 bytes at a time only
+        # from a K-contiguous A; any other A is loaded element by element (H200, float16
+        # 4096^3: a.T @ b 6.5 ms, a @ b 0.79 ms), so a large A is copied K-contiguous first
+        key = None
+        lhs, lb, lf, lc = _canonical(lhs, lb, lf, lc)
     out_shape = tuple(lhs.shape[i] for i in lb + lf) + tuple(rhs.shape[i] for i in rf)
     if math.prod(out_shape) == 0 or math.prod(lhs.shape[i] for i in lc) == 0:
         out = Array.empty(out_shape, out_dtype, device)

@@ -392,3 +392,25 @@ def test_autotune_rejects_bad_keys_before_tuning(device):
         clnp.autotune(device, ["float32:big"])
     with pytest.raises(TypeError, match="sequence of names"):
         clnp.autotune(device, "float32")
+
+
+@pytest.mark.parametrize("key", ["float16", "tf32"])
+def test_tensor_cores_copy_a_transposed_lhs(device, rng, key, monkeypatch):
+    """A tensor-core product whose A is not K-contiguous (``a.T @ b``, batched, a sliced A)
+    runs on a K-contiguous copy of A (NVIDIA, cc >= 8.0 only): same results as NumPy."""
+    if not linalg.tensor_cores(device):
+        pytest.skip("no tensor cores")
+    monkeypatch.setattr(linalg, "_MMA_COPY_A", 1)
+    dtype = F16 if key == "float16" else F32
+    tol = 2e-3 if key == "float16" else 1e-3
+    a = rng.standard_normal((3, 70, 40)).astype(dtype)
+    b = rng.standard_normal((3, 70, 50)).astype(dtype)
+    x, y = clnp.asarray(a, device=device), clnp.asarray(b, device=device)
+    with clnp.matmul_precision("tf32"):
+        got = [clnp.matmul(clnp.matrix_transpose(x), y), clnp.matrix_transpose(x[0]) @ y[1],
+               clnp.matrix_transpose(x[:, ::2, :]) @ y[:, ::2, :]]
+    want = [np.swapaxes(a, -1, -2).astype(np.float64) @ b, a[0].T.astype(np.float64) @ b[1],
+            np.swapaxes(a[:, ::2], -1, -2).astype(np.float64) @ b[:, ::2]]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g).astype(np.float64), w, rtol=tol,
+                                   atol=tol * np.abs(w).max())
