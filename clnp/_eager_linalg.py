@@ -210,9 +210,14 @@ def default_config(device: Device, key: str, kind: str | None = None) -> dict[st
             v = max(2, vbytes // (acc.itemsize // 2))
             return dict(kind="cpu", tm=4, tn=v, vec=v, rm=_CPU_RM, bk=_CPU_KB)
         # one native vector per accumulator row part: 6 rows x 2 vectors = 12 accumulators,
-        # which with 2 B vectors and a broadcast A value fills the 16 AVX registers
+        # which with 2 B vectors and a broadcast A value fills the 16 AVX registers. A
+        # device preferring 64-byte vectors has AVX-512's 32 registers: 8 rows x 2 vectors
+        # (16 accumulators, 32 when the compiler splits them into 32-byte halves), which
+        # measured 1.2-1.9x the 6-row tile on M=256 products (the MLP of bench_jit) on the
+        # PoCL AVX-512 device
         v = max(1, vbytes // acc.itemsize)
-        return dict(kind="cpu", tm=6, tn=2 * v, vec=v, rm=_CPU_RM, bk=_CPU_KB)
+        tm = 8 if vbytes >= 64 else 6
+        return dict(kind="cpu", tm=tm, tn=2 * v, vec=v, rm=_CPU_RM, bk=_CPU_KB)
     # 16x16 items, each 8x8 (4-byte reals), 4x4 (8 bytes) or 2x2 (complex128) outputs read
     # from local memory as 16-byte vectors; shrunk until two K steps fit in local memory
     l = 16 if device.max_work_group_size >= 256 else 8

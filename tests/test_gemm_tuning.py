@@ -49,6 +49,12 @@ def _layouts(rng, dtype, device):
     w = clnp.asarray(wide, device=device)
     cases.append((w @ w.T, wide, wide.T))                    # aligned, B contiguous along K
     cases.append((w[:, 8:40] @ w[:, 8:40].T, wide[:, 8:40], wide[:, 8:40].T))
+    # both operands contiguous along a K shorter than two vectors (the CPU kernel's panel
+    # loop instead of its dot products), ragged M and N
+    for k in (1, 10, 31):
+        p, q = _data(rng, (70, k), dtype), _data(rng, (130, k), dtype)
+        cases.append((clnp.asarray(p, device=device) @ clnp.asarray(q, device=device).T,
+                      p, q.T))
     return cases
 
 
