@@ -54,6 +54,9 @@ _FORCE_KIND: str | None = None
 # private copy), which measured best on AVX2 PoCL (1024^2 and 2048^2 float32) among 1-16 x
 # 32-128
 _CPU_RM, _CPU_KB = 16, 64
+# CPU products whose B spans at least _CPU_LARGE_B bytes (more than an L2) and whose A at
+# most _CPU_SMALL_A run as C^T = B^T A^T (see _run)
+_CPU_SMALL_A, _CPU_LARGE_B = 1 << 19, 1 << 21
 
 _PRECISIONS = {"highest": "highest", "float32": "highest", "tf32": "tf32",
                "tensorfloat32": "tf32"}
@@ -435,8 +438,15 @@ def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype
     acc = lhs.dtype
     cfg = gemm_config(device, acc, tf32)
     cpu, mma = cfg["kind"] == "cpu", cfg["kind"] == "mma"
-    # C^T = B^T A^T: on CPUs the unit stride belongs along N, where the kernel reads vectors
+    # C^T = B^T A^T: on CPUs the unit stride belongs along N, where the kernel reads vectors.
+    # Also where B is large and A small (a convolution's weights times its columns): the
+    # kernel copies B in panels of tn columns, which over a B larger than the caches costs a
+    # miss per row of each panel, while it reads A's rows in place; swapped, the large
+    # operand is read along its unit stride and the small one becomes the panels
+    isz = lhs.dtype.itemsize
     swap = cpu and sbn != 1 and sam == 1 and not (sak == 1 and sbk == 1)
+    swap = swap or (cpu and sbn == 1 and sbk != 1 and M < N and
+                    M * K * isz <= _CPU_SMALL_A and K * N * isz >= _CPU_LARGE_B)
     gm, gn = (N, M) if swap else (M, N)          # the GEMM the kernel computes
     cu = device.compute_units
     rm = 1
