@@ -54,9 +54,10 @@ _ROW_RANGE = [
 
 
 def _render_im2col(dtype: np.dtype) -> tuple[str, str, list]:
-    """Range (OH, N, C*KH*KW): one work-item writes one row of OW columns, the padding
-    runs apart from the interior, whose reads are contiguous for unit stride. (One item per
-    element, with its index arithmetic and bounds test, ran 7x slower on PoCL.)"""
+    """Range (OH or fewer, N, C*KH*KW): a work-item writes rows of OW columns (stepping by
+    the range along OH), the padding runs apart from the interior, whose reads are
+    contiguous for unit stride. (One item per element, with its index arithmetic and bounds
+    test, ran 7x slower on PoCL.)"""
     st, ct = C.storage_ctype(dtype), C.compute_ctype(dtype)
     geom = ", ".join(f"const int {g}" for g in _GEOM)
     src = "\n".join(_prelude(dtype) + [
@@ -65,13 +66,12 @@ def _render_im2col(dtype: np.dtype) -> tuple[str, str, list]:
         f"    __global const {st} *x, const long xo, const long sn, const long sc,",
         f"    const long sh, const long sw, const {ct} fill, __global {st} *y)",
         "{",
-        "  const int oh = get_global_id(0);",
-        "  if (oh >= OH) return;",
         "  const int n = get_global_id(1), r = get_global_id(2);",
         "  const int kj = r % KW, kt = r / KW, ki = kt % KH, c = kt / KH;",
+        "  const int off = kj * DW - PW;",
+        "  for (int oh = get_global_id(0); oh < OH; oh += get_global_size(0)) {",
         "  const int ih = oh * SH - PH + ki * DH;",
         "  const long d = r * rs + n * ns + (long)oh * OW;",
-        "  const int off = kj * DW - PW;",
         *_ROW_RANGE,
         "  if (ih < 0 || ih >= H) lo = hi = 0;",
         "  const long s = xo + n * sn + c * sc + ih * sh + off * sw;",
@@ -84,6 +84,7 @@ def _render_im2col(dtype: np.dtype) -> tuple[str, str, list]:
         f"      {C.store(dtype, 'y', 'd + ow', C.load(dtype, 'x', 's + (long)ow * SW * sw'))}",
         "  }",
         f"  for (; ow < OW; ++ow) {C.store(dtype, 'y', 'd + ow', 'fill')}",
+        "  }",
         "}"])
     args = [_I64, _I64] + [_I32] * len(_GEOM) + [None, _I64, _I64, _I64, _I64, _I64,
                                                   C.scalar_arg_dtype(dtype), None]
@@ -91,7 +92,8 @@ def _render_im2col(dtype: np.dtype) -> tuple[str, str, list]:
 
 
 def _render_col2im(dtype: np.dtype) -> tuple[str, str, list]:
-    """Range (H, C, N): one work-item owns one row of the result. It zeroes the row, then
+    """Range (H or fewer, C, N): a work-item owns rows of the result (stepping by the range
+    along H). For each it zeroes the row, then
     for every kernel tap that reads this row adds the matching stretch of a column-matrix
     row (distinct ow land on distinct w for a fixed tap, so no write conflicts and no
     atomics; the order of the sums is fixed, so results are deterministic)."""
@@ -104,9 +106,8 @@ def _render_col2im(dtype: np.dtype) -> tuple[str, str, list]:
         "    const long cs,",
         f"    __global {st} *x)",
         "{",
-        "  const int h = get_global_id(0);",
-        "  if (h >= H) return;",
         "  const int c = get_global_id(1), n = get_global_id(2);",
+        "  for (int h = get_global_id(0); h < H; h += get_global_size(0)) {",
         "  const long d = (((long)n * C + c) * H + h) * W;",
         f"  for (int w = 0; w < W; ++w) {C.store(dtype, 'x', 'd + w', f'({ct})0')}",
         "  for (int ki = 0; ki < KH; ++ki) {",
@@ -124,6 +125,7 @@ def _render_col2im(dtype: np.dtype) -> tuple[str, str, list]:
         f"        {C.store(dtype, 'x', 't', C.load(dtype, 'x', 't') + ' + ' + C.load(dtype, 'cols', 's + ow * cs'))}",
         "      }",
         "    }",
+        "  }",
         "  }",
         "}"])
     args = [_I32] * len(_GEOM) + [None, _I64, _I64, _I64, _I64, None]
@@ -206,6 +208,13 @@ def _variant(dev: Any) -> str:
     return VARIANT or ("row" if dev.is_cpu else "element")
 
 
+def _row_items(rows: int, others: int) -> int:
+    """Work-items along the rows of the "row" kernels, which loop over the rows they are
+    given: one per (image, channel) plane where the planes alone are many (each item's rows
+    then run contiguously, and PoCL's cost per work-item is paid once per plane)."""
+    return 1 if others >= 256 else rows
+
+
 def _geometry(C_: int, in_hw: tuple, kernel: tuple, out_hw: tuple, stride: tuple,
               padding: tuple, dilation: tuple) -> list[int]:
     return [C_, in_hw[0], in_hw[1], kernel[0], kernel[1], out_hw[0], out_hw[1], stride[0],
@@ -236,7 +245,7 @@ def im2col_impl(x: Array, *, kernel: tuple, stride: tuple, padding: tuple, dilat
     fill_v = C.scalar_arg_dtype(x.dtype).type(fill)
     if _variant(dev) == "row":
         kern = dev.kernel(("clnp_nn_im2col", x.dtype), lambda: _render_im2col(x.dtype))
-        gsize, lsize = (out_hw[0], N, rows), None
+        gsize, lsize = (_row_items(out_hw[0], N * rows), N, rows), None
     else:
         kern = dev.kernel(("clnp_nn_im2col_e", x.dtype), lambda: _render_im2col_elem(x.dtype))
         Ls = local_size(dev)
@@ -270,7 +279,7 @@ def col2im_impl(cols: Array, *, kernel: tuple, stride: tuple, padding: tuple, di
     dev = cols.device
     if _variant(dev) == "row":
         kern = dev.kernel(("clnp_nn_col2im", cols.dtype), lambda: _render_col2im(cols.dtype))
-        gsize, lsize = (in_hw[0], C_, N), None
+        gsize, lsize = (_row_items(in_hw[0], C_ * N), C_, N), None
     else:
         kern = dev.kernel(("clnp_nn_col2im_e", cols.dtype),
                           lambda: _render_col2im_elem(cols.dtype))

@@ -160,6 +160,20 @@ def test_conv_layouts(device, rng, monkeypatch, variant, batch_major):
         np.testing.assert_allclose(per[i], xt.grad.numpy(), **_tol(dt))
 
 
+@pytest.mark.parametrize("batch_major", [True, False])
+def test_conv_many_planes(device, rng, monkeypatch, batch_major):
+    """Enough (image, channel) planes that the CPU row kernels of im2col and col2im loop
+    over the rows of each plane in one work-item: values and gradients."""
+    from clnp_nn.functional import conv
+    monkeypatch.setattr(conv, "BATCH_MAJOR", batch_major)
+    dt = _dtype(device)
+    args = [rng.standard_normal((16, 16, 9, 7)).astype(dt),
+            rng.standard_normal((5, 16, 3, 3)).astype(dt)]
+    kw = dict(stride=(2, 1), padding=1)
+    check(lambda x, w: F.conv2d(x, w, **kw), lambda x, w: TF.conv2d(x, w, **kw), args,
+          device, rng)
+
+
 @pytest.mark.parametrize("variant", ["row", "element"])
 def test_im2col_batch_major_layout(device, rng, monkeypatch, variant):
     """Batch-major columns hold the same values as the (C*KH*KW, N*OH*OW) matrix, and col2im
