@@ -170,8 +170,18 @@ def _serial_or_group_body(spec: FusedReduceSpec, dtypes: list[np.dtype],
     if spec.vec > 1:
         lines += ["  " + s for s in _vector_loop(spec, dtypes, arrays)]
     step = f"r += {spec.group}" if group else "++r"
+    carry = not group and spec.nr > 1
+    if carry:
+        # the reduced indices decomposed once, then stepped with a carry: a div/mod per dim
+        # and element cost more than the element's own work on CPUs
+        lines.append("  long rem_r = r;")
+        for d in reversed(range(spec.nr)):
+            lines.append(f"  long j{d} = " + ("rem_r;" if d == 0 else
+                                               f"rem_r % q{d}; rem_r /= q{d};"))
     lines.append(f"  for (; r < rhi; {step}) {{")
-    lines += ["    " + s for s in _element(spec, dtypes, arrays, 1)]
+    lines += ["    " + s for s in _element(spec, dtypes, arrays, 1, stepped=carry)]
+    if carry:
+        lines.append("    " + _carry(spec.nr))
     lines.append("  }")
     if group:
         lines += ["  " + s for s in _group_combine(spec)]
@@ -218,13 +228,20 @@ def _kvec_body(spec: FusedReduceSpec, dtypes: list[np.dtype], arrays: list[int])
     return lines
 
 
+def _carry(nr: int) -> str:
+    """Statement stepping the reduced indices ``j0..j{nr-1}`` (C order) to the next
+    element: the last dim steps, each wrap carries into the dim before it."""
+    stmt = "".join(f"if (++j{d} == q{d}) {{ j{d} = 0; " for d in range(nr - 1, 0, -1))
+    return stmt + "++j0;" + " }" * (nr - 1)
+
+
 def _element(spec: FusedReduceSpec, dtypes: list[np.dtype], arrays: list[int],
-             w: int, lane: str = "") -> list[str]:
+             w: int, lane: str = "", stepped: bool = False) -> list[str]:
     """One step of the walk at reduced index ``r`` (``w`` elements when vectorised); with
     ``lane`` (``kvec`` kernels), at kept index ``i0 + lane`` into accumulator arrays, the
-    reduced indices already decomposed."""
+    reduced indices already decomposed (``stepped``: likewise, kept by the caller)."""
     out: list[str] = []
-    if spec.nr > 1 and w == 1 and not lane:
+    if spec.nr > 1 and w == 1 and not lane and not stepped:
         out.append("long rem_r = r;")
         for d in reversed(range(spec.nr)):
             out.append(f"const long j{d} = " + ("rem_r;" if d == 0 else
