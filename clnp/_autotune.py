@@ -205,6 +205,7 @@ def candidates(device, key: str, kind: str | None = None) -> list[dict[str, Any]
         tm, tn, v = base["tm"], base["tn"], base["vec"]
         w = v // 2 if np.dtype(name).kind == "c" else v     # values per vector
         shapes = [(4, tn), (8, w), (tm, tn), (tm, tn)] if tm == 6 else \
+            [(6, tn), (4, 2 * tn), (tm, tn), (tm, tn)] if tm == 8 else \
             [(2, tn), (6, w), (tm, tn), (tm, tn)]
         for (m, n), (rm, bk) in zip(shapes, ((16, 64), (16, 64), (8, 64), (16, 128))):
             out.append(dict(base, tm=m, tn=n, rm=rm, bk=bk))

@@ -208,13 +208,15 @@ def plan_elementwise(device: Device, body: tuple[Instr, ...], args: Sequence[Any
     index = "int" if small else "long"
     tile = _EW_TILE if device.is_cpu and n >= _EW_TILE * _EW_TILE and _transposed(cshape, cstr) \
         else 0
+    inner = _EW_INNER if device.is_cpu and not contiguous and not tile and len(cshape) > 1 \
+        and cshape[-1] >= _EW_INNER // 2 else 0
     kkey = (body, tuple(in_dtypes), scalar_flags, out_dtypes, len(cshape), contiguous, index,
-            tile)
+            tile, inner)
     kw = device._kernels.get(kkey)
     if kw is None:
         kw = device._kernels[kkey] = _elementwise_kernel(
             device, body, in_dtypes, scalar_flags, out_dtypes, len(cshape), contiguous, index,
-            tile)
+            tile, inner)
     kernel, width = kw
     template: list[Any] = [n] + cshape
     slots: list[int] = []
@@ -232,7 +234,8 @@ def plan_elementwise(device: Device, body: tuple[Instr, ...], args: Sequence[Any
         slots.append(len(template))
         template += [None, None] + cstr[len(arrays) + j]
     L = local_size(device)
-    items = -(-n // width) if not tile else -(-cshape[0] // tile) * -(-cshape[1] // tile)
+    items = -(-cshape[0] // tile) * -(-cshape[1] // tile) if tile else \
+        (n // cshape[-1]) * -(-cshape[-1] // inner) if inner else -(-n // width)
     limits = tuple((-lo, _I32 - hi) for lo, hi in spans) if small else \
         (_ANY_OFFSET,) * len(views)
     return LaunchPlan(kernel, (-(-items // L) * L,), (L,), template, tuple(slots),
@@ -270,6 +273,8 @@ def run_elementwise(body: tuple[Instr, ...], args: Sequence[Any], in_dtypes: Seq
 
 # CPU devices walk 2-D operations with a transposed operand in blocks of this side
 _EW_TILE = 32
+# and other strided operations (broadcasts) in stretches of this many innermost elements
+_EW_INNER = 64
 
 
 def _transposed(cshape: Sequence[int], cstr: Sequence[Sequence[int]]) -> bool:
@@ -283,7 +288,8 @@ def _transposed(cshape: Sequence[int], cstr: Sequence[Sequence[int]]) -> bool:
 
 def _elementwise_kernel(device: Device, body: tuple[Instr, ...], in_dtypes: Sequence[np.dtype],
                         scalars: tuple[bool, ...], out_dtypes: tuple[np.dtype, ...], ndim: int,
-                        contiguous: bool, index: str, tile: int = 0) -> tuple[Any, int]:
+                        contiguous: bool, index: str, tile: int = 0,
+                        inner: int = 0) -> tuple[Any, int]:
     operands = tuple(Operand(d, s) for d, s in zip(in_dtypes, scalars))
     all_dtypes = [o.dtype for o in operands] + [i.out_dtype for i in body] + list(out_dtypes)
     width = 1
@@ -294,7 +300,8 @@ def _elementwise_kernel(device: Device, body: tuple[Instr, ...], in_dtypes: Sequ
                                         for j, d in enumerate(out_dtypes)),
                   0 if contiguous else ndim, contiguous, width, index,
                   splat=4 if device.is_cpu else 1,   # CPU: scalar code matches vector code
-                  tile=tile, vbytes=vector_bytes(device) if device.is_cpu else 32)
+                  tile=tile, inner=inner,
+                  vbytes=vector_bytes(device) if device.is_cpu else 32)
     return device.kernel(spec, lambda: render_elementwise(spec)), width
 
 

@@ -54,6 +54,9 @@ _FORCE_KIND: str | None = None
 # private copy), which measured best on AVX2 PoCL (1024^2 and 2048^2 float32) among 1-16 x
 # 32-128
 _CPU_RM, _CPU_KB = 16, 64
+# CPU products whose B spans at least _CPU_LARGE_B bytes (more than an L2) and whose A at
+# most _CPU_SMALL_A run as C^T = B^T A^T (see _run)
+_CPU_SMALL_A, _CPU_LARGE_B = 1 << 19, 1 << 21
 
 _PRECISIONS = {"highest": "highest", "float32": "highest", "tf32": "tf32",
                "tensorfloat32": "tf32"}
@@ -220,9 +223,14 @@ def default_config(device: Device, key: str, kind: str | None = None) -> dict[st
             v = max(2, vbytes // (acc.itemsize // 2))
             return dict(kind="cpu", tm=4, tn=v, vec=v, rm=_CPU_RM, bk=_CPU_KB)
         # one native vector per accumulator row part: 6 rows x 2 vectors = 12 accumulators,
-        # which with 2 B vectors and a broadcast A value fills the 16 AVX registers
+        # which with 2 B vectors and a broadcast A value fills the 16 AVX registers. A
+        # device preferring 64-byte vectors has AVX-512's 32 registers: 8 rows x 2 vectors
+        # (16 accumulators, 32 when the compiler splits them into 32-byte halves), which
+        # measured 1.2-1.9x the 6-row tile on M=256 products (the MLP of bench_jit) on the
+        # PoCL AVX-512 device
         v = max(1, vbytes // acc.itemsize)
-        return dict(kind="cpu", tm=6, tn=2 * v, vec=v, rm=_CPU_RM, bk=_CPU_KB)
+        tm = 8 if vbytes >= 64 else 6
+        return dict(kind="cpu", tm=tm, tn=2 * v, vec=v, rm=_CPU_RM, bk=_CPU_KB)
     # 16x16 items, each 8x8 (4-byte reals), 4x4 (8 bytes) or 2x2 (complex128) outputs read
     # from local memory as 16-byte vectors; shrunk until two K steps fit in local memory
     l = 16 if device.max_work_group_size >= 256 else 8
@@ -448,8 +456,15 @@ def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype
     acc = lhs.dtype
     cfg = gemm_config(device, acc, tf32)
     cpu, mma = cfg["kind"] == "cpu", cfg["kind"] == "mma"
-    # C^T = B^T A^T: on CPUs the unit stride belongs along N, where the kernel reads vectors
+    # C^T = B^T A^T: on CPUs the unit stride belongs along N, where the kernel reads vectors.
+    # Also where B is large and A small (a convolution's weights times its columns): the
+    # kernel copies B in panels of tn columns, which over a B larger than the caches costs a
+    # miss per row of each panel, while it reads A's rows in place; swapped, the large
+    # operand is read along its unit stride and the small one becomes the panels
+    isz = lhs.dtype.itemsize
     swap = cpu and sbn != 1 and sam == 1 and not (sak == 1 and sbk == 1)
+    swap = swap or (cpu and sbn == 1 and sbk != 1 and M < N and
+                    M * K * isz <= _CPU_SMALL_A and K * N * isz >= _CPU_LARGE_B)
     gm, gn = (N, M) if swap else (M, N)          # the GEMM the kernel computes
     cu = device.compute_units
     rm = 1

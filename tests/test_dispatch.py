@@ -118,3 +118,39 @@ def test_transposed_operands_tiled(device, rng=np.random.default_rng(3)):
         y += x.T
         b += a.T
         np.testing.assert_array_equal(np.asarray(y), b)
+
+
+def test_broadcast_operands_inner_stretch(device, rng=np.random.default_rng(4)):
+    """Strided operations whose innermost dim is long (walked in stretches of it per
+    work-item on CPU devices): a per-channel broadcast as in batch norm, tails of the
+    stretch, negative strides, in-place writes, two outputs, and every dtype class."""
+    for shape in ((3, 5, 70), (2, 4, 6, 33), (4, 129), (2, 3, 64)):
+        c = shape[1] if len(shape) > 2 else shape[0]
+        bshape = (1, c) + (1,) * (len(shape) - 2) if len(shape) > 2 else (c, 1)
+        for dt in (np.float32, np.float64, np.float16, np.int32, np.uint8, np.int64,
+                   np.complex64, np.bool_):
+            if not device.supports(dt):
+                continue
+            a = (rng.standard_normal(shape) * 8).astype(dt)
+            s = (rng.standard_normal(bshape) * 4).astype(dt)
+            x, y = clnp.asarray(a, device=device), clnp.asarray(s, device=device)
+            if dt is np.bool_:
+                np.testing.assert_array_equal(np.asarray(x & y), a & s)
+                np.testing.assert_array_equal(np.asarray(x[..., ::-1] | y), a[..., ::-1] | s)
+                continue
+            np.testing.assert_array_equal(np.asarray(x * y), a * s)
+            np.testing.assert_array_equal(np.asarray(x[..., ::-1] + y), a[..., ::-1] + s)
+        a = rng.standard_normal(shape).astype(np.float32)
+        s = rng.standard_normal(bshape).astype(np.float32)
+        x, y = clnp.asarray(a, device=device), clnp.asarray(s, device=device)
+        np.testing.assert_allclose(np.asarray(clnp.exp(x - y)), np.exp(a - s), rtol=1e-6)
+        q, r = clnp.divmod(x, y)
+        np.testing.assert_allclose(np.asarray(q), np.floor_divide(a, s), rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(r), np.mod(a, s), rtol=1e-5, atol=1e-6)
+        x += y
+        a += s
+        np.testing.assert_array_equal(np.asarray(x), a)
+        v = x[..., 1:-1]               # a strided view written in place
+        v *= y
+        a[..., 1:-1] *= s
+        np.testing.assert_array_equal(np.asarray(x), a)

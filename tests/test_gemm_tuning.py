@@ -49,6 +49,18 @@ def _layouts(rng, dtype, device):
     w = clnp.asarray(wide, device=device)
     cases.append((w @ w.T, wide, wide.T))                    # aligned, B contiguous along K
     cases.append((w[:, 8:40] @ w[:, 8:40].T, wide[:, 8:40], wide[:, 8:40].T))
+    # both operands contiguous along a K shorter than two vectors (the CPU kernel's panel
+    # loop instead of its dot products), ragged M and N
+    for k in (1, 10, 31):
+        p, q = _data(rng, (70, k), dtype), _data(rng, (130, k), dtype)
+        cases.append((clnp.asarray(p, device=device) @ clnp.asarray(q, device=device).T,
+                      p, q.T))
+    # a small A times a B over 2 MiB (CPUs: computed as C^T = B^T A^T), alone and batched
+    # with A broadcast
+    sa, sb = _data(rng, (9, 130), dtype), _data(rng, (2, 130, 4200), dtype)
+    a_, b_ = clnp.asarray(sa, device=device), clnp.asarray(sb, device=device)
+    cases.append((a_ @ b_[1], sa, sb[1]))
+    cases.append((a_ @ b_, np.broadcast_to(sa, (2, 9, 130)), sb))
     return cases
 
 

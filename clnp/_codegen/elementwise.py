@@ -44,6 +44,8 @@ class EwSpec:
     index: str = "long"           # 'int' when every offset fits in 31 bits
     splat: int = 1                # > 1 on devices with a vector path: see _vm_helper
     tile: int = 0                 # 2-D strided, > 0: each work-item walks a tile x tile block
+    inner: int = 0                # strided, > 0: each work-item walks this many elements of
+                                  # the innermost dim (its outer indices computed once)
     vbytes: int = 32              # widest vector (bytes) the contiguous path computes on
 
     @property
@@ -293,6 +295,21 @@ def render_elementwise(spec: EwSpec) -> tuple[str, str, list]:
                   f"  const {idx} e0 = min(b0 + {t}, d0), e1 = min(b1 + {t}, d1);",
                   f"  for ({idx} i0 = b0; i0 < e0; ++i0)",
                   f"  for ({idx} i1 = b1; i1 < e1; ++i1) {{"]
+        lines += ["    " + s for s in _body(spec, dtypes, None, 1)]
+        lines.append("  }")
+    elif spec.inner:
+        # a stretch of the innermost dim per work-item: the div/mod of the outer indices
+        # once per stretch instead of per element (CPUs: broadcasts such as x * scale[c])
+        last, t = spec.ndim - 1, spec.inner
+        lines += [f"  const {idx} gid = ({idx})get_global_id(0);",
+                  f"  const {idx} nc = (d{last} + {t - 1}) / {t};",
+                  f"  if (gid >= (n / d{last}) * nc) return;",
+                  f"  {idx} rem = gid / nc;",
+                  f"  const {idx} c0 = (gid % nc) * {t}, c1 = min(c0 + {t}, d{last});"]
+        for d in reversed(range(last)):
+            lines.append(f"  const {idx} i{d} = " + ("rem;" if d == 0 else
+                                                    f"rem % d{d}; rem /= d{d};"))
+        lines.append(f"  for ({idx} i{last} = c0; i{last} < c1; ++i{last}) {{")
         lines += ["    " + s for s in _body(spec, dtypes, None, 1)]
         lines.append("  }")
     else:

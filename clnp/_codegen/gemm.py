@@ -417,9 +417,11 @@ def _render_cpu(spec: GemmSpec) -> list[str]:
     # accumulator type), where all rm sub-tiles read it, their sums parked in private memory
     # between blocks. The copy keeps the panel in L1 whatever B's strides (rows of a
     # power-of-two leading dimension would all share one cache set) and costs 1/rm of the
-    # loads; columns past the edge (N < tn) repeat the last one.
-    L.append("  if (!(sak == 1 && sbk == 1) || (sbn == 1 && N >= " + str(tn) + ")) {"
-             if nt_path else "  {")
+    # loads; columns past the edge (N < tn) repeat the last one. Products with both operands
+    # contiguous along K take the dot-product loop below, unless K is shorter than two of
+    # its vectors (dz @ w.T of a 10-class layer: its lanes would all go to the scalar tail)
+    L.append("  if (!(sak == 1 && sbk == 1) || (sbn == 1 && N >= " + str(tn) + ") || "
+             f"k1 - k0 < {2 * V}) {{" if nt_path else "  {")
     L.append(f"    {accv} part[{R * tm * nv}];")
     L.append(f"    {accv} bp[{KB * nb_vec}];")
     L.append(f"    for (int q = 0; q < rm * {tm * nv}; ++q) part[q] = {zero};")

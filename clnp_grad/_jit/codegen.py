@@ -18,6 +18,14 @@ transposed operands cost nothing. Sizes and strides are kernel arguments. Layout
 ``group``   GPUs: a work-group per (output, part), its items interleaved over the chunk
             (coalesced when the reduced dim is unit-stride), combined in local memory.
 
+With ``kvec > 1`` (CPU devices, one kept dim; a column sum such as a bias gradient
+``sum(g * (a > 0), axis=0)``), a serial item owns ``kvec`` consecutive outputs and walks the
+reduced range once for all of them, the outputs in a rolled inner loop: each step reads
+neighbouring elements of a row instead of one element per row of a column, which at a
+power-of-two row length would map every row to the same cache set. The last block of outputs
+moves back inside the kept range (``n_out >= kvec``): the overlap is computed twice,
+identically.
+
 With ``partial`` the kernel stores each (output, part)'s accumulator to a scratch array of the
 accumulator dtype, ``[n_out, parts]``; the executable reduces it with the eager reduction.
 
@@ -56,6 +64,7 @@ class FusedReduceSpec:
     vec: int = 1             # serial: elements per vector step (nr == 1)
     rmodes: tuple[str, ...] = ()   # per array operand then side output: unit | bcast | any
     partial: bool = False    # store accumulators to [n_out, parts] scratch (acc dtype)
+    kvec: int = 1            # serial: consecutive outputs per item (nk == 1, module docstring)
 
     @property
     def name(self) -> str:
@@ -122,12 +131,31 @@ def render_fused_reduce(spec: FusedReduceSpec) -> tuple[str, str, list]:
     dtypes = [o.dtype for o in spec.inputs] + [i.out_dtype for i in spec.body]
     group = spec.mode == "group"
     lines = [f"__kernel void {spec.name}(" + ",\n    ".join(params) + ")\n{"]
-    if group:
+    if spec.kvec > 1:
+        lines += _kvec_body(spec, dtypes, arrays)
+    elif group:
         lines += ["  const long gid = get_group_id(0);", "  const int lid = get_local_id(0);"]
     else:
         lines += ["  const long gid = get_global_id(0);",
                   "  if (gid >= n_out * parts) return;"]
-    lines += ["  const long o = gid / parts, part = gid - o * parts;"]
+    if spec.kvec == 1:
+        lines += _serial_or_group_body(spec, dtypes, arrays)
+    lines.append("}")
+    text = "\n".join(lines)
+    head = prelude("// clnp jit fused reduction: " + ", ".join(
+        [i.op for i in spec.body] + [r[0] for r in spec.reds]), spec.body,
+        dtypes + [r[2] for r in spec.reds] + [r[3] for r in spec.reds], text,
+        4 if spec.vec > 1 else 1,
+        tuple((h, C.compute_ctype(acc)) for op, _, acc, _ in spec.reds
+              for h in _HELPER.findall(_REDUCE[op][0])))
+    return "\n".join(head + lines), spec.name, argtypes
+
+
+def _serial_or_group_body(spec: FusedReduceSpec, dtypes: list[np.dtype],
+                          arrays: list[int]) -> list[str]:
+    """The kernel body after ``gid`` (one output per item, or per work-group)."""
+    nk, group = spec.nk, spec.mode == "group"
+    lines = ["  const long o = gid / parts, part = gid - o * parts;"]
     lines += ["  " + s for s in _kept_index(nk, "o")]
     for k in arrays:
         lines.append(f"  const long b{k} = o{k} + " +
@@ -142,30 +170,78 @@ def render_fused_reduce(spec: FusedReduceSpec) -> tuple[str, str, list]:
     if spec.vec > 1:
         lines += ["  " + s for s in _vector_loop(spec, dtypes, arrays)]
     step = f"r += {spec.group}" if group else "++r"
+    carry = not group and spec.nr > 1
+    if carry:
+        # the reduced indices decomposed once, then stepped with a carry: a div/mod per dim
+        # and element cost more than the element's own work on CPUs
+        lines.append("  long rem_r = r;")
+        for d in reversed(range(spec.nr)):
+            lines.append(f"  long j{d} = " + ("rem_r;" if d == 0 else
+                                               f"rem_r % q{d}; rem_r /= q{d};"))
     lines.append(f"  for (; r < rhi; {step}) {{")
-    lines += ["    " + s for s in _element(spec, dtypes, arrays, 1)]
+    lines += ["    " + s for s in _element(spec, dtypes, arrays, 1, stepped=carry)]
+    if carry:
+        lines.append("    " + _carry(spec.nr))
     lines.append("  }")
     if group:
         lines += ["  " + s for s in _group_combine(spec)]
     lines += ["  " + s for s in _stores(spec)]
     if group:
         lines.append("  }")
-    lines.append("}")
-    text = "\n".join(lines)
-    head = prelude("// clnp jit fused reduction: " + ", ".join(
-        [i.op for i in spec.body] + [r[0] for r in spec.reds]), spec.body,
-        dtypes + [r[2] for r in spec.reds] + [r[3] for r in spec.reds], text,
-        4 if spec.vec > 1 else 1,
-        tuple((h, C.compute_ctype(acc)) for op, _, acc, _ in spec.reds
-              for h in _HELPER.findall(_REDUCE[op][0])))
-    return "\n".join(head + lines), spec.name, argtypes
+    return lines
+
+
+def _kvec_body(spec: FusedReduceSpec, dtypes: list[np.dtype], arrays: list[int]) -> list[str]:
+    """The whole body of a ``kvec`` kernel (module docstring): ``kvec`` consecutive outputs
+    per item, their accumulators in private arrays."""
+    KV = spec.kvec
+    lines = ["  const long gid = get_global_id(0);",
+             f"  const long nq = (n_out + {KV - 1}) / {KV};",
+             "  if (gid >= nq * parts) return;",
+             "  const long ov = gid / parts, part = gid - ov * parts;",
+             f"  const long i0 = min(ov * {KV}, n_out - {KV});"]
+    for k in arrays:
+        lines.append(f"  const long b{k} = o{k} + i0 * ak{k}_0;")
+    for j in range(len(spec.sides)):
+        lines.append(f"  const long sb{j} = so{j} + i0 * sk{j}_0;")
+    for m, (op, _, acc, _) in enumerate(spec.reds):
+        lines.append(f"  {C.compute_ctype(acc)} acc{m}[{KV}];")
+        lines.append(f"  for (int q = 0; q < {KV}; ++q) acc{m}[q] = {neutral(op, acc)};")
+    lines += ["  const long rlo = part * chunk, rhi = min(R, rlo + chunk);",
+              "  for (long r = rlo; r < rhi; ++r) {"]
+    if spec.nr > 1:
+        lines.append("    long rem_r = r;")
+        for d in reversed(range(spec.nr)):
+            lines.append(f"    const long j{d} = " + ("rem_r;" if d == 0 else
+                                                      f"rem_r % q{d}; rem_r /= q{d};"))
+    lines.append(f"    for (int q = 0; q < {KV}; ++q) {{")
+    lines += ["      " + s for s in _element(spec, dtypes, arrays, 1, lane="q")]
+    lines += ["    }", "  }"]
+    for m, (_, _, acc, dt) in enumerate(spec.reds):
+        lines.append(f"  for (int q = 0; q < {KV}; ++q)")
+        if spec.partial:
+            lines.append("    " + C.store(acc, f"r{m}", f"ro{m} + (i0 + q) * parts + part",
+                                          f"acc{m}[q]"))
+        else:
+            lines.append("    " + C.store(dt, f"r{m}", f"ro{m} + (i0 + q) * rk{m}_0",
+                                          C.convert(f"acc{m}[q]", acc, dt, to_storage=True)))
+    return lines
+
+
+def _carry(nr: int) -> str:
+    """Statement stepping the reduced indices ``j0..j{nr-1}`` (C order) to the next
+    element: the last dim steps, each wrap carries into the dim before it."""
+    stmt = "".join(f"if (++j{d} == q{d}) {{ j{d} = 0; " for d in range(nr - 1, 0, -1))
+    return stmt + "++j0;" + " }" * (nr - 1)
 
 
 def _element(spec: FusedReduceSpec, dtypes: list[np.dtype], arrays: list[int],
-             w: int) -> list[str]:
-    """One step of the walk at reduced index ``r`` (``w`` elements when vectorised)."""
+             w: int, lane: str = "", stepped: bool = False) -> list[str]:
+    """One step of the walk at reduced index ``r`` (``w`` elements when vectorised); with
+    ``lane`` (``kvec`` kernels), at kept index ``i0 + lane`` into accumulator arrays, the
+    reduced indices already decomposed (``stepped``: likewise, kept by the caller)."""
     out: list[str] = []
-    if spec.nr > 1 and w == 1:
+    if spec.nr > 1 and w == 1 and not lane and not stepped:
         out.append("long rem_r = r;")
         for d in reversed(range(spec.nr)):
             out.append(f"const long j{d} = " + ("rem_r;" if d == 0 else
@@ -179,16 +255,19 @@ def _element(spec: FusedReduceSpec, dtypes: list[np.dtype], arrays: list[int],
         elif w > 1:
             expr = C.load(op.dtype, f"a{k}", f"b{k} + r", w)
         else:
-            expr = C.load(op.dtype, f"a{k}", f"b{k} + {_red_offset(f'ar{k}', spec.nr)}")
+            at = f" + {lane} * ak{k}_0" if lane else ""
+            expr = C.load(op.dtype, f"a{k}", f"b{k}{at} + {_red_offset(f'ar{k}', spec.nr)}")
         out.append(f"const {ct} v{k} = {expr};")
     out += instructions(spec.body, dtypes, len(spec.inputs), w)
     for j, (vid, dt) in enumerate(spec.sides):
         val = C.convert(f"v{vid}", dtypes[vid], dt, w, to_storage=True)
         pos = f"sb{j} + r" if w > 1 else f"sb{j} + {_red_offset(f'sr{j}', spec.nr)}"
+        if lane:
+            pos += f" + {lane} * sk{j}_0"
         out.append(C.store(dt, f"s{j}", pos, val, w))
     for m, (op, vid, acc, _) in enumerate(spec.reds):
         v = C.convert(f"v{vid}", dtypes[vid], acc, w)
-        a = f"va{m}" if w > 1 else f"acc{m}"
+        a = f"va{m}" if w > 1 else f"acc{m}[{lane}]" if lane else f"acc{m}"
         out.append(f"{a} = {_combine(op, acc, a, v, w)};")
     return out
 

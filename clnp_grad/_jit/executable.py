@@ -53,6 +53,10 @@ from .codegen import FusedReduceSpec, render_fused_reduce
 from .fusion import Group, external_inputs, op_signature, partition
 from .rowcodegen import RowSpec, render_rows
 
+# Outputs per item of CPU column reductions (FusedReduceSpec.kvec): 16 float32 sums are one
+# 64-byte cache line of each row read
+_KVEC = 16
+
 # Layout of row kernels: None picks by device (``vector`` on CPUs; on GPUs ``group``, or
 # ``serial`` for rows under 64 elements); tests force ``"group"`` (the GPU layout) and
 # ``"serial"`` (one work-item per row, scalars) on a CPU device.
@@ -983,11 +987,24 @@ class Executable:
                 all(r[0] in ("sum", "prod") and r[2].kind in "fiu" for r in reds) and \
                 all(dkind(d) in "fiu" for d in all_dtypes):
             vec = max(1, min(16, 64 // max(C.compute_itemsize(d) for d in all_dtypes)))
+        # CPUs, column reductions (kept dim unit-stride, the walk strided): an item takes
+        # KVEC neighbouring outputs, so each step reads a row's neighbours (codegen docstring)
+        kvec = 1
+        if device.is_cpu and vec == 1 and nk == 1 and n_out >= 2 * _KVEC and \
+                all(st[0] in (0, 1) for st in kst[:len(views)]) and \
+                any(st[0] == 1 for st in kst[:len(views)]) and \
+                any(abs(st[0]) > 1 for st in rst[:len(views)]):
+            kvec = _KVEC
+            nq = -(-n_out // kvec)
+            parts = 1
+            if nq < target and R >= 8192:
+                parts = max(1, min(target // nq, R // 2048))
+            chunk = -(-R // parts)
         partial = parts > 1
         spec = FusedReduceSpec(
             tuple(Operand(_dtype_of(o), not isinstance(o, Array)) for o in operands),
             tuple(body), tuple(reds), tuple((vid[v.n], v.aval.dtype) for v in sides), nk, nr,
-            "group" if group else "serial", G, vec, rmodes, partial)
+            "group" if group else "serial", G, vec, rmodes, partial, kvec)
         kernel = device.kernel(("jit-reduce", spec), lambda: render_fused_reduce(spec))
         template: list[Any] = [n_out, parts, R, chunk] + kc + rc
         bufs: list[tuple[int, int]] = []
@@ -1023,9 +1040,12 @@ class Executable:
                 finish.append(None)
         step = _RedStep()
         step.kernel, step.device = kernel, device
-        items = n_out * parts
+        items = -(-n_out // kvec) * parts
         if group:
             step.gsize, step.lsize = (items * G,), (G,)
+        elif kvec > 1:
+            # few items, each a long walk: one per work-group, so that every core takes some
+            step.gsize, step.lsize = (items,), (1,)
         else:
             L = 64 if device.is_cpu else 128
             step.gsize, step.lsize = (-(-items // L) * L,), (L,)

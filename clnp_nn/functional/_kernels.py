@@ -1,14 +1,18 @@
 """The device kernels of ``clnp_nn.functional`` as primitives, with their transformation rules.
 
-- ``nn_im2col(x, *, kernel, stride, padding, dilation, out_hw, fill)``: ``x`` of shape
-  ``(N, C, H, W)`` (any strides) to the column matrix of shape ``(C*KH*KW, N*OH*OW)``; row
-  ``(c*KH + i)*KW + j``, column ``(n*OH + oh)*OW + ow`` holds
+- ``nn_im2col(x, *, kernel, stride, padding, dilation, out_hw, fill, batch_major)``: ``x`` of
+  shape ``(N, C, H, W)`` (any strides) to the column matrix of shape ``(C*KH*KW, N*OH*OW)``;
+  row ``(c*KH + i)*KW + j``, column ``(n*OH + oh)*OW + ow`` holds
   ``x[n, c, oh*SH - PH + i*DH, ow*SW - PW + j*DW]``, or ``fill`` where that lies in the padding.
   The batch sits in the columns so a whole convolution is one GEMM, and its weight gradient
-  another (Caffe's layout).
+  another (Caffe's layout). With ``batch_major`` the same values are laid out
+  ``(N, C*KH*KW, OH*OW)``: one block per image, which CPU convolutions multiply as a batched
+  GEMM whose output is already NCHW (a block of one image is a few MiB, where the
+  ``(C*KH*KW, N*OH*OW)`` matrix of a whole batch spans more pages than the TLB maps).
 - ``nn_col2im(cols, *, kernel, stride, padding, dilation, out_hw, in_hw)``: the transpose
   (adjoint) of ``nn_im2col``: every input pixel gathers the column entries that read it, so
-  the kernel needs no atomics. ``N`` and ``C`` follow from the shape of ``cols``.
+  the kernel needs no atomics. ``N`` and ``C`` follow from the shape of ``cols``, whose rank
+  says its layout (3: batch-major).
 - ``nn_erf(x)``: the error function (OpenCL's ``erf``), which the elementwise op table lacks.
 
 Both im2col and col2im are linear, so each one's JVP is itself and its VJP the other; under
@@ -50,24 +54,24 @@ _ROW_RANGE = [
 
 
 def _render_im2col(dtype: np.dtype) -> tuple[str, str, list]:
-    """Range (OH, N, C*KH*KW): one work-item writes one row of OW columns, the padding
-    runs apart from the interior, whose reads are contiguous for unit stride. (One item per
-    element, with its index arithmetic and bounds test, ran 7x slower on PoCL.)"""
+    """Range (OH or fewer, N, C*KH*KW): a work-item writes rows of OW columns (stepping by
+    the range along OH), the padding runs apart from the interior, whose reads are
+    contiguous for unit stride. (One item per element, with its index arithmetic and bounds
+    test, ran 7x slower on PoCL.)"""
     st, ct = C.storage_ctype(dtype), C.compute_ctype(dtype)
     geom = ", ".join(f"const int {g}" for g in _GEOM)
     src = "\n".join(_prelude(dtype) + [
         f"// clnp_nn im2col {dtype}",
-        f"__kernel void clnp_nn_im2col(const long ncol, {geom},",
+        f"__kernel void clnp_nn_im2col(const long rs, const long ns, {geom},",
         f"    __global const {st} *x, const long xo, const long sn, const long sc,",
         f"    const long sh, const long sw, const {ct} fill, __global {st} *y)",
         "{",
-        "  const int oh = get_global_id(0);",
-        "  if (oh >= OH) return;",
         "  const int n = get_global_id(1), r = get_global_id(2);",
         "  const int kj = r % KW, kt = r / KW, ki = kt % KH, c = kt / KH;",
-        "  const int ih = oh * SH - PH + ki * DH;",
-        "  const long d = r * ncol + ((long)n * OH + oh) * OW;",
         "  const int off = kj * DW - PW;",
+        "  for (int oh = get_global_id(0); oh < OH; oh += get_global_size(0)) {",
+        "  const int ih = oh * SH - PH + ki * DH;",
+        "  const long d = r * rs + n * ns + (long)oh * OW;",
         *_ROW_RANGE,
         "  if (ih < 0 || ih >= H) lo = hi = 0;",
         "  const long s = xo + n * sn + c * sc + ih * sh + off * sw;",
@@ -80,14 +84,16 @@ def _render_im2col(dtype: np.dtype) -> tuple[str, str, list]:
         f"      {C.store(dtype, 'y', 'd + ow', C.load(dtype, 'x', 's + (long)ow * SW * sw'))}",
         "  }",
         f"  for (; ow < OW; ++ow) {C.store(dtype, 'y', 'd + ow', 'fill')}",
+        "  }",
         "}"])
-    args = [_I64] + [_I32] * len(_GEOM) + [None, _I64, _I64, _I64, _I64, _I64,
-                                            C.scalar_arg_dtype(dtype), None]
+    args = [_I64, _I64] + [_I32] * len(_GEOM) + [None, _I64, _I64, _I64, _I64, _I64,
+                                                  C.scalar_arg_dtype(dtype), None]
     return src, "clnp_nn_im2col", args
 
 
 def _render_col2im(dtype: np.dtype) -> tuple[str, str, list]:
-    """Range (H, C, N): one work-item owns one row of the result. It zeroes the row, then
+    """Range (H or fewer, C, N): a work-item owns rows of the result (stepping by the range
+    along H). For each it zeroes the row, then
     for every kernel tap that reads this row adds the matching stretch of a column-matrix
     row (distinct ow land on distinct w for a fixed tap, so no write conflicts and no
     atomics; the order of the sums is fixed, so results are deterministic)."""
@@ -96,12 +102,12 @@ def _render_col2im(dtype: np.dtype) -> tuple[str, str, list]:
     src = "\n".join(_prelude(dtype) + [
         f"// clnp_nn col2im {dtype}",
         f"__kernel void clnp_nn_col2im({geom},",
-        f"    __global const {st} *cols, const long co, const long rs, const long cs,",
+        f"    __global const {st} *cols, const long co, const long rs, const long ns,",
+        "    const long cs,",
         f"    __global {st} *x)",
         "{",
-        "  const int h = get_global_id(0);",
-        "  if (h >= H) return;",
         "  const int c = get_global_id(1), n = get_global_id(2);",
+        "  for (int h = get_global_id(0); h < H; h += get_global_size(0)) {",
         "  const long d = (((long)n * C + c) * H + h) * W;",
         f"  for (int w = 0; w < W; ++w) {C.store(dtype, 'x', 'd + w', f'({ct})0')}",
         "  for (int ki = 0; ki < KH; ++ki) {",
@@ -112,16 +118,17 @@ def _render_col2im(dtype: np.dtype) -> tuple[str, str, list]:
         "    for (int kj = 0; kj < KW; ++kj) {",
         "      const int off = kj * DW - PW;",
         *["    " + line for line in _ROW_RANGE],
-        "      const long s = co + ((long)(c * KH + ki) * KW + kj) * rs",
-        "                     + ((long)n * OH + oh) * OW * cs;",
+        "      const long s = co + ((long)(c * KH + ki) * KW + kj) * rs + n * ns",
+        "                     + (long)oh * OW * cs;",
         "      for (int ow = lo; ow < hi; ++ow) {",
         "        const long t = d + ow * SW + off;",
         f"        {C.store(dtype, 'x', 't', C.load(dtype, 'x', 't') + ' + ' + C.load(dtype, 'cols', 's + ow * cs'))}",
         "      }",
         "    }",
         "  }",
+        "  }",
         "}"])
-    args = [_I32] * len(_GEOM) + [None, _I64, _I64, _I64, None]
+    args = [_I32] * len(_GEOM) + [None, _I64, _I64, _I64, _I64, None]
     return src, "clnp_nn_col2im", args
 
 
@@ -132,7 +139,7 @@ def _render_im2col_elem(dtype: np.dtype) -> tuple[str, str, list]:
     geom = ", ".join(f"const int {g}" for g in _GEOM)
     src = "\n".join(_prelude(dtype) + [
         f"// clnp_nn im2col (element) {dtype}",
-        f"__kernel void clnp_nn_im2col_e(const long ncol, {geom},",
+        f"__kernel void clnp_nn_im2col_e(const long rs, const long ns, {geom},",
         f"    __global const {st} *x, const long xo, const long sn, const long sc,",
         f"    const long sh, const long sw, const {ct} fill, __global {st} *y)",
         "{",
@@ -145,10 +152,10 @@ def _render_im2col_elem(dtype: np.dtype) -> tuple[str, str, list]:
         f"  {ct} v = fill;",
         "  if (ih >= 0 && ih < H && iw >= 0 && iw < W)",
         f"    v = {C.load(dtype, 'x', 'xo + n * sn + c * sc + ih * sh + iw * sw')};",
-        f"  {C.store(dtype, 'y', 'r * ncol + (long)n * (OH * OW) + l', 'v')}",
+        f"  {C.store(dtype, 'y', 'r * rs + n * ns + l', 'v')}",
         "}"])
-    args = [_I64] + [_I32] * len(_GEOM) + [None, _I64, _I64, _I64, _I64, _I64,
-                                            C.scalar_arg_dtype(dtype), None]
+    args = [_I64, _I64] + [_I32] * len(_GEOM) + [None, _I64, _I64, _I64, _I64, _I64,
+                                                  C.scalar_arg_dtype(dtype), None]
     return src, "clnp_nn_im2col_e", args
 
 
@@ -160,7 +167,8 @@ def _render_col2im_elem(dtype: np.dtype) -> tuple[str, str, list]:
     src = "\n".join(_prelude(dtype) + [
         f"// clnp_nn col2im (element) {dtype}",
         f"__kernel void clnp_nn_col2im_e({geom},",
-        f"    __global const {st} *cols, const long co, const long rs, const long cs,",
+        f"    __global const {st} *cols, const long co, const long rs, const long ns,",
+        "    const long cs,",
         f"    __global {st} *x)",
         "{",
         "  const int p = get_global_id(0);",
@@ -179,13 +187,13 @@ def _render_col2im_elem(dtype: np.dtype) -> tuple[str, str, list]:
         "      const int ow = ww / SW;",
         "      if (ow >= OW) continue;",
         "      const long r = (long)(c * KH + ki) * KW + kj;",
-        "      const long col = ((long)n * OH + oh) * OW + ow;",
-        f"      acc += {C.load(dtype, 'cols', 'co + r * rs + col * cs')};",
+        "      const long col = (long)oh * OW + ow;",
+        f"      acc += {C.load(dtype, 'cols', 'co + r * rs + n * ns + col * cs')};",
         "    }",
         "  }",
         f"  {C.store(dtype, 'x', '((long)n * C + c) * (H * W) + p', 'acc')}",
         "}"])
-    args = [_I32] * len(_GEOM) + [None, _I64, _I64, _I64, None]
+    args = [_I32] * len(_GEOM) + [None, _I64, _I64, _I64, _I64, None]
     return src, "clnp_nn_col2im_e", args
 
 
@@ -198,6 +206,13 @@ VARIANT: str | None = None
 
 def _variant(dev: Any) -> str:
     return VARIANT or ("row" if dev.is_cpu else "element")
+
+
+def _row_items(rows: int, others: int) -> int:
+    """Work-items along the rows of the "row" kernels, which loop over the rows they are
+    given: one per (image, channel) plane where the planes alone are many (each item's rows
+    then run contiguously, and PoCL's cost per work-item is paid once per plane)."""
+    return 1 if others >= 256 else rows
 
 
 def _geometry(C_: int, in_hw: tuple, kernel: tuple, out_hw: tuple, stride: tuple,
@@ -215,24 +230,27 @@ def _fits_int(what: str, sizes: tuple) -> None:
 
 @def_impl("nn_im2col")
 def im2col_impl(x: Array, *, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple,
-                out_hw: tuple, fill: float) -> Array:
+                out_hw: tuple, fill: float, batch_major: bool = False) -> Array:
     N, C_, H, W = x.shape
-    rows, ncol = C_ * kernel[0] * kernel[1], N * out_hw[0] * out_hw[1]
-    out = Array.empty((rows, ncol), x.dtype, x.device)
-    total = rows * ncol
+    rows, L = C_ * kernel[0] * kernel[1], out_hw[0] * out_hw[1]
+    shape = (N, rows, L) if batch_major else (rows, N * L)
+    out = Array.empty(shape, x.dtype, x.device)
+    total = rows * N * L
     if total == 0:
         return out
-    _fits_int("im2col", (N, rows, out_hw[0] * out_hw[1], H * W, C_ * H * W))
+    _fits_int("im2col", (N, rows, L, H * W, C_ * H * W))
+    # element (r, n, l) at r * rs + n * ns + l
+    rs, ns = (L, rows * L) if batch_major else (N * L, L)
     dev = x.device
     fill_v = C.scalar_arg_dtype(x.dtype).type(fill)
     if _variant(dev) == "row":
         kern = dev.kernel(("clnp_nn_im2col", x.dtype), lambda: _render_im2col(x.dtype))
-        gsize, lsize = (out_hw[0], N, rows), None
+        gsize, lsize = (_row_items(out_hw[0], N * rows), N, rows), None
     else:
         kern = dev.kernel(("clnp_nn_im2col_e", x.dtype), lambda: _render_im2col_elem(x.dtype))
-        L = local_size(dev)
-        gsize, lsize = (-(-(out_hw[0] * out_hw[1]) // L) * L, N, rows), (L, 1, 1)
-    launch(dev, kern, gsize, lsize, ncol,
+        Ls = local_size(dev)
+        gsize, lsize = (-(-L // Ls) * Ls, N, rows), (Ls, 1, 1)
+    launch(dev, kern, gsize, lsize, rs, ns,
            *_geometry(C_, (H, W), kernel, out_hw, stride, padding, dilation),
            x._buf, x._offset, *x._strides, fill_v, out._buf)
     return out
@@ -241,43 +259,53 @@ def im2col_impl(x: Array, *, kernel: tuple, stride: tuple, padding: tuple, dilat
 @def_impl("nn_col2im")
 def col2im_impl(cols: Array, *, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple,
                 out_hw: tuple, in_hw: tuple) -> Array:
-    rows, ncol = cols.shape
+    L = out_hw[0] * out_hw[1]
+    if cols.ndim == 3:                   # batch-major (N, C*KH*KW, OH*OW)
+        N, rows, _ = cols.shape
+        rs, ns, cs = cols._strides[1], cols._strides[0], cols._strides[2]
+    else:                                # (C*KH*KW, N*OH*OW)
+        rows, ncol = cols.shape
+        N = ncol // L if L else 0
+        rs, cs = cols._strides
+        ns = L * cs
     C_ = rows // (kernel[0] * kernel[1])
-    N = ncol // (out_hw[0] * out_hw[1]) if out_hw[0] * out_hw[1] else 0
     out = Array.empty((N, C_) + tuple(in_hw), cols.dtype, cols.device)
     total = out.size
     if total == 0:
         return out
-    if rows * ncol == 0:
+    if rows * N * L == 0:
         return xp.zeros(out.shape, dtype=cols.dtype, device=cols.device)
-    _fits_int("col2im", (N, C_, rows, in_hw[0] * in_hw[1], out_hw[0] * out_hw[1]))
+    _fits_int("col2im", (N, C_, rows, in_hw[0] * in_hw[1], L))
     dev = cols.device
     if _variant(dev) == "row":
         kern = dev.kernel(("clnp_nn_col2im", cols.dtype), lambda: _render_col2im(cols.dtype))
-        gsize, lsize = (in_hw[0], C_, N), None
+        gsize, lsize = (_row_items(in_hw[0], C_ * N), C_, N), None
     else:
         kern = dev.kernel(("clnp_nn_col2im_e", cols.dtype),
                           lambda: _render_col2im_elem(cols.dtype))
-        L = local_size(dev)
-        gsize, lsize = (-(-(in_hw[0] * in_hw[1]) // L) * L, C_, N), (L, 1, 1)
+        Ls = local_size(dev)
+        gsize, lsize = (-(-(in_hw[0] * in_hw[1]) // Ls) * Ls, C_, N), (Ls, 1, 1)
     launch(dev, kern, gsize, lsize,
            *_geometry(C_, in_hw, kernel, out_hw, stride, padding, dilation),
-           cols._buf, cols._offset, cols._strides[0], cols._strides[1], out._buf)
+           cols._buf, cols._offset, rs, ns, cs, out._buf)
     return out
 
 
 def im2col(x: Any, *, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple,
-           out_hw: tuple, fill: float = 0.0) -> Any:
-    """Columns of ``x`` (N, C, H, W) as ``(C*KH*KW, N*OH*OW)``; arguments are checked by the
-    caller."""
+           out_hw: tuple, fill: float = 0.0, batch_major: bool = False) -> Any:
+    """Columns of ``x`` (N, C, H, W) as ``(C*KH*KW, N*OH*OW)``, or with ``batch_major`` as
+    ``(N, C*KH*KW, OH*OW)`` (each image's columns a block of their own); arguments are
+    checked by the caller."""
     return primitive("nn_im2col").bind(x, kernel=tuple(kernel), stride=tuple(stride),
                                        padding=tuple(padding), dilation=tuple(dilation),
-                                       out_hw=tuple(out_hw), fill=float(fill))
+                                       out_hw=tuple(out_hw), fill=float(fill),
+                                       batch_major=bool(batch_major))
 
 
 def col2im(cols: Any, *, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple,
            out_hw: tuple, in_hw: tuple) -> Any:
-    """The adjoint of :func:`im2col`: ``(C*KH*KW, N*OH*OW)`` summed back to (N, C, H, W)."""
+    """The adjoint of :func:`im2col`: ``(C*KH*KW, N*OH*OW)`` or batch-major
+    ``(N, C*KH*KW, OH*OW)`` columns summed back to (N, C, H, W)."""
     return primitive("nn_col2im").bind(cols, kernel=tuple(kernel), stride=tuple(stride),
                                        padding=tuple(padding), dilation=tuple(dilation),
                                        out_hw=tuple(out_hw), in_hw=tuple(in_hw))
@@ -292,19 +320,26 @@ JVP["nn_im2col"] = lambda primals, tangents, out, **p: im2col(tangents[0], **{**
 VJP["nn_im2col"] = lambda ct, primals, out, **p: (
     col2im(ct, in_hw=tuple(primals[0].shape[2:]), **_geom_params(p)),)
 JVP["nn_col2im"] = lambda primals, tangents, out, **p: col2im(tangents[0], **p)
-VJP["nn_col2im"] = lambda ct, primals, out, **p: (im2col(ct, fill=0.0, **_geom_params(p)),)
+VJP["nn_col2im"] = lambda ct, primals, out, **p: (
+    im2col(ct, fill=0.0, batch_major=primals[0].ndim == 3, **_geom_params(p)),)
 
 
 def _batch_im2col(prim: Any, vals: tuple, batched: tuple, size: int, **p: Any) -> Any:
     x = vals[0]                                           # (B, N, C, H, W)
     B, N = x.shape[0], x.shape[1]
     cols = prim.bind(xp.reshape(x, (B * N,) + tuple(x.shape[2:])), **p)
+    if p.get("batch_major"):                              # (B*N, R, L)
+        return xp.reshape(cols, (B, N) + tuple(cols.shape[1:]))
     cols = xp.reshape(cols, (cols.shape[0], B, cols.shape[1] // B if B else 0))
     return xp.permute_dims(cols, (1, 0, 2))
 
 
 def _batch_col2im(prim: Any, vals: tuple, batched: tuple, size: int, **p: Any) -> Any:
-    cols = vals[0]                                        # (B, R, N*OH*OW)
+    cols = vals[0]                        # (B, R, N*OH*OW), or batch-major (B, N, R, L)
+    if cols.ndim == 4:
+        B = cols.shape[0]
+        x = prim.bind(xp.reshape(cols, (B * cols.shape[1],) + tuple(cols.shape[2:])), **p)
+        return xp.reshape(x, (B, cols.shape[1]) + tuple(x.shape[1:]))
     B, R, M = cols.shape
     flat = xp.reshape(xp.permute_dims(cols, (1, 0, 2)), (R, B * M))
     x = prim.bind(flat, **p)

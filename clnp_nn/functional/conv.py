@@ -2,7 +2,8 @@
 weights, PyTorch's semantics).
 
 A convolution is one im2col kernel (``nn_im2col``: the batch goes into the columns) and one
-GEMM with clnp's tuned ``matmul`` (a batched one per group). Stride-1 3x3 convolutions may
+GEMM with clnp's tuned ``matmul`` (a batched one per group); on CPU devices the columns are
+batch-major and the GEMM is batched over the images, its output NCHW. Stride-1 3x3 convolutions may
 run Winograd F(2x2, 3x3) instead (``_winograd``) where ``autotune_conv2d`` measured it
 faster for that problem on that device (``_conv_algo``). Differentiation reuses the
 GEMM's rules and the im2col adjoint, so the backward pass is two GEMMs (data and weight
@@ -23,6 +24,11 @@ from ._winograd import conv2d_winograd
 from ._winograd import eligible as winograd_applies
 
 __all__ = ["conv1d", "conv2d", "conv_transpose2d"]
+
+# The layout of im2col + GEMM convolutions: batch-major columns and a GEMM batched over the
+# images (True), or the whole batch's columns in one GEMM (False); None: by device (CPUs
+# batch-major). Tests force both on any device.
+BATCH_MAJOR: bool | None = None
 
 
 def _padding(fn: str, padding: Any, kernel: tuple, stride: tuple, dilation: tuple,
@@ -88,6 +94,17 @@ def _conv(fn: str, x: Any, weight: Any, bias: Any, stride: tuple, padding: Any,
                   nd == 2 and winograd_applies(kernel, stride, dilation, groups))
     if algo == "winograd":
         y = conv2d_winograd(x, weight, pads, (OH, OW))
+        return narrow(y if bias is None else y + xp.reshape(bias, (1, O, 1, 1)), dtype)
+    batch_major = BATCH_MAJOR if BATCH_MAJOR is not None else x.device.is_cpu
+    if groups == 1 and batch_major:
+        # CPUs: each image's columns (Cin*KH*KW, OH*OW) times the weights, a batched GEMM
+        # whose output is NCHW already. One image's block stays within the TLB's reach,
+        # where the panels of the whole batch's (Cin*KH*KW, N*OH*OW) matrix cost a page
+        # walk per row (measured 3-4x slower on PoCL), and no transposed copy follows
+        cols = im2col(x, kernel=kernel, stride=stride, padding=(pads[0][0], pads[1][0]),
+                      dilation=dilation, out_hw=(OH, OW), batch_major=True)
+        y = xp.reshape(xp.matmul(xp.reshape(weight, (O, Cg * KH * KW)), cols),
+                       (N, O, OH, OW))
         return narrow(y if bias is None else y + xp.reshape(bias, (1, O, 1, 1)), dtype)
     cols = im2col(x, kernel=kernel, stride=stride, padding=(pads[0][0], pads[1][0]),
                   dilation=dilation, out_hw=(OH, OW))                  # (Cin*KH*KW, N*OH*OW)

@@ -135,6 +135,27 @@ def test_reduction_over_outer_axis_and_float64(device):
         np.testing.assert_allclose(_np(jf(x)), ref, rtol=1e-5 if d == np.float32 else 1e-12)
 
 
+def test_reduction_over_several_strided_axes(device):
+    """Reductions over two and three non-adjacent reduced dims (stepped with a carry on
+    CPUs), split into parts that start mid-row, with a side output and a transposed input."""
+    cases = [((64, 3, 33, 17), (0, 2, 3)), ((5, 3, 6, 4, 7), (0, 2, 4)),
+             ((9, 2, 8, 3), (0, 3))]
+    for shape, axes in cases:
+        xs = _data(device, shape)
+        x = clnp.asarray(xs, device=device)
+        jf = cg.jit(lambda x: (x * 2 + 1, clnp.sum(x * 2 + 1, axis=axes),
+                               clnp.max(x, axis=axes)))
+        y, s, m = jf(x)
+        np.testing.assert_allclose(_np(y), xs * 2 + 1, rtol=1e-6)
+        np.testing.assert_allclose(_np(s), np.sum(xs.astype(np.float64) * 2 + 1, axis=axes),
+                                   rtol=1e-4, atol=1e-3)
+        np.testing.assert_array_equal(_np(m), np.max(xs, axis=axes))
+        xt = clnp.asarray(np.ascontiguousarray(xs.T), device=device).T
+        np.testing.assert_allclose(_np(cg.jit(lambda x: clnp.sum(x, axis=axes))(xt)),
+                                   np.sum(xs.astype(np.float64), axis=axes),
+                                   rtol=1e-4, atol=1e-3)
+
+
 def test_weak_scalars_keep_dtype_and_do_not_retrace(device):
     x = clnp.asarray(_data(device, (10,)), device=device)
     jf = cg.jit(lambda x, s: x * s + s)

@@ -135,6 +135,69 @@ def test_kernel_variants(device, rng, monkeypatch, variant):
           device, rng)
 
 
+@pytest.mark.parametrize("variant", ["row", "element"])
+@pytest.mark.parametrize("batch_major", [True, False])
+def test_conv_layouts(device, rng, monkeypatch, variant, batch_major):
+    """Both im2col layouts (batch-major columns and a batched GEMM, as CPUs run them; the
+    whole batch in one GEMM, as GPUs do) with both kernel shapes on this device: values and
+    gradients against PyTorch, under jit and vmap."""
+    from clnp_nn.functional import _kernels, conv
+    monkeypatch.setattr(_kernels, "VARIANT", variant)
+    monkeypatch.setattr(conv, "BATCH_MAJOR", batch_major)
+    dt = _dtype(device)
+    kw = dict(stride=(2, 1), padding=(1, 2), dilation=(1, 2))
+    args = [rng.standard_normal(X4).astype(dt), rng.standard_normal((6, 4, 3, 2)).astype(dt),
+            rng.standard_normal(6).astype(dt)]
+    check(lambda x, w, b: F.conv2d(x, w, b, **kw), lambda x, w, b: TF.conv2d(x, w, b, **kw),
+          args, device, rng)
+    xs = rng.standard_normal((3,) + X4).astype(dt)
+    w = clnp.asarray(args[1], device=device)
+    f = lambda a: 0.5 * clnp.sum(F.conv2d(a, w, padding=1) ** 2)   # noqa: E731
+    per = np.asarray(cg.vmap(cg.jit(cg.grad(f)))(clnp.asarray(xs, device=device)))
+    for i in range(3):
+        xt = torch.tensor(xs[i], requires_grad=True)
+        (0.5 * TF.conv2d(xt, torch.tensor(args[1]), padding=1).pow(2).sum()).backward()
+        np.testing.assert_allclose(per[i], xt.grad.numpy(), **_tol(dt))
+
+
+@pytest.mark.parametrize("batch_major", [True, False])
+def test_conv_many_planes(device, rng, monkeypatch, batch_major):
+    """Enough (image, channel) planes that the CPU row kernels of im2col and col2im loop
+    over the rows of each plane in one work-item: values and gradients."""
+    from clnp_nn.functional import conv
+    monkeypatch.setattr(conv, "BATCH_MAJOR", batch_major)
+    dt = _dtype(device)
+    args = [rng.standard_normal((16, 16, 9, 7)).astype(dt),
+            rng.standard_normal((5, 16, 3, 3)).astype(dt)]
+    kw = dict(stride=(2, 1), padding=1)
+    check(lambda x, w: F.conv2d(x, w, **kw), lambda x, w: TF.conv2d(x, w, **kw), args,
+          device, rng)
+
+
+@pytest.mark.parametrize("variant", ["row", "element"])
+def test_im2col_batch_major_layout(device, rng, monkeypatch, variant):
+    """Batch-major columns hold the same values as the (C*KH*KW, N*OH*OW) matrix, and col2im
+    of either layout (transposed views included) gives the same image."""
+    from clnp_nn.functional import _kernels
+    monkeypatch.setattr(_kernels, "VARIANT", variant)
+    x = clnp.asarray(rng.standard_normal((3, 2, 7, 6)).astype(_dtype(device)), device=device)
+    geo = dict(kernel=(3, 2), stride=(2, 1), padding=(1, 1), dilation=(1, 2), out_hw=(4, 5))
+    flat = np.asarray(_kernels.im2col(x, fill=-1.5, **geo))
+    bm = _kernels.im2col(x, fill=-1.5, batch_major=True, **geo)
+    assert bm.shape == (3, 12, 20)
+    np.testing.assert_array_equal(np.asarray(bm),
+                                  flat.reshape(12, 3, 20).transpose(1, 0, 2))
+    ref = np.asarray(_kernels.col2im(_kernels.im2col(x, **geo), in_hw=(7, 6), **geo))
+    # the padding's fill values have no pixel to go to
+    np.testing.assert_allclose(np.asarray(_kernels.col2im(bm, in_hw=(7, 6), **geo)), ref,
+                               rtol=1e-6)
+    # a batch-major column array stored (N, L, R) and viewed as (N, R, L)
+    t = clnp.asarray(np.ascontiguousarray(np.asarray(_kernels.im2col(
+        x, batch_major=True, **geo)).transpose(0, 2, 1)), device=device)
+    np.testing.assert_allclose(np.asarray(_kernels.col2im(clnp.matrix_transpose(t), in_hw=(7, 6),
+                                                          **geo)), ref, rtol=1e-6)
+
+
 @pytest.fixture
 def winograd():
     prev = F.set_conv_algorithm("winograd")

@@ -1,0 +1,87 @@
+"""clnp_grad.jit: reductions over the outer axis of a row-major array (column sums such as a
+bias gradient), which CPU devices run with several neighbouring outputs per work-item
+(``FusedReduceSpec.kvec``): whole and ragged output counts, side outputs, max, split walks,
+integer and bool values, against NumPy."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import clnp
+import clnp_grad as cg
+
+
+def _np(x):
+    return clnp.asnumpy(x)
+
+
+def _sources(jf, *args):
+    return "\n".join(jf.lower(*args).kernel_sources())
+
+
+@pytest.mark.parametrize("shape", [(256, 1024), (70, 37), (5, 33), (3, 2, 48)])
+def test_relu_grad_and_bias_sum(device, shape):
+    """The backward of ``relu(a)``: the masked gradient (a side output) and its sum over the
+    leading axes, one fused reduction."""
+    rng = np.random.default_rng(0)
+    a_h = rng.standard_normal(shape).astype(np.float32)
+    a_h[0, :4] = 0.0                      # zeros take the middle branch
+    g_h = rng.standard_normal(shape).astype(np.float32)
+    a, g = clnp.asarray(a_h, device=device), clnp.asarray(g_h, device=device)
+    axes = tuple(range(len(shape) - 1))
+
+    def f(a, g):
+        d = g * clnp.where(a > 0, 1.0, clnp.where(a == 0, 0.5, 0.0))
+        return d, clnp.sum(d, axis=axes)
+    jf = cg.jit(f)
+    d, s = jf(a, g)
+    mask = np.where(a_h > 0, 1.0, np.where(a_h == 0, 0.5, 0.0)).astype(np.float32)
+    np.testing.assert_allclose(_np(d), g_h * mask, rtol=1e-6)
+    np.testing.assert_allclose(_np(s), (g_h * mask).sum(axes), rtol=1e-5, atol=1e-5)
+    d2, s2 = jf(a, g)          # the bound replay gives the same
+    np.testing.assert_array_equal(_np(s2), _np(s))
+    if device.is_cpu and shape[-1] >= 32:
+        assert "acc0[16]" in _sources(jf, a, g)
+
+
+def test_column_max_and_mean_together(device):
+    rng = np.random.default_rng(1)
+    xs = rng.standard_normal((300, 45)).astype(np.float32)
+    x = clnp.asarray(xs, device=device)
+    jf = cg.jit(lambda x: (clnp.max(x * 2.0, axis=0), clnp.mean(x, axis=0)))
+    m, mu = jf(x)
+    np.testing.assert_allclose(_np(m), (xs * 2).max(0), rtol=1e-6)
+    np.testing.assert_allclose(_np(mu), xs.mean(0), rtol=1e-5, atol=1e-6)
+
+
+def test_long_columns_split_into_parts(device):
+    """Few outputs and a long walk: the walk is split and the partial sums reduced."""
+    rng = np.random.default_rng(2)
+    xs = rng.standard_normal((20000, 40)).astype(np.float32)
+    x = clnp.asarray(xs, device=device)
+    jf = cg.jit(lambda x: clnp.sum(x * x, axis=0))
+    ref = (xs.astype(np.float64) ** 2).sum(0)
+    np.testing.assert_allclose(_np(jf(x)), ref, rtol=1e-4)
+
+
+def test_integer_and_bool_columns(device):
+    rng = np.random.default_rng(3)
+    xs = rng.integers(-50, 50, (130, 64)).astype(np.int32)
+    x = clnp.asarray(xs, device=device)
+    jf = cg.jit(lambda x: (clnp.sum(x * 3, axis=0), clnp.sum(x > 7, axis=0)))
+    s, c = jf(x)
+    np.testing.assert_array_equal(_np(s), (xs * 3).sum(0))
+    np.testing.assert_array_equal(_np(c), (xs > 7).sum(0))
+
+
+def test_broadcast_operand_along_columns(device):
+    """An operand constant along the kept axis (a per-row scale), and a transposed input
+    (whose walk is unit-stride: the one-output-per-item layout)."""
+    rng = np.random.default_rng(4)
+    xs = rng.standard_normal((64, 90)).astype(np.float32)
+    ws = rng.standard_normal((64, 1)).astype(np.float32)
+    x, w = clnp.asarray(xs, device=device), clnp.asarray(ws, device=device)
+    jf = cg.jit(lambda x, w: (clnp.sum(x * w, axis=0), clnp.sum(x.T * 2.0, axis=0)))
+    a, b = jf(x, w)
+    np.testing.assert_allclose(_np(a), (xs * ws).sum(0), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(_np(b), (xs.T * 2).sum(0), rtol=1e-5, atol=1e-5)
