@@ -667,7 +667,7 @@ def _isinf_sign(x: Any, out: Any, positive: bool, fname: str) -> Any:
     a = _arr(x)
     if a.dtype.kind == "c":
         raise TypeError(f"{fname}: this operation is not supported for complex values "
-                        f"because it would be ambiguous")
+                        f"because it would be ambiguous; got dtype {a.dtype}")
     if a.dtype.kind != "f":
         res = xp.zeros(a.shape, dtype=dt.bool_, device=a.device)
     else:

@@ -84,8 +84,9 @@ def _float_array(x: Any, fname: str, arg: str = "x") -> Any:
 
 def _matrix(x: Any, fname: str, square: bool = False, arg: str = "x") -> Any:
     if x.ndim < 2:
-        raise ValueError(f"linalg.{fname}: {arg} must have at least two dimensions; got shape "
-                         f"{x.shape}")
+        # NumPy's class (a ValueError), so code written for either catches it
+        raise LinAlgError(f"linalg.{fname}: {arg} must have at least two dimensions; got "
+                          f"shape {x.shape}")
     if square and x.shape[-1] != x.shape[-2]:
         raise ValueError(f"linalg.{fname}: the last two dimensions of {arg} must be square; "
                          f"got shape {x.shape}")
@@ -1168,8 +1169,8 @@ def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
                         f"{type(axis).__name__}") from None
     nd = min(x1.ndim, x2.ndim)
     if nd == 0 or not -nd <= ax <= -1:
-        raise ValueError(f"linalg.cross: axis {ax} is out of range [-{nd}, -1] for shapes "
-                         f"{x1.shape} and {x2.shape}")
+        raise np.exceptions.AxisError(f"linalg.cross: axis {ax} is out of range [-{nd}, -1] "
+                                      f"for shapes {x1.shape} and {x2.shape}")
     if x1.shape[ax] != 3 or x2.shape[ax] != 3:
         raise ValueError(f"linalg.cross: shapes {x1.shape} and {x2.shape} must have size 3 "
                          f"along axis {ax}")
@@ -1439,7 +1440,8 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple[Any, Any, Any, Any]:
     if a.ndim != 2:
         raise ValueError(f"linalg.lstsq: a must be two-dimensional; got shape {a.shape}")
     if b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:
-        raise ValueError(f"linalg.lstsq: incompatible shapes {a.shape} and {b.shape}")
+        # NumPy's class (a ValueError)
+        raise LinAlgError(f"linalg.lstsq: incompatible shapes {a.shape} and {b.shape}")
     d = dt.promote(a.dtype, b.dtype)
     a, b = _as(a, d), _as(b, d)
     M, N = a.shape
@@ -1550,7 +1552,7 @@ def tensorsolve(a: Any, b: Any, axes: Sequence[int] | None = None) -> Any:
         x = clnp.permute_dims(x, tuple(allaxes))
     oldshape = x.shape[-(x.ndim - y.ndim):] if x.ndim > y.ndim else ()
     prod = math.prod(oldshape)
-    if math.prod(x.shape) != prod * prod:
+    if math.prod(x.shape) != prod * prod or math.prod(y.shape) != prod:
         raise LinAlgError(f"tensorsolve: the problem is not square: a has shape {x.shape} "
                           f"and b has shape {y.shape}")
     res = solve(clnp.reshape(x, (prod, prod)), clnp.reshape(y, (prod, 1)))
