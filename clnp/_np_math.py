@@ -23,6 +23,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._helpers import is_array, normalize_axis
 from ._numpy_functions import _arr, _device_of, _finish, _inexact, _xp
+from ._warn import user_stacklevel
 
 __all__ = ["digitize", "histogram2d", "histogramdd", "gradient", "correlate", "kron",
            "cross", "trapezoid", "unwrap", "vander", "sinc", "modf", "spacing", "gcd", "lcm",
@@ -881,7 +882,7 @@ def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
     if na == 2 or nb == 2:
         warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays of "
                       "3-dimensional vectors instead. (deprecated in NumPy 2.0)",
-                      DeprecationWarning, stacklevel=2)
+                      DeprecationWarning, stacklevel=user_stacklevel())
     d = xp.result_type(x, y)
     x, y = xp.astype(x, d), xp.astype(y, d)
     a0, a1 = x[..., 0], x[..., 1]

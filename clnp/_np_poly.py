@@ -17,6 +17,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._helpers import is_array
 from ._numpy_functions import _arr, _device_of, _inexact, _xp
+from ._warn import user_stacklevel
 
 __all__ = ["polyval", "polyfit", "roots", "poly", "polyadd", "polysub", "polymul",
            "polydiv", "polyder", "polyint"]
@@ -364,7 +365,7 @@ def polyfit(x: Any, y: Any, deg: int, rcond: Any = None, full: bool = False, w: 
     if int(rank) != order and not full:
         import warnings
         warnings.warn("Polyfit may be poorly conditioned", np.exceptions.RankWarning,
-                      stacklevel=2)
+                      stacklevel=user_stacklevel())
     if full:
         return c, resids, rank, s, rcond
     if cov:

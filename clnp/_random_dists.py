@@ -23,6 +23,7 @@ import numpy as np
 
 from . import _dtypes as dt
 from ._helpers import is_array, normalize_shape
+from ._warn import user_stacklevel
 
 
 def _xp() -> Any:
@@ -1450,7 +1451,7 @@ class DistributionsMixin:
                     msg = "covariance is not symmetric positive-semidefinite."
                     if check_valid == "raise":
                         raise ValueError(f"multivariate_normal: {msg}")
-                    warnings.warn(msg, RuntimeWarning, stacklevel=2)
+                    warnings.warn(msg, RuntimeWarning, stacklevel=user_stacklevel())
         else:
             raise ValueError(f"multivariate_normal: method must be 'svd', 'eigh' or "
                              f"'cholesky'; got {method!r}")

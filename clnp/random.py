@@ -38,6 +38,7 @@ from ._helpers import is_array, normalize_axis, normalize_shape
 from ._prims import primitive
 from ._random_dists import DISTRIBUTIONS as _DISTRIBUTIONS, DistributionsMixin
 from ._runtime import Device, default_device, select_device
+from ._warn import user_stacklevel
 
 __all__ = ["Generator", "Philox", "SeedSequence", "default_rng", "seed", "get_state",
            "set_state", "rand", "randn", "random", "random_sample", "randint", "normal",
@@ -1521,11 +1522,13 @@ def random_integers(low: int, high: int | None = None, size: Any = None) -> Any:
     import warnings
     if high is None:
         warnings.warn("This function is deprecated. Please call randint(1, {low} + 1) "
-                      "instead".format(low=low), DeprecationWarning, stacklevel=2)
+                      "instead".format(low=low), DeprecationWarning,
+                      stacklevel=user_stacklevel())
         low, high = 1, low
     else:
         warnings.warn("This function is deprecated. Please call randint({low}, {high} + 1) "
-                      "instead".format(low=low, high=high), DeprecationWarning, stacklevel=2)
+                      "instead".format(low=low, high=high), DeprecationWarning,
+                      stacklevel=user_stacklevel())
     if high < low:
         raise ValueError(f"random_integers: high ({high}) < low ({low})")
     return randint(low, high + 1, size)
@@ -1769,7 +1772,7 @@ class RandomState:
         """
         import warnings
         warnings.warn("This function is deprecated. Please call randint instead",
-                      DeprecationWarning, stacklevel=2)
+                      DeprecationWarning, stacklevel=user_stacklevel())
         if high is None:
             low, high = 1, low
         if high < low:

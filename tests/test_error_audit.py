@@ -190,3 +190,15 @@ def test_composite_ufuncs_check_dtypes_before_building(device, monkeypatch):
                         (lambda: clnp.fmod(c, x), "complex64")]:
         with pytest.raises(TypeError, match=dtype):
             call()
+
+
+def test_warnings_point_at_the_callers_line(device):
+    """Public functions are wrapped (names_its_errors): clnp's warnings still name the
+    user's line, not the wrapper's."""
+    x = clnp.ones((2, 2), device=device)
+    with pytest.warns(DeprecationWarning) as rec:
+        clnp.cross(x, x)
+    assert rec[0].filename == __file__, rec[0].filename
+    with pytest.warns(DeprecationWarning) as rec:
+        clnp.random.random_integers(3, size=2)
+    assert rec[0].filename == __file__, rec[0].filename
