@@ -9,8 +9,9 @@ side by side, on the same data; times are medians of ``--reps`` runs after warm-
 region. Results are checked against NumPy before anything is timed.
 
 1. ew_chain ``exp(sin(x)*2 + cos(x)) / (1 + x*x) - 0.5*tanh(x)``, 2^24 float32: clnp eager,
-   clnp jit, NumPy, a hand-written float8 PyOpenCL kernel (same context and queue as clnp),
-   JAX jit when ``import jax`` works.
+   clnp jit, NumPy, a hand-written float8 PyOpenCL kernel (same context and queue as clnp; on
+   CPU devices also a float16 one), JAX jit when ``import jax`` works, timed round-robin
+   (each repetition runs every peer once).
 2. softmax and layernorm over (8192, 1024) (4096x1024 with --quick), forward and
    forward+backward (``value_and_grad(lambda x: sum(f(x) * w))``): eager vs jit, with kernel
    counts: jit from ``len(jf.lower(x).kernel_sources())``; eager as the number of non-view
@@ -46,6 +47,7 @@ import pyopencl as cl  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import clnp  # noqa: E402
 import clnp_grad  # noqa: E402
+from clnp._eager_linalg import tensor_cores  # noqa: E402
 
 from bench_core import timeit, write_csv  # noqa: E402
 # the MLP problem, its loss and the PyTorch loss are bench_grad's: one definition
@@ -92,6 +94,25 @@ def nosync() -> None:
     pass
 
 
+def ms_interleaved(cases: dict[str, tuple[Callable[[], object], Callable[[], None]]],
+                   reps: int, warm: int = 2) -> dict[str, float]:
+    """Median ms of each ``fn(); sync()`` in ``cases``, timed round-robin: every repetition
+    runs each case once, so load from other processes on a shared machine falls on all of
+    them alike rather than on whichever ran during a busy second."""
+    for fn, s in cases.values():
+        for _ in range(warm):
+            fn()
+        s()
+    times: dict[str, list[float]] = {k: [] for k in cases}
+    for _ in range(reps):
+        for k, (fn, s) in cases.items():
+            t = time.perf_counter()
+            fn()
+            s()
+            times[k].append(time.perf_counter() - t)
+    return {k: 1e3 * statistics.median(v) for k, v in times.items()}
+
+
 def jsync(out: list) -> Callable[[], None]:
     return lambda: jax.block_until_ready(out[0])
 
@@ -106,6 +127,11 @@ HAND_CHAIN = """
 __kernel void chain8(__global const float8 *x, __global float8 *y) {
     size_t i = get_global_id(0);
     float8 v = x[i];
+    y[i] = exp(sin(v) * 2.0f + cos(v)) / (1.0f + v * v) - 0.5f * tanh(v);
+}
+__kernel void chain16(__global const float16 *x, __global float16 *y) {
+    size_t i = get_global_id(0);
+    float16 v = x[i];
     y[i] = exp(sin(v) * 2.0f + cos(v)) / (1.0f + v * v) - 0.5f * tanh(v);
 }
 __kernel void add1(__global const float *x, __global float *y, const int n) {
@@ -135,24 +161,24 @@ def bench_chain(dev: Any, prg: Any, reps: int) -> None:
     mf = cl.mem_flags
     bx = cl.Buffer(dev.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=xh)
     by = cl.Buffer(dev.context, mf.READ_WRITE, 4 * n)
-    k = cl.Kernel(prg, "chain8")
-    k.set_args(bx, by)
     q = dev.queue
-    hand = lambda: cl.enqueue_nd_range_kernel(q, k, (n // 8,), None)  # noqa: E731
-    hand()
-    yh = np.empty_like(xh)
-    cl.enqueue_copy(q, yh, by)
-    q.finish()
-    np.testing.assert_allclose(yh, ref, rtol=1e-4, atol=1e-5)
+    # the hand kernel at float8 (the issue's baseline) and, on CPUs, at float16 (one AVX-512
+    # register, where PoCL's math builtins run twice as many lanes per instruction)
+    hands = {}
+    for width in (8, 16) if dev.is_cpu else (8,):
+        k = cl.Kernel(prg, f"chain{width}")
+        k.set_args(bx, by)
+        hands[width] = (lambda k=k, w=width:
+                        cl.enqueue_nd_range_kernel(q, k, (n // w,), None))
+        hands[width]()
+        yh = np.empty_like(xh)
+        cl.enqueue_copy(q, yh, by)
+        q.finish()
+        np.testing.assert_allclose(yh, ref, rtol=1e-4, atol=1e-5)
 
-    t_eager = ms(eager, reps)
-    t_jit = ms(lambda: jf(x), reps)
-    t_np = ms(lambda: chain(np, xh), reps, nosync)
-    t_hand = ms(hand, reps, q.finish)
-    row(bench, "clnp eager", t_eager, note=f"eager/jit={t_eager / t_jit:.2f}")
-    row(bench, f"clnp jit ({nk} kernel{'s' if nk != 1 else ''})", t_jit)
-    row(bench, "numpy", t_np, note=f"numpy/jit={t_np / t_jit:.2f}")
-    row(bench, "hand PyOpenCL float8", t_hand, note=f"hand/jit={t_hand / t_jit:.2f}")
+    cases = {"eager": (eager, sync), "jit": (lambda: jf(x), sync),
+             "numpy": (lambda: chain(np, xh), nosync)}
+    cases.update({f"hand{w}": (h, q.finish) for w, h in hands.items()})
     if jax is not None:
         jj = jax.jit(lambda x: chain(jnp, x))
         xj = jnp.asarray(xh)
@@ -160,8 +186,18 @@ def bench_chain(dev: Any, prg: Any, reps: int) -> None:
 
         def run() -> None:
             out[0] = jj(xj)
-        t_jax = ms(run, reps, jsync(out))
-        row(bench, f"jax jit ({JAX_DEV})", t_jax, note=f"jax/jit={t_jax / t_jit:.2f}")
+        cases["jax"] = (run, jsync(out))
+    t = ms_interleaved(cases, reps)
+    t_jit = t["jit"]
+    row(bench, "clnp eager", t["eager"], note=f"eager/jit={t['eager'] / t_jit:.2f}")
+    row(bench, f"clnp jit ({nk} kernel{'s' if nk != 1 else ''})", t_jit)
+    row(bench, "numpy", t["numpy"], note=f"numpy/jit={t['numpy'] / t_jit:.2f}")
+    row(bench, "hand PyOpenCL float8", t["hand8"], note=f"hand/jit={t['hand8'] / t_jit:.2f}")
+    if 16 in hands:
+        row(bench, "hand PyOpenCL float16", t["hand16"],
+            note=f"hand16/jit={t['hand16'] / t_jit:.2f}")
+    if jax is not None:
+        row(bench, f"jax jit ({JAX_DEV})", t["jax"], note=f"jax/jit={t['jax'] / t_jit:.2f}")
     else:
         row(bench, "jax jit", float("nan"), note="skipped: jax not installed")
     if torch is not None and TORCH_DEV == "cuda":
@@ -322,6 +358,17 @@ def bench_mlp(reps: int) -> None:
     row(bench, f"clnp jit ({nk} kernels)", t_j)
     row(bench, f"clnp eager vg+update ({k_e} prims)", t_e, note=f"eager/jit={t_e / t_j:.2f}")
     row(bench, "numpy hand backprop", t_np, note=f"numpy/jit={t_np / t_j:.2f}")
+    t_tf = None
+    if tensor_cores(x.device):
+        # JAX's default float32 products on NVIDIA GPUs are TF32 (jax.default_matmul_precision):
+        # clnp's TF32 tensor-core products are the like-for-like figure beside it
+        with clnp.matmul_precision("tf32"):
+            l_tf, _ = jstep(p, x, y)
+            np.testing.assert_allclose(float(l_tf), ref_loss, rtol=1e-2, err_msg="tf32: loss")
+            nk_tf = len(jstep.lower(p, x, y).kernel_sources())
+            t_tf = ms(lambda: jstep(p, x, y), reps)
+        row(bench, f"clnp jit, matmul precision tf32 ({nk_tf} kernels)", t_tf,
+            note=f"highest/tf32={t_j / t_tf:.2f}")
     if torch is not None:
         tp = {k: torch.tensor(v, requires_grad=True, device=TORCH_DEV) for k, v in ph.items()}
         tx, ty = torch.tensor(xh, device=TORCH_DEV), torch.tensor(yh, device=TORCH_DEV)
@@ -355,7 +402,19 @@ def bench_mlp(reps: int) -> None:
         def run() -> None:
             out[0] = jj(jp, jx, jy)
         t_x = ms(run, reps, jsync(out))
-        row(bench, f"jax jit ({JAX_DEV})", t_x, note=f"jax/jit={t_x / t_j:.2f}")
+        if JAX_DEV == "cpu":
+            row(bench, f"jax jit ({JAX_DEV})", t_x, note=f"jax/jit={t_x / t_j:.2f}")
+        else:
+            note = f"jax/jit(tf32)={t_x / t_tf:.2f}" if t_tf else f"jax/jit={t_x / t_j:.2f}"
+            row(bench, f"jax jit ({JAX_DEV}), default precision (TF32)", t_x, note=note)
+            with jax.default_matmul_precision("float32"):
+                jj32 = jax.jit(jstep_jax)
+
+                def run32() -> None:
+                    out[0] = jj32(jp, jx, jy)
+                t_x32 = ms(run32, reps, jsync(out))
+            row(bench, f"jax jit ({JAX_DEV}), precision float32", t_x32,
+                note=f"jax/jit={t_x32 / t_j:.2f}")
     else:
         row(bench, "jax jit", float("nan"), note="skipped: jax not installed")
 
@@ -533,6 +592,9 @@ def main() -> None:
     ap.add_argument("--csv", default=None, help="output CSV (default bench/results/jit-<dev>.csv)")
     ap.add_argument("--only", default=None, help="comma-separated sections: chain, rowwise, mlp, "
                     "loop, overhead, cold (default: all)")
+    ap.add_argument("--update", action="store_true",
+                    help="keep the existing CSV's rows of benchmarks not measured in this run "
+                    "(with --only: refresh one section's rows in place)")
     args = ap.parse_args()
     only = set(args.only.split(",")) if args.only else None
     want = lambda name: only is None or name in only   # noqa: E731
@@ -559,7 +621,23 @@ def main() -> None:
         bench_overhead(dev, prg)
     if want("cold"):
         bench_cold()
-    write_csv(path, ROWS)
+    rows = ROWS
+    if args.update and os.path.exists(path):
+        import csv
+        fresh = {r["benchmark"] for r in ROWS}
+        with open(path, newline="") as f:
+            old = list(csv.DictReader(f))
+        # this run's rows take the place of the first old row of their benchmark
+        rows, done = [], set()
+        for r in old:
+            b = r["benchmark"]
+            if b not in fresh:
+                rows.append(r)
+            elif b not in done:
+                rows += [n for n in ROWS if n["benchmark"] == b]
+                done.add(b)
+        rows += [n for n in ROWS if n["benchmark"] not in done]
+    write_csv(path, rows)
 
 
 if __name__ == "__main__":

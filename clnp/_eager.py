@@ -86,6 +86,12 @@ def _math_heavy(body: tuple[Instr, ...]) -> bool:
     return any("clnp_vm_" in _ops.lookup(i.op).c.get("f", "") for i in body)
 
 
+def vector_bytes(device: Device) -> int:
+    """Bytes of the vectors CPU kernels compute on: the device's preferred float vector,
+    16 to 64 (PoCL: 64 where it targets AVX-512, 32 on AVX2)."""
+    return max(16, min(64, 4 * device.preferred_vector_width.get("float", 8)))
+
+
 def _vector_width(device: Device, dtypes: list[np.dtype], body: tuple[Instr, ...]) -> int:
     if not device.is_cpu:
         # GPUs: one element per work-item, except chains of math builtins on 32-bit data,
@@ -288,7 +294,7 @@ def _elementwise_kernel(device: Device, body: tuple[Instr, ...], in_dtypes: Sequ
                                         for j, d in enumerate(out_dtypes)),
                   0 if contiguous else ndim, contiguous, width, index,
                   splat=4 if device.is_cpu else 1,   # CPU: scalar code matches vector code
-                  tile=tile)
+                  tile=tile, vbytes=vector_bytes(device) if device.is_cpu else 32)
     return device.kernel(spec, lambda: render_elementwise(spec)), width
 
 

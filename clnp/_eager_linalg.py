@@ -181,6 +181,14 @@ def tensor_cores(device: Device) -> bool:
 SMALL, _REF_TILE = ":small", 128
 
 
+# the shortest K chunk a GPU split-K part takes: a part's fixed cost (its tile's first loads,
+# the partials' store and sum) against the units a longer chunk would leave idle
+_GPU_KMIN = 256
+_GPU_KMIN_FEW = 32
+# split K while a GPU product has fewer tiles than this many per compute unit
+_GPU_SPLIT_TILES = 1
+
+
 def config_key(acc: np.dtype, tf32: bool = False) -> str:
     """The name a kernel configuration is tuned and cached under: the computing dtype, or
     ``"tf32"`` for float32 products on tensor cores (float16 runs on tensor cores only).
@@ -222,9 +230,10 @@ def default_config(device: Device, key: str, kind: str | None = None) -> dict[st
     while t > 1 and 2 * bk * (l * t + v) * 2 * acc.itemsize > device.local_mem:
         t //= 2
     if small:
-        # a quarter of the items per group: tiles of a quarter the outputs (measured best
-        # on the H200 among 64x64-128x128 tiles of 64-256 items)
-        l, bk = max(1, l // 2), 16
+        # a quarter of the items per group, each with at most 4x4 outputs: 32x32 tiles of 64
+        # items for float32 (on the H100, the jitted MLP step of bench_jit.py ran in 500 us
+        # with them against 587 us with 64x64 tiles; its 256x1024x1024 products 3x faster)
+        l, bk, t = max(1, l // 2), 16, min(t, 4)
     return dict(kind="gpu", tm=t, tn=t, vec=min(v, t), lx=l, ly=l, bk=bk)
 
 
@@ -450,11 +459,13 @@ def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype
             if small is not None and small["kind"] == cfg["kind"]:
                 cfg = small
         tiles_m, tiles_n = _tiles(cfg, gm, gn)
-        kmin = 256
+        # a handful of tiles (a product with a short side: 256x10) leaves most units idle
+        # and every load's latency exposed: shorter K chunks, more work-groups in flight
+        kmin = _GPU_KMIN if 4 * nb * tiles_m * tiles_n >= cu else _GPU_KMIN_FEW
     # split-K: too few output tiles to occupy the device and a long K. GPU work-groups are
     # big (one or two fill a compute unit): below one per unit the partials' extra pass is
     # cheaper than idle units, above it is not. A configuration may cap the parts ("split")
-    target, want = (4 * cu, 4 * cu) if cpu else (cu, 2 * cu)
+    target, want = (4 * cu, 4 * cu) if cpu else (_GPU_SPLIT_TILES * cu, 2 * _GPU_SPLIT_TILES * cu)
     tiles = nb * tiles_m * tiles_n
     parts, kchunk = 1, K
     if tiles < target and K >= 2 * kmin:

@@ -60,6 +60,17 @@ class UnsupportedDtypeError(TypeError):
 build_stats: dict[str, float] = {"built": 0, "loaded": 0, "build_s": 0.0, "load_s": 0.0}
 
 
+# Functions a program's source passes through before it is built: the kernel generators add
+# the definitions of shared helpers their sources call (``clnp._codegen.ctypes.half_helpers``)
+_SOURCE_FILTERS: list[Callable[[str], str]] = []
+
+
+def add_source_filter(fn: Callable[[str], str]) -> None:
+    """Pass every program source through ``fn`` before it is built (once per function)."""
+    if fn not in _SOURCE_FILTERS:
+        _SOURCE_FILTERS.append(fn)
+
+
 def reset_build_stats() -> None:
     for k in build_stats:
         build_stats[k] = 0 if k in ("built", "loaded") else 0.0
@@ -352,6 +363,8 @@ class Device:
         >>> d.build(src) is prg
         True
         """
+        for complete in _SOURCE_FILTERS:
+            source = complete(source)
         key = source + "\0" + " ".join(options)
         prg = self._programs.get(key)
         if prg is not None:

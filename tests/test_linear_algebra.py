@@ -216,6 +216,21 @@ def test_local_memory_kernel(device, rng, gpu_kernel, dtype):
     _check(x[:, ::2] @ x.T[::2], _ref_matmul(h[:, ::2], h.T[::2]), k=17)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_local_memory_kernel_few_tiles_split_k(device, rng, gpu_kernel, monkeypatch, dtype):
+    """The GPU kernel as a many-unit GPU runs products with a short side: the small
+    configuration's tiles and K split into short chunks (their partials summed)."""
+    if dtype == "float64" and not device.has_fp64:
+        pytest.skip("no fp64")
+    monkeypatch.setattr(device, "compute_units", 132)
+    for sa, sb in [((256, 1024), (1024, 10)), ((256, 1000), (1000, 10)),
+                   ((10, 256), (256, 1024))]:
+        a, b = _data(rng, sa, dtype), _data(rng, sb, dtype)
+        x, y = clnp.asarray(a, device=device), clnp.asarray(b, device=device)
+        _check(x @ y, _ref_matmul(a, b), k=sa[-1])
+        _check(y.T @ x.T, _ref_matmul(b.T, a.T), k=sa[-1])
+
+
 @pytest.mark.parametrize("dtype", ["float32", "complex64"])
 def test_cpu_kernel_other_vector_widths(device, rng, monkeypatch, dtype):
     """The CPU kernel with the vector widths of other CPUs (AVX-512: 64 bytes, SSE/NEON: 16)."""

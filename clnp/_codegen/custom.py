@@ -2,7 +2,7 @@
 
 The user gives the loop body in OpenCL C; this module wraps it in a kernel that walks the
 broadcast shape over arbitrary strides, loads every non-raw input into a local variable of
-its compute type (``float16`` through ``vload_half``, ``bool`` as ``int``: the same loads,
+its compute type (``float16`` through ``clnp_h2f``, ``bool`` as ``int``: the same loads,
 stores and C types as the table kernels, from ``clnp._codegen.ctypes``), runs the body, and
 stores the outputs. Pure: spec in, ``(source, kernel_name, scalar_arg_dtypes)`` out.
 

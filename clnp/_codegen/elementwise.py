@@ -43,6 +43,7 @@ class EwSpec:
     index: str = "long"           # 'int' when every offset fits in 31 bits
     splat: int = 1                # > 1 on devices with a vector path: see _vm_helper
     tile: int = 0                 # 2-D strided, > 0: each work-item walks a tile x tile block
+    vbytes: int = 32              # widest vector (bytes) the contiguous path computes on
 
     @property
     def name(self) -> str:
@@ -67,9 +68,7 @@ def template(op: str, dtype: np.dtype) -> str:
 _LOCAL_HELPERS = {
     # round to the nearest float16 value (ties to even) and back, exactly like a half store
     ("round16", "float"): """inline float clnp_round16_float(float x) {
-    ushort h;
-    vstore_half_rte(x, 0, (__private half *)&h);
-    return vload_half(0, (__private const half *)&h);
+    return clnp_h2f(clnp_f2h(x));
 }""",
     # the same from double, rounding once (double -> float -> half could round twice)
     ("round16", "double"): """inline float clnp_round16_double(double x) {
@@ -101,10 +100,15 @@ _LOCAL_RE = re.compile(r"clnp_(" + "|".join(sorted({n for n, _ in _LOCAL_HELPERS
 # independent of layout and of an element's position (vector part or tail). Widths 4..16 share
 # one implementation. Float sin/cos/tan vectors with a lane beyond ~2^23 (or inf) take a slow
 # path that corrupts the *other* lanes (sin(1e-30) == 0.0099): such vectors go lane by lane.
+# On CPUs the test for such a lane is a tree of unsigned max over |a|'s bits (NaN and inf
+# above every finite value) ending in one branch: PoCL expands any() on a 16-lane mask into
+# eight branches with shuffles, which cost 10% of the ew_chain kernel (sin and cos test).
 _VM_RE = re.compile(r"clnp_vm_([a-z0-9]+)_(float|double)(\d*)\(")
 _VM_BINARY = {"atan2", "hypot", "pow"}
 _VM_LANEWISE = {("sin", "float"), ("cos", "float"), ("tan", "float")}
 _LANES = "0123456789abcdef"
+_HUGE = "1e5f"         # below PoCL's slow-path threshold (~2^23) with a margin
+_HUGE_BITS = int(np.float32(1e5).view(np.uint32))
 
 
 def _vm_helper(fn: str, base: str, width: int, splat: int) -> str:
@@ -121,8 +125,21 @@ def _vm_helper(fn: str, base: str, width: int, splat: int) -> str:
     body = f"return {fn}({', '.join(args)});"
     if (fn, base) in _VM_LANEWISE:
         lanes = ", ".join(f"clnp_vm_{fn}_{base}(a.s{_LANES[i]})" for i in range(width))
-        body = f"if (any(fabs(a) > 1e5f)) return ({t})({lanes});\n    {body}"
+        body = f"{_huge_test(width, splat)} return ({t})({lanes});\n    {body}"
     return f"{head}\n    {body}\n}}"
+
+
+def _huge_test(width: int, splat: int) -> str:
+    """``if (...)`` true when a lane of float vector ``a`` has ``|a| > _HUGE`` (CPUs: also
+    NaN; see the note above ``_VM_RE``)."""
+    if splat == 1 or width not in (2, 4, 8, 16):
+        return f"if (any(fabs(a) > {_HUGE}))"
+    lines = [f"uint{width} u{width} = as_uint{width}(a) & 0x7fffffffu;"]
+    w = width
+    while w > 2:
+        lines.append(f"uint{w // 2} u{w // 2} = max(u{w}.lo, u{w}.hi);")
+        w //= 2
+    return "\n    ".join(lines + [f"if (max(u2.x, u2.y) > {_HUGE_BITS:#x}u)"])
 
 
 def can_vectorize(spec_body: tuple[Instr, ...], dtypes: list[np.dtype]) -> bool:
@@ -184,10 +201,12 @@ def render_elementwise(spec: EwSpec) -> tuple[str, str, list]:
         lines.append(f"  const {idx} base = ({idx})get_global_id(0) * {w};")
         if w > 1:
             lines.append(f"  if (base + {w} <= n) {{")
-            # vectors of at most 32 bytes: wider OpenCL vectors change the calling convention
-            # of builtins on AVX2 CPUs (PoCL then prints ABI warnings on every build)
+            # vectors of at most ``vbytes``, the device's register width: wider OpenCL
+            # vectors change the calling convention of builtins on AVX2 CPUs (PoCL then
+            # prints ABI warnings on every build), while on AVX-512 PoCL's float16 math
+            # builtins run twice as fast as two float8 calls
             widest = max(d.itemsize for d in dtypes + [o for _, o in spec.outputs])
-            part = max(1, min(w, 32 // widest))
+            part = max(1, min(w, spec.vbytes // widest))
             if part == w:
                 lines += ["    " + s for s in _body(spec, dtypes, "base", w)]
             else:

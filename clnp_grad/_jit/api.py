@@ -29,6 +29,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from clnp._array import Array
+from clnp._eager_linalg import get_matmul_precision
 from clnp._prims import EVAL, current_interpreter, def_impl, primitive, set_interpreter
 from clnp._runtime import default_device
 
@@ -63,7 +64,9 @@ def _leaf_sig(x: Any) -> Any:
 def _fast_key(args: tuple) -> tuple | None:
     """The signature of a call whose arguments are all concrete Arrays (a tree of leaves
     only, none weakly typed), or None: the per-call path of ``jit(f)(x, y)``."""
-    key = []
+    # the matmul precision picks the product kernels an executable launches (as
+    # jax_default_matmul_precision is part of JAX's cache key)
+    key: list = [get_matmul_precision()]
     for a in args:
         if type(a) is not Array:
             return None
@@ -165,6 +168,8 @@ class Jitted:
         else:
             self._cache.move_to_end(sig)
         graph, out_def, exe = entry
+        if exe.precision != get_matmul_precision():
+            exe = _executable(graph, flat)
         if self.donate_argnums and not exe.built:
             exe.donated = self._donated_leaves(args, static)
         if current_interpreter() is EVAL and not any(isinstance(x, Tracer) for x in flat):
@@ -311,11 +316,15 @@ def _executable(graph: Graph, args: Sequence[Any]) -> Executable:
         device = next((c.device for c in graph.consts.values() if isinstance(c, Array)),
                       None) or default_device()
     exes = graph.__dict__.setdefault("_executables", {})
-    exe = exes.get(device)
+    # one executable per device and matmul precision: the products' kernels are chosen when
+    # it is built
+    precision = get_matmul_precision()
+    exe = exes.get((device, precision))
     if exe is None:
         from .staging import simplify
-        exe = exes[device] = Executable(simplify(graph), device)
-        _log(f"compiling a graph of {len(graph.eqns)} equations on {device}")
+        exe = exes[(device, precision)] = Executable(simplify(graph), device)
+        _log(f"compiling a graph of {len(graph.eqns)} equations on {device} "
+             f"(matmul precision {precision})")
     return exe
 
 

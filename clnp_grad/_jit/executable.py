@@ -39,7 +39,7 @@ from clnp._codegen.elementwise import Instr, Operand, can_vectorize
 from clnp._codegen.gemm import render_gemm
 from clnp._eager import (_span_ok, broadcast_strides, collapse, contiguous_copy,
                          plan_elementwise)
-from clnp._eager_linalg import epilogue_plan
+from clnp._eager_linalg import epilogue_plan, get_matmul_precision
 from clnp._prims import PRIMITIVES
 from clnp._creation_functions import _scalar_dtype
 from clnp._runtime import Device, default_device
@@ -308,6 +308,8 @@ class Executable:
 
     def __init__(self, graph: Graph, device: Device):
         self.graph, self.device = graph, device
+        # the products' kernels depend on it: the caller keeps one executable per precision
+        self.precision = get_matmul_precision()
         self.steps: list[Any] = []
         self.free_after: list[list[int]] = []
         self.slot: dict[int, int] = {}

@@ -415,3 +415,25 @@ def test_runs_on_the_arguments_device():
         g = cg.grad(jf)(x, 2.0)
         assert g.device == d
         np.testing.assert_allclose(_np(g), 2 * np.cos(np.arange(5)), rtol=1e-5)
+
+
+def test_matmul_precision_is_part_of_the_cache_key(device, monkeypatch, capfd):
+    # as jax_default_matmul_precision in JAX: an executable built under one precision is
+    # not replayed under another (its product kernels were chosen when it was built)
+    monkeypatch.setenv("CLNP_LOG_COMPILES", "1")
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((16, 8)).astype(np.float32)
+    b = rng.standard_normal((8, 4)).astype(np.float32)
+    x, w = clnp.asarray(a, device=device), clnp.asarray(b, device=device)
+    jf = cg.jit(lambda x, w: clnp.tanh(x @ w))
+    r1 = np.asarray(jf(x, w))
+    with clnp.matmul_precision("tf32"):
+        r2 = np.asarray(jf(x, w))
+        eager = np.asarray(clnp.tanh(x @ w))
+    r3 = np.asarray(jf(x, w))
+    err = capfd.readouterr().err
+    assert "(matmul precision highest)" in err and "(matmul precision tf32)" in err
+    assert err.count("tracing") == 1           # one trace, two executables
+    np.testing.assert_allclose(r1, np.tanh(a @ b), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(r2, eager, rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(r3, r1)
