@@ -398,6 +398,8 @@ def put(a: Any, ind: Any, v: Any, mode: str = "raise") -> None:
     _need_array(a, "put")
     if mode not in ("raise", "wrap", "clip"):
         raise ValueError(f"put: mode must be 'raise', 'wrap' or 'clip'; got {mode!r}")
+    # the values first: junk must fail before the indices are checked on the device
+    vals = xp.reshape(_arr(v, a.device, None if is_array(v) else a.dtype), (-1,))
     idx = xp.reshape(_arr(ind, a.device), (-1,))
     if idx.size == 0:
         return
@@ -415,7 +417,6 @@ def put(a: Any, ind: Any, v: Any, mode: str = "raise") -> None:
         if not in_transformation() and bool(xp.any((idx < -n) | (idx >= n))):
             raise IndexError(f"put: index out of range for array of size {n}")
         idx = xp.where(idx < 0, idx + n, idx)
-    vals = xp.reshape(_arr(v, a.device, None if is_array(v) else a.dtype), (-1,))
     if vals.size == 0:
         return
     a[unravel_index(idx, a.shape)] = _cycled(vals, idx.size, a.dtype, a.device)

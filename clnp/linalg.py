@@ -1305,8 +1305,9 @@ def multi_dot(arrays: Sequence[Any], *, out: Any = None) -> Any:
     arrays : sequence of arrays
         At least two operands; the first and last may be one-dimensional, the others are
         matrices.
-    out : None
-        NumPy's ``out=`` is not supported.
+    out : Array, optional
+        Receives the product: it must have the product's shape and dtype exactly (as NumPy
+        requires), and is returned.
 
     Returns
     -------
@@ -1315,10 +1316,13 @@ def multi_dot(arrays: Sequence[Any], *, out: Any = None) -> Any:
 
     Raises
     ------
+    LinAlgError
+        An operand of the wrong number of dimensions (NumPy's class and message).
     TypeError
-        ``out`` is given, or an operand is not of a numeric dtype.
+        An operand is not of a numeric dtype, or ``out`` is not a clnp array.
     ValueError
-        Fewer than two operands, or shapes that do not chain.
+        Fewer than two operands, shapes that do not chain, or an ``out`` of the wrong shape
+        or dtype.
 
     Examples
     --------
@@ -1328,15 +1332,37 @@ def multi_dot(arrays: Sequence[Any], *, out: Any = None) -> Any:
     >>> print(clnp.linalg.multi_dot([a, b, clnp.asarray([1, 1])]))
     [3 7]
     """
-    if out is not None:
-        raise TypeError("linalg.multi_dot: out= is not supported")
-    arrays = list(arrays)
+    from ._creation_functions import asarray
+    from ._data_type_functions import result_type
+    if not isinstance(arrays, (list, tuple)):
+        raise TypeError(f"linalg.multi_dot: arrays must be a sequence of arrays; got "
+                        f"{type(arrays).__name__}")
+    arrays = [a if is_array(a) else asarray(a) for a in arrays]
     if len(arrays) < 2:
         raise ValueError("linalg.multi_dot: expecting at least two arrays")
+    for i, a in enumerate(arrays):
+        # NumPy's rule and words: only the ends may be vectors
+        ok = a.ndim in (1, 2) if i in (0, len(arrays) - 1) else a.ndim == 2
+        if not ok:
+            shapes = ", ".join(str(b.shape) for b in arrays)
+            raise LinAlgError(f"linalg.multi_dot: {a.ndim}-dimensional array given (operand "
+                              f"{i} of shapes {shapes}). Array must be two-dimensional")
+    if out is not None:
+        if not is_array(out):
+            raise TypeError(f"linalg.multi_dot: out must be a clnp array; got "
+                            f"{type(out).__name__}")
+        shape = arrays[0].shape[:-1] + arrays[-1].shape[1:]
+        dtype = result_type(*arrays)
+        if out.shape != shape or out.dtype != dtype:
+            raise ValueError(f"linalg.multi_dot: out must have the product's shape {shape} "
+                             f"and dtype {dtype}; got {out.shape} {out.dtype}")
     r = arrays[0]
     for a in arrays[1:]:
         r = matmul(r, a)
-    return r
+    if out is None:
+        return r
+    out[...] = r
+    return out
 
 
 @reports_as("cond")

@@ -38,7 +38,7 @@ def test_whole_namespace_passes_the_audit(error_audit):
     rep = error_audit.audit()
     assert len(rep.functions) >= 400, len(rep.functions)
     checked = {r.func for r in rep.results}
-    assert len(checked) >= 370, len(checked)        # a valid call found, bad calls derived
+    assert len(checked) >= 390, len(checked)        # a valid call found, bad calls derived
     kinds = {r.kind for r in rep.results if r.status == "pass"}
     assert {"junk", "complex", "bool", "shape", "axis", "-axis", "ndim"} <= kinds, kinds
     if len(clnp.devices()) > 1:
@@ -202,3 +202,43 @@ def test_warnings_point_at_the_callers_line(device):
     with pytest.warns(DeprecationWarning) as rec:
         clnp.random.random_integers(3, size=2)
     assert rec[0].filename == __file__, rec[0].filename
+
+
+def test_functions_added_to_the_audit(error_audit, device):
+    """The functions the audit first had no valid call for (found by giving it one): junk
+    values fail before any kernel, NumPy's classes for float indices, a dict and operands of
+    the wrong number of dimensions."""
+    a = clnp.asarray(np.zeros((3, 4), np.float32), device=device)
+    idx = clnp.asarray(np.array([[0], [1], [2]], np.int32), device=device)
+    ind = clnp.asarray(np.array([0, 2], np.int32), device=device)
+    clnp.synchronize()
+    with error_audit.Watch() as w:
+        with pytest.raises(TypeError, match="put"):
+            clnp.put(a, ind, {"j": 1})
+        with pytest.raises(TypeError, match="put_along_axis"):
+            clnp.put_along_axis(a, idx, {"j": 1}, axis=1)
+    assert (w.launches, w.builds) == (0, 0)
+    with pytest.raises(IndexError, match=r"put_along_axis.*float32"):
+        clnp.put_along_axis(a, clnp.asarray(np.zeros((3, 1), np.float32), device=device), 1.0,
+                            axis=1)
+    with pytest.raises(TypeError, match="ravel_multi_index.*dict"):
+        clnp.ravel_multi_index({"a": 1}, (3, 4))
+    s = clnp.asarray(np.eye(3, dtype=np.float32), device=device)
+    v = clnp.asarray(np.ones(5, np.float32), device=device)
+    with pytest.raises(np.linalg.LinAlgError, match=r"multi_dot.*\(5,\).*two-dimensional"):
+        clnp.linalg.multi_dot([s, v, s])
+    np.testing.assert_array_equal(a.to_numpy(), 0)          # nothing written
+
+
+def test_multi_dot_out(device):
+    """multi_dot's out= (NumPy's): the exact shape and dtype, filled and returned."""
+    h = np.arange(9, dtype=np.float32).reshape(3, 3)
+    a = clnp.asarray(h, device=device)
+    v = clnp.asarray(np.ones(3, np.float32), device=device)
+    out = clnp.zeros((3,), dtype=clnp.float32, device=device)
+    assert clnp.linalg.multi_dot([a, a, v], out=out) is out
+    np.testing.assert_allclose(out.to_numpy(), h @ h @ np.ones(3, np.float32))
+    for bad in (clnp.zeros((3, 3), dtype=clnp.float32, device=device),
+                clnp.zeros((3,), dtype=clnp.int32, device=device)):
+        with pytest.raises(ValueError, match=r"multi_dot.*\(3,\) and dtype float32"):
+            clnp.linalg.multi_dot([a, a, v], out=bad)

@@ -195,6 +195,23 @@ BASELINES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     "clnp.roll": lambda: ((A(), 1), {}),
     "clnp.take_along_axis": lambda: ((A(), Arr(np.array([[0], [1], [2]], np.int32), "I")),
                                      {"axis": 1}),
+    # functions no candidate fits: integer axes, a dtype, a 3-d array, a list of matrices
+    "clnp.astype": lambda: ((A(), np.int32), {}),
+    "clnp.moveaxis": lambda: ((A(), 0, 1), {}),
+    "clnp.swapaxes": lambda: ((A(), 0, 1), {}),
+    "clnp.dsplit": lambda: ((Arr(_rng().uniform(0.1, 0.9, (2, 3, 4)).astype(np.float32), "A"),
+                             2), {}),
+    "clnp.insert": lambda: ((V(), 1, 0.5), {}),
+    "clnp.put": lambda: ((V(), Arr(np.array([0, 2], np.int32), "I"),
+                          Arr(np.array([0.5, 0.25], np.float32), "V")), {}),
+    "clnp.put_along_axis": lambda: ((A(), Arr(np.array([[0], [1], [2]], np.int32), "I"),
+                                     Arr(np.full((3, 1), 0.5, np.float32), "V")), {"axis": 1}),
+    "clnp.ravel_multi_index": lambda: ((Arr(np.array([[0, 1], [2, 3]], np.int32), "I"),
+                                        (3, 4)), {}),
+    "clnp.unpackbits": lambda: ((Arr(np.array([3, 250, 7], np.uint8), "I"),), {}),
+    "clnp.linalg.matrix_power": lambda: ((S(), 2), {}),
+    "clnp.linalg.multi_dot": lambda: (([S(), S(), S()],), {}),
+    "clnp.linalg.tensorinv": lambda: ((S(),), {"ind": 1}),
 }
 
 
