@@ -436,6 +436,13 @@ def main(argv: list[str]) -> int:
                 failed += 1
                 print(f"@@fail {fam}.{name}: {type(e).__name__}: {e}", file=sys.stderr,
                       flush=True)
+    # coverage figures for docs/robustness.md: the programs built and their kernels' names
+    import pyopencl as cl
+    progs = list(dev()._programs.values())
+    names = sorted({n for p in progs
+                    for n in p.get_info(cl.program_info.KERNEL_NAMES).split(";") if n})
+    print(f"@@stats {len(progs)} programs, {len(names)} kernel names: {' '.join(names)}",
+          file=sys.stderr, flush=True)
     print("@@done", file=sys.stderr, flush=True)
     return 1 if failed else 0
 

@@ -114,7 +114,11 @@ def findings(stderr: str) -> list[str]:
             elif line.startswith("@@fail "):
                 out.append(line[7:])
         text = "\n".join(ln for ln in block.splitlines() if not ln.startswith("@@"))
-        if not re.search(r"Oclgrind|OCLGRIND|data race|Invalid|Uninitiali|divergence", text):
+        # (the uninitialised-value plugin also writes "Controlflow depends on uninitialized
+        # value" and "... an uninitialized index value"; every kernel diagnostic names its
+        # kernel on a "Kernel:" line)
+        if not re.search(r"Oclgrind|OCLGRIND|data race|Invalid|(?i:uninitiali)|divergence|"
+                         r"\tKernel: ", text):
             continue
         if any(all(s in text for s in probe) for probe in BENIGN_API):
             continue
@@ -183,3 +187,13 @@ def test_findings_parser_reports_a_race():
            "\tError:    CL_INVALID_VALUE\n\tFor argument 'param_name'\n\n@@done\n")
     found = findings(err)
     assert len(found) == 1 and found[0].startswith("indexing.x: Read-write data race")
+
+
+def test_findings_parser_reports_uninitialised_control_flow():
+    """The uninitialised-value plugin's lower-case reports count too."""
+    err = ("@@case scan.y\n\nControlflow depends on uninitialized value\n"
+           "\tKernel: clnp_scan_rows\n\tEntity: Global(0,0,0)\n\n"
+           "@@case scan.z\n\nInstruction depends on an uninitialized index value\n"
+           "\tKernel: clnp_scan_carry\n\n@@done\n")
+    found = findings(err)
+    assert [f.split(":")[0] for f in found] == ["scan.y", "scan.z"], found
