@@ -1,21 +1,26 @@
-"""Mixed precision (clnp_nn.amp) vs float32, side by side in one run, with PyTorch CPU as the
-peer for the same float16-vs-float32 comparison.
+"""Mixed precision (clnp_nn.amp) vs float32, side by side in one run, with PyTorch as the
+peer for the same 16-bit-vs-float32 comparison.
 
-    python bench/bench_amp.py [--reps 5] [--quick] [--csv bench/results/amp-pocl-cpu.csv]
+    python bench/bench_amp.py [--reps 5] [--quick] [--large] [--csv bench/results/amp-pocl-cpu.csv]
 
-Runs on clnp's default device (``CLNP_DEVICE`` picks it). Times are medians of ``--reps``
+Runs on clnp's default device (``CLNP_DEVICE`` picks it); PyTorch runs on CUDA when that
+device is a GPU and PyTorch sees one (float32 matmuls at full float32: PyTorch's default
+``allow_tf32=False`` and clnp's default precision), else on the CPU. Times are medians of ``--reps``
 runs after warm-up calls, with ``clnp.synchronize()`` inside each timed region; results are
 checked against NumPy (float32) before anything is timed.
 
 1. A bandwidth-bound layer: ``relu(x * scale + shift)`` over (4096, 4096) activations
-   ((2048, 2048) with --quick), jitted, float32 vs float16 storage (float16 halves the bytes
-   moved; arithmetic is float32 either way). PyTorch CPU: the same expression in float32 and
-   float16.
+   ((2048, 2048) with --quick), jitted, float32 vs float16 and bfloat16 storage (16-bit
+   storage halves the bytes moved; arithmetic is float32 either way). PyTorch CPU: the same
+   expression in float32, float16 and bfloat16.
 2. A layer-norm forward over the same activations (reductions accumulate in float32).
 3. One MLP training step, 784-1024-1024-10, batch 256 (jit of value_and_grad + adam +
    apply_updates): float32 vs ``get_policy("params=float32,compute=float16,output=float32")``
-   with a DynamicLossScale, all_finite and select_tree. PyTorch CPU: float32 vs
-   ``torch.autocast("cpu", dtype=torch.float16)`` (bfloat16 where float16 autocast fails).
+   with a DynamicLossScale, all_finite and select_tree, and vs ``compute=bfloat16`` (no loss
+   scaling needed: bfloat16 has float32's range). PyTorch: float32 vs
+   ``torch.autocast(device, dtype=...)`` with float16 and bfloat16.
+4. With ``--large``: the same step for a 4096-4096-4096-10 MLP at batch 4096, compute-bound
+   on a GPU (float16 products run on tensor cores where clnp finds them).
 
 The ratio column is float32 time / AMP time: above 1 means AMP is faster.
 """
@@ -44,6 +49,15 @@ except Exception:  # pragma: no cover
 
 ROWS: list[dict] = []
 
+# PyTorch runs where clnp runs: CUDA when clnp's default device is a GPU and PyTorch sees one
+TDEV = "cuda" if (torch is not None and not xp.default_device().is_cpu and
+                  torch.cuda.is_available()) else "cpu"
+
+
+def tsync() -> None:
+    if TDEV == "cuda":
+        torch.cuda.synchronize()
+
 
 def row(bench: str, impl: str, ms: float, note: str = "") -> None:
     ROWS.append({"benchmark": bench, "impl": impl, "ms": round(ms, 4), "note": note})
@@ -55,7 +69,7 @@ def clms(fn: Callable[[], object], reps: int) -> float:
 
 
 def tms(fn: Callable[[], object], reps: int) -> float:
-    return 1e3 * timeit(fn, lambda: None, reps)
+    return 1e3 * timeit(fn, tsync, reps)
 
 
 def bench_layer(name: str, f: Callable[[Any, Any], Any], f_np: Callable[[Any, tuple], Any],
@@ -67,23 +81,27 @@ def bench_layer(name: str, f: Callable[[Any, Any], Any], f_np: Callable[[Any, tu
     jf = cg.jit(f)
     ref = np.asarray(f_np(np, (xh, ph)))
     times = {}
-    for dt in (xp.float32, xp.float16):
+    for dt in (xp.float32, xp.float16, xp.bfloat16):
         x, p = xp.asarray(xh.astype(dt)), xp.asarray(ph.astype(dt))
         out = xp.asnumpy(xp.astype(jf(x, p), xp.float32))
-        tol = 1e-4 if dt == xp.float32 else 2e-2
+        tol = {xp.float32: 1e-4, xp.float16: 2e-2, xp.bfloat16: 8e-2}[dt]
         np.testing.assert_allclose(out, ref, rtol=tol, atol=4 * tol)
         times[dt] = clms(lambda: jf(x, p), reps)
     row(name, "clnp jit float32", times[xp.float32])
-    row(name, "clnp jit float16 storage", times[xp.float16],
-        f"float32/float16 = {times[xp.float32] / times[xp.float16]:.2f}")
+    for dt in (xp.float16, xp.bfloat16):
+        n = np.dtype(dt).name
+        row(name, f"clnp jit {n} storage", times[dt],
+            f"float32/{n} = {times[xp.float32] / times[dt]:.2f}")
     if torch is not None:
         tt = {}
-        for tdt in (torch.float32, torch.float16):
-            args = (torch.from_numpy(xh).to(tdt), torch.from_numpy(ph).to(tdt))
+        for tdt in (torch.float32, torch.float16, torch.bfloat16):
+            args = (torch.from_numpy(xh).to(TDEV, tdt), torch.from_numpy(ph).to(TDEV, tdt))
             tt[tdt] = tms(lambda: tf(args), reps)
-        row(name, "torch cpu float32", tt[torch.float32])
-        row(name, "torch cpu float16", tt[torch.float16],
-            f"float32/float16 = {tt[torch.float32] / tt[torch.float16]:.2f}")
+        row(name, f"torch {TDEV} float32", tt[torch.float32])
+        for tdt in (torch.float16, torch.bfloat16):
+            n = str(tdt).split(".")[-1]
+            row(name, f"torch {TDEV} {n}", tt[tdt],
+                f"float32/{n} = {tt[torch.float32] / tt[tdt]:.2f}")
 
 
 def _affine(x: Any, p: Any) -> Any:
@@ -111,13 +129,13 @@ def _layernorm_np(ns: Any, args: tuple) -> Any:
     return (x - m) / ns.sqrt(v + 1e-5) * w
 
 
-def bench_mlp(reps: int) -> None:
-    sizes, batch = [784, 1024, 1024, 10], 256
+def bench_mlp(reps: int, sizes: list[int], batch: int) -> None:
     name = f"MLP {'-'.join(map(str, sizes))} b{batch} adam step"
     print(f"\n== {name}")
     rng = np.random.default_rng(0)
     xh = rng.standard_normal((batch, sizes[0])).astype(np.float32)
-    yh = np.eye(10, dtype=np.float32)[rng.integers(0, 10, batch)]
+    nc = sizes[-1]
+    yh = np.eye(nc, dtype=np.float32)[rng.integers(0, nc, batch)]
     key = jr.key(0)
     params = []
     for fi, fo in zip(sizes[:-1], sizes[1:]):
@@ -152,7 +170,10 @@ def bench_mlp(reps: int) -> None:
     for label, policy, ls in (("float32", amp.get_policy("float32"), amp.NoOpLossScale()),
                               ("amp f16 compute", amp.get_policy(
                                   "params=float32,compute=float16,output=float32"),
-                               amp.DynamicLossScale(2.0 ** 15))):
+                               amp.DynamicLossScale(2.0 ** 15)),
+                              ("amp bf16 compute", amp.get_policy(
+                                  "params=float32,compute=bfloat16,output=float32"),
+                               amp.NoOpLossScale())):
         step = make(policy)
         st = [params, opt.init(params), ls]
         loss, *_ = step(st[0], st[1], st[2], x, y)
@@ -164,31 +185,34 @@ def bench_mlp(reps: int) -> None:
     row(name, "clnp jit float32", times["float32"])
     row(name, "clnp jit AMP (f16 compute)", times["amp f16 compute"],
         f"float32/AMP = {times['float32'] / times['amp f16 compute']:.2f}")
+    row(name, "clnp jit AMP (bf16 compute)", times["amp bf16 compute"],
+        f"float32/AMP = {times['float32'] / times['amp bf16 compute']:.2f}")
     if torch is not None:
-        layers = [torch.nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:])]
-        model = torch.nn.Sequential(layers[0], torch.nn.ReLU(), layers[1], torch.nn.ReLU(),
-                                    layers[2])
+        layers: list = []
+        for a, b in zip(sizes[:-1], sizes[1:]):
+            layers += [torch.nn.Linear(a, b), torch.nn.ReLU()]
+        model = torch.nn.Sequential(*layers[:-1]).to(TDEV)
         topt = torch.optim.Adam(model.parameters(), lr=1e-3)
-        xt, yt = torch.from_numpy(xh), torch.from_numpy(yh.argmax(1))
+        xt, yt = torch.from_numpy(xh).to(TDEV), torch.from_numpy(yh.argmax(1)).to(TDEV)
 
         def tstep(dtype: Any = None) -> None:
             topt.zero_grad()
             if dtype is None:
                 loss = torch.nn.functional.cross_entropy(model(xt), yt)
             else:
-                with torch.autocast("cpu", dtype=dtype):
+                with torch.autocast(TDEV, dtype=dtype):
                     loss = torch.nn.functional.cross_entropy(model(xt), yt)
             loss.backward()
             topt.step()
         t32 = tms(tstep, reps)
-        row(name, "torch cpu float32", t32)
+        row(name, f"torch {TDEV} float32", t32)
         for dtype in (torch.float16, torch.bfloat16):
             try:
                 t16 = tms(lambda: tstep(dtype), reps)
             except Exception as e:  # noqa: BLE001 - reported, not fatal
                 print(f"  torch autocast {dtype} failed: {e}")
                 continue
-            row(name, f"torch cpu autocast {str(dtype).split('.')[-1]}", t16,
+            row(name, f"torch {TDEV} autocast {str(dtype).split('.')[-1]}", t16,
                 f"float32/autocast = {t32 / t16:.2f}")
 
 
@@ -197,6 +221,8 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--csv", default="")
+    ap.add_argument("--large", action="store_true",
+                    help="also a 4096-4096-4096-10 MLP at batch 4096 (GPUs)")
     a = ap.parse_args()
     print("device:", xp.default_device())
     shape = (2048, 2048) if a.quick else (4096, 4096)
@@ -205,7 +231,10 @@ def main() -> None:
     bench_layer("layernorm fwd", _layernorm, _layernorm_np,
                 lambda t: torch.nn.functional.layer_norm(t[0], t[0].shape[-1:], t[1]), shape,
                 a.reps)
-    bench_mlp(a.reps)
+    bench_mlp(a.reps, [784, 1024, 1024, 10], 256)
+    if a.large:
+        # compute-bound: where 16-bit storage and float16 tensor cores can pay on a GPU
+        bench_mlp(a.reps, [4096, 4096, 4096, 10], 4096)
     if a.csv:
         write_csv(a.csv, ROWS)
 

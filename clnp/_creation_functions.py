@@ -17,6 +17,7 @@ from ._array import Array
 from ._helpers import is_array, normalize_shape
 from ._prims import primitive
 from ._runtime import Device, default_device, select_device
+from ._dtypes import kind as dkind
 
 __all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
            "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like",
@@ -165,7 +166,7 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None,
             raise ValueError(f"asarray: cannot convert a ragged nested sequence to an array "
                              f"({e})") from None
         raise
-    if host.dtype == object or (python_data and d is None and host.dtype.kind in "uf"):
+    if host.dtype == object or (python_data and d is None and dkind(host.dtype) in "uf"):
         # ints beyond int64 make NumPy infer uint64, float64 (mixed with negatives) or object
         if python_data and _has_big_int(obj):
             raise OverflowError("asarray: a Python integer does not fit int64; pass "
@@ -293,15 +294,15 @@ def empty(shape: Any, *, dtype: Any = None, device: Any = None) -> Array:
 def _check_fill(fill_value: Any, d: np.dtype, fname: str) -> Any:
     """Validate a Python scalar fill value against ``d`` (NumPy's casting rules: floats
     truncate into integers, complex into a real dtype is an error)."""
-    if isinstance(fill_value, complex) and d.kind != "c":
+    if isinstance(fill_value, complex) and dkind(d) != "c":
         raise TypeError(f"{fname}: complex fill_value {fill_value} for real dtype {d}")
-    if isinstance(fill_value, float) and d.kind in "iu":
+    if isinstance(fill_value, float) and dkind(d) in "iu":
         if math.isnan(fill_value):
             raise ValueError(f"{fname}: cannot fill {d} with NaN")
         if math.isinf(fill_value):
             raise OverflowError(f"{fname}: cannot fill {d} with {fill_value}")
         fill_value = int(fill_value)
-    if d.kind in "iu" and isinstance(fill_value, int) and not isinstance(fill_value, bool):
+    if dkind(d) in "iu" and isinstance(fill_value, int) and not isinstance(fill_value, bool):
         info = np.iinfo(d)
         if not info.min <= fill_value <= info.max:
             raise OverflowError(f"{fname}: fill_value {fill_value} out of bounds for {d}")
@@ -659,13 +660,13 @@ def arange(start: Any, /, stop: Any = None, step: Any = 1, *, dtype: Any = None,
     if d is None:
         d = dt.int64 if all(isinstance(v, int) for v in (start, stop, step)) \
             else dev.default_float
-    if d.kind not in "iufc":
+    if dkind(d) not in "iufc":
         raise TypeError(f"arange: dtype must be numeric; got {d}")
     if all(isinstance(v, int) for v in (start, stop, step)):
         n = max(0, -(-(stop - start) // step))
     else:
         n = max(0, math.ceil((stop - start) / step))
-    if d.kind in "iu":
+    if dkind(d) in "iu":
         start, step = int(start), int(step)
         if n:
             info = np.iinfo(d)
@@ -742,17 +743,17 @@ def linspace(start: Any, stop: Any, /, num: int, *, dtype: Any = None, device: A
     stop = stop.item() if isinstance(stop, np.generic) else stop
     is_c = isinstance(start, complex) or isinstance(stop, complex)
     d = _dtype(dtype, dev, "linspace") or (dev.default_complex if is_c else dev.default_float)
-    if d.kind == "b":
+    if dkind(d) == "b":
         raise TypeError(f"linspace: dtype must be numeric; got {d}")
-    if is_c and d.kind != "c":
+    if is_c and dkind(d) != "c":
         raise TypeError(f"linspace: complex start/stop need a complex dtype; got {d}")
-    wide = dev.default_complex if (is_c or d.kind == "c") else dev.default_float
+    wide = dev.default_complex if (is_c or dkind(d) == "c") else dev.default_float
     div = (num - 1) if endpoint else num
     step = (stop - start) / div if div > 0 else 0.0
     out = primitive("iota").bind(n=num, start=start, step=step, dtype=wide, device=dev)
     if endpoint and num > 1:
         out[num - 1] = stop
-    if d.kind in "iu":
+    if dkind(d) in "iu":
         from ._elementwise_functions import floor
         out = floor(out)
     if d != wide:

@@ -7,6 +7,7 @@ from typing import Any
 from . import _dtypes as dt
 from ._helpers import check_array, normalize_axis
 from ._prims import primitive
+from ._dtypes import kind as dkind
 
 __all__ = ["cumulative_sum", "cumulative_prod", "cumsum", "cumprod"]
 
@@ -17,12 +18,12 @@ def _result_dtype(x: Any, dtype: Any, fname: str) -> Any:
     if dtype is not None:
         d = dt.as_dtype(dtype, fname)
         x.device.check_dtype(d, fname)
-        if d.kind == "b":
+        if dkind(d) == "b":
             raise TypeError(f"{fname}: dtype=bool is not a numeric dtype")
         return d
-    if x.dtype.kind in "bi":
+    if dkind(x.dtype) in "bi":
         return dt.int64
-    if x.dtype.kind == "u":
+    if dkind(x.dtype) == "u":
         return dt.uint64
     return x.dtype
 
@@ -30,7 +31,7 @@ def _result_dtype(x: Any, dtype: Any, fname: str) -> Any:
 def _cumulative(x: Any, op: str, axis: Any, dtype: Any, include_initial: bool,
                 fname: str, flatten: bool) -> Any:
     check_array(x, fname)
-    if x.dtype.kind not in "biufc":
+    if dkind(x.dtype) not in "biufc":
         raise TypeError(f"{fname}: unsupported dtype {x.dtype}")
     if not isinstance(include_initial, bool):
         raise TypeError(f"{fname}: include_initial must be a bool; got "

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 import pyopencl as cl
 
+from . import _dtypes as dt
 from ._array import Array
 from ._codegen.custom import CustomArg, CustomSpec, render_custom_elementwise
 from ._eager import (_I32, _PADDED_NDIM, _dense, _rel_span, broadcast_shapes,
@@ -73,10 +74,10 @@ def parse_params(text: str, what: str) -> tuple[Param, ...]:
                                  f"{piece.strip()!r} must be a letter")
         else:
             try:
-                d = np.dtype(typ)
+                d = dt.bfloat16 if typ == "bfloat16" else np.dtype(typ)
             except TypeError:
                 d = None
-            if d is None or d.name != typ or d.kind not in "biuf":
+            if d is None or d.name != typ or dt.kind(d) not in "biuf":
                 raise ValueError(f"cannot parse {what} {text!r}: unknown type {typ!r} in "
                                  f"{piece.strip()!r} (use a NumPy dtype name such as float32, "
                                  f"int64, bool, or a one-letter placeholder; complex types "
@@ -234,7 +235,7 @@ class ElementwiseKernel:
                 types[p.type] = (np.dtype(o.dtype), p.name)
         in_dtypes, args = [], []
         for p, a in zip(self.in_params, ins):
-            want = types[p.type][0] if p.placeholder else np.dtype(p.type)
+            want = types[p.type][0] if p.placeholder else dt.as_dtype(p.type)
             if _is_array(a):
                 if a.dtype != want:
                     how = f"placeholder '{p.type}' = {want} (from '{types[p.type][1]}')" \
@@ -255,7 +256,7 @@ class ElementwiseKernel:
                 raise TypeError(f"ElementwiseKernel '{k}': cannot determine the type "
                                 f"'{p.type}' of output '{p.name}': no input has it; pass the "
                                 f"output array (out=)")
-            want = types[p.type][0] if p.placeholder else np.dtype(p.type)
+            want = types[p.type][0] if p.placeholder else dt.as_dtype(p.type)
             if outs is not None and outs[j].dtype != want:
                 raise TypeError(f"ElementwiseKernel '{k}': output '{p.name}' expects {want}, "
                                 f"got a {outs[j].dtype} array")

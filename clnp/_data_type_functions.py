@@ -9,6 +9,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._helpers import check_array, is_array
 from ._prims import primitive
+from ._dtypes import kind as dkind
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
@@ -143,9 +144,9 @@ def finfo(type: Any, /) -> finfo_object:
     (32, True)
     """
     d = _dtype_of(type, "finfo")
-    if d.kind not in "fc":
+    if dkind(d) not in "fc":
         raise TypeError(f"finfo: {d} is not a floating-point dtype")
-    f = np.finfo(d)
+    f = dt.finfo(d)
     real = np.dtype(f.dtype)
     return finfo_object(int(f.bits), float(f.eps), float(f.max), float(f.min),
                         float(f.smallest_normal), real,
@@ -178,7 +179,7 @@ def iinfo(type: Any, /) -> iinfo_object:
     (-128, 127)
     """
     d = _dtype_of(type, "iinfo")
-    if d.kind not in "iu":
+    if dkind(d) not in "iu":
         raise TypeError(f"iinfo: {d} is not an integer dtype")
     i = np.iinfo(d)
     return iinfo_object(int(i.bits), int(i.max), int(i.min), d)

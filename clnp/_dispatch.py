@@ -151,7 +151,7 @@ def _build(name: str, args: tuple[Any, ...], inplace: bool = False) -> _Entry | 
         compute, out_dtype, arg_dtypes, _ = _resolve(rec, list(args), device)
     except (TypeError, ValueError, OverflowError):
         return None       # the general route raises the precise error
-    if math.prod(shape) == 0 or compute == dt.float16 or \
+    if math.prod(shape) == 0 or compute in dt.HALF or \
             any(a._dtype != d for a, d in zip(args, arg_dtypes) if type(a) is Array) or \
             (name == "pow" and compute.kind in "iu"):
         return None

@@ -6,6 +6,7 @@ interop with NumPy, scikit-learn and array_api_compat free, and lets NumPy be th
 """
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 bool_ = np.dtype("bool")
@@ -13,11 +14,17 @@ int8, int16, int32, int64 = (np.dtype(n) for n in ("int8", "int16", "int32", "in
 uint8, uint16, uint32, uint64 = (np.dtype(n) for n in ("uint8", "uint16", "uint32", "uint64"))
 float16, float32, float64 = (np.dtype(n) for n in ("float16", "float32", "float64"))
 complex64, complex128 = np.dtype("complex64"), np.dtype("complex128")
+# bfloat16 is ml_dtypes' NumPy dtype (what JAX uses): a host copy holds ml_dtypes.bfloat16
+# values. NumPy files it under kind 'V' (a user-defined dtype), so code that asks for the kind
+# of a dtype that may be bfloat16 uses :func:`kind`, which says 'f'.
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
+# 16-bit floats stored as 16 bits and computed in float32 on every device
+HALF = (float16, bfloat16)
 
 SIGNED = (int8, int16, int32, int64)
 UNSIGNED = (uint8, uint16, uint32, uint64)
 INTEGER = SIGNED + UNSIGNED
-REAL_FLOATING = (float16, float32, float64)
+REAL_FLOATING = (float16, bfloat16, float32, float64)
 COMPLEX_FLOATING = (complex64, complex128)
 FLOATING = REAL_FLOATING + COMPLEX_FLOATING
 NUMERIC = INTEGER + FLOATING
@@ -51,11 +58,34 @@ KINDS: dict[str, tuple[np.dtype, ...]] = {
 }
 
 
+def kind(d: np.dtype) -> str:
+    """``d.kind``, with bfloat16 a float ('f') rather than NumPy's 'V'."""
+    k = d.kind
+    return "f" if k == "V" and d == bfloat16 else k
+
+
+def finfo(d: np.dtype) -> object:
+    """NumPy's finfo, or ml_dtypes' for bfloat16 (NumPy's does not know user-defined dtypes)."""
+    return ml_dtypes.finfo(d) if d == bfloat16 else np.finfo(d)
+
+
+def _promote_bfloat16(other: np.dtype) -> np.dtype:
+    """JAX's lattice (which ml_dtypes follows where NumPy defines the pair): bool and every
+    integer keep bfloat16, float16 meets it at float32, wider floats and complex win."""
+    if other.kind in "biu" or other == bfloat16:
+        return bfloat16
+    if other == float16:
+        return float32
+    return other
+
+
 def _build_promotion() -> dict[tuple[np.dtype, np.dtype], np.dtype]:
     """The standard's table for same-kind pairs; NumPy 2 where the standard is silent."""
     # Pairs the standard leaves undefined (bool with numbers, int64 with uint64) follow NumPy 2,
     # which makes clnp a drop-in for NumPy code such as ``x * mask``.
-    return {(a, b): np.promote_types(a, b) for a in ALL for b in ALL}
+    return {(a, b): _promote_bfloat16(b) if a == bfloat16 else
+            _promote_bfloat16(a) if b == bfloat16 else np.promote_types(a, b)
+            for a in ALL for b in ALL}
 
 
 PROMOTION = _build_promotion()
@@ -80,6 +110,8 @@ def as_dtype(dtype: object, fname: str = "") -> np.dtype:
     where = f"{fname}: " if fname else ""
     if dtype is bool:
         return bool_
+    if isinstance(dtype, str) and dtype == "bfloat16":   # a name NumPy does not know
+        return bfloat16
     try:
         dt = np.dtype(dtype)  # type: ignore[call-overload]
     except TypeError:
@@ -97,11 +129,11 @@ def as_dtype(dtype: object, fname: str = "") -> np.dtype:
 def scalar_kind_ok(value: object, dtype: np.dtype) -> bool:
     """Whether a Python scalar may combine with an array of ``dtype`` (NEP 50 / the standard)."""
     if isinstance(value, bool):
-        return True if dtype == bool_ else dtype.kind in "iufc"
+        return True if dtype == bool_ else kind(dtype) in "iufc"
     if isinstance(value, int):
-        return dtype.kind in "iufc"
+        return kind(dtype) in "iufc"
     if isinstance(value, float):
-        return dtype.kind in "fc"
+        return kind(dtype) in "fc"
     if isinstance(value, complex):
         return dtype.kind == "c"
     return False
@@ -113,14 +145,14 @@ def weak_scalar_dtype(value: object, dtype: np.dtype) -> np.dtype:
     ``int`` with a bool array gives int64 (the default integer), ``float`` with an integer array
     gives the default float, ``complex`` with a real float gives the matching complex type.
     """
-    if isinstance(value, bool) or dtype.kind in "fc":
-        if isinstance(value, complex) and dtype.kind == "f":
+    if isinstance(value, bool) or kind(dtype) in "fc":
+        if isinstance(value, complex) and kind(dtype) == "f":
             return complex128 if dtype == float64 else complex64
         return dtype
     if isinstance(value, int):
         return dtype if dtype.kind in "iu" else int64
     if isinstance(value, float):
-        return dtype if dtype.kind in "fc" else float64
+        return dtype if kind(dtype) in "fc" else float64
     if isinstance(value, complex):
         return dtype if dtype.kind == "c" else complex128
     raise TypeError(f"unsupported scalar {value!r}")

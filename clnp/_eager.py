@@ -19,6 +19,7 @@ from ._codegen.reduction import ReduceSpec, fusable, render_reduction, vector_ok
 from . import _capture_hooks as _hooks
 from ._prims import def_impl, primitive
 from ._runtime import Device, launch
+from ._dtypes import kind as dkind
 
 _I32 = 2 ** 31 - 1
 
@@ -100,7 +101,7 @@ def _vector_width(device: Device, dtypes: list[np.dtype], body: tuple[Instr, ...
         # memory-bound body gains nothing)
         return 4 if _math_heavy(body) and max(d.itemsize for d in dtypes) <= 4 else 1
     # a cache line per vector: PoCL's float16 add/sin run ~10% faster than float8 ones
-    return max(1, min(16, 64 // max(d.itemsize for d in dtypes)))
+    return max(1, min(16, 64 // max(C.compute_itemsize(d) for d in dtypes)))
 
 
 # Strided kernels exist for 1, 2, 4 and 6 collapsed dims; other counts are padded up, since
@@ -225,7 +226,7 @@ def plan_elementwise(device: Device, body: tuple[Instr, ...], args: Sequence[Any
             template += [None, None] + cstr[k]
             k += 1
         else:
-            scalars.append((i, len(template), d if d.kind == "c" else None))
+            scalars.append((i, len(template), d if dkind(d) == "c" else None))
             template.append(None)
     for j in range(len(outs)):
         slots.append(len(template))
@@ -286,8 +287,7 @@ def _elementwise_kernel(device: Device, body: tuple[Instr, ...], in_dtypes: Sequ
     operands = tuple(Operand(d, s) for d, s in zip(in_dtypes, scalars))
     all_dtypes = [o.dtype for o in operands] + [i.out_dtype for i in body] + list(out_dtypes)
     width = 1
-    if contiguous and can_vectorize(body, all_dtypes) and \
-            not any(d == dt.float16 for d in all_dtypes):
+    if contiguous and can_vectorize(body, all_dtypes):
         width = _vector_width(device, all_dtypes, body)
     nargs = len(in_dtypes)
     spec = EwSpec(operands, body, tuple((nargs + len(body) - len(out_dtypes) + j, d)
@@ -330,12 +330,12 @@ def ew_apply(op: str, args: Sequence[Any], dtype: np.dtype, out_dtype: np.dtype,
     if op != "copy":
         args = [convert_element_type(a, dtype=d) if isinstance(a, Array) and a.dtype != d else a
                 for a, d in zip(args, arg_dtypes)]
-    elif dtype == dt.float16 and isinstance(args[0], Array) and args[0].dtype == dt.float16:
-        # float16 -> float16 copies move raw bits: a trip through float would canonicalise NaNs
+    elif dtype in dt.HALF and isinstance(args[0], Array) and args[0].dtype == dtype:
+        # float16/bfloat16 copies move raw bits: a trip through float would canonicalise NaNs
         src = args[0]
         bits = Array(src._buf, src._offset, src._shape, src._strides, dt.uint16, src._device)
         if out is None:
-            out = Array.empty(broadcast_shapes(src.shape), dt.float16, src._device)
+            out = Array.empty(broadcast_shapes(src.shape), dtype, src._device)
         view = Array(out._buf, out._offset, out._shape, out._strides, dt.uint16, out._device)
         ew_apply("copy", [bits], dt.uint16, dt.uint16, [dt.uint16], out=view)
         return out
@@ -470,8 +470,8 @@ def iota(*, n: int, start: Any, step: Any, dtype: np.dtype, device: Device) -> A
     out = Array.empty((n,), dtype, device)
     if n:
         idx = _index_array(n, device)
-        cdt = dtype if dtype.kind in "fc" else dt.int64
-        if dtype == dt.float16:
+        cdt = dtype if dkind(dtype) in "fc" else dt.int64
+        if dtype in dt.HALF:
             cdt = dt.float32   # half is storage-only on most devices (NumPy fills in float too)
         elif dtype == dt.uint64:
             # modular uint64 arithmetic covers values above 2**63 and negative steps

@@ -199,7 +199,7 @@ class _Sorter:
                                   [dt.bool_, dt.bool_])
                 copy_into(tail, ne)
             return f
-        nan_distinct = x.dtype.kind == "f" and not equal_nan
+        nan_distinct = dt.kind(x.dtype) == "f" and not equal_nan
         k = _kernel(self.spec, device, "clnp_sort_flags")
         L = self.spec.lsize
         launch(device, k, _grid(n, L), (L,), n, self.keys._buf, (1 << self.kbits) - 1,

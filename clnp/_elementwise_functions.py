@@ -20,6 +20,7 @@ from ._dispatch import apply_fast
 from ._helpers import is_array
 from ._prims import primitive
 from ._ufunc import ufunc
+from ._dtypes import kind as dkind
 
 __all__: list[str] = []
 
@@ -73,12 +74,12 @@ def _normalize(name: str, args: tuple[Any, ...]) -> tuple[list[Any], Any]:
 def _kernel_args(args: list[Any], compute: np.dtype) -> list[Any]:
     """Strong scalars become plain values; float16 computations get their scalars rounded to
     float16 first (NumPy converts the weak scalar to the array dtype, then computes)."""
-    if compute is not dt.float16 and not any([type(a) is _Strong for a in args]):
+    if compute not in dt.HALF and not any([type(a) is _Strong for a in args]):
         return args
     out = [a.value if isinstance(a, _Strong) else a for a in args]
-    if compute == dt.float16:
-        with np.errstate(over="ignore"):     # too large for float16: inf, as on the device
-            out = [float(np.float16(a)) if isinstance(a, (int, float)) and
+    if compute in dt.HALF:
+        with np.errstate(over="ignore"):     # too large for the type: inf, as on the device
+            out = [float(compute.type(a)) if isinstance(a, (int, float)) and
                    not isinstance(a, bool) else a for a in out]
     return out
 
@@ -191,7 +192,7 @@ def _example(rec: _ops.EwOp) -> str:
 
     def show(expr: str, value: Any) -> list[str]:
         value = np.asarray(value)
-        if value.dtype.kind in "fc":
+        if dkind(value.dtype) in "fc":
             return [f">>> print(numpy.round(numpy.asarray({expr}), 4))",
                     str(np.round(value, 4))]
         return [f">>> print(numpy.asarray({expr}))", str(value)]
@@ -440,7 +441,7 @@ def clip(x, /, min=None, max=None):
         x = asarray(x)
     if not is_array(x):
         raise TypeError(f"clip: x must be an array; got {type(x).__name__}")
-    if x.dtype.kind not in "iuf":
+    if dkind(x.dtype) not in "iuf":
         raise TypeError(f"clip requires real numeric input; got {x.dtype}")
     bounds = []
     for b, side in ((min, "min"), (max, "max")):
@@ -450,18 +451,18 @@ def clip(x, /, min=None, max=None):
             from ._creation_functions import asarray
             b = asarray(b, device=x.device)
         if b is None:
-            if x.dtype.kind == "f":
+            if dkind(x.dtype) == "f":
                 b = -float("inf") if side == "min" else float("inf")
             else:
                 info = np.iinfo(x.dtype)
                 b = int(info.min if side == "min" else info.max)
         elif is_array(b):
-            if b.dtype.kind not in "iuf":
+            if dkind(b.dtype) not in "iuf":
                 raise TypeError(f"clip: {side} must be real numeric; got {b.dtype}")
         elif isinstance(b, (bool, int, float)):
-            if isinstance(b, float) and x.dtype.kind in "iu":
+            if isinstance(b, float) and dkind(x.dtype) in "iu":
                 raise TypeError(f"clip: float {side}={b} with integer input {x.dtype}")
-            if x.dtype.kind in "iu":
+            if dkind(x.dtype) in "iu":
                 info = np.iinfo(x.dtype)
                 b = int(np.clip(b, info.min, info.max))
         else:

@@ -11,6 +11,7 @@ import numpy as np
 
 from . import _dtypes as dt
 from ._array import Array
+from ._dtypes import kind as dkind
 
 SCALARS = (bool, int, float, complex)
 
@@ -144,7 +145,7 @@ def normalize_shape(shape: Any, fname: str) -> tuple[int, ...]:
 
 def check_scalar_fits(value: Any, dtype: np.dtype, fname: str) -> None:
     """NumPy 2 raises OverflowError when a Python int does not fit the array's integer dtype."""
-    if isinstance(value, int) and not isinstance(value, bool) and dtype.kind in "iu":
+    if isinstance(value, int) and not isinstance(value, bool) and dkind(dtype) in "iu":
         info = np.iinfo(dtype)
         if not info.min <= value <= info.max:
             raise OverflowError(f"{fname}: Python integer {value} out of bounds for {dtype}")

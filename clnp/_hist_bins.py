@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ._dtypes import kind as dkind
 from ._warn import user_stacklevel
 
 ESTIMATORS = ("auto", "fd", "doane", "scott", "stone", "rice", "sturges", "sqrt")
@@ -42,7 +43,7 @@ def _ptp(mn: np.generic, mx: np.generic) -> Any:
 
 def _float(x: Any) -> Any:
     xp = _xp()
-    return x if x.dtype.kind == "f" else xp.astype(x, x.device.default_float)
+    return x if dkind(x.dtype) == "f" else xp.astype(x, x.device.default_float)
 
 
 def bin_width(x: Any, name: str, first: Any, last: Any) -> Any:
@@ -149,7 +150,7 @@ def n_equal_bins(x: Any, name: str, first: Any, last: Any) -> int:
     width = bin_width(x, name, first, last)
     if not width:
         return 1
-    if x.dtype.kind in "iub" and width < 1:
+    if dkind(x.dtype) in "iub" and width < 1:
         width = 1
     delta = _ptp(np.asarray(first)[()], np.asarray(last)[()])
     return int(math.ceil(delta / width))

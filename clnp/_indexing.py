@@ -27,6 +27,7 @@ from . import _dtypes as dt
 from ._array import Array
 from ._helpers import check_array, check_scalar_fits, is_array, normalize_axis
 from ._prims import primitive
+from ._dtypes import kind as dkind
 
 __all__ = ["take", "take_along_axis"]
 
@@ -49,7 +50,7 @@ def _classify(k: Any) -> tuple[str, Any]:
     if isinstance(k, (bool, np.bool_)):
         return "bool", bool(k)
     if is_array(k):
-        kind = k.dtype.kind
+        kind = dkind(k.dtype)
         if kind == "b":
             if k.ndim == 0:
                 # a 0-d mask adds an axis of length 1 or 0: a data-dependent shape
@@ -66,11 +67,11 @@ def _classify(k: Any) -> tuple[str, Any]:
             host = np.asarray(k)
         except ValueError:
             raise IndexError(f"{_VALID}; got a ragged sequence") from None
-        if host.size == 0 and host.dtype.kind == "f":
+        if host.size == 0 and dkind(host.dtype) == "f":
             host = host.astype(np.int64)   # [] is an empty integer index, as in NumPy
-        if host.dtype.kind == "b":
+        if dkind(host.dtype) == "b":
             return ("bool", bool(host)) if host.ndim == 0 else ("hbarr", host)
-        if host.dtype.kind in "iu":
+        if dkind(host.dtype) in "iu":
             return ("int", int(host)) if host.ndim == 0 else ("hiarr", host)
         raise IndexError(f"arrays used as indices must be of integer or boolean type; got "
                          f"{host.dtype}")
@@ -331,7 +332,7 @@ def _value_for(x: Any, value: Any) -> Any:
         from ._creation_functions import asarray
         value = asarray(value, dtype=x.dtype, device=x.device)
     if is_array(value):
-        if value.dtype.kind == "c" and x.dtype.kind != "c":
+        if dkind(value.dtype) == "c" and dkind(x.dtype) != "c":
             raise TypeError(f"__setitem__: cannot assign a {value.dtype} value to a {x.dtype} "
                             f"array (take real() or abs() first)")
         if value.device is not x.device:
@@ -341,17 +342,17 @@ def _value_for(x: Any, value: Any) -> Any:
     if not isinstance(value, (bool, int, float, complex)):
         raise TypeError(f"__setitem__: value must be an array or a Python scalar; got "
                         f"{type(value).__name__}")
-    if isinstance(value, complex) and x.dtype.kind != "c":
+    if isinstance(value, complex) and dkind(x.dtype) != "c":
         raise TypeError(f"__setitem__: cannot assign a complex value to a {x.dtype} array")
-    if isinstance(value, float) and x.dtype.kind in "iu":
+    if isinstance(value, float) and dkind(x.dtype) in "iu":
         if math.isnan(value):
             raise ValueError(f"__setitem__: cannot convert float NaN to {x.dtype}")
         if math.isinf(value):
             raise OverflowError(f"__setitem__: cannot convert float {value} to {x.dtype}")
         value = int(value)
-    if isinstance(value, float) and x.dtype.kind == "b":
+    if isinstance(value, float) and dkind(x.dtype) == "b":
         value = bool(value)
-    if isinstance(value, int) and not isinstance(value, bool) and x.dtype.kind == "b":
+    if isinstance(value, int) and not isinstance(value, bool) and dkind(x.dtype) == "b":
         value = bool(value)
     check_scalar_fits(value, x.dtype, "__setitem__")
     return value
@@ -438,16 +439,16 @@ def _index_operand(indices: Any, x: Any, fname: str, n: int, axis: int) -> tuple
     # NumPy's classes: take casts the indices (TypeError), take_along_axis indexes (IndexError)
     bad = IndexError if fname == "take_along_axis" else TypeError
     if is_array(indices):
-        if indices.dtype.kind not in "iu":
+        if dkind(indices.dtype) not in "iu":
             raise bad(f"{fname}: indices must have an integer dtype; got {indices.dtype}")
         if indices.device is not x.device:
             raise ValueError(f"{fname}: indices are on {indices.device}, x on {x.device}")
         return indices, False
     host = np.asarray(indices)
-    if host.size == 0 and host.dtype.kind == "f":
+    if host.size == 0 and dkind(host.dtype) == "f":
         host = host.astype(np.int64)
-    if host.dtype.kind not in "iu":
-        if host.dtype.kind not in "biufc":      # not numbers at all (a dict, strings)
+    if dkind(host.dtype) not in "iu":
+        if dkind(host.dtype) not in "biufc":      # not numbers at all (a dict, strings)
             raise TypeError(f"{fname}: indices must be an integer array; got "
                             f"{type(indices).__name__}")
         raise bad(f"{fname}: indices must have an integer dtype; got {host.dtype}")

@@ -16,6 +16,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._helpers import is_array
 from ._prims import primitive
+from ._dtypes import kind as dkind
 
 __all__ = ["matmul", "tensordot", "vecdot", "dot", "inner", "outer", "vdot", "matvec",
            "vecmat"]
@@ -263,14 +264,14 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
         raise ValueError(f"vecdot: shapes {x1.shape} and {x2.shape} cannot be broadcast "
                          f"together") from None
     from ._elementwise_functions import conj, multiply
-    p = multiply(conj(x1) if x1.dtype.kind == "c" else x1, x2)
+    p = multiply(conj(x1) if dkind(x1.dtype) == "c" else x1, x2)
     red = len(shape) + ax
-    if d.kind in "iu":
+    if dkind(d) in "iu":
         # wraparound like NumPy: the int64 sum narrowed to d has the same low bits
-        acc = dt.int64 if d.kind == "i" else dt.uint64
+        acc = dt.int64 if dkind(d) == "i" else dt.uint64
         r = primitive("reduce").bind(p, op="sum", axes=(red,), acc_dtype=acc, out_dtype=acc)
         return _as(r, d)
-    acc = dt.float32 if d == dt.float16 else d
+    acc = dt.float32 if d in dt.HALF else d
     return primitive("reduce").bind(p, op="sum", axes=(red,), acc_dtype=acc, out_dtype=d)
 
 
@@ -521,7 +522,7 @@ def vecmat(x1: Any, x2: Any, /) -> Any:
         raise ValueError(f"vecmat: the last dimension of x1 and the second-to-last of x2 "
                          f"differ: shapes {x1.shape} and {x2.shape} ({x1.shape[-1]} != "
                          f"{x2.shape[-2]})")
-    if x1.dtype.kind == "c":
+    if dkind(x1.dtype) == "c":
         from ._elementwise_functions import conj
         x1 = conj(x1)
     r = matmul(primitive("reshape").bind(x1, shape=x1.shape[:-1] + (1,) + x1.shape[-1:]), x2)

@@ -8,6 +8,7 @@ from typing import Any, Sequence
 from . import _dtypes as dt
 from ._helpers import check_array, is_array, normalize_axes, normalize_axis, normalize_shape
 from ._prims import primitive
+from ._dtypes import kind as dkind
 
 __all__ = ["broadcast_shapes", "broadcast_arrays", "broadcast_to", "concat", "expand_dims", "flip",
            "moveaxis", "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile",
@@ -657,13 +658,13 @@ def repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Any:
     if not isinstance(repeats, int) or isinstance(repeats, bool):
         import numpy as np
         if is_array(repeats):
-            if repeats.dtype.kind not in "iu":
+            if dkind(repeats.dtype) not in "iu":
                 raise TypeError(f"repeat: repeats must have an integer dtype; got "
                                 f"{repeats.dtype}")
             host = repeats.to_numpy()
         else:
             host = np.asarray(repeats)
-            if host.dtype.kind not in "iu" and host.size:
+            if dkind(host.dtype) not in "iu" and host.size:
                 raise TypeError(f"repeat: repeats must be integers; got {host.dtype}")
         if host.ndim > 1 or (host.ndim == 1 and host.shape[0] not in (1, n)):
             raise ValueError(f"repeat: repeats of shape {host.shape} does not match the "

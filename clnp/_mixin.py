@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from . import _ops
+from ._dtypes import kind as dkind
 
 
 def _ns():
@@ -1335,7 +1336,7 @@ def _var_std(x: Any, name: str, axis: Any, dtype: Any, out: Any, ddof: Any, keep
     if mean is not _NO:
         if dtype is not None:
             x = _ns().astype(x, dtype)
-        d = _ns().abs(x - mean) ** 2 if x.dtype.kind == "c" else (x - mean) ** 2
+        d = _ns().abs(x - mean) ** 2 if dkind(x.dtype) == "c" else (x - mean) ** 2
         kw = _given(where=where)
         n = _ns().sum(_ns().ones_like(x, dtype=_ns().int64) if not kw else
                       _ns().astype(_ns().broadcast_to(where, x.shape), _ns().int64),

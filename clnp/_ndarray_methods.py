@@ -12,6 +12,7 @@ import operator
 from typing import Any
 
 import numpy as np
+from ._dtypes import kind as dkind
 
 
 def _ns() -> Any:
@@ -143,7 +144,7 @@ def put(x: Any, indices: Any, values: Any, mode: str = "raise") -> None:
     check_storage(x, "put")
     ns = _ns()
     idx = ns.reshape(ns.asarray(indices, device=x.device), (-1,))
-    if idx.dtype.kind not in "iu":
+    if dkind(idx.dtype) not in "iu":
         if idx.size == 0:
             idx = ns.astype(idx, ns.int64)
         else:
@@ -173,7 +174,7 @@ def choose(a: Any, choices: Any, mode: str = "raise") -> Any:
     """``numpy.choose``: ``choices[a[i]][i]`` for every index ``i``, with broadcasting."""
     ns = _ns()
     idx = ns.asarray(a)
-    if idx.dtype.kind not in "iub":
+    if dkind(idx.dtype) not in "iub":
         raise TypeError(f"choose: the index array must be integer; got dtype {idx.dtype}")
     seq = list(choices) if not hasattr(choices, "shape") else [choices[i] for i in
                                                                range(choices.shape[0])]
@@ -248,7 +249,7 @@ def resize(x: Any, new_shape: tuple[int, ...]) -> None:
 def set_part(x: Any, value: Any, part: str) -> None:
     """``x.real = value`` / ``x.imag = value``."""
     check_storage(x, f"setting .{part}")
-    if x.dtype.kind == "c":
+    if dkind(x.dtype) == "c":
         getattr(x, part)[...] = value
     elif part == "real":
         x[...] = value

@@ -17,6 +17,7 @@ import numpy as np
 
 from ._helpers import is_array
 from ._numpy_functions import _arr, _device_of, _xp
+from ._dtypes import kind as dkind
 
 __all__ = ["mgrid", "ogrid", "r_", "c_", "s_", "index_exp", "euler_gamma", "little_endian"]
 
@@ -27,7 +28,7 @@ little_endian = sys.byteorder == "little"
 
 
 def _is_float(v: Any) -> bool:
-    return isinstance(v, (float, np.floating)) or (is_array(v) and v.dtype.kind == "f")
+    return isinstance(v, (float, np.floating)) or (is_array(v) and dkind(v.dtype) == "f")
 
 
 class _Grid:

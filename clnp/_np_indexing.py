@@ -18,6 +18,7 @@ from . import _dtypes as dt
 from ._helpers import is_array, normalize_axis
 from ._numpy_functions import _arr, _device_of, _xp
 from ._prims import in_transformation
+from ._dtypes import kind as dkind
 
 __all__ = ["unravel_index", "ravel_multi_index", "indices", "ix_", "diag_indices",
            "diag_indices_from", "tril_indices", "triu_indices", "tril_indices_from",
@@ -39,8 +40,8 @@ def _dims(shape: Any, fname: str) -> tuple[int, ...]:
 
 def _int_index(a: Any, fname: str, what: str) -> Any:
     x = _arr(a, _device_of(a))
-    if x.dtype.kind not in "iu":
-        if x.dtype.kind == "f" and x.size == 0:
+    if dkind(x.dtype) not in "iu":
+        if dkind(x.dtype) == "f" and x.size == 0:
             return _xp().astype(x, dt.int64)
         raise TypeError(f"{fname}: {what} must be integers; got dtype {x.dtype}")
     return _xp().astype(x, dt.int64)

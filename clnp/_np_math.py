@@ -23,6 +23,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._helpers import is_array, normalize_axis
 from ._numpy_functions import _arr, _device_of, _finish, _inexact, _xp
+from ._dtypes import kind as dkind
 from ._warn import user_stacklevel
 
 __all__ = ["digitize", "histogram2d", "histogramdd", "gradient", "correlate", "kron",
@@ -48,8 +49,8 @@ def _kernel(name: str) -> Any:
         "i0f": ("T x", "T y", _I0_C_F),
     }
     ins, outs, body = specs[name]
-    return ElementwiseKernel(ins, outs, body, f"clnp_np_{name}", preamble=_I0_PRE
-                             if name.startswith("i0") else "")
+    pre = {"i0": _I0_PRE, "i0f": _I0_PRE_F}.get(name, "")
+    return ElementwiseKernel(ins, outs, body, f"clnp_np_{name}", preamble=pre)
 
 
 # Cephes' Chebyshev coefficients for I0 (the series NumPy's i0 evaluates)
@@ -82,9 +83,17 @@ else { c = cb; nc = 25; t = 32.0 / ax - 2.0; }
 double b0 = c[0], b1 = 0.0, b2 = 0.0;
 for (int k = 1; k < nc; k++) { b2 = b1; b1 = b0; b0 = t * b1 - b2 + c[k]; }
 double r = 0.5 * (b0 - b2);
-y = (T)(ax <= 8.0 ? exp(ax) * r : exp(ax) * r / sqrt(ax));
+if (ax <= 8.0) { y = (T)(exp(ax) * r); }
+else if (ax < CLNP_I0_SPLIT) { y = (T)(exp(ax) * r / sqrt(ax)); }
+/* exp(ax) overflows before I0(ax) ~ exp(ax) / sqrt(2 pi ax) does: two half exponentials */
+else { double h = exp(0.5 * ax); y = (T)((h * (r / sqrt(ax))) * h); }
 """
-_I0_C_F = _I0_C.replace("double", "float")
+_I0_C_F = _I0_C.replace("double", "float").replace("CLNP_I0_SPLIT", "80.0f")
+_I0_C = _I0_C.replace("CLNP_I0_SPLIT", "700.0")
+# float results from the double series where the device has fp64 (the float series is off by
+# an ulp or two, i0(0) = 0.99999994); the float series elsewhere
+_I0_C_F = f"#ifdef cl_khr_fp64\n{_I0_C}\n#else\n{_I0_C_F}\n#endif\n(void)x"   # ends a statement
+_I0_PRE_F = "#ifdef cl_khr_fp64\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#endif\n" + _I0_PRE
 
 
 def _float_in(x: Any) -> Any:
@@ -96,7 +105,7 @@ def _ufunc_float(a: Any) -> Any:
     """A ufunc's float input: integers and bools as NumPy's smallest float that holds them
     (int8 -> float16, int16 -> float32, wider -> float64; float32 without fp64)."""
     a = _arr(a)
-    if a.dtype.kind in "fc":
+    if dkind(a.dtype) in "fc":
         return a
     f = np.promote_types(a.dtype, np.float16)
     if f == np.float64 and not a.device.supports(dt.float64):
@@ -105,7 +114,7 @@ def _ufunc_float(a: Any) -> Any:
 
 
 def _check_int(a: Any, fname: str) -> None:
-    if a.dtype.kind not in "iu":
+    if dkind(a.dtype) not in "iu":
         raise TypeError(f"{fname}: ufunc '{fname}' did not contain a loop with signature "
                         f"matching types {a.dtype}; integer input is required")
 
@@ -175,7 +184,7 @@ def _int2(name: str, x1: Any, x2: Any, out: Any) -> Any:
         _arr(x2, dev) if is_array(x2) or np.ndim(x2) else x2
     d = xp.result_type(a, b)
     a, b = _arr(a, dev, d), _arr(b, dev, d)
-    if d.kind not in "iu":
+    if dkind(d) not in "iu":
         raise TypeError(f"{name}: integer inputs are required; got {d}")
     if d == dt.bool_:
         a, b = xp.astype(a, dt.int8), xp.astype(b, dt.int8)
@@ -231,7 +240,7 @@ def i0(x: Any) -> Any:
     [1.     1.2661 2.2796]
     """
     a = _float_in(x)
-    if a.dtype.kind == "c":
+    if dkind(a.dtype) == "c":
         raise TypeError(f"i0: not supported for complex values; got dtype {a.dtype}")
     # the series in double where the dtype is float64, else in float (no fp64 needed)
     return _kernel("i0" if a.dtype == dt.float64 else "i0f")(a)
@@ -298,7 +307,7 @@ def ldexp(x1: Any, x2: Any, /, out: Any = None) -> Any:
     dev = _device_of(x1, x2)
     a = _ufunc_float(_arr(x1, dev))
     k = _arr(x2, dev)
-    if k.dtype.kind not in "biu":
+    if dkind(k.dtype) not in "biu":
         raise TypeError(f"ldexp: the exponent must be integer; got {k.dtype}")
     k = xp.astype(xp.clip(k, -2 ** 31, 2 ** 31 - 1) if k.dtype.itemsize > 4 or
                   k.dtype == dt.uint32 else k, dt.int32)
@@ -458,10 +467,10 @@ def digitize(x: Any, bins: Any, right: bool = False) -> Any:
     xa, b = _arr(x, dev), _arr(bins, dev)
     if b.ndim != 1:
         raise ValueError(f"digitize: bins must be one-dimensional; got shape {b.shape}")
-    if xa.dtype.kind == "c" or b.dtype.kind == "c":
+    if dkind(xa.dtype) == "c" or dkind(b.dtype) == "c":
         raise TypeError(f"digitize: x and bins may not be complex; got dtypes {xa.dtype} and "
                         f"{b.dtype}")
-    d = b[1:] - b[:-1] if b.dtype.kind != "b" else xp.astype(b[1:], dt.int8) - xp.astype(
+    d = b[1:] - b[:-1] if dkind(b.dtype) != "b" else xp.astype(b[1:], dt.int8) - xp.astype(
         b[:-1], dt.int8)
     if b.shape[0] < 2:
         increasing = True
@@ -488,7 +497,7 @@ def _edges(col: Any, bins: Any, rng: Any, fname: str) -> Any:
     fl = col.device.default_float
     if is_array(bins) or np.ndim(bins) == 1:
         e = xp.astype(_arr(bins, col.device), fl) if not is_array(bins) or \
-            bins.dtype.kind != "f" else bins
+            dkind(bins.dtype) != "f" else bins
         if e.ndim != 1 or (e.shape[0] > 1 and not bool(xp.all(e[1:] >= e[:-1]))):
             raise ValueError(f"{fname}: bins must be monotonically increasing, when an array")
         return e
@@ -584,7 +593,7 @@ def histogramdd(sample: Any, bins: Any = 10, range: Any = None, density: Any = N
         hist = xp.reshape(xp.bincount(flat, weights=w, minlength=total), tuple(nbin))
     core = tuple(slice(1, -1) for _ in builtins.range(d))
     hist = hist[core]
-    if hist.dtype.kind in "iub":
+    if dkind(hist.dtype) in "iub":
         hist = xp.astype(hist, s.device.default_float)
     if density:
         s_ = xp.sum(hist)
@@ -683,7 +692,7 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> An
     if a.dtype == dt.bool_:           # NumPy: boolean subtract is not supported
         raise TypeError("gradient: not supported for dtype bool (cast to a numeric dtype "
                         "first)")
-    if a.dtype.kind not in "fc":
+    if dkind(a.dtype) not in "fc":
         a = xp.astype(a, a.device.default_float)
     n = a.ndim
     axes = tuple(builtins.range(n)) if axis is None else tuple(
@@ -718,7 +727,7 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> An
             if dd.ndim != 1 or dd.shape[0] != m:
                 raise ValueError("gradient: when 1d, distances must match the length of the "
                                  "corresponding dimension")
-            dd = xp.astype(dd, a.dtype) if a.dtype.kind == "f" else _inexact(dd)
+            dd = xp.astype(dd, a.dtype) if dkind(a.dtype) == "f" else _inexact(dd)
             h = dd[1:] - dd[:-1]
         if uniform:
             dv = float(d)
@@ -790,16 +799,16 @@ def correlate(a: Any, v: Any, mode: str = "valid") -> Any:
         raise ValueError(f"correlate: object too deep for desired array; got shapes "
                          f"{aa.shape} and {va.shape}")
     vr = xp.flip(va)
-    if vr.dtype.kind == "c":
+    if dkind(vr.dtype) == "c":
         vr = xp.conj(vr)
     if mode == "same" and va.shape[0] > aa.shape[0]:
         # NumPy swaps the operands (the longer first) and reverses and conjugates the result,
         # which centres the 'same' window differently for an even length difference
         ar = xp.flip(aa)
-        if ar.dtype.kind == "c":
+        if dkind(ar.dtype) == "c":
             ar = xp.conj(ar)
         res = xp.flip(convolve(va, ar, mode))
-        return xp.conj(res) if res.dtype.kind == "c" else res
+        return xp.conj(res) if dkind(res.dtype) == "c" else res
     return convolve(aa, vr, mode)
 
 
@@ -925,7 +934,7 @@ def trapezoid(y: Any, x: Any = None, dx: float = 1.0, axis: int = -1) -> Any:
     xp = _xp()
     dev = _device_of(y, x)
     ya = _arr(y, dev)
-    if ya.dtype.kind not in "fc":
+    if dkind(ya.dtype) not in "fc":
         ya = xp.astype(ya, ya.device.default_float)
     ax = normalize_axis(axis, ya.ndim, "trapezoid")
     key1 = [slice(None)] * ya.ndim
@@ -987,7 +996,7 @@ def unwrap(p: Any, discont: Any = None, axis: int = -1, *, period: float = 2 * m
     if discont is None:
         discont = period / 2
     rdt = np.result_type(np.dtype(dd.dtype), np.asarray(period).dtype) \
-        if not isinstance(period, float) else (dd.dtype if dd.dtype.kind in "fc"
+        if not isinstance(period, float) else (dd.dtype if dkind(dd.dtype) in "fc"
                                               else a.device.default_float)
     if rdt.kind in "iu":
         high, rem = divmod(period, 2)
@@ -1099,7 +1108,7 @@ def packbits(a: Any, /, axis: int | None = None, bitorder: str = "big") -> Any:
     if bitorder not in ("big", "little"):
         raise ValueError("packbits: 'order' must be either 'little' or 'big'")
     x = _arr(a)
-    if x.dtype.kind not in "biu":
+    if dkind(x.dtype) not in "biu":
         raise TypeError(f"packbits: Expected an input array of integer or boolean data type; "
                         f"got {x.dtype}")
     x, ax = _bit_axis(x, axis)

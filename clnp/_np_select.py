@@ -22,6 +22,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._helpers import is_array, normalize_axis
 from ._numpy_functions import _arr, _device_of, _xp
+from ._dtypes import kind as dkind
 
 __all__ = ["partition", "argpartition", "select", "choose", "piecewise", "put", "place",
            "putmask", "copyto", "insert", "delete", "append", "resize", "trim_zeros",
@@ -30,7 +31,7 @@ __all__ = ["partition", "argpartition", "select", "choose", "piecewise", "put", 
 
 def _kth(kth: Any, n: int, fname: str) -> None:
     ks = np.atleast_1d(np.asarray(kth.to_numpy() if is_array(kth) else kth))
-    if ks.dtype.kind not in "iu":
+    if dkind(ks.dtype) not in "iu":
         raise TypeError(f"{fname}: kth must be integers; got {ks.dtype}")
     if ks.size and (ks.min() < -n or ks.max() >= n):
         raise ValueError(f"{fname}: kth(={ks.tolist()}) out of bounds ({n})")
@@ -230,7 +231,7 @@ def choose(a: Any, choices: Sequence[Any], out: Any = None, mode: str = "raise")
         raise ValueError(f"choose: mode must be 'raise', 'wrap' or 'clip'; got {mode!r}")
     dev = _device_of(a, *choices)
     idx = _arr(a, dev)
-    if idx.dtype.kind not in "iu":
+    if dkind(idx.dtype) not in "iu":
         raise TypeError(f"choose: a must be integers; got {idx.dtype}")
     n = len(choices)
     if n == 0:
@@ -403,7 +404,7 @@ def put(a: Any, ind: Any, v: Any, mode: str = "raise") -> None:
     idx = xp.reshape(_arr(ind, a.device), (-1,))
     if idx.size == 0:
         return
-    if idx.dtype.kind not in "iu":
+    if dkind(idx.dtype) not in "iu":
         raise TypeError(f"put: indices must be integers; got {idx.dtype}")
     idx = xp.astype(idx, dt.int64)
     n = a.size
@@ -583,7 +584,7 @@ def _positions(obj: Any, n: int, fname: str) -> tuple[np.ndarray, bool]:
         return np.nonzero(host)[0].astype(np.int64), False
     if host.size == 0:
         return host.astype(np.int64).reshape(-1), False
-    if host.dtype.kind not in "iu":
+    if dkind(host.dtype) not in "iu":
         raise IndexError(f"{fname}: arrays used as indices must be of integer (or boolean) "
                          f"type; got {host.dtype}")
     if host.ndim > 1:
@@ -1014,8 +1015,8 @@ def sort_complex(a: Any) -> Any:
     """
     xp = _xp()
     x = _arr(a)
-    if x.dtype.kind != "c":
-        small = x.dtype.kind in "biu" and x.dtype.itemsize <= 2 or x.dtype.kind == "f" and \
+    if dkind(x.dtype) != "c":
+        small = dkind(x.dtype) in "biu" and x.dtype.itemsize <= 2 or dkind(x.dtype) == "f" and \
             x.dtype.itemsize <= 4
         cd = dt.complex64 if small else dt.complex128
         if not x.device.supports(cd):

@@ -19,6 +19,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._helpers import is_array, normalize_axis
 from ._numpy_functions import _arr, _device_of, _finish, _xp
+from ._dtypes import kind as dkind
 
 __all__ = ["fliplr", "flipud", "rot90", "rollaxis", "row_stack", "block", "diagflat",
            "apply_along_axis", "apply_over_axes", "array_equiv", "asarray_chkfinite",
@@ -474,7 +475,7 @@ def asarray_chkfinite(a: Any, dtype: Any = None, order: Any = None) -> Any:
     """
     xp = _xp()
     x = _arr(a, None, dtype)
-    if x.dtype.kind in "fc" and x.size and not bool(xp.all(xp.isfinite(x))):
+    if dkind(x.dtype) in "fc" and x.size and not bool(xp.all(xp.isfinite(x))):
         raise ValueError("asarray_chkfinite: array must not contain infs or NaNs")
     return x
 
@@ -631,7 +632,7 @@ def iscomplex(x: Any) -> Any:
     """
     xp = _xp()
     a = _arr(x)
-    if a.dtype.kind != "c":
+    if dkind(a.dtype) != "c":
         return xp.zeros(a.shape, dtype=dt.bool_, device=a.device)
     return xp.imag(a) != 0
 
@@ -657,7 +658,7 @@ def isreal(x: Any) -> Any:
     """
     xp = _xp()
     a = _arr(x)
-    if a.dtype.kind != "c":
+    if dkind(a.dtype) != "c":
         return xp.ones(a.shape, dtype=dt.bool_, device=a.device)
     return xp.imag(a) == 0
 
@@ -665,10 +666,10 @@ def isreal(x: Any) -> Any:
 def _isinf_sign(x: Any, out: Any, positive: bool, fname: str) -> Any:
     xp = _xp()
     a = _arr(x)
-    if a.dtype.kind == "c":
+    if dkind(a.dtype) == "c":
         raise TypeError(f"{fname}: this operation is not supported for complex values "
                         f"because it would be ambiguous; got dtype {a.dtype}")
-    if a.dtype.kind != "f":
+    if dkind(a.dtype) != "f":
         res = xp.zeros(a.shape, dtype=dt.bool_, device=a.device)
     else:
         res = xp.isinf(a) & ((a > 0) if positive else (a < 0))
@@ -756,10 +757,10 @@ def angle(z: Any, deg: bool = False) -> Any:
     """
     xp = _xp()
     a = _arr(z)
-    if a.dtype.kind == "c":
+    if dkind(a.dtype) == "c":
         re, im = xp.real(a), xp.imag(a)
     else:
-        if a.dtype.kind not in "f":
+        if dkind(a.dtype) not in "f":
             a = xp.astype(a, a.device.default_float)
         re, im = a, xp.zeros_like(a)
     r = xp.atan2(im, re)

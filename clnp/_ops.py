@@ -163,9 +163,10 @@ ew("copysign", 2, "real floating-point", {"f": "copysign({0}, {1})"}, np.copysig
    float_only=True)
 ew("hypot", 2, "real floating-point", {"f": "clnp_vm_hypot_{T}({0}, {1})"}, np.hypot,
    vec=True, float_only=True, identity=0, reorderable=True)
-# float16 computes in float, so its neighbours need their own helper
+# float16 and bfloat16 compute in float, so their neighbours need their own helpers
 ew("nextafter", 2, "real floating-point", {"f": "nextafter({0}, {1})",
-                                           "float16": "clnp_nextafter16_{T}({0}, {1})"},
+                                           "float16": "clnp_nextafter16_{T}({0}, {1})",
+                                           "bfloat16": "clnp_nextafterbf_{T}({0}, {1})"},
    np.nextafter)
 ew("logaddexp", 2, "real floating-point", {"f": "clnp_logaddexp_{T}({0}, {1})"}, np.logaddexp,
    float_only=True, identity=-float("inf"), reorderable=True)

@@ -14,6 +14,7 @@ from . import _dtypes as dt
 from . import _ops
 from ._array import Array
 from ._helpers import is_array
+from ._dtypes import kind as dkind
 
 _PY_SCALARS = (bool, int, float, complex)
 
@@ -53,7 +54,7 @@ def _promote(name: str, args: list[Any]) -> np.dtype:
         if isinstance(a, _PY_SCALARS):
             res = dt.promote(res, dt.weak_scalar_dtype(a, res))
         elif _weak(a):
-            res = dt.promote(res, dt.weak_scalar_dtype(_WEAK_SAMPLE[a.dtype.kind], res))
+            res = dt.promote(res, dt.weak_scalar_dtype(_WEAK_SAMPLE[dkind(a.dtype)], res))
     return res
 
 

@@ -61,7 +61,8 @@ build_stats: dict[str, float] = {"built": 0, "loaded": 0, "build_s": 0.0, "load_
 
 
 # Functions a program's source passes through before it is built: the kernel generators add
-# the definitions of shared helpers their sources call (``clnp._codegen.ctypes.half_helpers``)
+# the definitions of shared helpers their sources call (``clnp._codegen.ctypes.half_helpers``,
+# ``bfloat16_helpers``)
 _SOURCE_FILTERS: list[Callable[[str], str]] = []
 
 

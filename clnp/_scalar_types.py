@@ -20,7 +20,7 @@ __all__ = [
     "dtype", "generic", "number", "integer", "signedinteger", "unsignedinteger", "inexact",
     "floating", "complexfloating",
     "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "float32", "float64", "complex64", "complex128",
+    "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
     "byte", "ubyte", "short", "ushort", "intc", "uintc", "int_", "uint", "intp", "uintp",
     "long", "ulong", "longlong", "ulonglong", "half", "single", "double", "float_",
     "csingle", "cdouble", "True_", "False_", "ScalarType", "sctypeDict", "typecodes",
@@ -37,6 +37,7 @@ bool_ = np.bool_
 int8, int16, int32, int64 = np.int8, np.int16, np.int32, np.int64
 uint8, uint16, uint32, uint64 = np.uint8, np.uint16, np.uint32, np.uint64
 float16, float32, float64 = np.float16, np.float32, np.float64
+bfloat16 = dt.bfloat16.type   # ml_dtypes.bfloat16, the scalar type JAX uses
 complex64, complex128 = np.complex64, np.complex128
 byte, ubyte, short, ushort = np.byte, np.ubyte, np.short, np.ushort
 intc, uintc, int_, uint = np.intc, np.uintc, np.int_, np.uint

@@ -9,6 +9,7 @@ from . import _dtypes as dt
 from ._helpers import SCALARS, check_array, is_array, normalize_axes, normalize_axis, \
     result_dtype_of
 from ._prims import primitive
+from ._dtypes import kind as dkind
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted"]
 
@@ -21,7 +22,7 @@ def _keep(res: Any, x: Any, axes: tuple[int, ...]) -> Any:
 
 def _argsearch(x: Any, op: str, axis: Any, keepdims: bool) -> Any:
     check_array(x, op)
-    if x.dtype.kind not in "biufc":
+    if dkind(x.dtype) not in "biufc":
         raise TypeError(f"{op}: unsupported dtype {x.dtype}")
     if axis is None or x.ndim == 0:
         if axis is not None:
@@ -246,7 +247,7 @@ def searchsorted(x1: Any, x2: Any, /, *, side: str = "left", sorter: Any = None)
         raise ValueError(f"searchsorted: x1 is on {x1.device}, x2 on {x2.device}")
     if sorter is not None:
         check_array(sorter, "searchsorted", "sorter")
-        if sorter.dtype.kind not in "iu":
+        if dkind(sorter.dtype) not in "iu":
             raise TypeError(f"searchsorted: sorter must have an integer dtype; got "
                             f"{sorter.dtype}")
         if sorter.shape != x1.shape:
@@ -255,10 +256,10 @@ def searchsorted(x1: Any, x2: Any, /, *, side: str = "left", sorter: Any = None)
         if sorter.device is not x1.device:
             raise ValueError(f"searchsorted: x1 is on {x1.device}, sorter on {sorter.device}")
     d = result_dtype_of([x1, x2], "searchsorted")
-    if d.kind not in "biufc":
+    if dkind(d) not in "biufc":
         raise TypeError(f"searchsorted: unsupported dtype {d}")
     if not x1.device.supports(d):
-        d = dt.float32 if d.kind == "f" else dt.complex64
+        d = dt.float32 if dkind(d) == "f" else dt.complex64
     if not is_array(x2):
         from ._creation_functions import asarray
         x2 = asarray(x2, dtype=d, device=x1.device)

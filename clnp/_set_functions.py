@@ -8,6 +8,7 @@ from . import _dtypes as dt
 from ._helpers import (SCALARS, check_array, check_scalar_fits, is_array, normalize_axis,
                        result_dtype_of)
 from ._prims import primitive
+from ._dtypes import kind as dkind
 
 __all__ = ["isin", "unique", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
 
@@ -263,7 +264,7 @@ def isin(x1: Any, x2: Any, /, *, invert: bool = False) -> Any:
     d = result_dtype_of([x1, x2], "isin")
     device = (x1 if a1 else x2).device
     if not device.supports(d):   # a Python float next to integers: the device's own float
-        d = device.default_float if d.kind == "f" else device.default_complex
+        d = device.default_float if dkind(d) == "f" else device.default_complex
     invert = bool(invert)
     shape = x1.shape if a1 else ()
     for v in (x1, x2):

@@ -9,6 +9,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._helpers import check_array, normalize_axes
 from ._prims import primitive
+from ._dtypes import kind as dkind
 
 __all__ = ["max", "mean", "min", "prod", "std", "sum", "var", "all", "any"]
 
@@ -21,10 +22,10 @@ def _acc_dtype(x: Any, dtype: Any, fname: str) -> np.dtype:
         except TypeError as e:
             raise TypeError(f"{fname}: {e}") from None
         x.device.check_dtype(d, fname)
-        if d.kind == "b":
+        if dkind(d) == "b":
             raise TypeError(f"{fname}: dtype=bool is not a numeric dtype")
         return d
-    k = x.dtype.kind
+    k = dkind(x.dtype)
     if k == "b" or k == "i":
         return dt.int64
     if k == "u":
@@ -85,10 +86,10 @@ def sum(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = Fals
     (2, 1)
     """
     check_array(x, "sum")
-    if x.dtype.kind not in "biufc":
+    if dkind(x.dtype) not in "biufc":
         raise TypeError(f"sum requires numeric input; got {x.dtype}")
     d = _acc_dtype(x, dtype, "sum")
-    acc = dt.float32 if d == dt.float16 else d
+    acc = dt.float32 if d in dt.HALF else d
     return _reduce(x, "sum", axis, keepdims, acc, d, "sum")
 
 
@@ -132,19 +133,19 @@ def prod(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = Fal
     """
     check_array(x, "prod")
     d = _acc_dtype(x, dtype, "prod")
-    acc = dt.float32 if d == dt.float16 else d
+    acc = dt.float32 if d in dt.HALF else d
     return _reduce(x, "prod", axis, keepdims, acc, d, "prod")
 
 
 def _minmax(x: Any, op: str, axis: Any, keepdims: bool) -> Any:
     check_array(x, op)
-    if x.dtype.kind not in "biuf":
+    if dkind(x.dtype) not in "biuf":
         raise TypeError(f"{op} requires real-valued input; got {x.dtype}")
     axes = normalize_axes(axis, x.ndim, op)
     if math.prod(x.shape[a] for a in axes) == 0:
         raise ValueError(f"{op}: zero-size reduction over axes {axes} of shape {x.shape} has "
                          f"no identity")
-    acc = dt.float32 if x.dtype == dt.float16 else x.dtype
+    acc = dt.float32 if x.dtype in dt.HALF else x.dtype
     return _reduce(x, op, axis, keepdims, acc, x.dtype, op)
 
 
@@ -232,9 +233,9 @@ def min(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
 
 def _float_input(x: Any, fname: str) -> Any:
     check_array(x, fname)
-    if x.dtype.kind in "fc":
+    if dkind(x.dtype) in "fc":
         return x
-    if x.dtype.kind in "iub":
+    if dkind(x.dtype) in "iub":
         return x.astype(x.device.default_float)
     raise TypeError(f"{fname} requires floating-point input; got {x.dtype}")
 
@@ -280,10 +281,21 @@ def mean(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
     [2. 3.]
     """
     x = _float_input(x, "mean")
-    n = _count(x, axis, "mean")
-    s = sum(x, axis=axis, keepdims=keepdims)
+    return _narrow(_mean(x, axis, keepdims), x.dtype)
+
+
+def _mean(x: Any, axis: Any, keepdims: bool) -> Any:
+    """The mean, in float32 for float16/bfloat16 ``x`` (NumPy's float16 mean computes in
+    float32 and rounds once)."""
     from ._elementwise_functions import divide
+    n = _count(x, axis, "mean")
+    s = sum(x, axis=axis, keepdims=keepdims, dtype=dt.float32 if x.dtype in dt.HALF else None)
     return divide(s, float(n) if n else float("nan"))
+
+
+def _narrow(r: Any, dtype: np.dtype) -> Any:
+    """A float32 result of float16/bfloat16 input, rounded once to the input's dtype."""
+    return r.astype(dtype) if r.dtype != dtype and dtype in dt.HALF else r
 
 
 def _correction(correction: float, ddof: float | None, fname: str) -> float:
@@ -339,13 +351,19 @@ def var(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool 
     >>> float(clnp.var(clnp.asarray([1.0, 2.0, 3.0, 4.0])))
     1.25
     """
-    from ._elementwise_functions import abs as _abs, divide, multiply, real, square, subtract, conj
     correction = _correction(correction, ddof, "var")
     x = _float_input(x, "var")
+    return _narrow(_var(x, axis, correction, keepdims), x.dtype)
+
+
+def _var(x: Any, axis: Any, correction: float, keepdims: bool) -> Any:
+    """The variance, in float32 for float16/bfloat16 ``x``: deviations from the float32 mean
+    are float32 (the input's loads widen), so are their squares and sums."""
+    from ._elementwise_functions import divide, multiply, real, square, subtract, conj
     n = _count(x, axis, "var")
-    m = mean(x, axis=axis, keepdims=True)
+    m = _mean(x, axis, True)
     dev = subtract(x, m)
-    sq = real(multiply(dev, conj(dev))) if x.dtype.kind == "c" else square(dev)
+    sq = real(multiply(dev, conj(dev))) if dkind(x.dtype) == "c" else square(dev)
     s = sum(sq, axis=axis, keepdims=keepdims)
     denom = n - correction
     return divide(s, float(denom) if denom > 0 else float("nan")) if n else \
@@ -398,7 +416,8 @@ def std(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool 
     """
     from ._elementwise_functions import sqrt
     correction = _correction(correction, ddof, "std")
-    return sqrt(var(x, axis=axis, correction=correction, keepdims=keepdims))
+    x = _float_input(x, "std")
+    return _narrow(sqrt(_var(x, axis, correction, keepdims)), x.dtype)
 
 
 def _logical(x: Any, op: str, axis: Any, keepdims: bool) -> Any:

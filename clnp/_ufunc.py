@@ -26,6 +26,7 @@ from . import _ops
 from ._array import Array
 from ._helpers import _prefix_message, is_array, normalize_axes, normalize_axis
 from ._prims import EVAL, current_interpreter, primitive
+from ._dtypes import kind as dkind
 
 
 class _NoValue:
@@ -82,10 +83,10 @@ def _sequence_operand(seq: Any, device: Any) -> np.ndarray:
     float64/complex128 where the device has fp64; a device without it is never asked for
     float64 that the user did not request)."""
     host = np.asarray(seq)
-    if host.dtype.kind not in "fc":
+    if dkind(host.dtype) not in "fc":
         return host
     dev = device if device is not None else _ns().default_device()
-    default = dev.default_float if host.dtype.kind == "f" else dev.default_complex
+    default = dev.default_float if dkind(host.dtype) == "f" else dev.default_complex
     return host if host.dtype == default else host.astype(default)
 
 
@@ -210,7 +211,10 @@ class ufunc:
                            if set(t.replace("->", "")) <= chars]
         if self._types is None:
             out = []
-            for d in sorted(dt.ALL, key=lambda d: _TYPE_ORDER.index(d.char)):
+            # bfloat16 ('E') has loops in clnp, but NumPy's .types never lists it (ml_dtypes
+            # registers its loops with the dtype)
+            for d in sorted((d for d in dt.ALL if d.char in _TYPE_ORDER),
+                            key=lambda d: _TYPE_ORDER.index(d.char)):
                 if d not in dt.CATEGORIES[self._rec.category]:
                     continue
                 r = {"same": d, "bool": dt.bool_,
@@ -389,9 +393,9 @@ class ufunc:
         if dtype is not None:
             return dt.as_dtype(dtype, f"{self.__name__}.{method}")
         d = x.dtype
-        if self._op in ("add", "multiply") and d.kind in "biu" and d.itemsize < 8:
-            return dt.uint64 if d.kind == "u" else dt.int64
-        if self._op in ("add", "multiply") and d.kind == "b":
+        if self._op in ("add", "multiply") and dkind(d) in "biu" and d.itemsize < 8:
+            return dt.uint64 if dkind(d) == "u" else dt.int64
+        if self._op in ("add", "multiply") and dkind(d) == "b":
             return dt.int64
         return d
 
@@ -511,7 +515,7 @@ class ufunc:
             acc = out_dtype = dt.bool_
         else:
             out_dtype = d
-            acc = dt.float32 if d == dt.float16 else d
+            acc = dt.float32 if d in dt.HALF else d
         r = primitive("reduce").bind(x, op=red, axes=tuple(sorted(axes)), acc_dtype=acc,
                                      out_dtype=out_dtype)
         if init is not None:
@@ -634,7 +638,7 @@ class ufunc:
         d = self._method_dtype(x, dtype, "accumulate")
         if x.dtype != d:
             x = x.astype(d)
-        if self._op in _SCAN and x.dtype.kind in "iufc":
+        if self._op in _SCAN and dkind(x.dtype) in "iufc":
             r = primitive(_SCAN[self._op]).bind(x, axis=ax, include_initial=False)
         else:
             if self._table:
@@ -706,7 +710,7 @@ class ufunc:
         x = _as_array(array, name)
         ax = normalize_axis(axis, x.ndim, name)
         idx = np.asarray(indices.to_numpy() if isinstance(indices, Array) else indices)
-        if idx.ndim != 1 or (idx.size and idx.dtype.kind not in "iu"):
+        if idx.ndim != 1 or (idx.size and dkind(idx.dtype) not in "iu"):
             raise TypeError(f"{name}: indices must be a 1-d sequence of integers; got "
                             f"{idx.dtype} of shape {idx.shape}")
         n = x.shape[ax]
@@ -861,10 +865,10 @@ class ufunc:
                 k = np.asarray(k)
             if isinstance(k, (list, np.ndarray)):
                 h = np.asarray(k)
-                if h.dtype.kind not in "iu" and not (h.size == 0 and h.dtype.kind == "f"):
+                if dkind(h.dtype) not in "iu" and not (h.size == 0 and dkind(h.dtype) == "f"):
                     break
                 k = ns.asarray(h.astype(np.int64), device=a.device)
-            if not (isinstance(k, Array) and k.dtype.kind in "iu"):
+            if not (isinstance(k, Array) and dkind(k.dtype) in "iu"):
                 break
             arrays.append(k)
         else:

@@ -7,6 +7,7 @@ from typing import Any
 
 from ._helpers import SCALARS, check_array, is_array, normalize_axis
 from ._prims import primitive
+from ._dtypes import kind as dkind
 
 __all__ = ["diff"]
 
@@ -88,7 +89,7 @@ def diff(x: Any, /, *, axis: int = -1, n: int = 1, prepend: Any = None,
     if x.ndim == 0:
         raise ValueError("diff: x must have at least one dimension; got a 0-d array")
     ax = normalize_axis(axis, x.ndim, "diff")
-    if x.dtype.kind not in "biufc":
+    if dkind(x.dtype) not in "biufc":
         raise TypeError(f"diff: unsupported dtype {x.dtype}")
     if prepend is not None or append is not None:
         parts = [_edge(prepend, x, ax, "prepend")] if prepend is not None else []
@@ -98,7 +99,7 @@ def diff(x: Any, /, *, axis: int = -1, n: int = 1, prepend: Any = None,
         from ._manipulation_functions import concat
         x = concat(parts, axis=ax)
     from ._elementwise_functions import not_equal, subtract
-    op = not_equal if x.dtype.kind == "b" else subtract
+    op = not_equal if dkind(x.dtype) == "b" else subtract
     for _ in range(n):
         m = x.shape[ax]
         if m <= 1:

@@ -38,14 +38,14 @@ def _check_norm(norm: Any, fname: str) -> str:
 
 
 def _check_input(x: Any, fname: str, real_only: bool = False) -> Any:
-    """``x`` as a float32/float64/complex64/complex128 array (float16 is widened)."""
+    """``x`` as a float32/float64/complex64/complex128 array (float16/bfloat16 are widened)."""
     check_array(x, fname)
     d = x.dtype
-    if real_only and d.kind != "f":
+    if real_only and dt.kind(d) != "f":
         raise TypeError(f"{fname}: x must have a real floating-point data type; got {d}")
-    if d.kind not in "fc":
+    if dt.kind(d) not in "fc":
         raise TypeError(f"{fname}: x must have a floating-point data type; got {d}")
-    if d == dt.float16:
+    if d in dt.HALF:
         x = primitive("convert_element_type").bind(x, dtype=dt.float32)
     return x
 

@@ -12,7 +12,7 @@ functions.
 Conventions where the standard leaves a choice:
 
 * Decompositions take float32, float64, complex64 and complex128 arrays; integer, boolean and
-  float16 input raises ``TypeError`` (as NumPy's linalg does for float16).
+  float16 and bfloat16 inputs raise ``TypeError`` (as NumPy's linalg does for float16).
 * Eager calls raise :class:`LinAlgError` (a subclass of ``numpy.linalg.LinAlgError``) where
   NumPy raises: ``inv``/``solve``/``matrix_power(x, -n)`` of a singular matrix, ``cholesky``
   of one that is not positive definite, ``svd``/``svdvals``/``pinv``/``matrix_rank``/
@@ -74,8 +74,8 @@ def _float_array(x: Any, fname: str, arg: str = "x") -> Any:
         raise TypeError(f"linalg.{fname}: {arg} must be a clnp array; got {type(x).__name__} "
                         f"(wrap it with clnp.asarray)")
     if x.dtype not in _DECOMP:
-        if x.dtype == dt.float16:
-            raise TypeError(f"linalg.{fname}: float16 is not supported; convert {arg} to "
+        if x.dtype in dt.HALF:
+            raise TypeError(f"linalg.{fname}: {x.dtype} is not supported; convert {arg} to "
                             f"float32 or float64 first")
         raise TypeError(f"linalg.{fname} requires a floating-point array; got {arg} of dtype "
                         f"{x.dtype}")
@@ -1239,7 +1239,7 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
     ----------
     x : array_like
         Input; integer and boolean input is converted to the device's default float dtype,
-        float16 to float32.
+        float16 and bfloat16 to float32.
     ord : int, float or str, optional
         The norm's order, as for ``vector_norm`` (one axis) or ``matrix_norm`` (two axes).
     axis : int or pair of ints, optional
@@ -1275,7 +1275,7 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
     if not is_array(x):
         x = xp.asarray(x)
     if x.dtype not in _DECOMP:
-        x = xp.astype(x, dt.float32 if x.dtype == dt.float16 else x.device.default_float)
+        x = xp.astype(x, dt.float32 if x.dtype in dt.HALF else x.device.default_float)
     if axis is None:
         if ord is None:
             return vector_norm(x, keepdims=keepdims)

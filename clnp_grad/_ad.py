@@ -15,6 +15,7 @@ from . import _rules as R
 from ._args import check_differentiable, lift
 from ._core import HIGHER_ORDER, Interpreter, Tracer
 from ._tree import tree_flatten, tree_map, tree_unflatten
+from clnp._dtypes import kind as dkind
 
 
 def _rule_missing(prim: Primitive, mode: str) -> NotImplementedError:
@@ -466,7 +467,7 @@ def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
         if out.shape != ():
             raise TypeError(f"grad requires a scalar (shape ()) output; got shape {out.shape}. "
                             f"Use vjp or jacrev for non-scalar outputs")
-        if out.dtype.kind != "f":
+        if dkind(out.dtype) != "f":
             raise TypeError(f"grad requires a real floating-point output; got {out.dtype}")
         g = f_vjp(xp.ones((), dtype=out.dtype, device=out.device))
         g = g[0] if isinstance(argnums, int) else tuple(g)

@@ -14,6 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 import clnp as xp
+from clnp._dtypes import kind as dkind
 
 _PY_SCALARS = (bool, int, float, complex)
 
@@ -58,7 +59,7 @@ def check_differentiable(flat: Sequence[Any], names: Sequence[str], what: str) -
         if not (hasattr(x, "shape") and hasattr(x, "dtype")):
             raise TypeError(f"{what}: {name} must be an array, a Python scalar or a pytree of "
                             f"them; got {type(x).__name__}")
-        if x.dtype.kind not in "fc":
+        if dkind(x.dtype) not in "fc":
             raise TypeError(f"{what} requires real- or complex-valued inputs (a floating "
                             f"dtype) to differentiate with respect to, but {name} has dtype "
                             f"{x.dtype}; pass a float (3.0, not 3), cast with astype, or "

@@ -15,6 +15,7 @@ from typing import Any, Callable
 import clnp as xp
 from clnp import _ops
 from clnp._prims import primitive
+from clnp._dtypes import kind as dkind
 
 LN2, LN10 = math.log(2.0), math.log(10.0)
 
@@ -26,7 +27,7 @@ def _zero(*_: Any) -> float:
 PARTIALS: dict[str, Callable[..., tuple[Any, ...]]] = {
     # |x| of a complex x is not holomorphic: d|x| = Re(conj(x)/|x| dx); ew_jvp takes the real
     # part, and the VJP is ct * conj(x)/|x| (JAX's convention)
-    "abs": lambda x, z: (xp.conj(xp.sign(x)) if x.dtype.kind == "c" else xp.sign(x),),
+    "abs": lambda x, z: (xp.conj(xp.sign(x)) if dkind(x.dtype) == "c" else xp.sign(x),),
     "acos": lambda x, z: (-1.0 / xp.sqrt(1.0 - x * x),),
     "acosh": lambda x, z: (1.0 / xp.sqrt(x * x - 1.0),),
     "asin": lambda x, z: (1.0 / xp.sqrt(1.0 - x * x),),
@@ -97,7 +98,7 @@ LINEAR_UNARY = {"conj", "real", "imag"}
 
 
 def is_float(v: Any) -> bool:
-    return _is_arr(v) and v.dtype.kind in "fc"
+    return _is_arr(v) and dkind(v.dtype) in "fc"
 
 
 def differentiable_op(name: str) -> bool:
@@ -118,7 +119,7 @@ def unbroadcast(ct: Any, shape: tuple[int, ...], dtype: Any) -> Any:
         if ct.shape != tuple(shape):
             ct = xp.reshape(ct, tuple(shape))
     if ct.dtype != dtype:
-        if dtype.kind != "c" and ct.dtype.kind == "c":
+        if dkind(dtype) != "c" and dkind(ct.dtype) == "c":
             ct = xp.real(ct)
         ct = xp.astype(ct, dtype)
     return ct
@@ -139,7 +140,7 @@ def add_ct(a: Any, b: Any) -> Any:
 # ------------------------------------------------------------------------------ elementwise
 def ew_jvp(name: str, primals: tuple, tangents: tuple, out: Any) -> Any:
     rec = _ops.OPS[name]
-    if rec.out == "bool" or out.dtype.kind not in "fc":
+    if rec.out == "bool" or dkind(out.dtype) not in "fc":
         return None
     if name in LINEAR_UNARY:
         t = tangents[0]
@@ -163,7 +164,7 @@ def ew_jvp(name: str, primals: tuple, tangents: tuple, out: Any) -> Any:
         return None
     if acc.shape != out.shape:
         acc = xp.broadcast_to(acc, out.shape)
-    if acc.dtype.kind == "c" and out.dtype.kind != "c":
+    if dkind(acc.dtype) == "c" and dkind(out.dtype) != "c":
         acc = xp.real(acc)           # a real function of complex inputs (abs)
     return acc if acc.dtype == out.dtype else xp.astype(acc, out.dtype)
 
@@ -231,7 +232,7 @@ for _n in ("reshape", "transpose", "broadcast_to", "slice", "copy"):
 
 def _jvp_convert(primals: tuple, tangents: tuple, out: Any, *, dtype: Any) -> Any:
     t = tangents[0]
-    if t is None or dtype.kind not in "fc":
+    if t is None or dkind(dtype) not in "fc":
         return None
     return _bind("convert_element_type", t, dtype=dtype)
 
@@ -340,7 +341,7 @@ def _jvp_reduce(primals: tuple, tangents: tuple, out: Any, *, op: str, axes: tup
                 acc_dtype: Any, out_dtype: Any) -> Any:
     t = tangents[0]
     x = primals[0]
-    if t is None or op in ("any", "all") or out_dtype.kind not in "fc":
+    if t is None or op in ("any", "all") or dkind(out_dtype) not in "fc":
         return None
     if op == "sum":
         return _bind("reduce", t, op="sum", axes=axes, acc_dtype=acc_dtype, out_dtype=out_dtype)
@@ -468,7 +469,7 @@ def _jvp_fft(primals: tuple, tangents: tuple, out: Any, **params: Any) -> Any:
     t = tangents[0]
     if t is None:
         return None
-    if params["kind"] == "r2c" and t.dtype.kind == "c":
+    if params["kind"] == "r2c" and dkind(t.dtype) == "c":
         raise NotImplementedError("jvp of rfft with a complex tangent")
     return _bind("fft", t, **params)
 

@@ -21,6 +21,7 @@ from clnp._prims import Primitive, primitive
 
 from ._rules import JVP, NON_DIFFERENTIABLE, VJP, is_float, unbroadcast
 from ._vmap import BATCH, _materialize
+from clnp._dtypes import kind as dkind
 
 
 def _bind(name: str, *args: Any, **params: Any) -> Any:
@@ -322,7 +323,7 @@ def _batch_searchsorted(prim: Primitive, vals: tuple, b: tuple, size: int, *,
     q = xp.reshape(x2, (size, -1, 1))
     s = xp.reshape(x1, (size, 1, x1.shape[1]))
     before = s < q if side == "left" else s <= q
-    if q.dtype.kind == "f":
+    if dkind(q.dtype) == "f":
         qnan = xp.isnan(q)
         if side == "left":
             qnan = xp.logical_and(qnan, xp.logical_not(xp.isnan(s)))

@@ -28,6 +28,7 @@ from ._ir import Aval, Graph, StagingInterpreter, StagingTracer, Var, eval_graph
 from ._rules import is_float
 from ._tree import PyTreeDef, tree_flatten, tree_unflatten
 from ._vmap import BatchInterpreter, BatchTracer, _materialize
+from clnp._dtypes import kind as dkind
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan"]
 
@@ -496,7 +497,7 @@ def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any) -
         raise TypeError("lax.switch: branches must be a non-empty sequence of callables")
     if isinstance(index, (bool, np.bool_)) or not (
             isinstance(index, (int, np.integer)) or (hasattr(index, "dtype") and
-                                                     index.dtype.kind in "iu")):
+                                                     dkind(index.dtype) in "iu")):
         got = f"dtype {index.dtype}" if hasattr(index, "dtype") else type(index).__name__
         raise TypeError(f"lax.switch: index must be an integer scalar; got {got}")
     if not hasattr(index, "shape") or isinstance(index, np.generic):
@@ -610,7 +611,7 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any],
         return out
     for nm, b in (("lower", lower), ("upper", upper)):
         if not (isinstance(b, (int, np.integer)) or (hasattr(b, "dtype") and
-                                                     b.dtype.kind in "iu")) or \
+                                                     dkind(b.dtype) in "iu")) or \
                 isinstance(b, (bool, np.bool_)) or tuple(getattr(b, "shape", ())) != ():
             raise TypeError(f"{what}: {nm} must be an integer scalar; got "
                             f"{getattr(b, 'dtype', type(b).__name__)} "

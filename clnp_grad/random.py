@@ -32,6 +32,7 @@ import clnp as xp
 from clnp import _dtypes as dt
 from clnp._eager import broadcast_shapes
 from clnp._prims import primitive
+from clnp._dtypes import kind as dkind
 
 __all__ = ["key", "PRNGKey", "split", "fold_in", "bits", "uniform", "normal", "bernoulli",
            "randint", "categorical", "permutation", "truncated_normal"]
@@ -88,7 +89,7 @@ def _array(fname: str, name: str, x: Any, k: Any, kinds: str = "iuf") -> Any:
     """``x`` as a clnp array (traced values pass through), real of one of ``kinds``."""
     a = x if hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, np.ndarray) \
         else xp.asarray(x, device=k.device)
-    if a.dtype.kind not in kinds:
+    if dkind(a.dtype) not in kinds:
         raise TypeError(f"{fname}: {name} must be a real number or array; got dtype {a.dtype}")
     return a
 
@@ -160,7 +161,7 @@ def key(seed: Any, *, device: Any = None) -> Any:
         raise TypeError(f"key: seed must be an int or an integer array; got "
                         f"{type(seed).__name__}")
     s = xp.asarray(seed, device=device) if isinstance(seed, np.ndarray) else seed
-    if s.dtype.kind not in "iu":
+    if dkind(s.dtype) not in "iu":
         raise TypeError(f"key: seed must be an integer; got dtype {s.dtype}")
     if s.shape != ():
         raise ValueError(f"key: seed must be a scalar (0-d); got shape {tuple(s.shape)} "
@@ -457,7 +458,7 @@ def randint(key: Any, shape: Any, minval: Any, maxval: Any, dtype: Any = None) -
     k = _check_key("randint", key)
     shape = _shape("randint", shape)
     d = dt.int64 if dtype is None else dt.as_dtype(dtype, "randint")
-    if d.kind not in "iu":
+    if dkind(d) not in "iu":
         raise TypeError(f"randint: dtype must be an integer dtype; got {d}")
     if isinstance(minval, (int, np.integer)) and isinstance(maxval, (int, np.integer)):
         lo, hi, info = int(minval), int(maxval), np.iinfo(d)

@@ -11,6 +11,7 @@ import json
 import struct
 from typing import BinaryIO
 
+import ml_dtypes
 import numpy as np
 
 __all__ = ["write", "read", "DTYPES"]
@@ -18,7 +19,7 @@ __all__ = ["write", "read", "DTYPES"]
 DTYPES = {np.dtype(k): v for k, v in (
     ("bool", "BOOL"), ("uint8", "U8"), ("int8", "I8"), ("uint16", "U16"), ("int16", "I16"),
     ("uint32", "U32"), ("int32", "I32"), ("uint64", "U64"), ("int64", "I64"),
-    ("float16", "F16"), ("float32", "F32"), ("float64", "F64"))}
+    ("float16", "F16"), (ml_dtypes.bfloat16, "BF16"), ("float32", "F32"), ("float64", "F64"))}
 _BACK = {v: k for k, v in DTYPES.items()}
 _MAX_HEADER = 100_000_000  # the reference implementation's limit
 

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import dataclasses
 from typing import Any
+from clnp._dtypes import kind as dkind
 
 __all__ = ["leaf_paths", "structure_to_json", "structure_from_json"]
 
 
 def _child_names(d: Any) -> list[str]:
     """The path component of each child of the PyTreeDef node ``d``."""
-    k = d.kind
+    k = dkind(d)
     n = len(d.children)
     if k is dict:
         return [str(key) for key in d.aux]
@@ -34,7 +35,7 @@ def leaf_paths(treedef: Any) -> list[str]:
     out: list[str] = []
 
     def rec(d: Any, prefix: tuple[str, ...]) -> None:
-        if d.kind == "leaf":
+        if dkind(d) == "leaf":
             out.append(".".join(prefix))
             return
         for name, c in zip(_child_names(d), d.children):

@@ -7,11 +7,13 @@ by ``loss_scale.scale``, divide the gradients by ``unscale``, and with
 :class:`DynamicLossScale` skip the step and halve the scale when a gradient overflowed
 (:func:`all_finite`, :func:`select_tree`), doubling it again after ``period`` good steps.
 
-float16 on devices without ``cl_khr_fp16`` (PoCL, NVIDIA's OpenCL): clnp stores float16 as
-16-bit ``half`` and converts with ``vload_half``/``vstore_half``, so every elementwise op,
-reduction and matmul computes in float32 and rounds once on the store; float16 matrix
-products accumulate in float32. bfloat16 is not a clnp dtype yet: :func:`get_policy` rejects
-it with a message saying so (docs/nn.md, "Mixed precision").
+float16 and bfloat16 on devices without ``cl_khr_fp16`` (PoCL, NVIDIA's OpenCL): clnp stores
+float16 as 16-bit ``half`` and bfloat16 as the top 16 bits of a float, and converts both with
+integer code on load and store (round to nearest even), so every elementwise op, reduction and
+matmul computes in float32 and rounds once on the store; half-precision matrix products and
+reductions accumulate in float32. bfloat16 keeps float32's exponent range, so a bfloat16
+policy needs no loss scaling (float16 does). What 16-bit storage does not do (no tensor
+cores for bfloat16, linalg decompositions refuse it, ...): docs/nn.md, "Mixed precision".
 
 All of the loss scales are pytrees (their arrays are leaves, ``period``/``factor`` static),
 so they pass through ``clnp_grad.jit`` with the rest of the training state.
@@ -26,6 +28,7 @@ import numpy as np
 
 import clnp as xp
 import clnp_grad as cg
+from clnp._dtypes import kind as dkind
 
 __all__ = ["Policy", "get_policy", "parse_dtype", "half_dtype", "cast_to_full",
            "cast_to_half", "NoOpLossScale", "StaticLossScale", "DynamicLossScale",
@@ -33,15 +36,15 @@ __all__ = ["Policy", "get_policy", "parse_dtype", "half_dtype", "cast_to_full",
 
 T = TypeVar("T")
 
-_NAMES = {np.dtype("float16"): ("f16", "float16"), np.dtype("float32"): ("full", "f32", "float32"),
-          np.dtype("float64"): ("f64", "float64")}
+_NAMES = {np.dtype(xp.bfloat16): ("bf16", "bfloat16"), np.dtype("float16"): ("f16", "float16"),
+          np.dtype("float32"): ("full", "f32", "float32"), np.dtype("float64"): ("f64", "float64")}
 _BY_NAME = {n: d for d, names in _NAMES.items() for n in names}
-_BF16 = ("bf16", "bfloat16")
 _STATIC = {"static": True}
 
 
 def half_dtype() -> np.dtype:
-    """The half-precision dtype clnp uses: float16 (bfloat16 is not a clnp dtype yet).
+    """The half-precision dtype ``"half"`` names: float16 (jmp's choice off TPUs; bfloat16 is
+    spelled ``bf16``/``bfloat16``).
 
     Returns
     -------
@@ -59,7 +62,7 @@ def half_dtype() -> np.dtype:
 
 def parse_dtype(value: str) -> np.dtype:
     """A dtype from jmp's names: ``full``/``f32``/``float32``, ``half``/``f16``/``float16``,
-    ``f64``/``float64``.
+    ``bf16``/``bfloat16``, ``f64``/``float64``.
 
     Parameters
     ----------
@@ -73,7 +76,7 @@ def parse_dtype(value: str) -> np.dtype:
     Raises
     ------
     ValueError
-        For an unknown name, and for ``bf16``/``bfloat16`` (clnp has no bfloat16 storage).
+        For an unknown name.
 
     Examples
     --------
@@ -82,18 +85,17 @@ def parse_dtype(value: str) -> np.dtype:
     dtype('float16')
     >>> amp.parse_dtype("f32")
     dtype('float32')
+    >>> amp.parse_dtype("bf16")
+    dtype(bfloat16)
     """
     if value == "half":
         return half_dtype()
-    if value in _BF16:
-        raise ValueError(f"parse_dtype: '{value}' is not available: clnp has no bfloat16 "
-                         f"dtype yet (float16 storage works on every device); use 'half' or "
-                         f"'float16'")
     try:
         return _BY_NAME[value]
     except KeyError:
         raise ValueError(f"parse_dtype: unknown dtype '{value}'; must be full, half, float16, "
-                         f"float32, float64 or a contraction thereof (f16, f32, f64)") from None
+                         f"bfloat16, float32, float64 or a contraction thereof (f16, bf16, "
+                         f"f32, f64)") from None
 
 
 def _floating(fname: str, name: str, dtype: Any) -> np.dtype:
@@ -103,14 +105,15 @@ def _floating(fname: str, name: str, dtype: Any) -> np.dtype:
         raise TypeError(f"{fname}: {name} must be a floating-point dtype; got "
                         f"{dtype!r}") from None
     if d not in _NAMES:
-        raise TypeError(f"{fname}: {name} must be float16, float32 or float64; got {d}")
+        raise TypeError(f"{fname}: {name} must be float16, bfloat16, float32 or float64; "
+                        f"got {d}")
     return d
 
 
 def _cast_floating_to(tree: T, dtype: np.dtype) -> T:
     def cast(x: Any) -> Any:
         d = getattr(x, "dtype", None)
-        if d is None or not hasattr(x, "shape") or np.dtype(d).kind != "f" or d == dtype:
+        if d is None or not hasattr(x, "shape") or dkind(np.dtype(d)) != "f" or d == dtype:
             return x
         if isinstance(x, np.ndarray):
             return x.astype(dtype)
@@ -125,7 +128,7 @@ class Policy:
     Parameters
     ----------
     param_dtype, compute_dtype, output_dtype : dtype
-        float16, float32 or float64.
+        float16, bfloat16, float32 or float64.
 
     Raises
     ------
@@ -240,7 +243,7 @@ class Policy:
         Parameters
         ----------
         output_dtype : dtype
-            float16, float32 or float64.
+            float16, bfloat16, float32 or float64.
 
         Returns
         -------
@@ -373,7 +376,7 @@ def _warn_if_not_floating(x: Any, name: str) -> None:
     d = getattr(x, "dtype", None)
     if d is None:
         d = np.asarray(x).dtype
-    if np.dtype(d).kind != "f":
+    if dkind(np.dtype(d)) != "f":
         warnings.warn(f"Expected floating type for {name}, got {d}", stacklevel=3)
 
 

@@ -34,6 +34,7 @@ from clnp._runtime import select_device
 
 from . import _safetensors
 from ._tree_paths import leaf_paths, structure_from_json, structure_to_json
+from clnp._dtypes import kind as dkind
 
 __all__ = ["save", "load"]
 
@@ -75,12 +76,12 @@ def _encode_leaf(path: str, leaf: Any) -> tuple[dict, np.ndarray | None]:
     if isinstance(leaf, str):
         return {"k": "str", "v": leaf}, None
     if isinstance(leaf, np.generic):
-        if leaf.dtype.kind not in "biufc":
+        if dkind(leaf.dtype) not in "biufc":
             raise TypeError(f"save: leaf '{path}' is a NumPy scalar of dtype {leaf.dtype}; "
                             f"only numeric and bool values can be saved")
         return {"k": "numpy_scalar"}, np.asarray(leaf)
     if isinstance(leaf, np.ndarray):
-        if leaf.dtype.kind not in "biufc":
+        if dkind(leaf.dtype) not in "biufc":
             raise TypeError(f"save: leaf '{path}' is a NumPy array of dtype {leaf.dtype}; "
                             f"only numeric and bool arrays can be saved")
         return {"k": "numpy"}, leaf
@@ -153,7 +154,7 @@ def save(path: str | os.PathLike, tree: Any) -> None:
     for q, leaf in zip(paths, leaves):
         desc, host = _encode_leaf(q, leaf)
         if host is not None:
-            if suffix == ".safetensors" and host.dtype.kind == "c":
+            if suffix == ".safetensors" and dkind(host.dtype) == "c":
                 raise TypeError(f"save: leaf '{q}' is complex ({host.dtype}); the safetensors "
                                 f"format has no complex dtypes: save to a .npz file")
             desc["dtype"] = host.dtype.name
@@ -201,6 +202,11 @@ def _read(p: Path, suffix: str) -> tuple[dict[str, np.ndarray], dict | None]:
     if info.get("format") != _FORMAT:
         raise ValueError(f"load: '{p}' has checkpoint format {info.get('format')!r}; this "
                          f"clnp_nn reads {_FORMAT!r}")
+    for desc in info.get("leaves", ()):
+        a = arrays.get(desc.get("path"))
+        if a is not None and a.dtype.kind == "V" and desc.get("dtype") == "bfloat16":
+            # NumPy's .npy header cannot name ml_dtypes' bfloat16: it stores raw 2-byte records
+            arrays[desc["path"]] = a.view(xp.bfloat16)
     return arrays, info
 
 

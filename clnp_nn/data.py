@@ -31,6 +31,7 @@ import numpy as np
 
 import clnp as xp
 from clnp._runtime import select_device
+from clnp._dtypes import kind as dkind
 
 __all__ = ["DataLoader"]
 
@@ -56,7 +57,7 @@ def _to_host(fname: str, name: str, a: Any) -> np.ndarray:
     if h.ndim == 0:
         raise ValueError(f"{fname}: {name} must have a leading batch dimension; got a 0-d "
                          f"array")
-    if h.dtype.kind not in "biufc":
+    if dkind(h.dtype) not in "biufc":
         raise TypeError(f"{fname}: {name} has dtype {h.dtype}; only numeric and bool arrays "
                         f"can be uploaded")
     return h

@@ -55,3 +55,74 @@ def test_float16_kernels_vector_and_tail_paths(device, n):
     x, y = clnp.asarray(a, device=device), clnp.asarray(b, device=device)
     _same_bits(np.asarray(x * y + x), a * b + a)
     _same_bits(np.asarray(cg.jit(lambda p, q: p * q + p)(x, y)), a * b + a)
+
+
+@pytest.mark.parametrize("n", [5, 33, 1027])
+def test_float16_vector_bodies_round_every_result(device, n):
+    """float16 bodies compute on float vectors on CPUs: each intermediate is still rounded to
+    float16 as NumPy rounds it, casts in and out (int8, float32) and the scalar tail agree,
+    and a body that also holds float64 (scalar: double -> half rounds once) is exact too."""
+    rng = np.random.default_rng(n)
+    a = (rng.standard_normal(n) * 300).astype(np.float16)
+    b = rng.standard_normal(n).astype(np.float16)
+    i = rng.integers(-128, 127, n).astype(np.int8)
+    f = rng.standard_normal(n).astype(np.float32)
+    d = rng.standard_normal(n)
+    x, y = clnp.asarray(a, device=device), clnp.asarray(b, device=device)
+    xi, xf = clnp.asarray(i, device=device), clnp.asarray(f, device=device)
+    # a * b rounds before + a, a * 3 before - b: dropping a rounding changes these bits
+    _same_bits(np.asarray(cg.jit(lambda p, q: (p * q + p) * 3 - q)(x, y)), (a * b + a) * 3 - b)
+    _same_bits(np.asarray(cg.jit(lambda p, k: p * 0.5 + k)(x, xi)), a * np.float16(0.5) + i)
+    got = np.asarray(cg.jit(lambda p, g: p + g.astype(clnp.float16) * 2)(x, xf))
+    _same_bits(got, a + f.astype(np.float16) * np.float16(2))
+    _same_bits(np.asarray(cg.jit(lambda p: clnp.astype(p * 7, clnp.float32) - 1)(x)),
+               (a * np.float16(7)).astype(np.float32) - 1)
+    if device.has_fp64:
+        xd = clnp.asarray(d, device=device)
+        _same_bits(np.asarray(cg.jit(lambda p, e: clnp.astype(e * 3, clnp.float16) + p)(x, xd)),
+                   (d * 3).astype(np.float16) + a)
+
+
+def test_float16_fused_reductions_and_rows(device):
+    """float16 rows and reductions run fused (one kernel each) with float32 accumulators."""
+    xs = np.random.default_rng(3).standard_normal((37, 300)).astype(np.float16)
+    x = clnp.asarray(xs, device=device)
+    f = cg.jit(lambda v: clnp.sum(v * v + 1, axis=1))
+    got = np.asarray(f(x))
+    assert got.dtype == np.float16
+    want = ((xs * xs + np.float16(1)).astype(np.float32)).sum(1).astype(np.float16)
+    np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=2e-3)
+    assert len(f.lower(x).kernel_sources()) == 1
+
+    def layernorm(v):
+        m = clnp.mean(v, axis=-1, keepdims=True)
+        c = v - m
+        return c / clnp.sqrt(clnp.mean(c * c, axis=-1, keepdims=True) + 1e-5)
+    g = cg.jit(layernorm)
+    x32 = xs.astype(np.float32)
+    ref = (x32 - x32.mean(-1, keepdims=True)) / np.sqrt(x32.var(-1, keepdims=True) + 1e-5)
+    got = np.asarray(g(x))
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got.astype(np.float32), ref, rtol=4e-3, atol=4e-3)
+    assert len(g.lower(x).kernel_sources()) == 1
+
+
+def test_float16_indexing_moves_bits(device):
+    """Gathers and scatters of float16 (fancy and boolean indexing, take, diagonal, put)
+    build on devices without ``cl_khr_fp16`` and move the stored bits (NaN payloads, -0)."""
+    a = np.arange(12, dtype=np.float16).reshape(3, 4)
+    a[0, 1], a[2, 2] = -0.0, np.uint16(0x7E01).view(np.float16)
+    x = clnp.asarray(a, device=device)
+    i = clnp.asarray([2, 0], device=device)
+    _same_bits(np.asarray(x[clnp.asarray([2, 0, 2], device=device)]), a[[2, 0, 2]])
+    _same_bits(np.asarray(clnp.take(x, i, axis=1)), np.take(a, [2, 0], axis=1))
+    _same_bits(np.asarray(clnp.diagonal(x)), np.diagonal(a))
+    _same_bits(np.asarray(x[x > 3]), a[a > 3])
+    y, b = x.copy(), a.copy()
+    y[clnp.asarray([1, 0], device=device)] = x[2]
+    b[[1, 0]] = a[2]
+    _same_bits(np.asarray(y), b)
+    clnp.put(y, clnp.asarray([0, 5], device=device),
+             clnp.asarray(np.array([7.5, -2.25], np.float16), device=device))
+    np.put(b, [0, 5], np.array([7.5, -2.25], np.float16))
+    _same_bits(np.asarray(y), b)

@@ -38,6 +38,7 @@ import numpy as np
 
 from . import ctypes as C
 from .reduction import red_offset
+from .._dtypes import HALF, kind as dkind
 
 OPS = ("argmax", "argmin")
 KINDS = ("local", "column", "rows", "final")
@@ -56,9 +57,9 @@ class ArgReduceSpec:
 
 def partial_dtype(dtype: np.dtype) -> np.dtype:
     """Dtype of the partial values of a two-stage search (the compute type of ``dtype``)."""
-    if dtype.kind == "b":
+    if dkind(dtype) == "b":
         return np.dtype(np.int32)
-    if dtype == np.float16:
+    if dtype in HALF:
         return np.dtype(np.float32)
     return dtype
 
@@ -104,14 +105,14 @@ def _better(dtype: np.dtype, acc: str, op: str) -> str:
     head = [f"inline int clnp_{op}_better({acc} a, long ia, {acc} b, long ib) {{",
             "  if (ib < 0) return 0;",
             "  if (ia < 0) return 1;"]
-    if dtype.kind == "c":
+    if dkind(dtype) == "c":
         # NumPy: lexicographic order; a NaN in either part is extreme (the first one wins)
         body = ["  const int nb = b.x != b.x || b.y != b.y, na = a.x != a.x || a.y != a.y;",
                 "  if (nb) return !na || ib < ia;",
                 "  if (na) return 0;",
                 f"  if (b.x {cmp} a.x || (b.x == a.x && b.y {cmp} a.y)) return 1;",
                 "  return b.x == a.x && b.y == a.y && ib < ia;"]
-    elif dtype.kind == "f":
+    elif dkind(dtype) == "f":
         body = ["  if (b != b) return a == a || ib < ia;",
                 "  if (a != a) return 0;",
                 f"  return b {cmp} a || (b == a && ib < ia);"]
@@ -126,9 +127,9 @@ def _later_better(dtype: np.dtype, op: str, v: str, vi: str, r: str) -> str:
     cmp = ">" if op == "argmax" else "<"
     # bitwise, not short-circuit, operators: no branches; ``e != e`` rather than isnan(),
     # which PoCL does not inline (argmax ran 3x slower with it)
-    if dtype.kind == "f":
+    if dkind(dtype) == "f":
         return f"({vi} < 0) | (e {cmp} {v}) | ((e != e) & ({v} == {v}))"
-    if dtype.kind == "c":
+    if dkind(dtype) == "c":
         return f"clnp_{op}_better({v}, {vi}, e, (long)({r}))"
     return f"({vi} < 0) | (e {cmp} {v})"
 
@@ -183,7 +184,7 @@ def _search_loop(spec: ArgReduceSpec, acc: str, op: str, start: str, stop: str,
         return out
 
     lines.append(f"  {idx} r = {start};")
-    if unroll > 1 and spec.dtype.kind != "c":
+    if unroll > 1 and dkind(spec.dtype) != "c":
         lines += _vector_block_loop(spec, acc, op, stop)
         lines += _block_loop(spec, acc, op, stop)
     if unroll > 1:
@@ -211,7 +212,7 @@ def _block_loop(spec: ArgReduceSpec, acc: str, op: str, stop: str) -> list[str]:
     by a later block's strictly better one, so the first occurrence still wins."""
     idx, B = spec.index, _BLOCK
     cmp = ">" if op == "argmax" else "<"
-    nan = spec.dtype.kind == "f"
+    nan = dkind(spec.dtype) == "f"
 
     def load(k: str) -> str:
         return C.load(spec.dtype, "x", f"q + ({k}) * sr0")
@@ -241,7 +242,7 @@ def _vector_block_loop(spec: ArgReduceSpec, acc: str, op: str, stop: str) -> lis
     """:func:`_block_loop` for unit strides (checked at run time) in explicit 32-byte vectors
     (compilers do not vectorise a select chain themselves): four vectors per block."""
     t = spec.dtype
-    if t.kind not in "fiu" or t == np.float16:
+    if t.kind not in "fiu" or t in HALF:
         return []
     w = min(16, 32 // t.itemsize)
     idx, B, vt = spec.index, 4 * w, C.compute_ctype(t, w)

@@ -1,12 +1,17 @@
 """OpenCL C spellings of clnp dtypes: storage types, compute types, loads, stores, conversions.
 
-Storage and compute types differ for two dtypes: ``bool`` is stored as ``uchar`` and computed
+Storage and compute types differ for three dtypes: ``bool`` is stored as ``uchar`` and computed
 as ``int`` (C truth values), ``float16`` is stored as ``half`` and computed as ``float`` (the
-device need not support half arithmetic). float16 loads and stores convert with integer
-operations (``clnp_h2f``/``clnp_f2h``, :func:`half_helpers`), exact and rounding to nearest
-even like ``vload_half``/``vstore_half_rte``: PoCL calls a library routine per element for
-those, which also keeps it from vectorising the kernel (3x slower than the integer form on a
-plain scaled copy, measured on PoCL 3.1, AVX-512).
+device need not support half arithmetic), and ``bfloat16`` is stored as ``ushort`` (the top
+half of a float's bits) and computed as ``float``. float16 loads and stores convert with
+integer operations (``clnp_h2f``/``clnp_f2h``, :func:`half_helpers`), exact and rounding to
+nearest even like ``vload_half``/``vstore_half_rte``: PoCL calls a library routine per element
+for those, which also keeps it from vectorising the kernel (3x slower than the integer form on
+a plain scaled copy, measured on PoCL 3.1, AVX-512). bfloat16 loads and stores go through
+``clnp_bf2f``/``clnp_f2bf`` (:func:`bfloat16_helpers`): a load shifts the bits up, a store
+rounds to nearest even (a NaN becomes the quiet NaN of its sign, as ml_dtypes converts). Both
+pairs are defined once, by source filters of :meth:`clnp.Device.build` that put them before
+any source calling them, so eager kernels and ``clnp_grad.jit``'s fused kernels share them.
 """
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ import numpy as np
 _STORAGE = {
     "b": "uchar", "int8": "char", "int16": "short", "int32": "int", "int64": "long",
     "uint8": "uchar", "uint16": "ushort", "uint32": "uint", "uint64": "ulong",
-    "float16": "half", "float32": "float", "float64": "double",
+    "float16": "half", "bfloat16": "ushort", "float32": "float", "float64": "double",
     "complex64": "float2", "complex128": "double2",
 }
 
@@ -30,14 +35,29 @@ def compute_ctype(dtype: np.dtype, width: int = 1) -> str:
     """C type used for arithmetic on values of ``dtype`` (vectorised when ``width > 1``)."""
     if dtype.kind == "b":
         base = "int"
-    elif dtype.name == "float16":
+    elif dtype.name in _HALVES:
         base = "float"
     else:
         base = _STORAGE[dtype.name]
     return base if width == 1 else f"{base}{width}"
 
 
+_HALVES = ("float16", "bfloat16")   # 16-bit storage, float arithmetic
+
+
+def bits_ctype(dtype: np.dtype) -> str:
+    """C type that moves ``dtype``'s stored bits unchanged: the storage type, except
+    ``ushort`` for float16 (dereferencing ``half`` needs ``cl_khr_fp16``)."""
+    return "ushort" if dtype.name == "float16" else storage_ctype(dtype)
+
+
 _UNSIGNED = {"char": "uchar", "short": "ushort", "int": "uint", "long": "ulong"}
+
+
+def compute_itemsize(dtype: np.dtype) -> int:
+    """Bytes of one lane of :func:`compute_ctype` (float16 and bfloat16 are computed in
+    float)."""
+    return 4 if dtype.name in _HALVES or dtype.kind == "b" else dtype.itemsize
 
 
 def unsigned_ctype(dtype: np.dtype, width: int = 1) -> str:
@@ -56,7 +76,7 @@ def scalar_arg_dtype(dtype: np.dtype) -> np.dtype:
     """NumPy dtype used to pass a scalar operand of ``dtype`` as a kernel argument."""
     if dtype.kind == "b":
         return np.dtype(np.int32)
-    if dtype.name == "float16":
+    if dtype.name in _HALVES:
         return np.dtype(np.float32)
     return dtype
 
@@ -73,6 +93,10 @@ def load(dtype: np.dtype, ptr: str, idx: str, width: int = 1) -> str:
         if width == 1:
             return f"clnp_h2f({bits}[{idx}])"
         return f"clnp_h2f{width}(vload{width}(0, {bits} + {idx}))"
+    if dtype.name == "bfloat16":     # stored as ushort already: any address space
+        if width == 1:
+            return f"clnp_bf2f({ptr}[{idx}])"
+        return f"clnp_bf2f{width}(vload{width}(0, {ptr} + {idx}))"
     if width > 1:
         return f"vload{width}(0, {ptr} + {idx})"
     if dtype.kind == "b":
@@ -87,11 +111,31 @@ def store(dtype: np.dtype, ptr: str, idx: str, value: str, width: int = 1) -> st
         if width == 1:
             return f"{bits}[{idx}] = clnp_f2h({value});"
         return f"vstore{width}(clnp_f2h{width}({value}), 0, {bits} + {idx});"
+    if dtype.name == "bfloat16":
+        if width == 1:
+            return f"{ptr}[{idx}] = clnp_f2bf({value});"
+        return f"vstore{width}(clnp_f2bf{width}({value}), 0, {ptr} + {idx});"
     if width > 1:
         return f"vstore{width}({value}, 0, {ptr} + {idx});"
     if dtype.kind == "b":
         return f"{ptr}[{idx}] = (uchar)({value});"
     return f"{ptr}[{idx}] = {value};"
+
+
+def round16(expr: str, width: int = 1) -> str:
+    """A float (or float``width``) expression rounded to the nearest float16 value, ties to
+    even, and held as float again: what NumPy does to every float16 result."""
+    if width == 1:
+        return f"clnp_round16_float({expr})"
+    return f"clnp_h2f{width}(clnp_f2h{width}({expr}))"
+
+
+def roundbf(expr: str, width: int = 1) -> str:
+    """A float (or float``width``) expression rounded to the nearest bfloat16 value, ties to
+    even, and held as float again: what ml_dtypes does to every bfloat16 result."""
+    if width == 1:
+        return f"clnp_roundbf_float({expr})"
+    return f"clnp_bf2f{width}(clnp_f2bf{width}({expr}))"
 
 
 def convert(expr: str, src: np.dtype, dst: np.dtype, width: int = 1,
@@ -104,10 +148,30 @@ def convert(expr: str, src: np.dtype, dst: np.dtype, width: int = 1,
     is still rounded once, directly, to avoid rounding twice through float)."""
     if src == dst:
         return expr
+    if src.name == "bfloat16":     # computed as float: convert like a float32 value
+        src = np.dtype(np.float32)
     sc, dc = src.kind == "c", dst.kind == "c"
+    if dst.name == "bfloat16":
+        # float64 rounds through float32 as ml_dtypes does (so results match its casts)
+        if width != 1:
+            if src.kind not in "fiu":
+                raise ValueError(f"{src} -> bfloat16 casts are not vectorised")
+            x = expr if src.name == "float32" else f"convert_float{width}({expr})"
+            return x if to_storage else roundbf(x, width)
+        if src.kind == "b":
+            return f"((float)({expr}))"
+        x = f"({expr}).x" if sc else expr
+        if to_storage:       # the store rounds
+            return f"((float)({x}))"
+        return f"clnp_roundbf_float((float)({x}))"
     if dst.name == "float16":
         if width != 1:
-            raise ValueError("float16 values are not vectorised")
+            # vectors hold float16 values as float lanes; a double lane would round twice
+            # through float, so such bodies stay scalar (see can_vectorize)
+            if src.kind not in "fiu" or src.itemsize > 4 and src.kind == "f":
+                raise ValueError(f"{src} -> float16 casts are not vectorised")
+            x = expr if src.name == "float32" else f"convert_float{width}({expr})"
+            return x if to_storage and src.kind == "f" else round16(x, width)
         if src.kind == "b":
             return f"((float)({expr}))"
         x = f"({expr}).x" if sc else expr
@@ -186,9 +250,41 @@ def half_helpers(source: str) -> str:
     return "\n".join(_half_helper(fn, w) for fn, w in used) + "\n" + source
 
 
+_BF16_RE = re.compile(r"\bclnp_(bf2f|f2bf)(2|3|4|8|16)?\(")
+
+
+def _bf16_helper(fn: str, w: str) -> str:
+    """``clnp_bf2f<w>`` (bfloat16 bits to float: the top half of its bits) or ``clnp_f2bf<w>``
+    (float to bfloat16 bits, ties to even; a NaN becomes the quiet NaN of its sign, as
+    ml_dtypes converts), on scalars or vectors of ``w`` lanes, in integer operations and
+    selects only."""
+    u, f, h, i = f"uint{w}", f"float{w}", f"ushort{w}", f"int{w}"
+    if fn == "bf2f":
+        return f"""inline {f} clnp_bf2f{w}({h} b) {{
+    return as_{f}(convert_{u}(b) << 16);
+}}"""
+    return f"""inline {h} clnp_f2bf{w}({f} x) {{
+    const {u} v = as_{u}(x);
+    /* round the 16 dropped bits to nearest even (a carry may reach inf) */
+    const {u} r = select(v + 0x7fffu + ((v >> 16) & 1u), (v & 0x80000000u) | 0x7fc00000u,
+                         ({i})((v & 0x7fffffffu) > 0x7f800000u));
+    return convert_{h}(r >> 16);
+}}"""
+
+
+def bfloat16_helpers(source: str) -> str:
+    """``source`` with the definitions of the bfloat16 conversions it calls put before it
+    (a source filter of :meth:`clnp.Device.build`, like :func:`half_helpers`)."""
+    if "clnp_bf2f" not in source and "clnp_f2bf" not in source:
+        return source
+    used = sorted(set(_BF16_RE.findall(source)), key=lambda t: (t[0], int(t[1] or 1)))
+    return "\n".join(_bf16_helper(fn, w) for fn, w in used) + "\n" + source
+
+
 def _register() -> None:
     from .._runtime import add_source_filter
     add_source_filter(half_helpers)
+    add_source_filter(bfloat16_helpers)
 
 
 _register()

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import _dtypes as dt
 from .. import _ops
 from . import ctypes as C
 
@@ -57,7 +58,7 @@ def value_dtypes(spec: EwSpec) -> list[np.dtype]:
 def template(op: str, dtype: np.dtype) -> str:
     """The C template of ``op`` for compute dtype ``dtype`` (by dtype name, C type, kind)."""
     c = _ops.lookup(op).c
-    for key in (dtype.name, C.compute_ctype(dtype), dtype.kind):
+    for key in (dtype.name, C.compute_ctype(dtype), dt.kind(dtype)):
         t = c.get(key)
         if t is not None:
             return t
@@ -75,6 +76,19 @@ _LOCAL_HELPERS = {
     ushort h;
     vstore_half_rte(x, 0, (__private half *)&h);
     return vload_half(0, (__private const half *)&h);
+}""",
+    # round to the nearest bfloat16 value (ties to even) and back, exactly like a bfloat16
+    # store
+    ("roundbf", "float"): """inline float clnp_roundbf_float(float x) {
+    return clnp_bf2f(clnp_f2bf(x));
+}""",
+    # nextafter in bfloat16 for bfloat16 values held in float: a step of the 16-bit pattern
+    ("nextafterbf", "float"): """inline float clnp_nextafterbf_float(float x, float y) {
+    if (isnan(x) || isnan(y)) return x + y;
+    if (x == y) return y;
+    if (x == 0) return copysign(as_float(0x10000u), y);
+    uint u = as_uint(x);
+    return as_float((y > x) == (x > 0) ? u + 0x10000u : u - 0x10000u);
 }""",
     # nextafter in float16 for float16 values held in float
     ("nextafter16", "float"): """inline float clnp_nextafter16_float(float x, float y) {
@@ -106,6 +120,21 @@ _LOCAL_RE = re.compile(r"clnp_(" + "|".join(sorted({n for n, _ in _LOCAL_HELPERS
 _VM_RE = re.compile(r"clnp_vm_([a-z0-9]+)_(float|double)(\d*)\(")
 _VM_BINARY = {"atan2", "hypot", "pow"}
 _VM_LANEWISE = {("sin", "float"), ("cos", "float"), ("tan", "float")}
+# PoCL's double sinh and cosh return NaN for |x| in [710.4758586, 710.4758601), just below
+# their overflow threshold (sinh(710.4758589527944) is 1.797e308): there e^-|x| is negligible
+# and e^|x| / 2 = (e^(|x|/2) / 2) * e^(|x|/2) does not overflow first (<= 2.5 ulp). Scalar
+# code takes the guard; a vector with such a lane goes lane by lane (tests/test_accuracy_ulp.py).
+_VM_GUARD = {
+    ("sinh", "double"): ("fabs(a) > 710.0",
+                         "{ double h = exp(0.5 * fabs(a)); return copysign((h * 0.5) * h, a); }"),
+    ("cosh", "double"): ("fabs(a) > 710.0",
+                         "{ double h = exp(0.5 * fabs(a)); return (h * 0.5) * h; }"),
+}
+# PoCL's double exp overflows to inf for x in [709.7827111564, 709.782712893384), where e^x is
+# still finite (up to 1.797e308): there e^x = e^(x - 1) * e (x - 1 exact; 1.63 ulp at most
+# measured), taken without a branch: exp of 2^22 doubles on PoCL, best of 60 on a shared
+# machine, 1.44 ms unguarded, 1.64 ms so, 2.39 ms with an any() branch to lane-wise code
+_VM_SHIFT = {("exp", "double"): ("709.78", "1.0", "M_E")}
 _LANES = "0123456789abcdef"
 _HUGE = "1e5f"         # below PoCL's slow-path threshold (~2^23) with a margin
 _HUGE_BITS = int(np.float32(1e5).view(np.uint32))
@@ -117,16 +146,38 @@ def _vm_helper(fn: str, base: str, width: int, splat: int) -> str:
     params = ", ".join(f"{t} {a}" for a in ("a", "b")[:2 if fn in _VM_BINARY else 1])
     args = ("a", "b")[:2 if fn in _VM_BINARY else 1]
     head = f"inline {t} clnp_vm_{fn}_{t}({params}) {{"
+    shift = _VM_SHIFT.get((fn, base))
+    if shift:
+        return _shift_helper(head, fn, base, width, splat, *shift)
+    guard = _VM_GUARD.get((fn, base))
     if not width:
+        pre = f" if ({guard[0]}) {guard[1]}" if guard else ""
         if splat > 1:
             sp = ", ".join(f"({base}{splat})({a})" for a in args)
-            return f"{head} return {fn}({sp}).s0; }}"
-        return f"{head} return {fn}({', '.join(args)}); }}"
+            return f"{head}{pre} return {fn}({sp}).s0; }}"
+        return f"{head}{pre} return {fn}({', '.join(args)}); }}"
     body = f"return {fn}({', '.join(args)});"
+    lanes = ", ".join(f"clnp_vm_{fn}_{base}(a.s{_LANES[i]})" for i in range(width))
     if (fn, base) in _VM_LANEWISE:
-        lanes = ", ".join(f"clnp_vm_{fn}_{base}(a.s{_LANES[i]})" for i in range(width))
         body = f"{_huge_test(width, splat)} return ({t})({lanes});\n    {body}"
+    elif guard:
+        body = f"if (any({guard[0]})) return ({t})({lanes});\n    {body}"
     return f"{head}\n    {body}\n}}"
+
+
+def _shift_helper(head: str, fn: str, base: str, width: int, splat: int, above: str,
+                  by: str, factor: str) -> str:
+    """Body computing ``fn(a - by) * factor`` where ``a > above``, else ``fn(a)``: no branch,
+    and scalars splat to the vector width so that each element is computed alike."""
+    t = f"{base}{width or ''}"
+    if width:
+        m = f"isgreater(a, ({t})({above}))"
+        return (f"{head}\n    long{width} m = {m};\n"
+                f"    return {fn}(a - select(({t})(0), ({t})({by}), m)) * "
+                f"select(({t})(1), ({t})({factor}), m);\n}}")
+    call = f"{fn}(({base}{splat})(s)).s0" if splat > 1 else f"{fn}(s)"
+    return (f"{head} int m = a > {above}; {base} s = m ? a - {by} : a; "
+            f"return {call} * (m ? ({base})({factor}) : ({base})(1)); }}")
 
 
 def _huge_test(width: int, splat: int) -> str:
@@ -146,17 +197,27 @@ def can_vectorize(spec_body: tuple[Instr, ...], dtypes: list[np.dtype]) -> bool:
     """Vector types only where every template is vector-safe for its real/int dtype.
 
     ``dtypes`` lists the value dtypes (inputs, then instruction results) first, as
-    :func:`value_dtypes` does; float16 (computed in float, rounded by helpers) and float ->
+    :func:`value_dtypes` does. float16 and bfloat16 values are float lanes, rounded by the
+    vector conversions, except where an op has a float16-/bfloat16-only template, or a body
+    holds float16 and float64 (a double -> half cast rounds once only in scalar code;
+    float64 -> bfloat16 rounds through float32 in both, as ml_dtypes does); float ->
     uint32/uint64 casts (scalar-only formulas) stay scalar."""
+    every = list(dtypes) + [d for ins in spec_body for d in ins.arg_dtypes]
+    if any(d.name == "float16" for d in every) and any(d.name == "float64" for d in every):
+        return False
     for ins in spec_body:
-        if not _ops.lookup(ins.op).vec or ins.dtype.kind not in "fiu":
+        rec = _ops.lookup(ins.op)
+        if not rec.vec or dt.kind(ins.dtype) not in "fiu":
             return False
-        if ins.out_dtype.kind not in "fiu" or any(d.kind not in "fiu" for d in ins.arg_dtypes):
+        if ins.dtype.name in ("float16", "bfloat16") and ins.dtype.name in rec.c:
+            return False
+        if dt.kind(ins.out_dtype) not in "fiu" or \
+                any(dt.kind(d) not in "fiu" for d in ins.arg_dtypes):
             return False
         for a, ad in zip(ins.args, ins.arg_dtypes):
-            if a < len(dtypes) and dtypes[a].kind == "f" and ad.name in ("uint32", "uint64"):
+            if a < len(dtypes) and dt.kind(dtypes[a]) == "f" and ad.name in ("uint32", "uint64"):
                 return False
-    return all(d.kind in "fiu" and d.name != "float16" for d in dtypes)
+    return all(dt.kind(d) in "fiu" for d in dtypes)
 
 
 def render_elementwise(spec: EwSpec) -> tuple[str, str, list]:
@@ -205,7 +266,7 @@ def render_elementwise(spec: EwSpec) -> tuple[str, str, list]:
             # vectors change the calling convention of builtins on AVX2 CPUs (PoCL then
             # prints ABI warnings on every build), while on AVX-512 PoCL's float16 math
             # builtins run twice as fast as two float8 calls
-            widest = max(d.itemsize for d in dtypes + [o for _, o in spec.outputs])
+            widest = max(C.compute_itemsize(d) for d in dtypes + [o for _, o in spec.outputs])
             part = max(1, min(w, spec.vbytes // widest))
             if part == w:
                 lines += ["    " + s for s in _body(spec, dtypes, "base", w)]
@@ -269,7 +330,8 @@ def prelude(title: str, body: tuple[Instr, ...], dtypes: list[np.dtype], text: s
         head.append(render_helpers(helpers))
     head += [_LOCAL_HELPERS[k] for k in sorted(set(_LOCAL_RE.findall(text)))]
     vms = set(_VM_RE.findall(text))
-    vms |= {(fn, base, "") for fn, base, w in vms if w and (fn, base) in _VM_LANEWISE}
+    vms |= {(fn, base, "") for fn, base, w in vms
+            if w and ((fn, base) in _VM_LANEWISE or (fn, base) in _VM_GUARD)}
     head += [_vm_helper(fn, base, int(w or 0), splat)
              for fn, base, w in sorted(vms, key=lambda v: (v[0], v[1], int(v[2] or 0)))]
     return head
@@ -299,6 +361,9 @@ def _body(spec: EwSpec, dtypes: list[np.dtype], lin: str | None, w: int) -> list
     return out
 
 
+_ROUND = {"float16": C.round16, "bfloat16": C.roundbf}
+
+
 def instructions(body: tuple[Instr, ...], dtypes: list[np.dtype], n_in: int,
                  w: int) -> list[str]:
     """SSA lines ``const T v<k> = <template>;`` for ``body``, whose arguments ``v0 ...``
@@ -315,10 +380,9 @@ def instructions(body: tuple[Instr, ...], dtypes: list[np.dtype], n_in: int,
                    "real": _REAL_OF.get(ins.dtype.name, ins.dtype)}[_ops.lookup(ins.op).out]
         expr = C.convert(expr, natural, ins.out_dtype, w)
         vid = n_in + j
-        if ins.out_dtype.name == "float16" and any(vid in later.args
-                                                   for later in body[j + 1:]):
-            # a float16 value computed in float is rounded before the next op uses it, as
-            # NumPy rounds every float16 result (the final store rounds by itself)
-            expr = f"clnp_round16_float({expr})"
+        if ins.out_dtype.name in _ROUND and any(vid in later.args for later in body[j + 1:]):
+            # a float16/bfloat16 value computed in float is rounded before the next op uses
+            # it, as NumPy (ml_dtypes) rounds every such result (the final store rounds itself)
+            expr = _ROUND[ins.out_dtype.name](expr, w)
         out.append(f"const {C.compute_ctype(ins.out_dtype, w)} v{vid} = {expr};")
     return out

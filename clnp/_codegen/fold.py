@@ -94,6 +94,8 @@ def render_fold(spec: FoldSpec) -> tuple[str, str, list]:
     step = apply_op(spec.op, d, "acc", "v")
     if d.name == "float16":       # NumPy rounds every float16 result
         step = f"clnp_round16_float({step})"
+    elif d.name == "bfloat16":    # and ml_dtypes every bfloat16 result
+        step = f"clnp_roundbf_float({step})"
     acc_mode = spec.mode == "accumulate"
     lines = [f"__kernel void clnp_fold_{spec.mode}({', '.join(params)}) {{",
              "  const long g = get_global_id(0);",

@@ -74,6 +74,7 @@ import numpy as np
 
 from . import ctypes as C
 from .elementwise import Instr, Operand, can_vectorize, instructions, prelude
+from .._dtypes import kind as dkind
 
 
 # The kernels compute in these dtypes only: narrower integers are widened to 32 bits (the
@@ -85,9 +86,9 @@ GEMM_DTYPES = tuple(np.dtype(n) for n in ("int32", "int64", "float32", "float64"
 
 def gemm_dtype(dtype: np.dtype) -> np.dtype:
     """The dtype a product of ``dtype`` operands is computed in (one of GEMM_DTYPES)."""
-    if dtype.kind in "iu":
+    if dkind(dtype) in "iu":
         return np.dtype(np.int64 if dtype.itemsize == 8 else np.int32)
-    if dtype.name == "float16":
+    if dtype.name in ("float16", "bfloat16"):
         return np.dtype(np.float32)
     return dtype
 
@@ -115,14 +116,14 @@ class GemmSpec:
 def _acc_ctype(spec: GemmSpec, width: int = 1) -> str:
     # Integers accumulate in unsigned types: wraparound is defined there (signed overflow is
     # undefined in C) and gives the same bits as two's complement arithmetic.
-    if spec.dtype.kind in "iu":
+    if dkind(spec.dtype) in "iu":
         return C.unsigned_ctype(spec.dtype, width)
     return C.compute_ctype(spec.dtype, width)
 
 
 def _to_acc(spec: GemmSpec, expr: str, width: int = 1) -> str:
     """A loaded value (or vector) as the accumulator type."""
-    if spec.dtype.kind not in "iu":
+    if dkind(spec.dtype) not in "iu":
         return expr
     return f"(({_acc_ctype(spec)})({expr}))" if width == 1 else \
         f"as_{_acc_ctype(spec, width)}({expr})"
@@ -130,14 +131,14 @@ def _to_acc(spec: GemmSpec, expr: str, width: int = 1) -> str:
 
 def _store(spec: GemmSpec, ptr: str, idx: str, value: str) -> str:
     """Statement storing an accumulator value to C."""
-    if spec.dtype.kind in "iu":
+    if dkind(spec.dtype) in "iu":
         value = f"({C.compute_ctype(spec.dtype)})({value})"
     return C.store(spec.dtype, ptr, idx, value)
 
 
 def _mad(spec: GemmSpec, acc: str, a: str, b: str) -> str:
     """Statement ``acc += a * b`` (complex product without conjugation)."""
-    if spec.dtype.kind == "c":
+    if dkind(spec.dtype) == "c":
         return (f"{acc} += ({_acc_ctype(spec)})({a}.x * {b}.x - {a}.y * {b}.y, "
                 f"{a}.x * {b}.y + {a}.y * {b}.x);")
     return f"{acc} += {a} * {b};"
@@ -222,9 +223,10 @@ def _ep_vector_width(spec: GemmSpec) -> int:
     elementwise kernels (wider vectors change the calling convention of builtins on AVX2)."""
     dtypes = _ep_dtypes(spec)
     if not can_vectorize(spec.epilogue, dtypes) or \
-            any(d.kind not in "fiu" or d.name == "float16" for _, d in spec.ep_outputs):
+            any(dkind(d) not in "fiu" or d.itemsize == 2 and dkind(d) == "f"
+                for _, d in spec.ep_outputs):
         return 0
-    widest = max(d.itemsize for d in dtypes + [d for _, d in spec.ep_outputs])
+    widest = max(C.compute_itemsize(d) for d in dtypes + [d for _, d in spec.ep_outputs])
     w = min(spec.vec, 32 // widest)
     return w if w > 1 and spec.tn % w == 0 else 0
 
@@ -297,7 +299,7 @@ def check_epilogue(spec: GemmSpec) -> None:
         if spec.epilogue or spec.ep_inputs:
             raise ValueError("GemmSpec: an epilogue needs at least one output (ep_outputs)")
         return
-    if spec.dtype.kind != "f":
+    if dkind(spec.dtype) != "f":
         raise ValueError(f"GemmSpec: epilogues need a real float dtype, not {spec.dtype}")
     n = 1 + len(spec.ep_inputs) + len(spec.epilogue)
     for j, ins in enumerate(spec.epilogue):
@@ -348,7 +350,7 @@ def _hsum(v: str, width: int) -> str:
 def _render_cpu(spec: GemmSpec) -> list[str]:
     I, tm, tn, V, R, KB = spec.index, spec.tm, spec.tn, spec.vec, spec.rm, spec.bk
     d = spec.dtype
-    cplx = d.kind == "c"
+    cplx = dkind(d) == "c"
     # Complex values are pairs of real lanes in the vectors: a vector of V lanes holds W = V/2
     # columns, and a*b = a.re * b + a.im * (-b.im, b.re) is two real vector FMAs.
     W = V // 2 if cplx else V
@@ -553,7 +555,7 @@ def _render_gpu(spec: GemmSpec) -> list[str]:
     bm, bn, nt = ly * tm, lx * tn, lx * ly
     d = spec.dtype
     acc = _acc_ctype(spec)
-    zero = f"({acc})(0)" if spec.dtype.kind != "c" else f"({acc})(0, 0)"
+    zero = f"({acc})(0)" if dkind(spec.dtype) != "c" else f"({acc})(0, 0)"
     if (bm * bk) % nt or (bn * bk) % nt or tm % V or tn % V:
         raise ValueError(f"inconsistent GEMM tile shape {spec}")
     na, nb = bm * bk // nt, bn * bk // nt        # tile elements each item loads
@@ -562,7 +564,7 @@ def _render_gpu(spec: GemmSpec) -> list[str]:
     # broadcast A vectors and consecutive B vectors. V == 1 pads rows by one element (loads
     # along K would otherwise hit one bank); V > 1 pads by V to keep the vectors aligned.
     pad = V
-    vl = V > 1 and d.kind != "c"
+    vl = V > 1 and dkind(d) != "c"
     L = [
         f"  __local {acc} As[2][{bk}][{bm + pad}] __attribute__((aligned(16)));",
         f"  __local {acc} Bs[2][{bk}][{bn + pad}] __attribute__((aligned(16)));",
@@ -575,7 +577,7 @@ def _render_gpu(spec: GemmSpec) -> list[str]:
     # 16-byte vectors along each operand's unit stride when every offset is aligned to them
     # (a uniform branch to a second copy of the main loop): A along K (row-major, scattered
     # to the [k][m] tile) or along M (stored whole), B along N (stored whole) or along K
-    LV = 16 // d.itemsize if d.kind != "c" else 1
+    LV = 16 // d.itemsize if dkind(d) != "c" else 1
     fast = (LV > 1 and (bm * bk) % (nt * LV) == 0 and (bn * bk) % (nt * LV) == 0
             and (bm + pad) % LV == 0 and (bn + pad) % LV == 0)
     m = LV - 1

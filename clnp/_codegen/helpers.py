@@ -546,7 +546,13 @@ _template("cexp", COMPLEX, r"""
 inline ${T} ${fn}(${T} z) {
     #pragma OPENCL FP_CONTRACT OFF
     ${R} x = z.x, y = z.y;
-    if (y == 0) return (${T})(exp(x), y);     /* real axis, incl. +-inf and NaN real parts */
+    if (y == 0) {                             /* real axis, incl. +-inf and NaN real parts */
+        if (x > ${EXP_OVF} && x < ${INF}) {   /* PoCL: exp(x) = inf below its limit */
+            ${R} h = exp(0.5 * x);
+            return (${T})(h * h, y);
+        }
+        return (${T})(exp(x), y);
+    }
     if (isinf(x)) {
         if (isfinite(y)) {
             ${R} c;

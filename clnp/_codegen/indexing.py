@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import ctypes as C
+from .._dtypes import kind as dkind
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ _ATOMIC_ADD = {
 
 def scatter_add_supported(dtype: np.dtype, extensions: frozenset[str]) -> bool:
     """Whether ``dtype`` has an atomic add on a device with ``extensions``."""
-    st = C.storage_ctype(dtype) if dtype.kind != "b" else "bool"
+    st = C.storage_ctype(dtype) if dkind(dtype) != "b" else "bool"
     if st not in _ATOMIC_ADD:
         return False
     return dtype.itemsize < 8 or dtype.name == "complex64" or \
@@ -71,7 +72,8 @@ def scatter_add_supported(dtype: np.dtype, extensions: frozenset[str]) -> bool:
 def render_indexing(spec: IndexSpec) -> tuple[str, str, list]:
     """Arguments: ``n_b, n_rest, d_rest..., x, xo, s_rest..., off, y, yo``; the dense
     operand ``y`` is ``[n_b, n_rest]`` (output for gather, values for scatter)."""
-    st = C.storage_ctype(spec.dtype)
+    # gather and scatter move bits; scatter_add's dtypes all have atomic adds on their storage
+    st = C.storage_ctype(spec.dtype) if spec.kind == "scatter_add" else C.bits_ctype(spec.dtype)
     nd = spec.ndim_rest
     params = ["const long n_b", "const long n_rest"] + [f"const long d{k}" for k in range(nd)]
     params += [f"__global {'const ' if spec.kind == 'gather' else ''}{st} *x", "const long xo"]

@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from . import ctypes as C
+from .._dtypes import HALF, kind as dkind
 
 # op -> (combine template over acc values a, b; neutral element template)
 _REDUCE = {
@@ -90,11 +91,11 @@ FUSED_OPS = ("sum", "prod", "max", "min")
 def fusable(op: str, acc_dtype: np.dtype) -> bool:
     """Whether ``op`` accumulating in ``acc_dtype`` has a ``fused`` kernel (partials are
     stored in a plain buffer: real and integer accumulators)."""
-    return op in FUSED_OPS and acc_dtype.kind in "fiu"
+    return op in FUSED_OPS and dkind(acc_dtype) in "fiu"
 
 
 _BOOL = np.dtype(np.bool_)
-_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+_F32 = np.dtype(np.float32)
 _I64, _U64 = np.dtype(np.int64), np.dtype(np.uint64)
 
 
@@ -106,9 +107,10 @@ def family(spec: ReduceSpec) -> tuple[ReduceSpec, ...]:
     accumulator, max/min, any/all) shares a program; other specs get a program of their own.
     """
     t = spec.in_dtype
-    acc = {"b": _I64, "i": _I64, "u": _U64}.get(t.kind, _F32 if t == _F16 else t)
-    mm = _F32 if t == _F16 else t
-    variants = [("sum", acc, t if t == _F16 else acc), ("prod", acc, t if t == _F16 else acc),
+    half = t in HALF
+    acc = {"b": _I64, "i": _I64, "u": _U64}.get(t.kind, _F32 if half else t)
+    mm = _F32 if half else t
+    variants = [("sum", acc, t if half else acc), ("prod", acc, t if half else acc),
                 ("any", _BOOL, _BOOL), ("all", _BOOL, _BOOL)]
     if t.kind != "c":
         variants += [("max", mm, t), ("min", mm, t)]
@@ -427,7 +429,7 @@ def _tile_body(spec: ReduceSpec, acc: str, neutral: str, combine: str, params: l
 
 def vector_ok(dtype: np.dtype) -> bool:
     """Whether reductions of ``dtype`` may load whole vectors (plain numeric storage)."""
-    return dtype.kind in "fiu" and dtype != _F16
+    return dkind(dtype) in "fiu" and dtype not in HALF
 
 
 def red_offset(spec: Any, e: str, p: str, init: str) -> list[str]:

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import ctypes as C
+from .._dtypes import kind as dkind
 
 KINDS = ("rows", "totals", "carry", "column", "coltotals")
 
@@ -54,9 +55,9 @@ class ScanSpec:
 def acc_dtype(dtype: np.dtype) -> np.dtype:
     """Dtype of chunk totals (the compute type of ``dtype``: float for float16, int for
     bool, whose C compute type the kernels use)."""
-    if dtype == np.float16:
+    if dtype.name in ("float16", "bfloat16"):
         return np.dtype(np.float32)
-    return np.dtype(np.int32) if dtype.kind == "b" else dtype
+    return np.dtype(np.int32) if dkind(dtype) == "b" else dtype
 
 
 def kernel_name(spec: ScanSpec, kind: str) -> str:
@@ -103,7 +104,7 @@ class _Ops:
             self._comb = apply_op(spec.op, d, "{a}", "{b}")
             self.neutral = self.init = f"(({acc}){_identity_literal(spec.op, d)})"
             return
-        if d.kind == "c":
+        if dkind(d) == "c":
             r = C.real_ctype(d)
             if spec.op == "prod":
                 self.helpers.append(("cmul", acc))
@@ -118,7 +119,7 @@ class _Ops:
             self._comb = "({a}) + ({b})" if spec.op == "sum" else "({a}) * ({b})"
             one = "1" if spec.op == "prod" else "0"
             self.init = f"(({acc}){one})"
-            self.neutral = f"(-({acc})0)" if d.kind == "f" and spec.op == "sum" else self.init
+            self.neutral = f"(-({acc})0)" if dkind(d) == "f" and spec.op == "sum" else self.init
 
     def comb(self, a: str, b: str) -> str:
         return self._comb.format(a=a, b=b)
@@ -149,7 +150,7 @@ def _identity_literal(op: str, d: np.dtype) -> str:
         raise ValueError(f"{op} has no identity to scan with")
     if isinstance(ident, float) and ident == float("-inf"):
         return "-INFINITY"
-    if ident == -1 and d.kind == "u":
+    if ident == -1 and dkind(d) == "u":
         return "~0"
     return str(int(ident))
 

@@ -49,7 +49,7 @@ import numpy as np
 KINDS = {"bool": (0, 8), "uint8": (1, 8), "int8": (2, 8), "uint16": (3, 16),
          "int16": (4, 16), "float16": (5, 16), "uint32": (6, 32), "int32": (7, 32),
          "float32": (8, 32), "uint64": (9, 64), "int64": (10, 64), "float64": (11, 64),
-         "complex64": (12, 64), "complex128": (13, 64)}
+         "complex64": (12, 64), "complex128": (13, 64), "bfloat16": (14, 16)}
 # Key components (the key kernel's ``comp`` argument).
 COMP_MAIN, COMP_REAL, COMP_CLASS, COMP_ROW = 0, 1, 2, 3
 
@@ -100,6 +100,7 @@ def render_sort(spec: SortSpec) -> tuple[str, dict[str, list]]:
         "case 6: v = ((__global const uint *)xb)[q]; break;",
         "case 7: v = ((__global const uint *)xb)[q] ^ 0x80000000u; break;",
         "case 8: v = clnp_fkey32(((__global const uint *)xb)[q]); break;",
+        "case 14: v = clnp_fkeybf16(((__global const ushort *)xb)[q]); break;",
     ]
     if wide:
         cases += [
@@ -414,6 +415,12 @@ _KEY_HELPERS = """
 inline uint clnp_fkey16(uint b)
 {
   if ((b & 0x7FFFu) > 0x7C00u) return 0xFFFFu;
+  if (b == 0x8000u) b = 0;
+  return (b & 0x8000u) ? (~b & 0xFFFFu) : (b | 0x8000u);
+}
+inline uint clnp_fkeybf16(uint b)
+{
+  if ((b & 0x7FFFu) > 0x7F80u) return 0xFFFFu;
   if (b == 0x8000u) b = 0;
   return (b & 0x8000u) ? (~b & 0xFFFFu) : (b | 0x8000u);
 }

@@ -38,6 +38,7 @@ from .._ir import Graph, Var, eval_graph
 from .._tree import _LEAF, tree_flatten, tree_unflatten
 from .executable import Executable, weak_dtype
 from .staging import stage
+from clnp._dtypes import kind as dkind
 
 jit_p = primitive("jit", multiple_results=True)
 _CACHE_SIZE = 256
@@ -366,7 +367,7 @@ def _lift_diff(interp: Any, args: tuple) -> tuple[list, list, tuple[bool, ...]]:
     """Primals, per-argument derivative data (tangent or tape reference, None for
     constants) and which arguments are differentiated (floating and traced here)."""
     lifted = [interp.lift(a) for a in args]
-    diff = tuple(d is not None and hasattr(p, "dtype") and p.dtype.kind in "fc"
+    diff = tuple(d is not None and hasattr(p, "dtype") and dkind(p.dtype) in "fc"
                  for p, d in lifted)
     return [p for p, _ in lifted], [d for _, d in lifted], diff
 
@@ -406,7 +407,7 @@ def _jvp_rule(interp: Any, args: tuple, params: dict) -> Any:
     m = len(res) // 2
     outs = []
     for o, t in zip(res[:m], res[m:]):
-        outs.append(JVPTracer(interp, o, t if o.dtype.kind in "fc" else None))
+        outs.append(JVPTracer(interp, o, t if dkind(o.dtype) in "fc" else None))
     return tuple(outs)
 
 
@@ -462,7 +463,7 @@ def _split_vjp(graph: Graph, diff: tuple, primals: list) -> tuple:
     concrete = [_bottom(p) for p in primals]
     with set_interpreter(EVAL):
         outs0 = eval_graph(graph, *concrete)
-    out_float = tuple(o.dtype.kind in "fc" for o in outs0)
+    out_float = tuple(dkind(o.dtype) in "fc" for o in outs0)
     n = len(concrete)
 
     def joint(*vals: Any) -> Any:

@@ -35,6 +35,7 @@ from clnp._bound import BoundKernel, bind
 from clnp._donation import invalidate, sole_owner
 from clnp import _dtypes as dt
 from clnp._array import Array, c_strides
+from clnp._codegen import ctypes as C
 from clnp._codegen.elementwise import Instr, Operand, can_vectorize
 from clnp._codegen.gemm import render_gemm
 from clnp._eager import (_span_ok, broadcast_strides, collapse, contiguous_copy,
@@ -43,6 +44,7 @@ from clnp._eager_linalg import epilogue_plan, get_matmul_precision
 from clnp._prims import PRIMITIVES
 from clnp._creation_functions import _scalar_dtype
 from clnp._runtime import Device, default_device
+from clnp._dtypes import kind as dkind
 
 _new = object.__new__
 
@@ -466,8 +468,9 @@ class Executable:
         red_vars = [r.out_binders[0] for r in all_reds]
         values = [b for e in grp.eqns for b in e.out_binders] + red_vars
         red_vars = [v for v in red_vars if v.n not in grp.per_row]
-        odd = any(v.aval.dtype.kind == "c" or v.aval.dtype == dt.float16 for v in values) or \
-            any(isinstance(x, Var) and (x.aval.dtype.kind == "c" or x.aval.dtype == dt.float16)
+        # bfloat16 stays off the row kernels (float16 runs on them, rounded per op)
+        odd = any(dkind(v.aval.dtype) == "c" or v.aval.dtype == dt.bfloat16 for v in values) or \
+            any(isinstance(x, Var) and (dkind(x.aval.dtype) == "c" or x.aval.dtype == dt.bfloat16)
                 for e in grp.eqns + grp.reds for x in e.inputs) or \
             any(not isinstance(r.inputs[0], Var) for r in all_reds)
         if not n_out or not R or odd or (n_out < target and R >= 8192):
@@ -880,7 +883,7 @@ class Executable:
              dtypes: list, lit_ids: dict) -> int:
         i = lit_ids.get(key)
         if i is None:
-            if d.kind == "c":
+            if dkind(d) == "c":
                 value = complex(value)
             i = lit_ids[key] = len(operands)
             operands.append(_ScalarOperand(value, d))
@@ -978,8 +981,8 @@ class Executable:
                 all(m == "unit" for m in rmodes[len(views) - len(sides):]) and \
                 can_vectorize(tuple(body), all_dtypes) and \
                 all(r[0] in ("sum", "prod") and r[2].kind in "fiu" for r in reds) and \
-                all(d.kind in "fiu" and d != dt.float16 for d in all_dtypes):
-            vec = max(1, min(16, 64 // max(d.itemsize for d in all_dtypes)))
+                all(dkind(d) in "fiu" for d in all_dtypes):
+            vec = max(1, min(16, 64 // max(C.compute_itemsize(d) for d in all_dtypes)))
         partial = parts > 1
         spec = FusedReduceSpec(
             tuple(Operand(_dtype_of(o), not isinstance(o, Array)) for o in operands),
@@ -1137,7 +1140,6 @@ def weak_dtype(v: Any) -> np.dtype:
 
 
 def _carg(d: np.dtype) -> np.dtype:
-    from clnp._codegen import ctypes as C
     return C.scalar_arg_dtype(d)
 
 

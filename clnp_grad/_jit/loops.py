@@ -31,6 +31,7 @@ from clnp._runtime import Device, launch
 
 from .._ir import Graph, Lit, Var
 from .fusion import is_elementwise, op_signature
+from clnp._dtypes import kind as dkind
 
 _ALIASES = frozenset({"broadcast_to", "reshape", "stop_gradient"})   # no data movement here
 
@@ -347,7 +348,7 @@ def loop_kernel(owner: Graph, cond: Graph | None, body: Graph, num_consts: int,
     dts = [a._dtype for a in carry_args]
     fields = [a._shape != () for a in carry_args]
     for d in dts + [d for _, d, _ in prog.buffers]:
-        if d.kind == "c" or not device.supports(d):
+        if dkind(d) == "c" or not device.supports(d):
             return None
     # CPUs: 32 elements per work-item, whose inner loop the compiler vectorises (PoCL does
     # not vectorise a kernel-wide loop across work-items); GPUs: one element each

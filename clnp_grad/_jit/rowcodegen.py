@@ -45,6 +45,7 @@ from clnp._codegen.elementwise import (
 from clnp._codegen.reduction import _REDUCE
 
 from .codegen import _HELPER, _combine, _kept_index, _red_offset, neutral
+from clnp._dtypes import kind as dkind
 
 _V = re.compile(r"\bv(\d+)\b")
 # comparisons: plain C operators, lanewise on vectors (-1/0 lanes, made 0/1 for masks)
@@ -108,7 +109,7 @@ class _Plan:
         self.masks = {
             n_in + j for j, ins in enumerate(spec.body)
             if ins.out_dtype.kind == "b" and self.elem[n_in + j] and n_in + j not in stored
-            and (_ops.lookup(ins.op).vec or ins.op in _COMPARE) and ins.dtype.kind in "fiu" and
+            and (_ops.lookup(ins.op).vec or ins.op in _COMPARE) and dkind(ins.dtype) in "fiu" and
             all(d.kind in "fiu" and d.name != "float16" for d in ins.arg_dtypes) and
             users.get(n_in + j) and
             all(u.op == "copy" and u.out_dtype.kind in "fiu" and u.out_dtype.name != "float16"

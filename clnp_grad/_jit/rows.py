@@ -28,7 +28,7 @@ values over kept axes joins as the per-row values, stored, and that reduction af
 Their results are not available inside the group.
 
 The absorbed groups are kept (``Group.sub``, in a dependency order): the executable falls back
-to them where the row kernel does not apply (empty shapes, float16 or complex values, a few long
+to them where the row kernel does not apply (empty shapes, complex values, a few long
 rows that the reduction would split across work-items).
 """
 from __future__ import annotations

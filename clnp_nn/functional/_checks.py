@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import numpy as np
+from clnp._dtypes import kind as dkind
 
 
 def is_array(v: Any) -> bool:
@@ -22,7 +23,7 @@ def array(fn: str, name: str, v: Any, *, ndim: int | Sequence[int] | None = None
     if not is_array(v):
         raise TypeError(f"{fn}: argument '{name}' must be a clnp array, got "
                         f"{type(v).__name__}")
-    if v.dtype.kind not in kinds:
+    if dkind(v.dtype) not in kinds:
         want = {"f": "a real floating-point", "iu": "an integer", "b": "a boolean",
                 "fb": "a floating-point or boolean"}.get(kinds, f"a {kinds!r}-kind")
         raise TypeError(f"{fn}: argument '{name}' must be {want} array, got dtype {v.dtype}")

@@ -13,6 +13,7 @@ import clnp as xp
 
 from . import _checks as chk
 from ._kernels import erf
+from ._precision import narrow, wide
 
 __all__ = ["relu", "gelu", "silu", "sigmoid", "softplus", "softmax", "log_softmax", "tanh"]
 
@@ -264,10 +265,11 @@ def softmax(x: Any, axis: int = -1) -> Any:
 
 def _softmax(x: Any, axis: int) -> Any:
     from clnp_grad import stop_gradient
+    xw = wide(x)
     # the shift cancels exactly, so it carries no derivative (saves a max in the backward pass)
-    m = stop_gradient(xp.max(x, axis=axis, keepdims=True))
-    e = xp.exp(x - m)
-    return e / xp.sum(e, axis=axis, keepdims=True)
+    m = stop_gradient(xp.max(xw, axis=axis, keepdims=True))
+    e = xp.exp(xw - m)
+    return narrow(e / xp.sum(e, axis=axis, keepdims=True), x.dtype)
 
 
 def log_softmax(x: Any, axis: int = -1) -> Any:
@@ -304,7 +306,14 @@ def log_softmax(x: Any, axis: int = -1) -> Any:
 
 
 def _log_softmax(x: Any, axis: int) -> Any:
+    return narrow(_log_softmax_wide(x, axis), x.dtype)
+
+
+def _log_softmax_wide(x: Any, axis: int) -> Any:
+    """log_softmax in float32 for half-precision ``x`` (its own dtype otherwise): losses keep
+    the log-probabilities at this precision and round only their result."""
     from clnp_grad import stop_gradient
-    m = stop_gradient(xp.max(x, axis=axis, keepdims=True))
-    z = x - m
+    xw = wide(x)
+    m = stop_gradient(xp.max(xw, axis=axis, keepdims=True))
+    z = xw - m
     return z - xp.log(xp.sum(xp.exp(z), axis=axis, keepdims=True))

@@ -18,6 +18,7 @@ import clnp as xp
 from . import _checks as chk
 from ._conv_algo import choose
 from ._kernels import col2im, im2col
+from ._precision import narrow, wide
 from ._winograd import conv2d_winograd
 from ._winograd import eligible as winograd_applies
 
@@ -81,11 +82,13 @@ def _conv(fn: str, x: Any, weight: Any, bias: Any, stride: tuple, padding: Any,
                    "height")
     OW = _out_size(fn, _user_shape(x.shape, nd), W, KW, stride[1], pads[1], dilation[1],
                    "width" if nd > 1 else "length")
+    # float16/bfloat16 compute in float32 (the GEMM does anyway) and round once, at the end
+    dtype, x, weight, bias = x.dtype, wide(x), wide(weight), wide(bias)
     algo = choose(x.device, x.dtype, tuple(x.shape), tuple(weight.shape), pads,
                   nd == 2 and winograd_applies(kernel, stride, dilation, groups))
     if algo == "winograd":
         y = conv2d_winograd(x, weight, pads, (OH, OW))
-        return y if bias is None else y + xp.reshape(bias, (1, O, 1, 1))
+        return narrow(y if bias is None else y + xp.reshape(bias, (1, O, 1, 1)), dtype)
     cols = im2col(x, kernel=kernel, stride=stride, padding=(pads[0][0], pads[1][0]),
                   dilation=dilation, out_hw=(OH, OW))                  # (Cin*KH*KW, N*OH*OW)
     if groups == 1:
@@ -97,7 +100,7 @@ def _conv(fn: str, x: Any, weight: Any, bias: Any, stride: tuple, padding: Any,
     y = xp.permute_dims(xp.reshape(y, (O, N, OH, OW)), (1, 0, 2, 3))
     if bias is not None:
         y = y + xp.reshape(bias, (1, O, 1, 1))
-    return y
+    return narrow(y, dtype)
 
 
 def _user_shape(shape: tuple, nd: int) -> tuple:
@@ -297,6 +300,7 @@ def conv_transpose2d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, pad
         raise ValueError(f"{fn}: the output size ({OH}, {OW}) for input {tuple(x4.shape)}, "
                          f"kernel {(KH, KW)}, stride {stride}, padding {pad} is not positive")
     Cig = Cin // groups
+    dtype, x4, weight, bias = x4.dtype, wide(x4), wide(weight), wide(bias)
     xin = xp.reshape(xp.permute_dims(x4, (1, 0, 2, 3)), (groups, Cig, N * H * W))
     w3 = xp.reshape(weight, (groups, Cig, Cog * KH * KW))
     cols = xp.matmul(xp.matrix_transpose(w3), xin)                   # (G, Cog*KH*KW, N*H*W)
@@ -305,4 +309,5 @@ def conv_transpose2d(x: Any, weight: Any, bias: Any = None, stride: Any = 1, pad
                out_hw=(H, W), in_hw=(OH, OW))
     if bias is not None:
         y = y + xp.reshape(bias, (1, Cout, 1, 1))
+    y = narrow(y, dtype)
     return y[0] if added else y

@@ -6,6 +6,7 @@ from typing import Any
 import clnp as xp
 
 from . import _checks as chk
+from ._precision import narrow, wide
 
 __all__ = ["linear"]
 
@@ -57,5 +58,6 @@ def linear(x: Any, weight: Any, bias: Any = None) -> Any:
                              f"weight's out_features {weight.shape[0]}")
     chk.same_dtype(fn, {"x": x, "weight": weight, "bias": bias})
     chk.same_device(fn, {"x": x, "weight": weight, "bias": bias})
-    y = xp.matmul(x, xp.matrix_transpose(weight))
-    return y if bias is None else y + bias
+    # float16/bfloat16: the product's float32 sums get the bias before the one rounding
+    y = xp.matmul(wide(x), xp.matrix_transpose(wide(weight)))
+    return narrow(y if bias is None else y + wide(bias), x.dtype)

@@ -13,7 +13,9 @@ import numpy as np
 import clnp as xp
 
 from . import _checks as chk
-from .activation import _log_softmax
+from ._precision import narrow
+from .activation import _log_softmax_wide
+from clnp._dtypes import kind as dkind
 
 __all__ = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss",
            "binary_cross_entropy_with_logits"]
@@ -146,12 +148,16 @@ def cross_entropy(logits: Any, target: Any, label_smoothing: float = 0.0,
     reduction = chk.reduction(fn, reduction)
     smoothing = chk.probability(fn, "label_smoothing", label_smoothing)
     chk.array(fn, "input", logits, ndim=range(1, 33))
-    if chk.is_array(target) and target.dtype.kind == "f":
+    if chk.is_array(target) and dkind(target.dtype) == "f":
         return _soft_cross_entropy(fn, logits, target, smoothing, reduction, weight)
     C = _class_operands(fn, logits, target, weight)
     _check_targets(fn, target, C, ignore_index)
-    logp = _log_softmax(logits, 0 if logits.ndim == 1 else 1)
-    return _nll(logp, target, weight, ignore_index, reduction, smoothing)
+    # float16/bfloat16 logits: the log-probabilities and the loss are computed in float32,
+    # the result rounded to the logits' dtype
+    logp = _log_softmax_wide(logits, 0 if logits.ndim == 1 else 1)
+    if weight is not None:
+        weight = narrow(weight, logp.dtype)
+    return narrow(_nll(logp, target, weight, ignore_index, reduction, smoothing), logits.dtype)
 
 
 def _soft_cross_entropy(fn: str, logits: Any, target: Any, smoothing: float, reduction: str,
@@ -168,7 +174,10 @@ def _soft_cross_entropy(fn: str, logits: Any, target: Any, smoothing: float, red
         chk.array(fn, "weight", weight, ndim=1)
         if weight.shape[0] != C:
             raise ValueError(f"{fn}: weight must have shape ({C},), got {tuple(weight.shape)}")
-    logp = _log_softmax(logits, cls)
+    logp = _log_softmax_wide(logits, cls)
+    target = narrow(target, logp.dtype)
+    if weight is not None:
+        weight = narrow(weight, logp.dtype)
     p = target if not smoothing else target * (1.0 - smoothing) + smoothing / C
     terms = p * logp
     if weight is not None:
@@ -176,8 +185,8 @@ def _soft_cross_entropy(fn: str, logits: Any, target: Any, smoothing: float, red
     loss = -xp.sum(terms, axis=cls)
     if reduction == "mean":
         n = logits.shape[0] if logits.ndim > 1 else 1
-        return xp.sum(loss) / float(n)
-    return _reduce(fn, loss, reduction)
+        return narrow(xp.sum(loss) / float(n), logits.dtype)
+    return narrow(_reduce(fn, loss, reduction), logits.dtype)
 
 
 def nll_loss(log_probs: Any, target: Any, weight: Any = None, ignore_index: int = -100,

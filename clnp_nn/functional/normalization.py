@@ -24,7 +24,7 @@ def _as(v: Any, dtype: Any) -> Any:
 
 
 def _upcast(x: Any) -> Any:
-    return _as(x, xp.float32) if x.dtype == xp.float16 else x
+    return _as(x, xp.float32) if x.dtype in (xp.float16, xp.bfloat16) else x
 
 
 def _moments(x: Any, axes: tuple[int, ...]) -> tuple[Any, Any]:
@@ -282,7 +282,7 @@ def rms_norm(x: Any, normalized_shape: Any, weight: Any = None, eps: float | Non
     chk.array(fn, "input", x)
     shape = chk.normalized_shape(fn, x, normalized_shape)
     chk.param_shape(fn, "weight", weight, shape, x)
-    eps = float(np.finfo(np.dtype(x.dtype.name)).eps) if eps is None else _float(fn, "eps", eps)
+    eps = float(xp.finfo(x.dtype).eps) if eps is None else _float(fn, "eps", eps)
     axes = tuple(range(x.ndim - len(shape), x.ndim))
     xc = _upcast(x)
     y = xc / xp.sqrt(xp.mean(xc * xc, axis=axes, keepdims=True) + eps)

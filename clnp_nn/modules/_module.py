@@ -23,6 +23,7 @@ import numpy as np
 
 from clnp_grad import register_pytree_node
 from clnp_grad._tree import PyTreeDef, _node
+from clnp._dtypes import kind as dkind
 
 __all__ = ["Module", "static", "buffer", "is_array", "is_inexact_array", "partition", "combine",
            "trainable_mask", "named_leaves"]
@@ -169,7 +170,7 @@ class Module:
 
 def _short(v: Any) -> str:
     if hasattr(v, "shape") and hasattr(v, "dtype") and not isinstance(v, np.generic):
-        kind = {"f": "f", "i": "i", "u": "u", "b": "bool", "c": "c"}[v.dtype.kind]
+        kind = {"f": "f", "i": "i", "u": "u", "b": "bool", "c": "c"}[dkind(v.dtype)]
         bits = "" if kind == "bool" else str(8 * v.dtype.itemsize)
         return f"{kind}{bits}[{','.join(map(str, v.shape))}]"
     if isinstance(v, tuple) and v and all(isinstance(e, Module) for e in v):
@@ -240,7 +241,7 @@ def is_inexact_array(x: Any) -> bool:
     >>> nn.is_inexact_array(clnp.ones(2)), nn.is_inexact_array(clnp.arange(2))
     (True, False)
     """
-    return is_array(x) and x.dtype.kind in "fc"
+    return is_array(x) and dkind(x.dtype) in "fc"
 
 
 _LEAF = PyTreeDef("leaf", None, ())

@@ -8,6 +8,7 @@ from typing import Any, Sequence
 import numpy as np
 
 import clnp as xp
+from clnp._dtypes import kind as dkind
 
 __all__ = ["calculate_fans", "calculate_gain", "uniform", "normal", "zeros", "ones",
            "kaiming_uniform", "kaiming_normal", "xavier_uniform", "xavier_normal"]
@@ -15,14 +16,14 @@ __all__ = ["calculate_fans", "calculate_gain", "uniform", "normal", "zeros", "on
 
 def _dtype(dtype: Any) -> Any:
     d = np.dtype(xp.float32) if dtype is None else np.dtype(dtype)
-    if np.dtype(d).kind != "f":
+    if dkind(np.dtype(d)) != "f":
         raise TypeError(f"init: parameters must have a real floating dtype, got {d}")
     return d
 
 
 def _draw_dtype(d: Any) -> Any:
     """Draw float16 parameters in float32 (the sampler's types), then round."""
-    return np.dtype(xp.float32) if np.dtype(d) == np.float16 else d
+    return np.dtype(xp.float32) if np.dtype(d) in (np.float16, xp.bfloat16) else d
 
 
 def calculate_fans(shape: Sequence[int]) -> tuple[int, int]:

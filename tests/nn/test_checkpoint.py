@@ -115,6 +115,23 @@ def test_round_trip_plain(device, rng, tmp_path, suffix):
     assert plain["opt"][0]["mu"]["w"].shape == (0, 4)
 
 
+@pytest.mark.parametrize("suffix", FORMATS)
+def test_bfloat16_round_trip(device, tmp_path, suffix):
+    """bfloat16 leaves keep their bits (NaN, -0) in both formats; safetensors names them BF16,
+    which the safetensors package reads as ml_dtypes' bfloat16."""
+    h = np.array([1.5, np.nan, -0.0, 3e38, 1e-40], np.float32).astype(xp.bfloat16)
+    tree = {"w": xp.asarray(h, device=device), "host": h[:2].copy()}
+    path = tmp_path / f"bf{suffix}"
+    clnp_nn.save(path, tree)
+    for got in (clnp_nn.load(path, device=device), clnp_nn.load(path, like=tree)):
+        assert got["w"].dtype == xp.bfloat16 and got["w"].device == device
+        assert got["host"].dtype == xp.bfloat16 and isinstance(got["host"], np.ndarray)
+        np.testing.assert_array_equal(xp.asnumpy(got["w"]).view(np.uint16), h.view(np.uint16))
+    if suffix == ".safetensors":
+        st = pytest.importorskip("safetensors.numpy")
+        assert st.load_file(str(path))["w"].dtype == xp.bfloat16
+
+
 def test_safetensors_package_reads_our_file(device, rng, tmp_path):
     st = pytest.importorskip("safetensors.numpy")
     tree = _tree(device, rng, False)
