@@ -19,6 +19,7 @@ import pyopencl as cl
 from . import _capture_hooks as _hooks
 
 _enqueue = cl.enqueue_nd_range_kernel
+_UNSET = object()      # compares unequal to every value
 
 
 def _arg(value: Any, dtype: Any) -> Any:
@@ -59,6 +60,11 @@ class BoundKernel:
             last = self.last
             for i, v in enumerate(vals):
                 if v != last[i]:
+                    # forget the old value first: an interrupt (Ctrl-C) after set_arg but
+                    # before the record would otherwise leave a record that no longer
+                    # matches the kernel, and a later call with the old value would skip
+                    # setting it (tests/robust/test_interrupt.py)
+                    last[i] = _UNSET
                     k.set_arg(self.valpos[i], _arg(v, self.dtypes[i]))
                     last[i] = v
         _enqueue(queue, k, self.gsize, self.lsize)

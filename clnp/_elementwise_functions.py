@@ -9,7 +9,7 @@ OverflowError, except in comparisons, whose result is then known exactly).
 from __future__ import annotations
 
 import ast
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -103,6 +103,23 @@ def _compare_out_of_range(name: str, args: list[Any], compute: np.dtype) -> Any:
     return apply("greater_equal" if truth else "less", x, lo)
 
 
+def _check_operands(name: str, args: Sequence[Any]) -> None:
+    """Same device and broadcastable shapes, or an error naming ``name`` (before any kernel)."""
+    arrays = [a for a in args if type(a) is Array]
+    if len(arrays) < 2:
+        return
+    device = arrays[0].device
+    for a in arrays[1:]:
+        if a.device is not device:
+            raise ValueError(f"{name}: operands are on different devices: {device} and "
+                             f"{a.device}; move one with to_device()")
+    from ._eager import broadcast_shapes
+    try:
+        broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError as e:
+        raise ValueError(f"{name}: {e}") from None
+
+
 def _truth(a: Any) -> Any:
     """A logical op's operand as bool: NumPy counts non-zero values as true."""
     if isinstance(a, _Strong):
@@ -119,6 +136,7 @@ def apply(name: str, *args: Any) -> Any:
         return fast
     rec = _ops.OPS[name]
     norm, device = _normalize(name, args)
+    _check_operands(name, norm)
     if rec.extra.get("truthy"):
         norm = [_truth(a) for a in norm]
     compute, out, arg_dtypes, overflow = _resolve(rec, norm, device)
@@ -343,6 +361,7 @@ def where(condition, x1=_UNSET, x2=_UNSET, /):
         raise TypeError("where: either both or neither of x1 and x2 should be given")
     x1, x2 = (np.asarray(v) if isinstance(v, (list, tuple)) else v for v in (x1, x2))
     norm, device = _normalize("where", (condition, x1, x2))
+    _check_operands("where", norm)
     condition, x1, x2 = norm
     if not is_array(condition):
         raise TypeError(f"where: condition must be an array; got "

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ._dtypes import kind as dkind
+from ._warn import user_stacklevel
 
 ESTIMATORS = ("auto", "fd", "doane", "scott", "stone", "rice", "sturges", "sqrt")
 _UNSIGNED = {np.dtype(np.int8): np.uint8, np.dtype(np.int16): np.uint16,
@@ -128,7 +129,7 @@ def _stone(x: Any, n: int, ptp: Any, first: Any, last: Any) -> Any:
     best = int(ks[int(np.argmin(risk))])      # the first minimum, as min(..., key=) picks
     if best == top:
         warnings.warn("The number of bins estimated may be suboptimal.", RuntimeWarning,
-                      stacklevel=4)
+                      stacklevel=user_stacklevel())
     return ptp / best
 
 

@@ -436,9 +436,11 @@ def _take_along(x: Any, ax: int, idx: Any, in_bounds: bool, fname: str) -> Any:
 def _index_operand(indices: Any, x: Any, fname: str, n: int, axis: int) -> tuple[Any, bool]:
     """Indices as a device integer array, and whether they are known to be in bounds (host
     data is checked on the host; device arrays are checked by the offsets kernel)."""
+    # NumPy's classes: take casts the indices (TypeError), take_along_axis indexes (IndexError)
+    bad = IndexError if fname == "take_along_axis" else TypeError
     if is_array(indices):
         if dkind(indices.dtype) not in "iu":
-            raise TypeError(f"{fname}: indices must have an integer dtype; got {indices.dtype}")
+            raise bad(f"{fname}: indices must have an integer dtype; got {indices.dtype}")
         if indices.device is not x.device:
             raise ValueError(f"{fname}: indices are on {indices.device}, x on {x.device}")
         return indices, False
@@ -446,7 +448,10 @@ def _index_operand(indices: Any, x: Any, fname: str, n: int, axis: int) -> tuple
     if host.size == 0 and dkind(host.dtype) == "f":
         host = host.astype(np.int64)
     if dkind(host.dtype) not in "iu":
-        raise TypeError(f"{fname}: indices must have an integer dtype; got {host.dtype}")
+        if dkind(host.dtype) not in "biufc":      # not numbers at all (a dict, strings)
+            raise TypeError(f"{fname}: indices must be an integer array; got "
+                            f"{type(indices).__name__}")
+        raise bad(f"{fname}: indices must have an integer dtype; got {host.dtype}")
     if host.size:
         _check_host_bounds(host, axis, n, f"{fname}: ")
     return _upload_index(host, x.device), True

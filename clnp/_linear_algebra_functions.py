@@ -138,8 +138,8 @@ def _normalize_tensordot_axes(axes: Any, n1: int, n2: int, s1, s2) -> tuple[tupl
                 except TypeError:
                     raise TypeError(f"tensordot: axes must be integers; got {a!r}") from None
                 if not -n <= i < n:
-                    raise ValueError(f"tensordot: axis {i} is out of bounds for an array of "
-                                     f"shape {s}")
+                    raise np.exceptions.AxisError(f"tensordot: axis {i} is out of bounds "
+                                                  f"for an array of shape {s}")
                 norm.append(i % n)
             if len(set(norm)) != len(norm):
                 raise ValueError(f"tensordot: repeated axis in {tuple(seq)}")
@@ -248,12 +248,12 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
     except TypeError:
         raise TypeError(f"vecdot: axis must be an integer; got {type(axis).__name__}") from None
     n = min(x1.ndim, x2.ndim)
+    if not -n <= ax < n or n == 0:
+        raise np.exceptions.AxisError(f"vecdot: axis {ax} is out of bounds for shapes "
+                                      f"{x1.shape} and {x2.shape}")
     if ax >= 0:
         raise ValueError(f"vecdot: axis must be negative (counted from the last axis); got "
                          f"{ax}")
-    if ax < -n or n == 0:
-        raise ValueError(f"vecdot: axis {ax} is out of bounds for shapes {x1.shape} and "
-                         f"{x2.shape}")
     if x1.shape[ax] != x2.shape[ax]:
         raise ValueError(f"vecdot: shapes {x1.shape} and {x2.shape} differ along axis {ax} "
                          f"({x1.shape[ax]} != {x2.shape[ax]})")
@@ -476,6 +476,9 @@ def matvec(x1: Any, x2: Any, /) -> Any:
     if x1.ndim < 2 or x2.ndim < 1:
         raise ValueError(f"matvec: x1 must have at least 2 dimensions and x2 at least 1; got "
                          f"shapes {x1.shape} and {x2.shape}")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise ValueError(f"matvec: the last dimensions of x1 and x2 differ: shapes {x1.shape} "
+                         f"and {x2.shape} ({x1.shape[-1]} != {x2.shape[-1]})")
     r = matmul(x1, primitive("reshape").bind(x2, shape=x2.shape + (1,)))
     return primitive("reshape").bind(r, shape=r.shape[:-1])
 
@@ -515,6 +518,10 @@ def vecmat(x1: Any, x2: Any, /) -> Any:
     if x1.ndim < 1 or x2.ndim < 2:
         raise ValueError(f"vecmat: x1 must have at least 1 dimension and x2 at least 2; got "
                          f"shapes {x1.shape} and {x2.shape}")
+    if x1.shape[-1] != x2.shape[-2]:
+        raise ValueError(f"vecmat: the last dimension of x1 and the second-to-last of x2 "
+                         f"differ: shapes {x1.shape} and {x2.shape} ({x1.shape[-1]} != "
+                         f"{x2.shape[-2]})")
     if dkind(x1.dtype) == "c":
         from ._elementwise_functions import conj
         x1 = conj(x1)

@@ -126,6 +126,8 @@ def ravel_multi_index(multi_index: Any, dims: Any, mode: Any = "raise",
     ------
     ValueError
         When a coordinate is out of range with mode 'raise', or the lengths differ.
+    TypeError
+        When ``multi_index`` is not a sequence of integer arrays.
 
     Examples
     --------
@@ -136,6 +138,9 @@ def ravel_multi_index(multi_index: Any, dims: Any, mode: Any = "raise",
     shape = _dims(dims, "ravel_multi_index")
     if order not in ("C", "F"):
         raise ValueError(f"ravel_multi_index: order must be 'C' or 'F'; got {order!r}")
+    if not (isinstance(multi_index, (tuple, list, np.ndarray)) or is_array(multi_index)):
+        raise TypeError(f"ravel_multi_index: multi_index must be a tuple of integer arrays; "
+                        f"got {type(multi_index).__name__}")
     if len(multi_index) != len(shape):
         raise ValueError(f"ravel_multi_index: parameter multi_index must be a sequence of "
                          f"length {len(shape)}; got {len(multi_index)}")
@@ -582,6 +587,8 @@ def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None) -> Non
     ------
     ValueError
         When ``indices`` has the wrong number of dimensions.
+    IndexError
+        When ``indices`` are not integers (as NumPy).
 
     Examples
     --------
@@ -595,14 +602,19 @@ def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None) -> Non
     xp = _xp()
     if not is_array(arr):
         raise TypeError(f"put_along_axis: arr must be a clnp array; got {type(arr).__name__}")
-    idx = _int_index(_arr(indices, arr.device), "put_along_axis", "indices")
+    # the values first: junk must fail before any index work on the device
+    values = _arr(values, arr.device, arr.dtype if not is_array(values) else None)
+    idx = _arr(indices, arr.device)
+    if idx.dtype.kind not in "iu" and not (idx.dtype.kind == "f" and idx.size == 0):
+        # NumPy's class: the indices index arr (take_along_axis raises the same)
+        raise IndexError(f"put_along_axis: indices must have an integer dtype; got {idx.dtype}")
+    idx = _int_index(idx, "put_along_axis", "indices")
     if axis is None:
         if idx.ndim != 1:
             raise ValueError(f"put_along_axis: when axis=None, indices must be 1-D; got "
                              f"shape {idx.shape}")
         flat = idx % max(arr.size, 1)
-        vals = xp.broadcast_to(_arr(values, arr.device, arr.dtype
-                                    if not is_array(values) else None), idx.shape)
+        vals = xp.broadcast_to(values, idx.shape)
         a_coords = unravel_index(flat, arr.shape)
         arr[a_coords] = xp.astype(vals, arr.dtype)
         return
@@ -626,6 +638,5 @@ def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None) -> Non
             key.append(xp.broadcast_to(xp.reshape(xp.arange(shape[i], dtype=dt.int64,
                                                             device=arr.device), tuple(s)),
                                        tuple(shape)))
-    vals = xp.broadcast_to(_arr(values, arr.device, arr.dtype
-                                if not is_array(values) else None), tuple(shape))
+    vals = xp.broadcast_to(values, tuple(shape))
     arr[tuple(key)] = xp.astype(vals, arr.dtype)

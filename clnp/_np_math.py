@@ -24,6 +24,7 @@ from . import _dtypes as dt
 from ._helpers import is_array, normalize_axis
 from ._numpy_functions import _arr, _device_of, _finish, _inexact, _xp
 from ._dtypes import kind as dkind
+from ._warn import user_stacklevel
 
 __all__ = ["digitize", "histogram2d", "histogramdd", "gradient", "correlate", "kron",
            "cross", "trapezoid", "unwrap", "vander", "sinc", "modf", "spacing", "gcd", "lcm",
@@ -240,7 +241,7 @@ def i0(x: Any) -> Any:
     """
     a = _float_in(x)
     if dkind(a.dtype) == "c":
-        raise TypeError("i0: i0 not supported for complex values")
+        raise TypeError(f"i0: not supported for complex values; got dtype {a.dtype}")
     # the series in double where the dtype is float64, else in float (no fp64 needed)
     return _kernel("i0" if a.dtype == dt.float64 else "i0f")(a)
 
@@ -469,7 +470,8 @@ def digitize(x: Any, bins: Any, right: bool = False) -> Any:
     if b.ndim != 1:
         raise ValueError(f"digitize: bins must be one-dimensional; got shape {b.shape}")
     if dkind(xa.dtype) == "c" or dkind(b.dtype) == "c":
-        raise TypeError("digitize: x may not be complex")
+        raise TypeError(f"digitize: x and bins may not be complex; got dtypes {xa.dtype} and "
+                        f"{b.dtype}")
     d = b[1:] - b[:-1] if dkind(b.dtype) != "b" else xp.astype(b[1:], dt.int8) - xp.astype(
         b[:-1], dt.int8)
     if b.shape[0] < 2:
@@ -691,6 +693,9 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> An
     """
     xp = _xp()
     a = _arr(f)
+    if a.dtype == dt.bool_:           # NumPy: boolean subtract is not supported
+        raise TypeError("gradient: not supported for dtype bool (cast to a numeric dtype "
+                        "first)")
     if dkind(a.dtype) not in "fc":
         a = xp.astype(a, a.device.default_float)
     n = a.ndim
@@ -877,18 +882,20 @@ def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
         axisa = axisb = axisc = axis
     dev = _device_of(a, b)
     x, y = _arr(a, dev), _arr(b, dev)
+    a_shape, b_shape = x.shape, y.shape
     if x.ndim == 0 or y.ndim == 0:
         raise ValueError("cross: at least one array has zero dimension")
     x = xp.moveaxis(x, normalize_axis(axisa, x.ndim, "cross"), -1)
     y = xp.moveaxis(y, normalize_axis(axisb, y.ndim, "cross"), -1)
     na, nb = x.shape[-1], y.shape[-1]
     if na not in (2, 3) or nb not in (2, 3):
-        raise ValueError("cross: incompatible dimensions for cross product (dimension must "
-                         "be 2 or 3)")
+        raise ValueError(f"cross: incompatible dimensions for cross product (dimension must "
+                         f"be 2 or 3); got shapes {tuple(a_shape)} and {tuple(b_shape)} with "
+                         f"vectors of length {na} and {nb}")
     if na == 2 or nb == 2:
         warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays of "
                       "3-dimensional vectors instead. (deprecated in NumPy 2.0)",
-                      DeprecationWarning, stacklevel=2)
+                      DeprecationWarning, stacklevel=user_stacklevel())
     d = xp.result_type(x, y)
     x, y = xp.astype(x, d), xp.astype(y, d)
     a0, a1 = x[..., 0], x[..., 1]
@@ -983,6 +990,8 @@ def unwrap(p: Any, discont: Any = None, axis: int = -1, *, period: float = 2 * m
     xp = _xp()
     a = _arr(p)
     ax = normalize_axis(axis, a.ndim, "unwrap")
+    if a.dtype.kind == "c":           # NumPy's remainder refuses it
+        raise TypeError(f"unwrap: p must be real; got dtype {a.dtype}")
     n = a.shape[ax]
     key1 = [slice(None)] * a.ndim
     key0 = [slice(None)] * a.ndim

@@ -17,6 +17,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._helpers import is_array
 from ._numpy_functions import _arr, _device_of, _inexact, _xp
+from ._warn import user_stacklevel
 
 __all__ = ["polyval", "polyfit", "roots", "poly", "polyadd", "polysub", "polymul",
            "polydiv", "polyder", "polyint"]
@@ -151,7 +152,8 @@ def polymul(a1: Any, a2: Any) -> Any:
         # NumPy goes through poly1d, which drops leading zeros (keeping one zero)
         t = trim_zeros(c, "f")
         return t if t.shape[0] else xp.zeros((1,), dtype=c.dtype, device=c.device)
-    return convolve(lead(_coeffs(a1, dev, "polymul")), lead(_coeffs(a2, dev, "polymul")))
+    c1, c2 = _coeffs(a1, dev, "polymul"), _coeffs(a2, dev, "polymul")  # both checked first
+    return convolve(lead(c1), lead(c2))
 
 
 def polydiv(u: Any, v: Any) -> tuple[Any, Any]:
@@ -339,8 +341,11 @@ def polyfit(x: Any, y: Any, deg: int, rcond: Any = None, full: bool = False, w: 
     xp = _xp()
     order = operator.index(deg) + 1
     dev = _device_of(x, y, w)
-    xa = _inexact(_arr(x, dev))
-    ya = _inexact(_arr(y, dev))
+    xa, ya = _arr(x, dev), _arr(y, dev)         # shapes checked before any kernel runs
+    if xa.ndim == 1 and ya.ndim in (1, 2) and xa.shape[0] != ya.shape[0]:
+        raise TypeError(f"polyfit: expected x and y to have same length; got shapes "
+                        f"{tuple(xa.shape)} and {tuple(ya.shape)}")
+    xa, ya = _inexact(xa), _inexact(ya)
     d = xp.result_type(xa, ya)
     xa, ya = xp.astype(xa, d), xp.astype(ya, d)
     if deg < 0:
@@ -372,7 +377,7 @@ def polyfit(x: Any, y: Any, deg: int, rcond: Any = None, full: bool = False, w: 
     if int(rank) != order and not full:
         import warnings
         warnings.warn("Polyfit may be poorly conditioned", np.exceptions.RankWarning,
-                      stacklevel=2)
+                      stacklevel=user_stacklevel())
     if full:
         return c, resids, rank, s, rcond
     if cov:

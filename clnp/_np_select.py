@@ -163,6 +163,11 @@ def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0)
     [ 0  1  2 42 16 25]
     """
     xp = _xp()
+    for seq, what in ((condlist, "condlist"), (choicelist, "choicelist")):
+        if not isinstance(seq, (list, tuple)) and not is_array(seq) and \
+                not isinstance(seq, np.ndarray):
+            raise TypeError(f"select: {what} must be a list of arrays; got "
+                            f"{type(seq).__name__}")
     if len(condlist) != len(choicelist):
         raise ValueError(f"select: list of cases must be same length as list of conditions; "
                          f"got {len(condlist)} and {len(choicelist)}")
@@ -337,6 +342,22 @@ def _need_array(a: Any, fname: str, what: str = "a") -> None:
                         f"got {type(a).__name__}")
 
 
+def _mask_and_values(a: Any, mask: Any, values: Any, fname: str, what: str) -> tuple[Any, Any]:
+    """``mask`` and ``values`` of place/putmask as device arrays, checked before anything
+    runs: the mask's size, and NumPy's rule for array values (a 'safe' cast to ``a``'s
+    dtype; Python scalars and lists take ``a``'s dtype)."""
+    m = _arr(mask, a.device)
+    if m.size != a.size:
+        raise ValueError(f"{fname}: mask and data must be the same size; got mask of shape "
+                         f"{tuple(m.shape)} and {what} of shape {tuple(a.shape)}")
+    if (is_array(values) or isinstance(values, np.ndarray)) and \
+            not np.can_cast(values.dtype, a.dtype, "safe"):
+        raise TypeError(f"{fname}: cannot cast values of dtype {values.dtype} to {what}'s "
+                        f"dtype {a.dtype} according to the rule 'safe'")
+    v = _arr(values, a.device, None if is_array(values) else a.dtype)
+    return m, v
+
+
 def put(a: Any, ind: Any, v: Any, mode: str = "raise") -> None:
     """Replace elements of ``a`` at flat indices (NumPy's ``put``).
 
@@ -379,6 +400,8 @@ def put(a: Any, ind: Any, v: Any, mode: str = "raise") -> None:
     _need_array(a, "put")
     if mode not in ("raise", "wrap", "clip"):
         raise ValueError(f"put: mode must be 'raise', 'wrap' or 'clip'; got {mode!r}")
+    # the values first: junk must fail before the indices are checked on the device
+    vals = xp.reshape(_arr(v, a.device, None if is_array(v) else a.dtype), (-1,))
     idx = xp.reshape(_arr(ind, a.device), (-1,))
     if idx.size == 0:
         return
@@ -396,7 +419,6 @@ def put(a: Any, ind: Any, v: Any, mode: str = "raise") -> None:
         if not in_transformation() and bool(xp.any((idx < -n) | (idx >= n))):
             raise IndexError(f"put: index out of range for array of size {n}")
         idx = xp.where(idx < 0, idx + n, idx)
-    vals = xp.reshape(_arr(v, a.device, None if is_array(v) else a.dtype), (-1,))
     if vals.size == 0:
         return
     a[unravel_index(idx, a.shape)] = _cycled(vals, idx.size, a.dtype, a.device)
@@ -435,15 +457,12 @@ def place(arr: Any, mask: Any, vals: Any) -> None:
     """
     xp = _xp()
     _need_array(arr, "place", "arr")
-    m = _arr(mask, arr.device)
-    if m.size != arr.size:
-        raise ValueError(f"place: mask and data must be the same size; got {m.size} and "
-                         f"{arr.size}")
+    m, v = _mask_and_values(arr, mask, vals, "place", "arr")
     m = xp.reshape(xp.astype(m, dt.bool_), arr.shape)
     count = int(xp.count_nonzero(m))
     if count == 0:
         return
-    v = xp.reshape(_arr(vals, arr.device, None if is_array(vals) else arr.dtype), (-1,))
+    v = xp.reshape(v, (-1,))
     if v.size == 0:
         raise ValueError("place: cannot insert from an empty array!")
     arr[m] = _cycled(v, count, arr.dtype, arr.device)
@@ -482,11 +501,8 @@ def putmask(a: Any, mask: Any, values: Any) -> None:
     """
     xp = _xp()
     _need_array(a, "putmask")
-    m = _arr(mask, a.device)
-    if m.size != a.size:
-        raise ValueError(f"putmask: mask and data must be the same size; got {m.size} and "
-                         f"{a.size}")
-    v = xp.reshape(_arr(values, a.device, None if is_array(values) else a.dtype), (-1,))
+    m, v = _mask_and_values(a, mask, values, "putmask", "a")
+    v = xp.reshape(v, (-1,))
     if v.size == 0 or a.size == 0:
         return
     full = xp.reshape(_cycled(v, a.size, a.dtype, a.device), a.shape)
@@ -538,6 +554,13 @@ def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) ->
         if probe.ndim and not np.can_cast(probe.dtype, dst.dtype, casting=casting):
             raise TypeError(f"copyto: cannot cast array data from {probe.dtype} to "
                             f"{dst.dtype} according to the rule {casting!r}")
+    try:                                   # the shapes, before the cast runs a kernel
+        ok = xp.broadcast_shapes(s.shape, dst.shape) == tuple(dst.shape)
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(f"copyto: could not broadcast src of shape {tuple(s.shape)} into dst "
+                         f"of shape {tuple(dst.shape)}")
     s = xp.broadcast_to(xp.astype(s, dst.dtype), dst.shape)
     if where is True:
         dst[...] = s
@@ -735,7 +758,9 @@ def append(arr: Any, values: Any, axis: int | None = None) -> Any:
     if axis is None:
         a, v = xp.reshape(a, (-1,)), xp.reshape(v, (-1,))
         axis = 0
-    elif a.ndim != v.ndim:
+    else:
+        axis = normalize_axis(axis, a.ndim, "append")     # before the casts build kernels
+    if a.ndim != v.ndim:
         raise ValueError(f"append: all the input arrays must have same number of dimensions, "
                          f"but arr has {a.ndim} and values has {v.ndim}")
     d = xp.result_type(a, v)
@@ -864,9 +889,9 @@ def extract(condition: Any, arr: Any) -> Any:
     """
     xp = _xp()
     dev = _device_of(condition, arr)
-    c = xp.reshape(_arr(condition, dev), (-1,))
-    (idx,) = xp.nonzero(c)
-    return xp.take(xp.reshape(_arr(arr, dev), (-1,)), idx)
+    c, a = _arr(condition, dev), _arr(arr, dev)      # both converted before any kernel
+    (idx,) = xp.nonzero(xp.reshape(c, (-1,)))
+    return xp.take(xp.reshape(a, (-1,)), idx)
 
 
 def compress(condition: Any, a: Any, axis: int | None = None, out: Any = None) -> Any:

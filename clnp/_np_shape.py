@@ -668,7 +668,7 @@ def _isinf_sign(x: Any, out: Any, positive: bool, fname: str) -> Any:
     a = _arr(x)
     if dkind(a.dtype) == "c":
         raise TypeError(f"{fname}: this operation is not supported for complex values "
-                        f"because it would be ambiguous")
+                        f"because it would be ambiguous; got dtype {a.dtype}")
     if dkind(a.dtype) != "f":
         res = xp.zeros(a.shape, dtype=dt.bool_, device=a.device)
     else:

@@ -1371,6 +1371,9 @@ def ptp(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> An
     xp = _xp()
     x = _arr(a)
     axis = _ax(axis)
+    if x.dtype == dt.bool_:           # NumPy: boolean subtract is not supported
+        raise TypeError("ptp: max - min is not supported for dtype bool (cast to an integer "
+                        "dtype first)")
     res = xp.subtract(xp.max(x, axis=axis, keepdims=keepdims),
                       xp.min(x, axis=axis, keepdims=keepdims))
     return _finish(res, out, "ptp")
@@ -1488,8 +1491,8 @@ def _quantile(a: Any, q: Any, axis: Any, method: str, keepdims: bool, fname: str
         raise TypeError(f"{fname}: weights= is not supported by clnp")
     xp = _xp()
     x = _arr(a)
-    if dkind(x.dtype) == "c":
-        raise TypeError("a must be an array of real numbers")
+    if dkind(x.dtype) in "cb":          # NumPy refuses both
+        raise TypeError(f"{fname}: a must be an array of real numbers; got dtype {x.dtype}")
     _check_real(x, fname)
     if interpolation is not None:
         method = interpolation
@@ -1874,6 +1877,13 @@ def nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool =
     return _finish(_median(a, axis, keepdims, "nanmedian", True), out, "nanmedian")
 
 
+def _check_axes(x: Any, axis: Any, fname: str = "") -> None:
+    """An out-of-range axis raises AxisError before the NaN mask below builds a kernel (the
+    public function's wrapper names it in the message)."""
+    if axis is not None:
+        normalize_axes(_ax(axis), x.ndim, fname or "axis")
+
+
 def _nan_filled(x: Any, value: float) -> Any:
     xp = _xp()
     if dkind(x.dtype) not in "fc":
@@ -1918,6 +1928,7 @@ def nansum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
     """
     _no_extra(kw, "nansum")
     x = _arr(a)
+    _check_axes(x, axis)
     res = _xp().sum(_nan_filled(x, 0), axis=_ax(axis), dtype=dtype, keepdims=keepdims)
     return _finish(res, out, "nansum")
 
@@ -1959,6 +1970,7 @@ def nanprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
     """
     _no_extra(kw, "nanprod")
     x = _arr(a)
+    _check_axes(x, axis)
     res = _xp().prod(_nan_filled(x, 1), axis=_ax(axis), dtype=dtype, keepdims=keepdims)
     return _finish(res, out, "nanprod")
 
@@ -1993,7 +2005,9 @@ def nancumsum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> A
     >>> print(clnp.nancumsum(clnp.asarray([1.0, float("nan"), 3.0])))
     [1. 1. 4.]
     """
-    return _finish(_xp().cumsum(_nan_filled(_arr(a), 0), axis=axis, dtype=dtype), out,
+    x = _arr(a)
+    _check_axes(x, axis)
+    return _finish(_xp().cumsum(_nan_filled(x, 0), axis=axis, dtype=dtype), out,
                    "nancumsum")
 
 
@@ -2027,13 +2041,16 @@ def nancumprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> 
     >>> print(clnp.nancumprod(clnp.asarray([2.0, float("nan"), 3.0])))
     [2. 2. 6.]
     """
-    return _finish(_xp().cumprod(_nan_filled(_arr(a), 1), axis=axis, dtype=dtype), out,
+    x = _arr(a)
+    _check_axes(x, axis)
+    return _finish(_xp().cumprod(_nan_filled(x, 1), axis=axis, dtype=dtype), out,
                    "nancumprod")
 
 
 def _nanextreme(a: Any, axis: Any, keepdims: bool, op: str) -> Any:
     xp = _xp()
     x = _arr(a)
+    _check_axes(x, axis)
     axis = _ax(axis)
     if dkind(x.dtype) != "f":
         return getattr(xp, op)(x, axis=axis, keepdims=keepdims)
@@ -2120,6 +2137,7 @@ def nanmin(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False,
 def _nanarg(a: Any, axis: Any, keepdims: bool, op: str) -> Any:
     xp = _xp()
     x = _arr(a)
+    _check_axes(x, axis)
     if dkind(x.dtype) != "f":
         return getattr(xp, op)(x, axis=axis, keepdims=keepdims)
     mask = xp.isnan(x)
@@ -2239,6 +2257,7 @@ def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
     _no_extra(kw, "nanmean")
     xp = _xp()
     x = _arr(a)
+    _check_axes(x, axis)
     axis = _ax(axis)
     if dkind(x.dtype) not in "fc":
         res = xp.mean(x, axis=axis, keepdims=keepdims)
@@ -2293,6 +2312,7 @@ def nanvar(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: f
     _no_extra(kw, "nanvar")
     xp = _xp()
     x = _arr(a)
+    _check_axes(x, axis)
     axis = _ax(axis)
     if correction is not None:
         ddof = correction
@@ -2874,6 +2894,8 @@ def isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08,
             y = xp.astype(y, y.device.default_float)
     elif isinstance(y, int):
         y = float(y)
+    from ._elementwise_functions import _check_operands
+    _check_operands("isclose", [x, y])          # shapes and devices before any kernel
     for t, name in ((rtol, "rtol"), (atol, "atol")):
         if is_array(t) or np.ndim(t):
             raise TypeError(f"isclose: {name} must be a scalar in clnp")
@@ -3320,20 +3342,24 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
     ns = _xp()
     dev = _device_of(x, xp, fp)
     fd = _default_float(dev)
-    fpa = _arr(fp, dev)
+    # every operand converted and checked before a kernel runs
+    fpa, xv, xpa = _arr(fp, dev), _arr(x, dev), _arr(xp, dev)
+    for v, what in ((xv, "x"), (xpa, "xp")):
+        if dkind(v.dtype) == "c":
+            raise TypeError(f"interp: {what} must be real; got dtype {v.dtype}")
+    if xpa.ndim != 1 or fpa.ndim != 1:
+        raise ValueError(f"interp: xp and fp must be 1-D; got shapes {tuple(xpa.shape)} and "
+                         f"{tuple(fpa.shape)}")
+    if xpa.shape[0] != fpa.shape[0]:
+        raise ValueError(f"interp: fp and xp are not of the same length: shapes "
+                         f"{tuple(fpa.shape)} and {tuple(xpa.shape)}")
     if dkind(fpa.dtype) == "c":
         re = interp(x, xp, ns.real(fpa), None if left is None else np.real(left),
                     None if right is None else np.real(right), period)
         im = interp(x, xp, ns.imag(fpa), None if left is None else np.imag(left),
                     None if right is None else np.imag(right), period)
         return ns.add(re, ns.multiply(im, 1j))
-    xv = _arr(x, dev, fd)
-    xpa = _arr(xp, dev, fd)
-    fpa = ns.astype(fpa, fd)
-    if xpa.ndim != 1 or fpa.ndim != 1:
-        raise ValueError("object too deep for desired array")
-    if xpa.shape[0] != fpa.shape[0]:
-        raise ValueError("fp and xp are not of the same length.")
+    xv, xpa, fpa = (ns.astype(v, fd) for v in (xv, xpa, fpa))
     if xpa.shape[0] == 0:
         raise ValueError("array of sample points is empty")
     if period is not None:
@@ -3508,9 +3534,10 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
             dtype = dt.promote(dtype, _arr(y, X.device).dtype)
     dtype = dt.as_dtype(dtype)
     X = xp.astype(X, dtype)
-    if X.ndim < 2:
+    one_d = X.ndim < 2
+    if one_d:
         X = xp.reshape(X, (1, -1))
-    if not rowvar and X.shape[0] != 1:
+    if not rowvar and not one_d:        # NumPy: a (1, n) matrix is n variables, once each
         X = xp.permute_dims(X, (1, 0))
     if X.shape[0] == 0:
         return xp.reshape(xp.zeros((0,), dtype=dtype, device=X.device), (0, 0))

@@ -23,6 +23,7 @@ import numpy as np
 
 from . import _dtypes as dt
 from ._helpers import is_array, normalize_shape
+from ._warn import user_stacklevel
 
 
 def _xp() -> Any:
@@ -36,21 +37,34 @@ class DistributionsMixin:
 
     # ------------------------------------------------------------------ helpers
     def _shape_of(self, size: Any, fname: str, *params: Any) -> tuple[int, ...]:
-        xp = _xp()
-        pshape = xp.broadcast_shapes(*[p.shape for p in params if is_array(p)]) \
-            if any(is_array(p) for p in params) else ()
+        from ._eager import broadcast_shapes
+        try:
+            pshape = broadcast_shapes(*[p.shape for p in params if is_array(p)]) \
+                if any(is_array(p) for p in params) else ()
+        except ValueError as e:
+            raise ValueError(f"{fname}: parameters: {e}") from None
         if size is None:
             return pshape
         shape = normalize_shape(size, fname)
-        if xp.broadcast_shapes(shape, pshape) != shape:
+        if broadcast_shapes(shape, pshape) != shape:
             raise ValueError(f"{fname}: parameters of shape {pshape} do not broadcast to "
                              f"size {shape}")
         return shape
 
     def _params(self, fname: str, dtype: Any, **named: Any) -> tuple[np.dtype, list[Any]]:
         d = self._float_dtype(dtype, self.device, fname)  # type: ignore[attr-defined]
-        return d, [self._param(v, k, d, self.device, fname)  # type: ignore[attr-defined]
-                   for k, v in named.items()]
+        # every parameter checked (type, dtype, then shapes together) before any is cast on
+        # the device or its values are checked
+        raw = [self._param(v, k, d, self.device, fname, cast=False)  # type: ignore[attr-defined]
+               for k, v in named.items()]
+        arrays = [a for a in raw if is_array(a)]
+        if len(arrays) > 1:
+            from ._eager import broadcast_shapes
+            try:
+                broadcast_shapes(*[a.shape for a in arrays])
+            except ValueError as e:
+                raise ValueError(f"{fname}: parameters: {e}") from None
+        return d, [a.astype(d) if is_array(a) and a.dtype != d else a for a in raw]
 
     @staticmethod
     def _check(cond_bad: Any, fname: str, msg: str) -> None:
@@ -736,8 +750,9 @@ class DistributionsMixin:
         """
         xp = _xp()
         d = self._float_dtype(dtype, self.device, "dirichlet")  # type: ignore[attr-defined]
-        al = xp.asarray(alpha, dtype=d, device=self.device) if not is_array(alpha) else \
-            xp.astype(alpha, d)
+        al = self._param(alpha, "alpha", d, self.device, "dirichlet")  # type: ignore
+        if not is_array(al) or al.ndim != 1:
+            al = xp.asarray(al, dtype=d, device=self.device)
         if al.ndim != 1:
             raise ValueError(f"dirichlet: alpha must be 1-D; got shape {al.shape}")
         self._check(al <= 0, "dirichlet", "alpha <= 0")
@@ -1436,7 +1451,7 @@ class DistributionsMixin:
                     msg = "covariance is not symmetric positive-semidefinite."
                     if check_valid == "raise":
                         raise ValueError(f"multivariate_normal: {msg}")
-                    warnings.warn(msg, RuntimeWarning, stacklevel=2)
+                    warnings.warn(msg, RuntimeWarning, stacklevel=user_stacklevel())
         else:
             raise ValueError(f"multivariate_normal: method must be 'svd', 'eigh' or "
                              f"'cholesky'; got {method!r}")

@@ -21,6 +21,7 @@ import pyopencl.tools as cl_tools
 from . import _dtypes as dt
 from . import _capture_hooks as _capture
 from . import _program_cache
+from ._warn import user_stacklevel
 
 __all__ = ["Device", "devices", "default_device", "set_default_device", "synchronize",
            "DeviceMemoryError", "KernelBuildError", "UnsupportedDtypeError"]
@@ -631,7 +632,7 @@ def devices() -> tuple[Device, ...]:
                 found.append(dev)
         if skipped and (not found or _debug_level() >= 1):
             warnings.warn(_GENERIC_CPU_HELP.format(", ".join(skipped)), RuntimeWarning,
-                          stacklevel=2)
+                          stacklevel=user_stacklevel())
         if not found:
             raise RuntimeError("clnp found no usable OpenCL device. Install an OpenCL driver, "
                                "or a CPU runtime: pip install pocl-binary-distribution (or, "

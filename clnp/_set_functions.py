@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from . import _dtypes as dt
-from ._helpers import SCALARS, check_array, check_scalar_fits, is_array, result_dtype_of
+from ._helpers import (SCALARS, check_array, check_scalar_fits, is_array, normalize_axis,
+                       result_dtype_of)
 from ._prims import primitive
 from ._dtypes import kind as dkind
 
@@ -202,6 +203,8 @@ def unique(ar: Any, return_index: bool = False, return_inverse: bool = False,
     [1 2] [1 2]
     """
     if axis is not None:
+        if is_array(ar):        # an axis out of range is NumPy's AxisError first
+            normalize_axis(axis, ar.ndim, "unique")
         raise NotImplementedError("unique: only axis=None is supported (unique sub-arrays "
                                   "along an axis are not implemented)")
     v, i, inv, c = _unique(ar, "unique", bool(return_index), bool(return_inverse),

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import inspect
 import math
+import re
 from typing import Any, Callable
 
 import numpy as np
@@ -23,7 +24,7 @@ import numpy as np
 from . import _dtypes as dt
 from . import _ops
 from ._array import Array
-from ._helpers import is_array, normalize_axes, normalize_axis
+from ._helpers import _prefix_message, is_array, normalize_axes, normalize_axis
 from ._prims import EVAL, current_interpreter, primitive
 from ._dtypes import kind as dkind
 
@@ -333,6 +334,43 @@ class ufunc:
                 raise TypeError(f"{name}() takes {self.nin} positional argument"
                                 f"{'s' if self.nin > 1 else ''} but {len(args)} were given")
         args = _operands(name, args)
+        if not self._table:
+            return self._call_composite(args, out, where, casting, order, dtype, signature)
+        return self._call(args, out, where, casting, order, dtype, signature)
+
+    def _call_composite(self, args: tuple[Any, ...], *rest: Any) -> Any:
+        """A composite's operands checked as a table op's are before it runs: its inner ops
+        would otherwise build kernels before refusing them, and name themselves."""
+        name = self.__name__
+        from ._elementwise_functions import _check_operands
+        _check_operands(name, args)
+        types: list[Any] = []
+        for a in args:
+            if is_array(a) or isinstance(a, (np.ndarray, np.generic)):
+                types.append(np.dtype(a.dtype))
+            elif isinstance(a, bool):
+                types.append(np.dtype(bool))
+            elif isinstance(a, (int, float, complex)):
+                types.append(type(a))
+            else:
+                raise TypeError(f"{name}: unsupported operand type {type(a).__name__}; "
+                                f"expected an array, a Python scalar or a NumPy array/scalar")
+        if rest[4] is None:     # dtype= casts first; NumPy's check then applies to the cast
+            try:
+                self._rec.ref.resolve_dtypes(tuple(types) + (None,))
+            except TypeError:
+                got = ", ".join(t.__name__ if isinstance(t, type) else str(t) for t in types)
+                raise TypeError(f"{name}: not supported for input dtype{'s' * (len(types) > 1)} "
+                                f"{got} (NumPy's {name} has no loop for them)") from None
+        try:
+            return self._call(args, *rest)
+        except (TypeError, ValueError, IndexError) as e:
+            _prefix_message(e, name, re.compile(rf"(?<!\w){re.escape(name)}\b"))
+            raise
+
+    def _call(self, args: tuple[Any, ...], out: Any, where: Any, casting: str, order: str,
+              dtype: Any, signature: Any) -> Any:
+        name = self.__name__
         fn = self._fn
         if name in _ops.BOOL_LOGICAL or name in _ops.BOOL_INT8:
             fn, args = _bool_loop(name, fn, args)

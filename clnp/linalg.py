@@ -84,8 +84,9 @@ def _float_array(x: Any, fname: str, arg: str = "x") -> Any:
 
 def _matrix(x: Any, fname: str, square: bool = False, arg: str = "x") -> Any:
     if x.ndim < 2:
-        raise ValueError(f"linalg.{fname}: {arg} must have at least two dimensions; got shape "
-                         f"{x.shape}")
+        # NumPy's class (a ValueError), so code written for either catches it
+        raise LinAlgError(f"linalg.{fname}: {arg} must have at least two dimensions; got "
+                          f"shape {x.shape}")
     if square and x.shape[-1] != x.shape[-2]:
         raise ValueError(f"linalg.{fname}: the last two dimensions of {arg} must be square; "
                          f"got shape {x.shape}")
@@ -1168,8 +1169,8 @@ def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
                         f"{type(axis).__name__}") from None
     nd = min(x1.ndim, x2.ndim)
     if nd == 0 or not -nd <= ax <= -1:
-        raise ValueError(f"linalg.cross: axis {ax} is out of range [-{nd}, -1] for shapes "
-                         f"{x1.shape} and {x2.shape}")
+        raise np.exceptions.AxisError(f"linalg.cross: axis {ax} is out of range [-{nd}, -1] "
+                                      f"for shapes {x1.shape} and {x2.shape}")
     if x1.shape[ax] != 3 or x2.shape[ax] != 3:
         raise ValueError(f"linalg.cross: shapes {x1.shape} and {x2.shape} must have size 3 "
                          f"along axis {ax}")
@@ -1304,8 +1305,9 @@ def multi_dot(arrays: Sequence[Any], *, out: Any = None) -> Any:
     arrays : sequence of arrays
         At least two operands; the first and last may be one-dimensional, the others are
         matrices.
-    out : None
-        NumPy's ``out=`` is not supported.
+    out : Array, optional
+        Receives the product: it must have the product's shape and dtype exactly (as NumPy
+        requires), and is returned.
 
     Returns
     -------
@@ -1314,10 +1316,13 @@ def multi_dot(arrays: Sequence[Any], *, out: Any = None) -> Any:
 
     Raises
     ------
+    LinAlgError
+        An operand of the wrong number of dimensions (NumPy's class and message).
     TypeError
-        ``out`` is given, or an operand is not of a numeric dtype.
+        An operand is not of a numeric dtype, or ``out`` is not a clnp array.
     ValueError
-        Fewer than two operands, or shapes that do not chain.
+        Fewer than two operands, shapes that do not chain, or an ``out`` of the wrong shape
+        or dtype.
 
     Examples
     --------
@@ -1327,15 +1332,37 @@ def multi_dot(arrays: Sequence[Any], *, out: Any = None) -> Any:
     >>> print(clnp.linalg.multi_dot([a, b, clnp.asarray([1, 1])]))
     [3 7]
     """
-    if out is not None:
-        raise TypeError("linalg.multi_dot: out= is not supported")
-    arrays = list(arrays)
+    from ._creation_functions import asarray
+    from ._data_type_functions import result_type
+    if not isinstance(arrays, (list, tuple)):
+        raise TypeError(f"linalg.multi_dot: arrays must be a sequence of arrays; got "
+                        f"{type(arrays).__name__}")
+    arrays = [a if is_array(a) else asarray(a) for a in arrays]
     if len(arrays) < 2:
         raise ValueError("linalg.multi_dot: expecting at least two arrays")
+    for i, a in enumerate(arrays):
+        # NumPy's rule and words: only the ends may be vectors
+        ok = a.ndim in (1, 2) if i in (0, len(arrays) - 1) else a.ndim == 2
+        if not ok:
+            shapes = ", ".join(str(b.shape) for b in arrays)
+            raise LinAlgError(f"linalg.multi_dot: {a.ndim}-dimensional array given (operand "
+                              f"{i} of shapes {shapes}). Array must be two-dimensional")
+    if out is not None:
+        if not is_array(out):
+            raise TypeError(f"linalg.multi_dot: out must be a clnp array; got "
+                            f"{type(out).__name__}")
+        shape = arrays[0].shape[:-1] + arrays[-1].shape[1:]
+        dtype = result_type(*arrays)
+        if out.shape != shape or out.dtype != dtype:
+            raise ValueError(f"linalg.multi_dot: out must have the product's shape {shape} "
+                             f"and dtype {dtype}; got {out.shape} {out.dtype}")
     r = arrays[0]
     for a in arrays[1:]:
         r = matmul(r, a)
-    return r
+    if out is None:
+        return r
+    out[...] = r
+    return out
 
 
 @reports_as("cond")
@@ -1439,7 +1466,8 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple[Any, Any, Any, Any]:
     if a.ndim != 2:
         raise ValueError(f"linalg.lstsq: a must be two-dimensional; got shape {a.shape}")
     if b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:
-        raise ValueError(f"linalg.lstsq: incompatible shapes {a.shape} and {b.shape}")
+        # NumPy's class (a ValueError)
+        raise LinAlgError(f"linalg.lstsq: incompatible shapes {a.shape} and {b.shape}")
     d = dt.promote(a.dtype, b.dtype)
     a, b = _as(a, d), _as(b, d)
     M, N = a.shape
@@ -1550,7 +1578,7 @@ def tensorsolve(a: Any, b: Any, axes: Sequence[int] | None = None) -> Any:
         x = clnp.permute_dims(x, tuple(allaxes))
     oldshape = x.shape[-(x.ndim - y.ndim):] if x.ndim > y.ndim else ()
     prod = math.prod(oldshape)
-    if math.prod(x.shape) != prod * prod:
+    if math.prod(x.shape) != prod * prod or math.prod(y.shape) != prod:
         raise LinAlgError(f"tensorsolve: the problem is not square: a has shape {x.shape} "
                           f"and b has shape {y.shape}")
     res = solve(clnp.reshape(x, (prod, prod)), clnp.reshape(y, (prod, 1)))

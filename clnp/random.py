@@ -38,6 +38,7 @@ from ._helpers import is_array, normalize_axis, normalize_shape
 from ._prims import primitive
 from ._random_dists import DISTRIBUTIONS as _DISTRIBUTIONS, DistributionsMixin
 from ._runtime import Device, default_device, select_device
+from ._warn import user_stacklevel
 
 __all__ = ["Generator", "Philox", "SeedSequence", "default_rng", "seed", "get_state",
            "set_state", "rand", "randn", "random", "random_sample", "randint", "normal",
@@ -317,8 +318,10 @@ class Generator(DistributionsMixin):
         device.check_dtype(d, fname)
         return d
 
-    def _param(self, x: Any, name: str, d: np.dtype, device: Device, fname: str) -> Any:
-        """A scalar parameter as a Python float; an array parameter as a clnp array of ``d``."""
+    def _param(self, x: Any, name: str, d: np.dtype, device: Device, fname: str,
+               cast: bool = True) -> Any:
+        """A scalar parameter as a Python float; an array parameter as a clnp array of ``d``
+        (of its own real dtype with ``cast=False``: checked, no kernel run yet)."""
         if _is_scalar(x):
             if isinstance(x, (complex, np.complexfloating)) or (
                     isinstance(x, np.ndarray) and x.dtype.kind not in "iufb"):
@@ -331,7 +334,7 @@ class Generator(DistributionsMixin):
             raise TypeError(f"{fname}: {name} must be a real number or array; {e}") from None
         if a.dtype.kind not in "iufb":
             raise TypeError(f"{fname}: {name} must be real; got dtype {a.dtype}")
-        return a.astype(d) if a.dtype != d else a
+        return a.astype(d) if cast and a.dtype != d else a
 
     def _affine(self, fname: str, dist: str, loc: Any, scale: Any, size: Any, dtype: Any,
                 check_scale: str | None = "scale") -> Any:
@@ -340,12 +343,19 @@ class Generator(DistributionsMixin):
         device = self.device
         shape = _size(size, fname)
         d = self._float_dtype(dtype, device, fname)
-        loc = self._param(loc, "loc" if check_scale else "low", d, device, fname)
-        scale = self._param(scale, "scale" if check_scale else "high", d, device, fname)
+        # both parameters checked (dtype, then shapes) before either is cast on the device
+        loc = self._param(loc, "loc" if check_scale else "low", d, device, fname, cast=False)
+        scale = self._param(scale, "scale" if check_scale else "high", d, device, fname,
+                            cast=False)
         arrays = [a for a in (loc, scale) if is_array(a)]
         if arrays:
-            from ._manipulation_functions import broadcast_shapes
-            pshape = broadcast_shapes(*[a.shape for a in arrays])
+            from ._eager import broadcast_shapes
+            try:
+                pshape = broadcast_shapes(*[a.shape for a in arrays])
+            except ValueError as e:
+                raise ValueError(f"{fname}: parameters: {e}") from None
+            loc, scale = (a.astype(d) if is_array(a) and a.dtype != d else a
+                          for a in (loc, scale))
             if size is None:
                 shape = pshape
             elif broadcast_shapes(shape, pshape) != shape:
@@ -605,8 +615,10 @@ class Generator(DistributionsMixin):
             if isinstance(v, np.ndarray) and v.ndim == 0:
                 v = v[()]
             if is_array(v) or isinstance(v, (np.ndarray, list, tuple)):
+                got = (f"an array of shape {tuple(v.shape)} and dtype {v.dtype}"
+                       if hasattr(v, "dtype") else f"a {type(v).__name__}")
                 raise TypeError(f"{fname}: {name} must be a scalar integer (array-valued "
-                                f"bounds are not supported)")
+                                f"bounds are not supported); got {got}")
             if isinstance(v, (float, np.floating)) and float(v).is_integer():
                 v = int(v)
             try:
@@ -1510,11 +1522,13 @@ def random_integers(low: int, high: int | None = None, size: Any = None) -> Any:
     import warnings
     if high is None:
         warnings.warn("This function is deprecated. Please call randint(1, {low} + 1) "
-                      "instead".format(low=low), DeprecationWarning, stacklevel=2)
+                      "instead".format(low=low), DeprecationWarning,
+                      stacklevel=user_stacklevel())
         low, high = 1, low
     else:
         warnings.warn("This function is deprecated. Please call randint({low}, {high} + 1) "
-                      "instead".format(low=low, high=high), DeprecationWarning, stacklevel=2)
+                      "instead".format(low=low, high=high), DeprecationWarning,
+                      stacklevel=user_stacklevel())
     if high < low:
         raise ValueError(f"random_integers: high ({high}) < low ({low})")
     return randint(low, high + 1, size)
@@ -1758,7 +1772,7 @@ class RandomState:
         """
         import warnings
         warnings.warn("This function is deprecated. Please call randint instead",
-                      DeprecationWarning, stacklevel=2)
+                      DeprecationWarning, stacklevel=user_stacklevel())
         if high is None:
             low, high = 1, low
         if high < low:

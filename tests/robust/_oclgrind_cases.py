@@ -388,6 +388,37 @@ def elementwise_kernels():
     check(d, a[::-1] - b)
 
 
+# ----------------------------------------------------------------------------- canaries
+# Deliberately broken kernels (not in the full run): test_oclgrind.py::test_checks_are_on
+# asserts that each pass reports them, so a check that is off cannot pass unnoticed. Their
+# results are not checked: they are wrong by construction.
+@case("canary")
+def clean():
+    k = clnp.ElementwiseKernel("float32 x", "float32 z", "z = x * 2", "canary_clean")
+    k(A(rnd(9)))
+
+
+@case("canary")
+def out_of_bounds_read():
+    k = clnp.ElementwiseKernel("raw float32 x", "float32 z", "z = x[i + n]", "canary_oob")
+    x = A(rnd(9))
+    k(x, clnp.empty((9,), dtype=clnp.float32))
+
+
+@case("canary")
+def write_write_race():
+    k = clnp.ElementwiseKernel("float32 x", "raw float32 z", "z[0] = x + i", "canary_race")
+    z = clnp.zeros((1,), dtype=clnp.float32)
+    k(A(rnd(9)), z)
+
+
+@case("canary")
+def uninitialized_private():
+    k = clnp.ElementwiseKernel("float32 x", "float32 z", "float acc; if (x > 1e30f) acc = 1;"
+                               " z = x + acc", "canary_uninit")
+    k(A(rnd(9)))
+
+
 def main(argv: list[str]) -> int:
     gpu = "--gpu" in argv
     names = [a for a in argv if not a.startswith("--")]
@@ -405,6 +436,13 @@ def main(argv: list[str]) -> int:
                 failed += 1
                 print(f"@@fail {fam}.{name}: {type(e).__name__}: {e}", file=sys.stderr,
                       flush=True)
+    # coverage figures for docs/robustness.md: the programs built and their kernels' names
+    import pyopencl as cl
+    progs = list(dev()._programs.values())
+    names = sorted({n for p in progs
+                    for n in p.get_info(cl.program_info.KERNEL_NAMES).split(";") if n})
+    print(f"@@stats {len(progs)} programs, {len(names)} kernel names: {' '.join(names)}",
+          file=sys.stderr, flush=True)
     print("@@done", file=sys.stderr, flush=True)
     return 1 if failed else 0
 

