@@ -10,7 +10,7 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 dev=nvidia-$(echo "$gpu" | grep -o -i 'h[0-9]00' | head -1 | tr 'A-Z' 'a-z')
 echo "$gpu -> $dev"
 which="${1:-tests,amp,jit}"; shift
-tests=${*:-tests/test_float16_storage.py tests/test_bfloat16.py tests/grad/test_jit_rows.py tests/grad/test_jit.py tests/test_accuracy_ulp.py tests/nn/test_bfloat16_functional.py tests/test_linear_algebra.py}
+tests=${*:-tests/grad/test_jit_column_reduce.py tests/test_gemm_tuning.py tests/test_float16_storage.py tests/test_bfloat16.py tests/grad/test_jit_rows.py tests/grad/test_jit.py tests/test_accuracy_ulp.py tests/nn/test_bfloat16_functional.py tests/test_linear_algebra.py}
 quiet() { grep -v "Warning\|warn(\|lambda: self._prg"; }
 for b in ${which//,/ }; do
   echo "=== $b"
@@ -23,7 +23,7 @@ for b in ${which//,/ }; do
              --csv $OUT/jit-$dev.csv 2>&1 | quiet | tail -45 ;;
     conv) timeout 300 python3 bench/bench_nn_conv.py --batch 64 --reps 9 \
              --csv $OUT/nn-conv-$dev.csv 2>&1 | quiet | tail -30 ;;
-    ulp) timeout 400 python3 tools/ulp.py -n 50000 --write 2>&1 | tail -8
+    ulp) timeout 300 python3 tools/ulp.py -n 30000 --write 2>&1 | tail -8
          cp docs/reliability.md $OUT/reliability-$dev.md ;;
   esac
 done

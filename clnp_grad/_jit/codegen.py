@@ -26,6 +26,10 @@ power-of-two row length would map every row to the same cache set. The last bloc
 moves back inside the kept range (``n_out >= kvec``): the overlap is computed twice,
 identically.
 
+With ``cols`` (GPUs, column reductions), serial items are numbered part-major: neighbouring
+work-items own neighbouring outputs of one part, so each step of their walks reads one
+coalesced stretch of a row.
+
 With ``partial`` the kernel stores each (output, part)'s accumulator to a scratch array of the
 accumulator dtype, ``[n_out, parts]``; the executable reduces it with the eager reduction.
 
@@ -65,6 +69,7 @@ class FusedReduceSpec:
     rmodes: tuple[str, ...] = ()   # per array operand then side output: unit | bcast | any
     partial: bool = False    # store accumulators to [n_out, parts] scratch (acc dtype)
     kvec: int = 1            # serial: consecutive outputs per item (nk == 1, module docstring)
+    cols: bool = False       # serial: items ordered part-major (module docstring)
 
     @property
     def name(self) -> str:
@@ -155,7 +160,8 @@ def _serial_or_group_body(spec: FusedReduceSpec, dtypes: list[np.dtype],
                           arrays: list[int]) -> list[str]:
     """The kernel body after ``gid`` (one output per item, or per work-group)."""
     nk, group = spec.nk, spec.mode == "group"
-    lines = ["  const long o = gid / parts, part = gid - o * parts;"]
+    lines = ["  const long part = gid / n_out, o = gid - part * n_out;" if spec.cols else
+             "  const long o = gid / parts, part = gid - o * parts;"]
     lines += ["  " + s for s in _kept_index(nk, "o")]
     for k in arrays:
         lines.append(f"  const long b{k} = o{k} + " +
@@ -313,7 +319,7 @@ def _stores(spec: FusedReduceSpec) -> list[str]:
     out = []
     for m, (_, _, acc, dt) in enumerate(spec.reds):
         if spec.partial:
-            out.append(C.store(acc, f"r{m}", f"ro{m} + gid", f"acc{m}"))
+            out.append(C.store(acc, f"r{m}", f"ro{m} + o * parts + part", f"acc{m}"))
             continue
         pos = f"ro{m} + " + " + ".join(f"i{d} * rk{m}_{d}" for d in range(spec.nk))
         out.append(C.store(dt, f"r{m}", pos, C.convert(f"acc{m}", acc, dt, to_storage=True)))

@@ -56,6 +56,11 @@ from .rowcodegen import RowSpec, render_rows
 # Outputs per item of CPU column reductions (FusedReduceSpec.kvec): 16 float32 sums are one
 # 64-byte cache line of each row read
 _KVEC = 16
+# GPU column reductions (_build_reduce): at least this many outputs, and about this many
+# work-items per compute unit over all (output, part) items
+_GPU_COLS_MIN, _GPU_COL_ITEMS = 32, 1024
+# tests: "gpu" forces the GPU column-reduction layout on any device (None: by device kind)
+COLUMN_LAYOUT: str | None = None
 
 # Layout of row kernels: None picks by device (``vector`` on CPUs; on GPUs ``group``, or
 # ``serial`` for rows under 64 elements); tests force ``"group"`` (the GPU layout) and
@@ -990,7 +995,8 @@ class Executable:
         # CPUs, column reductions (kept dim unit-stride, the walk strided): an item takes
         # KVEC neighbouring outputs, so each step reads a row's neighbours (codegen docstring)
         kvec = 1
-        if device.is_cpu and vec == 1 and nk == 1 and n_out >= 2 * _KVEC and \
+        if device.is_cpu and COLUMN_LAYOUT is None and vec == 1 and nk == 1 and \
+                n_out >= 2 * _KVEC and \
                 all(st[0] in (0, 1) for st in kst[:len(views)]) and \
                 any(st[0] == 1 for st in kst[:len(views)]) and \
                 any(abs(st[0]) > 1 for st in rst[:len(views)]):
@@ -1000,11 +1006,24 @@ class Executable:
             if nq < target and R >= 8192:
                 parts = max(1, min(target // nq, R // 2048))
             chunk = -(-R // parts)
+        # GPUs, column reductions (a bias gradient: kept dim unit-stride, the walk strided): a
+        # work-group per output would read one element per row of a column; instead one item
+        # per output and part, neighbouring items on neighbouring outputs (coalesced rows),
+        # with enough parts to fill the device (H200, sum over 4096 rows of 4096 columns)
+        cols = False
+        if (not device.is_cpu or COLUMN_LAYOUT == "gpu") and vec == 1 and nk == 1 and \
+                n_out >= _GPU_COLS_MIN and \
+                all(st[0] in (0, 1) for st in kst[:len(views)]) and \
+                any(st[0] == 1 for st in kst[:len(views)]) and \
+                any(abs(s) > 1 for st in rst[:len(views)] for s in st):
+            cols, group, G = True, False, 1
+            parts = max(1, min(_GPU_COL_ITEMS * device.compute_units // n_out, R // 16))
+            chunk = -(-R // parts)
         partial = parts > 1
         spec = FusedReduceSpec(
             tuple(Operand(_dtype_of(o), not isinstance(o, Array)) for o in operands),
             tuple(body), tuple(reds), tuple((vid[v.n], v.aval.dtype) for v in sides), nk, nr,
-            "group" if group else "serial", G, vec, rmodes, partial, kvec)
+            "group" if group else "serial", G, vec, rmodes, partial, kvec, cols)
         kernel = device.kernel(("jit-reduce", spec), lambda: render_fused_reduce(spec))
         template: list[Any] = [n_out, parts, R, chunk] + kc + rc
         bufs: list[tuple[int, int]] = []

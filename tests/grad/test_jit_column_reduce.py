@@ -1,7 +1,8 @@
 """clnp_grad.jit: reductions over the outer axis of a row-major array (column sums such as a
 bias gradient), which CPU devices run with several neighbouring outputs per work-item
-(``FusedReduceSpec.kvec``): whole and ragged output counts, side outputs, max, split walks,
-integer and bool values, against NumPy."""
+(``FusedReduceSpec.kvec``) and GPUs with one item per output and part, numbered part-major
+(``FusedReduceSpec.cols``; the ``gpu`` layout forces it on any device): whole and ragged
+output counts, side outputs, max, split walks, integer and bool values, against NumPy."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,6 +10,13 @@ import pytest
 
 import clnp
 import clnp_grad as cg
+from clnp_grad._jit import executable
+
+
+@pytest.fixture(autouse=True, params=[None, "gpu"], ids=["auto", "gpu"])
+def layout(request, monkeypatch):
+    monkeypatch.setattr(executable, "COLUMN_LAYOUT", request.param)
+    return request.param
 
 
 def _np(x):
@@ -20,7 +28,7 @@ def _sources(jf, *args):
 
 
 @pytest.mark.parametrize("shape", [(256, 1024), (70, 37), (5, 33), (3, 2, 48)])
-def test_relu_grad_and_bias_sum(device, shape):
+def test_relu_grad_and_bias_sum(device, shape, layout):
     """The backward of ``relu(a)``: the masked gradient (a side output) and its sum over the
     leading axes, one fused reduction."""
     rng = np.random.default_rng(0)
@@ -40,8 +48,10 @@ def test_relu_grad_and_bias_sum(device, shape):
     np.testing.assert_allclose(_np(s), (g_h * mask).sum(axes), rtol=1e-5, atol=1e-5)
     d2, s2 = jf(a, g)          # the bound replay gives the same
     np.testing.assert_array_equal(_np(s2), _np(s))
-    if device.is_cpu and shape[-1] >= 32:
+    if device.is_cpu and shape[-1] >= 32 and layout is None:
         assert "acc0[16]" in _sources(jf, a, g)
+    if (layout == "gpu" or not device.is_cpu) and shape[-1] >= 32:
+        assert "part = gid / n_out" in _sources(jf, a, g)
 
 
 def test_column_max_and_mean_together(device):
