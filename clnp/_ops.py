@@ -154,7 +154,7 @@ ew("remainder", 2, "real numeric", {"i": "clnp_remainder_{T}({0}, {1})",
 ew("pow", 2, "numeric", {"i": "clnp_ipow_{T}({0}, {1})", "u": "clnp_ipow_{T}({0}, {1})",
                          # x ** 2 as x * x, as NumPy computes it: exactly rounded, where
                          # OpenCL's pow may be 16 ulp off, and PoCL's pow is slow scalar code
-                         "f": "(({1}) == ({T})2 ? ({0}) * ({0}) : clnp_vm_pow_{T}({0}, {1}))",
+                         "f": "(({1}) == ({T})2 ? ({0}) * ({0}) : pow({0}, {1}))",
                          "c": "clnp_cpow_{T}({0}, {1})"}, np.power,
    domain=(0.1, 3), dunder=("__pow__",))
 ew("atan2", 2, "real floating-point", {"f": "clnp_vm_atan2_{T}({0}, {1})"}, np.arctan2,

@@ -61,6 +61,12 @@ def test_ulp_error_metric():
     assert np.allclose(ulp.ulp_error(y2, r[:3], d) - e[:3], 1.0)
     bad = np.array([np.nan, np.inf, -np.inf, np.inf], d)
     assert np.isinf(ulp.ulp_error(bad, np.array([1.0, 1.0, 5e38, 1e38]), d)).all()
+    # an exact result 0.51 ulp past the largest float rounds to inf: inf is exact, the largest
+    # float 0.51 ulp off (the top binade's ulp continued), a result far past it is far off
+    top, u = float(np.finfo(d).max), 2.0 ** 104
+    e = ulp.ulp_error(np.array([np.inf, np.finfo(d).max, np.finfo(d).max], d),
+                      np.array([top + 0.51 * u, top + 0.51 * u, 2 * top]), d)
+    assert e[0] == 0 and abs(e[1] - 0.51) < 1e-6 and e[2] > 1e6
     # complex: normwise, in ulp of the larger component
     rc = np.array([1 + 1e-20j])
     yc = np.array([1 + 0j], np.complex64)
@@ -135,10 +141,9 @@ def test_below_overflow_threshold(device, name, edge, dtype):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_pow_below_overflow_threshold(device, dtype):
-    """pow with results just below the largest finite value is finite and within pow's bound
-    (NVIDIA's float pow gave inf there: pow(2.54472598e15, 2.50115132) on an H200), in scalar
-    code and among ordinary vector lanes; a negative base with an odd integer exponent keeps
-    its sign, and true overflows stay inf."""
+    """pow with results just below the largest finite value is finite and within pow's bound,
+    in scalar code and among ordinary vector lanes; a negative base with an odd integer
+    exponent keeps its sign, and true overflows stay inf."""
     if not device.supports(getattr(clnp, dtype)):
         pytest.skip(f"{device.key} has no {dtype}")
     d = np.dtype(dtype)

@@ -137,11 +137,6 @@ _VM_GUARD = {
 # measured), taken without a branch: exp of 2^22 doubles on PoCL, best of 60 on a shared
 # machine, 1.44 ms unguarded, 1.64 ms so, 2.39 ms with an any() branch to lane-wise code
 _VM_SHIFT = {("exp", "double"): ("709.78", "1.0", "M_E")}
-# NVIDIA's float pow returns inf for results just below FLT_MAX (pow(2.54472598e15,
-# 2.50115132) = 3.2e38; tools/ulp.py on an H200): where the result is inf but the operands are
-# finite and nonzero, it is recomputed as pow(|a|, b/2) squared, signed for odd integer b
-# (<= 2 pow errors + 0.5 ulp, inside pow's 16); a true overflow stays inf
-_VM_OVERFLOW = {("pow", "float")}
 _LANES = "0123456789abcdef"
 _HUGE = "1e5f"         # below PoCL's slow-path threshold (~2^23) with a margin
 _HUGE_BITS = int(np.float32(1e5).view(np.uint32))
@@ -156,8 +151,6 @@ def _vm_helper(fn: str, base: str, width: int, splat: int) -> str:
     shift = _VM_SHIFT.get((fn, base))
     if shift:
         return _shift_helper(head, fn, base, width, splat, *shift)
-    if (fn, base) in _VM_OVERFLOW:
-        return _overflow_helper(head, fn, base, width, splat)
     guard = _VM_GUARD.get((fn, base))
     if not width:
         pre = f" if ({guard[0]}) {guard[1]}" if guard else ""
@@ -172,27 +165,6 @@ def _vm_helper(fn: str, base: str, width: int, splat: int) -> str:
     elif guard:
         body = f"if (any({guard[0]})) return ({t})({lanes});\n    {body}"
     return f"{head}\n    {body}\n}}"
-
-
-def _overflow_helper(head: str, fn: str, base: str, width: int, splat: int) -> str:
-    """Body of a binary ``fn`` whose inf results are recomputed as ``fn(|a|, b/2)`` squared
-    (``_VM_OVERFLOW``): scalars (splat to the CPU vector width, as the vector code computes),
-    vectors lane by lane when a lane is inf."""
-    if width:
-        lanes = ", ".join(f"clnp_vm_{fn}_{base}(a.s{_LANES[i]}, b.s{_LANES[i]})"
-                          for i in range(width))
-        return (f"{head}\n    {base}{width} r = {fn}(a, b);\n"
-                f"    if (any(isinf(r))) return ({base}{width})({lanes});\n    return r;\n}}")
-
-    def call(x: str, y: str) -> str:
-        return f"{fn}(({base}{splat})({x}), ({base}{splat})({y})).s0" if splat > 1 else \
-            f"{fn}({x}, {y})"
-    half = f"({base})0.5 * b"
-    return (f"{head}\n    {base} r = {call('a', 'b')};\n"
-            f"    if (isinf(r) && isfinite(a) && isfinite(b) && a != 0) {{\n"
-            f"        {base} h = {call('fabs(a)', half)}, q = {half};\n"
-            f"        return ((a < 0 && rint(b) == b && rint(q) != q) ? -h : h) * h;\n    }}\n"
-            f"    return r;\n}}")
 
 
 def _shift_helper(head: str, fn: str, base: str, width: int, splat: int, above: str,
@@ -376,8 +348,7 @@ def prelude(title: str, body: tuple[Instr, ...], dtypes: list[np.dtype], text: s
     head += [_LOCAL_HELPERS[k] for k in sorted(set(_LOCAL_RE.findall(text)))]
     vms = set(_VM_RE.findall(text))
     vms |= {(fn, base, "") for fn, base, w in vms
-            if w and ((fn, base) in _VM_LANEWISE or (fn, base) in _VM_GUARD or
-                      (fn, base) in _VM_OVERFLOW)}
+            if w and ((fn, base) in _VM_LANEWISE or (fn, base) in _VM_GUARD)}
     head += [_vm_helper(fn, base, int(w or 0), splat)
              for fn, base, w in sorted(vms, key=lambda v: (v[0], v[1], int(v[2] or 0)))]
     return head
