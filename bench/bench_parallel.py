@@ -5,7 +5,8 @@
     mpiexec -n 2 python bench/bench_parallel.py --mpi
         [--csv bench/results/parallel-mpi-pocl-cpu.csv]
 
-One process: ``POCL_DEVICES`` defaults to "pthread pthread" (two PoCL CPU devices) when unset;
+One process: the first two devices of the default device's platform (``CLNP_DEVICE=gpu``: two
+GPUs); ``POCL_DEVICES`` defaults to "pthread pthread" (two PoCL CPU devices) when unset;
 with ``CLNP_SHARED_CONTEXT=1`` the two share one OpenCL context and ``exchange_add`` (and
 ``pmap_psum``, which then always uses it) copies device to device with ``clEnqueueCopyBuffer``.
 For each float32 size (MiB per device), the shards already on their devices:
@@ -19,7 +20,9 @@ For each float32 size (MiB per device), the shards already on their devices:
   receives the other's shard (``clnp._transfer.copy_to_device``, chunked through the host) and
   adds on the device;
 - peers: ``d2h_h2d_one``: one shard read to the host and written back (the transfers any
-  host-staged scheme needs per device), ``numpy_add``: NumPy adding two host arrays of the size.
+  host-staged scheme needs per device), ``numpy_add``: NumPy adding two host arrays of the size,
+  and on two GPUs ``torch_nccl_all_reduce``: PyTorch's NCCL all-reduce of the same shards
+  (``torch.cuda.nccl.all_reduce``, one process).
 
 Bandwidth is the algorithm bandwidth (bytes of one shard / seconds), as NCCL reports ``algbw``.
 Times are medians of ``--reps`` rounds after two warm-up runs, each run ending with every queue
@@ -79,6 +82,35 @@ def _psum_fn():
     return P.pmap(lambda x: P.psum(x, "i"), "i")
 
 
+def _kind(devs: list) -> str:
+    return "GPU" if not devs[0].is_cpu else "PoCL"
+
+
+def _nccl_peer(devs: list, a: np.ndarray) -> tuple[dict, object]:
+    """PyTorch's NCCL all-reduce of the same shards on the first two CUDA devices (GPUs only,
+    where PyTorch sees two), and its synchronisation; ({}, None) elsewhere."""
+    if devs[0].is_cpu:
+        return {}, None
+    try:
+        import torch
+        from torch.cuda import nccl
+    except Exception:  # noqa: BLE001 - an optional peer
+        return {}, None
+    if torch.cuda.device_count() < 2:
+        return {}, None
+    ts = [torch.from_numpy(a[i]).to(f"cuda:{i}") for i in range(2)]
+    if not nccl.is_available(ts):
+        return {}, None
+    nccl.all_reduce(ts)
+    assert np.allclose(ts[1].cpu().numpy(), a[0] + a[1])
+
+    def sync() -> None:
+        for i in range(2):
+            torch.cuda.synchronize(i)
+    # in place, so the values grow from call to call; the timing does not depend on them
+    return {"torch_nccl_all_reduce": lambda: nccl.all_reduce(ts)}, sync
+
+
 def single(sizes: list[int], reps: int) -> list[dict]:
     d0 = clnp.default_device()
     devs = [d for d in clnp.devices() if d.platform_name == d0.platform_name][:2]
@@ -100,6 +132,7 @@ def single(sizes: list[int], reps: int) -> list[dict]:
         add = (clnp.add(x0, copy_to_device(x1, devs[0])), clnp.add(copy_to_device(x0, devs[1]), x1))
         assert np.array_equal(np.asarray(add[1]), expect)
         h0, h1 = a[0].copy(), a[1].copy()
+        peer, peer_sync = _nccl_peer(devs, a)
         fns = {
             "pmap_psum": lambda: f(sh),
             **{f"host_chunk_{c}": (lambda c=c: transport.reduce_collective(
@@ -109,10 +142,11 @@ def single(sizes: list[int], reps: int) -> list[dict]:
                                      clnp.add(copy_to_device(x0, devs[1]), x1)),
             "d2h_h2d_one": lambda: upload(start_read(x0).wait(), devs[0], owned=True),
             "numpy_add": lambda: np.add(h0, h1),
+            **peer,
         }
-        res = interleaved(fns, sync, reps)
+        res = interleaved(fns, (lambda: (sync(), peer_sync())) if peer_sync else sync, reps)
         for k, t in res.items():
-            rows.append({"setting": "1 process, 2 PoCL devices" + (
+            rows.append({"setting": f"1 process, 2 {_kind(devs)} devices" + (
                              ", one shared context" if devs[0].context == devs[1].context
                              else ""), "MiB": mib, "method": k,
                          "seconds": f"{t:.6f}", "GB_s": f"{mib * MIB / t / 1e9:.3f}",
@@ -158,7 +192,8 @@ def multi(sizes: list[int], reps: int) -> list[dict]:
         }, sync, reps)
         if me == 0:
             for k, t in res.items():
-                rows.append({"setting": "mpiexec -n 2, 1 PoCL device each", "MiB": mib,
+                rows.append({"setting": f"mpiexec -n 2, 1 {_kind([dev])} device each",
+                             "MiB": mib,
                              "method": k, "seconds": f"{t:.6f}",
                              "GB_s": f"{mib * MIB / t / 1e9:.3f}",
                              "ratio_to_pmap_psum": f"{res['pmap_psum'] / t:.2f}"})
@@ -193,7 +228,7 @@ def mlp(reps: int) -> list[dict]:
             _, state["p"] = step(state["p"], xb, yb)
         t = interleaved({"step": run}, clnp.synchronize, reps)["step"]
         base = base or t
-        rows.append({"setting": f"1 process, {k} PoCL device(s)", "MiB": "",
+        rows.append({"setting": f"1 process, {k} {_kind(devs)} device(s)", "MiB": "",
                      "method": "mlp_step_784-1024-1024-10_b512", "seconds": f"{t:.6f}",
                      "GB_s": "", "ratio_to_pmap_psum": f"{base / t:.2f}"})
         print(f"MLP step on {k} device(s): {t * 1e3:.1f} ms ({512 / t:.0f} examples/s, "
