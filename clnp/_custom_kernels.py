@@ -790,10 +790,22 @@ def _launch_raw(device: Device, rk: Any, g: tuple[int, ...], b: tuple[int, ...] 
     if kernel.num_args != len(kargs):
         raise TypeError(f"RawKernel '{name}' takes {kernel.num_args} arguments, got "
                         f"{len(kargs)}")
+    _check_local_memory(device, kernel, name)
     gsize = g if b is None else tuple(x * y for x, y in zip(g, b))
     if 0 in gsize:
         return
     launch(device, kernel, gsize, b, *kargs)
+
+
+def _check_local_memory(device: Device, kernel: Any, name: str) -> None:
+    """Refuse a kernel whose ``__local`` arrays exceed the device's local memory: PoCL runs
+    such a kernel without any error (measured: 1 MiB + 4 KiB of ``__local`` floats on a
+    1 MiB device), writing past its local area."""
+    used = int(kernel.get_work_group_info(cl.kernel_work_group_info.LOCAL_MEM_SIZE,
+                                          device.cl_device))
+    if used > device.local_mem:
+        raise ValueError(f"RawKernel '{name}': its __local arrays take {used} bytes, more than "
+                         f"{device}'s local memory ({device.local_mem} bytes)")
 
 
 @def_impl("raw_kernel", multiple_results=True)

@@ -241,6 +241,22 @@ def test_raw_errors(device):
         k((8,), None, (y, y, 1.0, 8), outputs=2)
 
 
+def test_local_memory_over_the_device_limit_is_refused(device):
+    """A RawKernel whose __local arrays exceed the device's local memory raises before any
+    launch (PoCL ran one silently) and leaves its argument untouched; one that fits runs."""
+    n = device.local_mem // 4 + 1024
+    src = ("__kernel void big(__global float *x) {{ __local float buf[{n}]; "
+           "buf[get_local_id(0)] = 1; barrier(CLK_LOCAL_MEM_FENCE); "
+           "x[get_global_id(0)] = buf[get_local_id(0) ^ 1]; }}")
+    x = clnp.full(8, 5.0, dtype=clnp.float32, device=device)
+    with pytest.raises(ValueError, match=rf"'big': its __local arrays take \d+ bytes, more "
+                                         rf"than .*local memory \({device.local_mem} bytes"):
+        clnp.RawKernel(src.format(n=n), "big")((1,), (8,), (x,))
+    np.testing.assert_array_equal(np.asarray(x), np.full(8, 5.0, np.float32))
+    clnp.RawKernel(src.format(n=64), "big")((1,), (8,), (x,))
+    np.testing.assert_array_equal(np.asarray(x), np.ones(8, np.float32))
+
+
 def test_build_errors_show_source_and_log(device):
     k = clnp.ElementwiseKernel("float32 x", "float32 z", "z = x + undefined_thing", "broken")
     x = _arr(device, np.ones(3, np.float32))
