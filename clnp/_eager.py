@@ -289,11 +289,17 @@ _EW_INNER_VEC = 256
 
 def _unit_pattern(cstr: Sequence[Sequence[int]], n_arrays: int) -> tuple[int, ...]:
     """The innermost collapsed stride of each of the ``n_arrays`` array operands when every
-    one is 1 or 0 and every output's (the rest of ``cstr``) is 1: a stretch of that dim
-    is then walked in vectors (a broadcast row or column splatted). () otherwise, and for
-    negative strides, which keep the scalar walk."""
+    one is 1 or 0, at least one is 0 (a broadcast column, x[i, j] * s[i]) and every output's
+    (the rest of ``cstr``) is 1: a stretch of that dim is then walked in vectors, the
+    stride-0 operands splatted. () otherwise, negative strides included. Where every stride
+    is 1 (x[i, j] * p[j]) the scalar stretch stays: PoCL's compiler vectorises that loop
+    itself (versioned on unit strides), and faster than the explicit vectors for 16-bit
+    storage (jitted relu(x * p + 0.5), (4096, 4096), min of 7 runs: bfloat16 2.4 ms
+    against 3.4 ms, float16 7.3 against 8.2 ms), but not a loop with a stride-0 operand
+    (bfloat16 30 ms, float16 100 ms, against 3.4 and 7.5 ms in vectors)."""
     last = [st[-1] for st in cstr]
-    if all(s in (0, 1) for s in last[:n_arrays]) and all(s == 1 for s in last[n_arrays:]):
+    if all(s in (0, 1) for s in last[:n_arrays]) and all(s == 1 for s in last[n_arrays:]) \
+            and 0 in last[:n_arrays]:
         return tuple(last[:n_arrays])
     return ()
 
