@@ -171,11 +171,12 @@ def _spy_unit(monkeypatch):
 
 
 def test_broadcast_operands_inner_vectors(device, monkeypatch, rng=np.random.default_rng(5)):
-    """The vector walk of an inner stretch (innermost strides 1 or 0 only): a broadcast row
-    p[j] (vector loads) and a broadcast column s[i] or channel (splats), tails shorter than a
-    vector and than a stretch, NaN and signed zeros through maximum (vector selects must
-    match the scalar tail), every dtype class, in place, jit and eager; a negative innermost
-    stride keeps the scalar walk (and its results)."""
+    """The vector walk of an inner stretch (innermost strides 1 or 0, one 0 at least): a
+    broadcast column s[i] or channel (splats), with a broadcast row p[j] in the same fused
+    body (vector loads), tails shorter than a vector and than a stretch, NaN and signed
+    zeros through maximum (vector selects must match the scalar tail), every dtype class,
+    in place, jit and eager; a row alone and a negative innermost stride keep the scalar
+    walk (and their results)."""
     import ml_dtypes
     import clnp_grad as cg
     seen = _spy_unit(monkeypatch)
