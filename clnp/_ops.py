@@ -172,10 +172,10 @@ ew("logaddexp", 2, "real floating-point", {"f": "clnp_logaddexp_{T}({0}, {1})"},
    float_only=True, identity=-float("inf"), reorderable=True)
 ew("maximum", 2, "real numeric", {"i": "max({0}, {1})", "u": "max({0}, {1})",
                                   "f": "clnp_maximum_{T}({0}, {1})"}, np.maximum,
-   reorderable=True)
+   vec=True, reorderable=True)
 ew("minimum", 2, "real numeric", {"i": "min({0}, {1})", "u": "min({0}, {1})",
                                   "f": "clnp_minimum_{T}({0}, {1})"}, np.minimum,
-   reorderable=True)
+   vec=True, reorderable=True)
 
 # ---- comparisons (bool results)
 _CMP = {"b": "(({0}) {op} ({1}))", "i": "(({0}) {op} ({1}))", "u": "(({0}) {op} ({1}))",

@@ -154,3 +154,89 @@ def test_broadcast_operands_inner_stretch(device, rng=np.random.default_rng(4)):
         v *= y
         a[..., 1:-1] *= s
         np.testing.assert_array_equal(np.asarray(x), a)
+
+
+def _spy_unit(monkeypatch):
+    """Record the innermost stride patterns plans pick (() where the stretch stays scalar)."""
+    from clnp import _eager
+    seen: list = []
+    real = _eager._unit_pattern
+
+    def spy(cstr, n_arrays):
+        seen.append(real(cstr, n_arrays))
+        return seen[-1]
+    monkeypatch.setattr(_eager, "_unit_pattern", spy)
+    _eager._PLANS.clear()
+    return seen
+
+
+def test_broadcast_operands_inner_vectors(device, monkeypatch, rng=np.random.default_rng(5)):
+    """The vector walk of an inner stretch (innermost strides 1 or 0, one 0 at least): a
+    broadcast column s[i] or channel (splats), with a broadcast row p[j] in the same fused
+    body (vector loads), tails shorter than a vector and than a stretch, NaN and signed
+    zeros through maximum (vector selects must match the scalar tail), every dtype class,
+    in place, jit and eager; a row alone and a negative innermost stride keep the scalar
+    walk (and their results)."""
+    import ml_dtypes
+    import clnp_grad as cg
+    seen = _spy_unit(monkeypatch)
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    relu = cg.jit(lambda x, p: clnp.maximum(x * p + 1, 0))
+    affine = cg.jit(lambda x, p, c: x * p + c)
+    for shape, bshapes in (((5, 37), ((37,), (5, 1))), ((3, 300), ((300,), (3, 1))),
+                           ((2, 3, 40), ((1, 3, 1), (40,))), ((4, 33), ((33,), (4, 1)))):
+        for dt in (np.float32, np.float64, np.float16, bf16, np.int32, np.uint8, np.bool_):
+            if not device.supports(np.dtype(dt)):
+                continue
+            a = (rng.standard_normal(shape) * 8).astype(dt)
+            if np.dtype(dt).kind == "f":
+                a.flat[::7] = np.array([np.nan, 0.0, -0.0, -1.0], np.float32)[
+                    np.arange(a.flat[::7].size) % 4].astype(dt)
+            x = clnp.asarray(a, device=device)
+            for bs in bshapes:
+                s = (rng.standard_normal(bs) * 4).astype(dt)
+                y = clnp.asarray(s, device=device)
+                seen.clear()
+                if dt is np.bool_:
+                    np.testing.assert_array_equal(np.asarray(x & y), a & s)
+                    continue
+                np.testing.assert_array_equal(np.asarray(x * y), a * s)
+                np.testing.assert_array_equal(np.asarray(clnp.maximum(y, x)), np.maximum(s, a))
+                if np.dtype(dt).kind == "f" and dt is not np.float16:
+                    # (0.0, -0.0) ties give the second operand, as NumPy's float32/float64
+                    # (NumPy's float16 maximum gives the first: clnp differs there on every
+                    # path, the contiguous one included)
+                    np.testing.assert_array_equal(
+                        np.signbit(np.asarray(clnp.maximum(x, y * 0)).astype(np.float32)),
+                        np.signbit(np.maximum(a, s * 0).astype(np.float32)))
+                if np.dtype(dt).kind == "f":
+                    np.testing.assert_array_equal(np.asarray(relu(x, y)),
+                                                  np.maximum(a * s + 1, 0).astype(dt))
+                if device.is_cpu:
+                    # vectors where an operand is splatted (innermost stride 0); a row p[j]
+                    # alone keeps the scalar stretch (see clnp._eager._unit_pattern)
+                    assert any(seen) == (bs[-1] == 1), (shape, bs, dt, seen)
+                seen.clear()
+                np.testing.assert_array_equal(np.asarray(x[..., ::-1] - y), a[..., ::-1] - s)
+                if device.is_cpu:
+                    assert seen and not any(seen), (shape, bs, dt)
+                z = clnp.asarray(a.copy(), device=device)
+                z *= y                                      # in place: output aliases x
+                np.testing.assert_array_equal(np.asarray(z), a * s)
+                v = z[..., 1:]                              # a view with an offset
+                v += y[..., 1:] if y.shape[-1] > 1 else y
+                w = a * s
+                w[..., 1:] += s[..., 1:] if s.shape[-1] > 1 else s
+                np.testing.assert_array_equal(np.asarray(z), w)
+            if dt is not np.bool_ and len(shape) == 2:
+                # vector loads of x and of a broadcast row p[j], splats of a column c[i], in
+                # one fused body
+                p = (rng.standard_normal(shape[1]) * 4).astype(dt)
+                c = (rng.standard_normal((shape[0], 1)) * 4).astype(dt)
+                seen.clear()
+                np.testing.assert_array_equal(
+                    np.asarray(affine(x, clnp.asarray(p, device=device),
+                                      clnp.asarray(c, device=device))),
+                    (a * p + c) if np.dtype(dt).kind != "f" else (a * p + c).astype(dt))
+                if device.is_cpu:
+                    assert (1, 1, 0) in seen, (shape, dt, seen)

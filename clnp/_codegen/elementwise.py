@@ -47,6 +47,9 @@ class EwSpec:
     inner: int = 0                # strided, > 0: each work-item walks this many elements of
                                   # the innermost dim (its outer indices computed once)
     vbytes: int = 32              # widest vector (bytes) the contiguous path computes on
+    unit: tuple[int, ...] = ()    # inner > 0 and width > 1: the innermost stride (1 or 0) of
+                                  # every array operand (outputs: 1); the stretch is walked
+                                  # in vectors (vload, or a splat of one load), a scalar tail
 
     @property
     def name(self) -> str:
@@ -109,6 +112,18 @@ _LOCAL_HELPERS = {
 }
 _LOCAL_RE = re.compile(r"clnp_(" + "|".join(sorted({n for n, _ in _LOCAL_HELPERS})) +
                        r")_(float|double)\(")
+
+# NaN-propagating float maximum/minimum on vectors (``.helpers`` defines the scalar ones):
+# the same comparisons lane by lane (selects in place of branches), so results are
+# bit-identical to the scalar code of a tail (ties such as (0.0, -0.0) give the second).
+_MINMAX_RE = re.compile(r"clnp_(maximum|minimum)_(float|double)(2|3|4|8|16)\(")
+
+
+def _minmax_helper(fn: str, base: str, width: str) -> str:
+    t, cmp = f"{base}{width}", ">" if fn == "maximum" else "<"
+    return (f"inline {t} clnp_{fn}_{t}({t} a, {t} b) {{\n"
+            f"    return select(select(b, a, a {cmp} b), a + b, (a != a) | (b != b));\n}}")
+
 
 # Math builtins called as ``clnp_vm_<fn>_{T}``: PoCL's vector implementations differ from its
 # scalar ones in the last bit (exp, atan, tanh, asin, ...), so on a device that runs the
@@ -309,9 +324,12 @@ def render_elementwise(spec: EwSpec) -> tuple[str, str, list]:
         for d in reversed(range(last)):
             lines.append(f"  const {idx} i{d} = " + ("rem;" if d == 0 else
                                                     f"rem % d{d}; rem /= d{d};"))
-        lines.append(f"  for ({idx} i{last} = c0; i{last} < c1; ++i{last}) {{")
-        lines += ["    " + s for s in _body(spec, dtypes, None, 1)]
-        lines.append("  }")
+        if spec.unit:
+            lines += ["  " + s for s in _unit_stretch(spec, dtypes)]
+        else:
+            lines.append(f"  for ({idx} i{last} = c0; i{last} < c1; ++i{last}) {{")
+            lines += ["    " + s for s in _body(spec, dtypes, None, 1)]
+            lines.append("  }")
     else:
         lines.append(f"  const {idx} gid = ({idx})get_global_id(0);")
         lines.append("  if (gid >= n) return;")
@@ -346,6 +364,7 @@ def prelude(title: str, body: tuple[Instr, ...], dtypes: list[np.dtype], text: s
         from .helpers import render_helpers
         head.append(render_helpers(helpers))
     head += [_LOCAL_HELPERS[k] for k in sorted(set(_LOCAL_RE.findall(text)))]
+    head += [_minmax_helper(*m) for m in sorted(set(_MINMAX_RE.findall(text)))]
     vms = set(_VM_RE.findall(text))
     vms |= {(fn, base, "") for fn, base, w in vms
             if w and ((fn, base) in _VM_LANEWISE or (fn, base) in _VM_GUARD)}
@@ -376,6 +395,55 @@ def _body(spec: EwSpec, dtypes: list[np.dtype], lin: str | None, w: int) -> list
         pos = f"ro{j} + {lin}" if lin is not None else _offset("r", j, spec.ndim)
         out.append(C.store(odt, f"r{j}", pos, val, w))
     return out
+
+
+def _unit_stretch(spec: EwSpec, dtypes: list[np.dtype]) -> list[str]:
+    """The stretch ``[c0, c1)`` of the innermost dim (outer indices ``i0 ...`` known) where
+    every array operand has innermost stride 1 or 0 (``spec.unit``) and every output 1: each view's
+    address at ``c0`` once, stride-0 operands loaded once, then vectors of ``spec.width``
+    (vload/vstore at stride 1, a splat at stride 0) and a scalar tail."""
+    idx, w, last = spec.index, spec.width, spec.ndim - 1
+    arrays = [k for k, op in enumerate(spec.inputs) if not op.scalar]
+    unit = dict(zip(arrays, spec.unit))
+    lines: list[str] = []
+    outer = lambda p, k: " + ".join([f"{p}o{k}"] + [f"i{d} * {p}s{k}_{d}" for d in range(last)])
+    for k in arrays:
+        lines.append(f"const {idx} p{k} = {outer('', k)} + c0 * s{k}_{last};")
+        if not unit[k]:
+            ct = C.compute_ctype(spec.inputs[k].dtype)
+            lines.append(f"const {ct} z{k} = {C.load(spec.inputs[k].dtype, f'a{k}', f'p{k}')};")
+    for j in range(len(spec.outputs)):
+        lines.append(f"const {idx} q{j} = {outer('r', j)} + c0 * rs{j}_{last};")
+
+    def body(pos: str, width: int) -> list[str]:
+        out: list[str] = []
+        for k, op in enumerate(spec.inputs):
+            ct = C.compute_ctype(op.dtype, width)
+            if op.scalar or not unit[k]:
+                name = f"a{k}" if op.scalar else f"z{k}"
+                expr = name if width == 1 else f"(({ct})({name}))"
+            else:
+                expr = C.load(op.dtype, f"a{k}", f"p{k} + {pos}", width)
+            out.append(f"const {ct} v{k} = {expr};")
+        out += instructions(spec.body, dtypes, len(spec.inputs), width)
+        for j, (vid, odt) in enumerate(spec.outputs):
+            val = C.convert(f"v{vid}", dtypes[vid], odt, width, to_storage=True)
+            out.append(C.store(odt, f"r{j}", f"q{j} + {pos}", val, width))
+        return out
+
+    # vectors of at most ``vbytes``, as on the contiguous path (see render_elementwise)
+    widest = max(C.compute_itemsize(d) for d in dtypes + [o for _, o in spec.outputs])
+    part = max(1, min(w, spec.vbytes // widest))
+    lines += [f"const {idx} m = c1 - c0;", f"{idx} j = 0;",
+              f"for (; j + {w} <= m; j += {w}) {{"]
+    for p in range(0, w, part):
+        lines.append("  {")
+        lines += ["    " + s for s in body(f"j + {p}" if p else "j", part)]
+        lines.append("  }")
+    lines += ["}", "for (; j < m; ++j) {"]
+    lines += ["  " + s for s in body("j", 1)]
+    lines.append("}")
+    return lines
 
 
 _ROUND = {"float16": C.round16, "bfloat16": C.roundbf}
