@@ -280,7 +280,7 @@ def collective(name: str, params: dict, shards: Sequence[Array], who: Participan
     first = starts[mpi.process_index()] if who.multiprocess else 0
     hb = _HostBuffer(who.local[0], (who.size,) + tuple(x0.shape), x0.dtype)
     stack = hb.array
-    reads = [start_read(s, stack[first + k]) for k, s in enumerate(shards)]   # all at once
+    reads = [start_read(s, stack[first + k, ...]) for k, s in enumerate(shards)]  # all at once
     for r in reads:
         r.wait()
     if who.multiprocess:

@@ -186,3 +186,17 @@ def test_reduce_collective_staged(rng, pinned, name, dtype):
                                                    "tiled": False}, shards, who)
     for o in gathered:
         np.testing.assert_array_equal(np.asarray(o), np.stack(a))
+
+
+def test_gather_of_0d_shards(rng, pinned):
+    """0-d shards (a loss per device) land in their rows of the host stack (a row of a 1-d
+    array is a NumPy scalar, not a view)."""
+    d0 = clnp.default_device()
+    devs = [d for d in clnp.devices() if d.platform_name == d0.platform_name][:2]
+    if len(devs) < 2:
+        devs = [d0, d0]
+    who = transport.Participants(devs, devs, [0, 1], [2])
+    shards = [clnp.asarray(np.float32(v), device=d) for v, d in zip((1.5, -2.25), devs)]
+    for o in transport.collective("all_gather", {"axis_name": "i", "axis": 0, "tiled": False},
+                                  shards, who):
+        np.testing.assert_array_equal(np.asarray(o), np.float32([1.5, -2.25]))
