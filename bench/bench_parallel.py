@@ -28,7 +28,10 @@ Where host staging goes through pinned memory (GPUs by default, any device with
 ``CLNP_PINNED=1``; ``clnp._staging``), every run also times ``pmap_psum``, ``exchange_add`` and
 ``d2h_h2d_one`` through pageable NumPy memory (suffix ``_pageable``, pinned staging turned off
 for the call, as before it existed), and ``d2h_h2d_one_pinned_block``: one shard read into a
-pinned block and written back from it (the floor any staged transfer can reach); the MLP step
+pinned block and written back from it (the floor any staged transfer can reach), and
+``d2h_h2d_other_pinned_block``: the same for device 1's shard through device 0's block (the
+collectives stage every device's chunks in one device's blocks: without its own context's
+pinning a driver may fall back to its pageable path there); the MLP step
 (``--mlp``) and the ``--mpi`` psum likewise get a ``_pageable`` row. The ``setting`` column
 says which staging the unsuffixed rows used.
 
@@ -172,6 +175,10 @@ def single(sizes: list[int], reps: int) -> list[dict]:
                 # the floor of staging: DMA into a pinned block and back out of it
                 "d2h_h2d_one_pinned_block": lambda: upload(start_read(x0, view).wait(),
                                                            devs[0], owned=True),
+                # the same with device 1's shard through device 0's block: whether memory
+                # pinned in one context is DMA speed for another (the collectives rely on it)
+                "d2h_h2d_other_pinned_block": lambda: upload(start_read(x1, view).wait(),
+                                                             devs[1], owned=True),
             }
         fns = {
             "pmap_psum": lambda: f(sh),
