@@ -24,6 +24,17 @@ For each float32 size (MiB per device), the shards already on their devices:
   and on two GPUs ``torch_nccl_all_reduce``: PyTorch's NCCL all-reduce of the same shards
   (``torch.cuda.nccl.all_reduce``, one process).
 
+Where host staging goes through pinned memory (GPUs by default, any device with
+``CLNP_PINNED=1``; ``clnp._staging``), every run also times ``pmap_psum``, ``exchange_add`` and
+``d2h_h2d_one`` through pageable NumPy memory (suffix ``_pageable``, pinned staging turned off
+for the call, as before it existed), and ``d2h_h2d_one_pinned_block``: one shard read into a
+pinned block and written back from it (the floor any staged transfer can reach), and
+``d2h_h2d_other_pinned_block``: the same for device 1's shard through device 0's block (the
+collectives stage every device's chunks in one device's blocks: without its own context's
+pinning a driver may fall back to its pageable path there); the MLP step
+(``--mlp``) and the ``--mpi`` psum likewise get a ``_pageable`` row. The ``setting`` column
+says which staging the unsuffixed rows used.
+
 Bandwidth is the algorithm bandwidth (bytes of one shard / seconds), as NCCL reports ``algbw``.
 Times are medians of ``--reps`` rounds after two warm-up runs, each run ending with every queue
 finished; the methods take turns within each round, so load changes on the shared machine hit
@@ -52,6 +63,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import clnp  # noqa: E402
+from clnp import _staging  # noqa: E402
 from clnp._transfer import copy_to_device, start_read, upload  # noqa: E402
 from clnp_nn import parallel as P  # noqa: E402
 from clnp_nn.parallel import transport  # noqa: E402
@@ -76,6 +88,22 @@ def interleaved(fns: dict, sync, reps: int) -> dict:
             sync()
             times[k].append(time.perf_counter() - t)
     return {k: statistics.median(v) for k, v in times.items()}
+
+
+def pageable(fn):
+    """``fn`` with pinned staging turned off for the call (``clnp._staging.FORCE``): the
+    host-staged transfers then use pageable NumPy memory, as before pinned staging."""
+    def run():
+        saved, _staging.FORCE = _staging.FORCE, False
+        try:
+            return fn()
+        finally:
+            _staging.FORCE = saved
+    return run
+
+
+def _staging_note(devs: list) -> str:
+    return "pinned staging" if _staging.enabled(devs[0]) else "pageable staging"
 
 
 def _psum_fn():
@@ -133,6 +161,25 @@ def single(sizes: list[int], reps: int) -> list[dict]:
         assert np.array_equal(np.asarray(add[1]), expect)
         h0, h1 = a[0].copy(), a[1].copy()
         peer, peer_sync = _nccl_peer(devs, a)
+        ab = {}
+        if _staging.enabled(devs[0]):     # the same calls through pageable memory, side by side
+            blk = _staging.acquire(devs[0], x0.nbytes)
+            view = blk.view((n,), np.float32)
+            ab = {
+                "pmap_psum_pageable": pageable(lambda: f(sh)),
+                "exchange_add_pageable": pageable(
+                    lambda: (clnp.add(x0, copy_to_device(x1, devs[0])),
+                             clnp.add(copy_to_device(x0, devs[1]), x1))),
+                "d2h_h2d_one_pageable": pageable(
+                    lambda: upload(start_read(x0).wait(), devs[0], owned=True)),
+                # the floor of staging: DMA into a pinned block and back out of it
+                "d2h_h2d_one_pinned_block": lambda: upload(start_read(x0, view).wait(),
+                                                           devs[0], owned=True),
+                # the same with device 1's shard through device 0's block: whether memory
+                # pinned in one context is DMA speed for another (the collectives rely on it)
+                "d2h_h2d_other_pinned_block": lambda: upload(start_read(x1, view).wait(),
+                                                             devs[1], owned=True),
+            }
         fns = {
             "pmap_psum": lambda: f(sh),
             **{f"host_chunk_{c}": (lambda c=c: transport.reduce_collective(
@@ -142,11 +189,15 @@ def single(sizes: list[int], reps: int) -> list[dict]:
                                      clnp.add(copy_to_device(x0, devs[1]), x1)),
             "d2h_h2d_one": lambda: upload(start_read(x0).wait(), devs[0], owned=True),
             "numpy_add": lambda: np.add(h0, h1),
+            **ab,
             **peer,
         }
         res = interleaved(fns, (lambda: (sync(), peer_sync())) if peer_sync else sync, reps)
+        if ab:
+            _staging.release(blk)
         for k, t in res.items():
-            rows.append({"setting": f"1 process, 2 {_kind(devs)} devices" + (
+            rows.append({"setting": f"1 process, 2 {_kind(devs)} devices, "
+                                    f"{_staging_note(devs)}" + (
                              ", one shared context" if devs[0].context == devs[1].context
                              else ""), "MiB": mib, "method": k,
                          "seconds": f"{t:.6f}", "GB_s": f"{mib * MIB / t / 1e9:.3f}",
@@ -187,12 +238,15 @@ def multi(sizes: list[int], reps: int) -> list[dict]:
             "pmap_psum_chunk_4M": lambda: chunked(4 * MIB),
             "pmap_psum_chunk_16M": lambda: chunked(16 * MIB),
             "pmap_psum_unchunked": lambda: chunked(1 << 40),
+            **({"pmap_psum_pageable": pageable(lambda: f(sh))}
+               if _staging.enabled(dev) else {}),
             "mpi_Allreduce": lambda: comm.Allreduce(host, out, op=MPI.SUM),
             "mpi_Sendrecv": lambda: comm.Sendrecv(host, dest=other, recvbuf=out, source=other),
         }, sync, reps)
         if me == 0:
             for k, t in res.items():
-                rows.append({"setting": f"mpiexec -n 2, 1 {_kind([dev])} device each",
+                rows.append({"setting": f"mpiexec -n 2, 1 {_kind([dev])} device each, "
+                                        f"{_staging_note([dev])}",
                              "MiB": mib,
                              "method": k, "seconds": f"{t:.6f}",
                              "GB_s": f"{mib * MIB / t / 1e9:.3f}",
@@ -226,13 +280,19 @@ def mlp(reps: int) -> list[dict]:
 
         def run() -> None:
             _, state["p"] = step(state["p"], xb, yb)
-        t = interleaved({"step": run}, clnp.synchronize, reps)["step"]
-        base = base or t
-        rows.append({"setting": f"1 process, {k} {_kind(devs)} device(s)", "MiB": "",
-                     "method": "mlp_step_784-1024-1024-10_b512", "seconds": f"{t:.6f}",
-                     "GB_s": "", "ratio_to_pmap_psum": f"{base / t:.2f}"})
-        print(f"MLP step on {k} device(s): {t * 1e3:.1f} ms ({512 / t:.0f} examples/s, "
-              f"{base / t:.2f}x one device)", flush=True)
+        fns = {"": run}
+        if _staging.enabled(devs[0]):
+            fns["_pageable"] = pageable(run)
+        res = interleaved(fns, clnp.synchronize, reps)
+        base = base or res[""]
+        for tag, t in res.items():
+            rows.append({"setting": f"1 process, {k} {_kind(devs)} device(s), "
+                                    f"{'pageable staging' if tag else _staging_note(devs)}",
+                         "MiB": "", "method": "mlp_step_784-1024-1024-10_b512" + tag,
+                         "seconds": f"{t:.6f}", "GB_s": "",
+                         "ratio_to_pmap_psum": f"{base / t:.2f}"})
+            print(f"MLP step{tag} on {k} device(s): {t * 1e3:.1f} ms ({512 / t:.0f} "
+                  f"examples/s, {base / t:.2f}x one device)", flush=True)
     return rows
 
 

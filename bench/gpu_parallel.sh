@@ -2,6 +2,8 @@
 # #11 on two GPUs (device kind nvidia-h200-x2; carry .device and .whl): psum bandwidth beside
 # PyTorch's NCCL all-reduce, the data-parallel MLP step on one and two GPUs in one process, and
 # the same step and psum under mpiexec -n 2 with one process per GPU. CSVs into $OUT.
+# Host staging goes through pinned memory on GPUs (CLNP_PINNED unset); bench_parallel.py times
+# the pageable path beside it (rows *_pageable); export CLNP_PINNED=0 to run everything pageable.
 source .device/gpu-env.sh >/dev/null
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl
 export PYTHONPATH=/tmp/site:$PWD CLNP_CACHE_DIR=/tmp/clnp-cache PYTHONUNBUFFERED=1
@@ -20,6 +22,9 @@ for n in 1 2; do
   CLNP_DEVICE=gpu timeout 120 python3 examples/data_parallel_mlp.py --sizes 784,1024,1024,10 \
       --batch 512 --steps 60 --devices $n 2>&1 | quiet | tail -2
 done
+echo "=== the example on 2 GPUs through pageable host memory (CLNP_PINNED=0), for comparison"
+CLNP_PINNED=0 CLNP_DEVICE=gpu timeout 120 python3 examples/data_parallel_mlp.py \
+    --sizes 784,1024,1024,10 --batch 512 --steps 60 --devices 2 2>&1 | quiet | tail -2
 fi
 MPIEXEC=$(command -v mpiexec || command -v mpirun)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1   # the device machine runs as root

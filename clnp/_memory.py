@@ -123,6 +123,6 @@ def release_memory(device: Device | None = None, *, reset_peak: bool = False) ->
     for d in ([select_device(device)] if device is not None else devices()):
         if "pool" not in d.__dict__:
             continue
-        d.pool.free_held()
+        d.free_pooled()       # and the memory other caches hold for the device
         if reset_peak:
             d.peak_in_use = int(d.pool.active_bytes)

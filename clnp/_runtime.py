@@ -267,6 +267,7 @@ class Device:
             buf = pool.allocate(max(int(nbytes), 1))
         except (cl.MemoryError, cl.LogicError, cl.RuntimeError) as e:
             pool.free_held()
+            _memory_pressure(self)
             try:
                 buf = pool.allocate(max(int(nbytes), 1))
             except cl.Error:
@@ -322,6 +323,7 @@ class Device:
         """
         if "pool" in self.__dict__:
             self.pool.free_held()
+        _memory_pressure(self)
 
     # -- programs
     @cached_property
@@ -512,6 +514,22 @@ class Device:
         if "queue" in self.__dict__:
             self.queue.finish()
             self._pending = []
+
+
+# Functions called with a device when its memory runs short (a failed allocation, or
+# ``free_pooled``/``clnp.release_memory``): caches of memory tied to the device let go of it
+_PRESSURE_HOOKS: list[Callable[[Device], None]] = []
+
+
+def on_memory_pressure(fn: Callable[[Device], None]) -> None:
+    """Call ``fn(device)`` whenever ``device``'s memory runs short or is released."""
+    if fn not in _PRESSURE_HOOKS:
+        _PRESSURE_HOOKS.append(fn)
+
+
+def _memory_pressure(device: Device) -> None:
+    for fn in _PRESSURE_HOOKS:
+        fn(device)
 
 
 # ----------------------------------------------------------------------------- fork

@@ -18,6 +18,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from clnp import _staging
 from clnp._array import Array
 from clnp._runtime import Device
 import clnp
@@ -32,6 +33,31 @@ CHUNK_BYTES = 4 << 20      # granularity of the overlapped reduction (docs/paral
 # size when the two share a context (CLNP_SHARED_CONTEXT=1: the copies are device to device)
 EXCHANGE_MIN_BYTES = 32 << 20
 _REDUCE = {"psum": np.add, "pmax": np.maximum, "pmin": np.minimum}
+# the chunked reduction keeps at most this many bytes of shard reads in flight (enqueued
+# ahead of the chunk being combined), which bounds the pinned staging it holds
+WINDOW_BYTES = 64 << 20
+
+
+class _HostBuffer:
+    """A host array for transfers with ``device``: a view of a pinned staging block where
+    ``clnp._staging`` stages for it (every transfer to or from it is then a DMA), else an
+    ordinary NumPy array. ``release()`` gives the block back (it is reused only after the
+    transfers using it have completed)."""
+
+    __slots__ = ("array", "_block")
+
+    def __init__(self, device: Device, shape: tuple[int, ...], dtype: np.dtype):
+        if _staging.enabled(device):
+            nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+            self._block = _staging.acquire(device, nbytes)
+            self.array = self._block.view(shape, dtype)
+        else:
+            self._block, self.array = None, np.empty(shape, dtype)
+
+    def release(self) -> None:
+        if self._block is not None:
+            _staging.release(self._block)
+            self._block = None
 
 
 class Participants:
@@ -110,20 +136,36 @@ def reduce_collective(name: str, shards: Sequence[Array], who: Participants,
     starts = [int(v) for v in np.cumsum((0,) + who.counts)]
     me = mpi.process_index() if who.multiprocess else 0
     first = starts[me]
-    bufs = [np.empty((who.size, hi - lo), dtype) for lo, hi in bounds]   # chunk-major
-    pending = [[start_read(f[lo:hi], buf[first + k]) for k, f in enumerate(flat)]
-               for (lo, hi), buf in zip(bounds, bufs)]
-    for (lo, hi), buf, reads in zip(bounds, bufs, pending):
+    home = who.local[0]
+    window = max(2, WINDOW_BYTES // max(step * dtype.itemsize * len(flat), 1))
+
+    def stage(lo: int, hi: int) -> tuple[_HostBuffer, list]:
+        buf = _HostBuffer(home, (who.size, hi - lo), dtype)     # one row per participant
+        return buf, [start_read(f[lo:hi], buf.array[first + k]) for k, f in enumerate(flat)]
+    staged = [stage(lo, hi) for lo, hi in bounds[:window]]
+    for i, (lo, hi) in enumerate(bounds):
+        hb, reads = staged[i]
         for r in reads:
             r.wait()
+        buf = hb.array
         if who.multiprocess:
             mpi.exchange(buf[first:first + len(flat)], [(c, hi - lo) for c in who.counts], name,
                          out=[buf[a:b] for a, b in zip(starts[:-1], starts[1:])])
-        acc = buf[0].copy()
-        for row in buf[1:]:
+        res = _HostBuffer(home, (hi - lo,), dtype)
+        acc = res.array
+        if len(buf) == 1:
+            np.copyto(acc, buf[0])
+        else:
+            op(buf[0], buf[1], out=acc)
+        for row in buf[2:]:
             op(acc, row, out=acc)
         for fo in flat_outs:
             write_into(fo, lo, acc)
+        res.release()               # reused once the writes have completed
+        hb.release()
+        staged[i] = None            # type: ignore[call-overload]
+        if i + window < len(bounds):
+            staged.append(stage(*bounds[i + window]))
     return outs
 
 
@@ -231,15 +273,27 @@ def collective(name: str, params: dict, shards: Sequence[Array], who: Participan
                 who.local[0].context == who.local[1].context):
             return exchange_reduce(name, shards, who)
         return reduce_collective(name, shards, who)
-    reads = [start_read(s) for s in shards]     # all devices copy out together
-    local = np.stack([r.wait() for r in reads])
+    # every participant's shard in one host array (pinned where staging is on): the local
+    # ones read straight into their rows, the other processes' received into theirs
+    x0 = shards[0]
+    starts = [int(v) for v in np.cumsum((0,) + who.counts)]
+    first = starts[mpi.process_index()] if who.multiprocess else 0
+    hb = _HostBuffer(who.local[0], (who.size,) + tuple(x0.shape), x0.dtype)
+    stack = hb.array
+    reads = [start_read(s, stack[first + k, ...]) for k, s in enumerate(shards)]  # all at once
+    for r in reads:
+        r.wait()
     if who.multiprocess:
-        parts = mpi.exchange(local, [(c,) + local.shape[1:] for c in who.counts], name)
-        local = np.concatenate(parts, axis=0)
+        mpi.exchange(stack[first:first + len(shards)],
+                     [(c,) + stack.shape[1:] for c in who.counts], name,
+                     out=[stack[a:b] for a, b in zip(starts[:-1], starts[1:])])
     p = {k: v for k, v in params.items() if k != "axis_name"}
-    out = STACKED[name](np, local, **p)
-    return [upload(np.ascontiguousarray(out[g]), d, owned=True)
-            for g, d in zip(who.local_ids, who.local)]
+    out = STACKED[name](np, stack, **p)
+    try:
+        return [upload(np.ascontiguousarray(out[g]), d, owned=True)
+                for g, d in zip(who.local_ids, who.local)]
+    finally:
+        hb.release()     # reused once the uploads of any views of it have completed
 
 
 def axis_index_values(who: Participants) -> list[Array]:

@@ -54,6 +54,20 @@ def test_two_device_tests_in_a_subprocess():
     assert " passed" in out and "skipped" not in out, out[-2000:]
 
 
+def test_two_device_tests_through_pinned_staging():
+    """CLNP_PINNED=1: every host-staged transfer (reads, uploads, copies between devices, the
+    collectives' chunks) goes through pinned blocks, as on GPUs, here on two PoCL devices."""
+    env = _two_pocl_devices_env()
+    env["CLNP_PINNED"] = "1"
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                        os.path.join(HERE, "test_pmap.py"),
+                        os.path.join(HERE, "test_collectives_vmap.py")],
+                       env=env, capture_output=True, text=True, timeout=1200, cwd=ROOT)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out[-6000:]
+    assert " passed" in out and "skipped" not in out, out[-2000:]
+
+
 def test_two_devices_sharing_one_context():
     """CLNP_SHARED_CONTEXT=1: the two devices' buffers move with clEnqueueCopyBuffer, and the
     reductions exchange on the devices at every size."""
@@ -94,8 +108,12 @@ def test_mpi_two_processes():
 
 
 def test_mpi_two_processes_two_devices_each():
+    """Two processes of two devices each, with pinned staging forced (CLNP_PINNED=1): the
+    exchanged chunks are sent from and received into pinned rows (test_mpi_two_processes
+    keeps the pageable path)."""
     exe = _mpi_or_skip()
     env = _two_pocl_devices_env()
+    env["CLNP_PINNED"] = "1"
     r = subprocess.run([exe, "-n", "2", sys.executable, os.path.join(HERE, "mpi_checks.py"),
                         "local2"], env=env, capture_output=True, text=True, timeout=900,
                        cwd=ROOT)
