@@ -791,10 +791,25 @@ def _launch_raw(device: Device, rk: Any, g: tuple[int, ...], b: tuple[int, ...] 
         raise TypeError(f"RawKernel '{name}' takes {kernel.num_args} arguments, got "
                         f"{len(kargs)}")
     _check_local_memory(device, kernel, name)
+    if b is not None:
+        _check_kernel_group_size(device, kernel, b, name)
     gsize = g if b is None else tuple(x * y for x, y in zip(g, b))
     if 0 in gsize:
         return
     launch(device, kernel, gsize, b, *kargs)
+
+
+def _check_kernel_group_size(device: Device, kernel: Any, b: tuple[int, ...],
+                             name: str) -> None:
+    """Refuse a block over this kernel's own work-group limit (registers and private memory
+    can make it smaller than the device's: 256 on an H200 for a kernel with 2 KiB of private
+    memory per item, whose launch at 1024 NVIDIA's driver accepted without an error)."""
+    most = int(kernel.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE,
+                                          device.cl_device))
+    if math.prod(b) > most:
+        raise ValueError(f"RawKernel '{name}': block {b} ({math.prod(b)} work-items) exceeds "
+                         f"this kernel's work-group limit on {device}: {most} (its registers "
+                         f"or private memory)")
 
 
 def _check_local_memory(device: Device, kernel: Any, name: str) -> None:

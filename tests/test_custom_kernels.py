@@ -257,6 +257,26 @@ def test_local_memory_over_the_device_limit_is_refused(device):
     np.testing.assert_array_equal(np.asarray(x), np.ones(8, np.float32))
 
 
+def test_block_over_the_kernels_own_limit_is_refused(device):
+    """A block within the device's work-group limit but over the kernel's own (registers,
+    private memory) raises before the launch, naming both sizes."""
+    import pyopencl as cl
+    src = ("__kernel void regs(__global float *x) { float p[512]; "
+           "for (int i = 0; i < 512; ++i) p[i] = x[(get_global_id(0) + i) % 64]; "
+           "float s = 0; for (int i = 0; i < 512; ++i) s += p[(i * 7) % 512] * p[i]; "
+           "x[get_global_id(0) % 64] = s; }")
+    k = clnp.RawKernel(src, "regs")
+    x = clnp.zeros(64, dtype=clnp.float32, device=device)
+    kern = clnp._custom_kernels.raw_kernel_object(device, src, "regs", ())
+    most = kern.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE, device.cl_device)
+    if most >= device.max_work_group_size:
+        pytest.skip(f"{device.key}: the kernel's limit is the device's ({most})")
+    with pytest.raises(ValueError, match=rf"'regs': block \({most + 1},\).*work-group limit "
+                                         rf"on .*: {most}"):
+        k((1,), (most + 1,), (x,))
+    np.testing.assert_array_equal(np.asarray(x), np.zeros(64, np.float32))
+
+
 def test_build_errors_show_source_and_log(device):
     k = clnp.ElementwiseKernel("float32 x", "float32 z", "z = x + undefined_thing", "broken")
     x = _arr(device, np.ones(3, np.float32))
