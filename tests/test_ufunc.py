@@ -398,3 +398,64 @@ def test_long_rows_take_the_parallel_scan(device, rng):
     close(clnp.bitwise_xor.accumulate(up(b, device)), np.bitwise_xor.accumulate(b))
     m = rng.random(9000) > 0.5
     close(clnp.logical_xor.reduce(up(m, device)), np.logical_xor.reduce(m))
+
+
+# ------------------------------------------------------- methods on __call__'s extended loops
+# (issue #12: the methods ran the op table's loops, not NumPy's bool loops, logical casts and
+# complex order that the call has)
+def _at_both(name, a, idx, *b, device):
+    got = up(a, device)
+    getattr(clnp, name).at(got, idx, *b)
+    want = a.copy()
+    getattr(np, name).at(want, idx, *b)
+    close(got, want)
+
+
+@pytest.mark.parametrize("name", ["greater", "greater_equal", "less", "less_equal",
+                                  "maximum", "minimum", "add", "multiply"])
+def test_methods_on_bool_operands(device, name):
+    x = np.asarray([[True, False, True, True], [False, False, True, False]])
+    ref, op = getattr(np, name), getattr(clnp, name)
+    X = up(x, device)
+    close(op.reduceat(X, [0, 2, 1, 3], axis=1), ref.reduceat(x, [0, 2, 1, 3], axis=1))
+    close(op.accumulate(X, axis=1), ref.accumulate(x, axis=1))
+    close(op.reduce(X, axis=1), ref.reduce(x, axis=1))
+    _at_both(name, x[0], [0, 1, 1, 3, 0], np.asarray([True, False, True, True, False]),
+             device=device)
+    _at_both(name, x[1], [2, 2, 0], True, device=device)
+
+
+@pytest.mark.parametrize("name", ["greater", "greater_equal", "less", "less_equal"])
+def test_comparison_at_with_complex_b(device, name):
+    dt = _dtypes(device, "float32", "float64")[-1]
+    a = np.asarray([0.5, 2.0, -1.0, 1.0], dt)
+    _at_both(name, a, [0, 1, 1, 2, 3], 1 + 1j, device=device)
+    b = np.asarray([1 - 1j, 2 + 0j, 0.5j, -1 + 0j], np.complex64)
+    _at_both(name, a, [3, 2, 1, 0], b, device=device)
+
+
+@pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor", "logical_not"])
+def test_logical_at_on_non_bool(device, name):
+    for a in (np.asarray([0.5, 0.0, -2.0, 3.0], np.float32), np.asarray([3, 0, -1, 2], np.int32)):
+        b = () if name == "logical_not" else (np.asarray([0, 2, 0, 1, 5], a.dtype),)
+        _at_both(name, a, [0, 1, 1, 2, 0], *b, device=device)
+        if b:
+            _at_both(name, a, [3, 3], 0.0, device=device)
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+def test_maximum_minimum_methods_on_complex(device, rng, name):
+    # NumPy's lexicographic complex order (real, then imaginary parts; the first NaN wins)
+    z = (rng.integers(-2, 3, (5, 6)) + 1j * rng.integers(-2, 3, (5, 6))).astype(np.complex64)
+    z[1, 2] = complex(np.nan, 1.0)
+    ref, op = getattr(np, name), getattr(clnp, name)
+    Z = up(z, device)
+    for axis in (0, 1, None):
+        close(op.reduce(Z, axis=axis), ref.reduce(z, axis=axis))
+    close(op.reduce(Z, axis=1, initial=1 + 1j, where=up(z.real > 0, device)),
+          ref.reduce(z, axis=1, initial=1 + 1j, where=z.real > 0))
+    for axis in (0, 1):
+        close(op.accumulate(Z, axis=axis), ref.accumulate(z, axis=axis))
+    close(op.reduceat(Z, [0, 3, 1, 5], axis=1), ref.reduceat(z, [0, 3, 1, 5], axis=1))
+    _at_both(name, z, [0, 2, 0, 4], z[:4] * 1j, device=device)
+    _at_both(name, z[0], [1, 1, 3], 1 - 1j, device=device)
