@@ -847,6 +847,9 @@ class ufunc:
         if table and _concrete(x):
             from ._eager_ufunc import fold
             r = fold(x, self._op, ax, idx.tolist(), ends.tolist(), "reduce")
+        elif not idx.size:          # no slices: nothing to stack
+            r = _ns().empty(x.shape[:ax] + (0,) + x.shape[ax + 1:], dtype=x.dtype,
+                            device=x.device)
         else:
             r = _ns().stack([self._compose_fold(x, ax, int(s), int(e), None, None, loop)
                              for s, e in zip(idx, ends)], axis=ax)
@@ -911,8 +914,9 @@ class ufunc:
         Raises
         ------
         TypeError
-            A traced or non-clnp ``a``; complex results into a real ``a`` (NumPy casts
-            every other result to ``a.dtype`` unsafely, and so does clnp).
+            A traced or non-clnp ``a``; complex results into a real ``a`` where any element
+            is written (NumPy casts every other result to ``a.dtype`` unsafely, and so does
+            clnp: ``logical_and.at`` of floats writes 0.0/1.0).
         ValueError
             ``b`` missing for a binary ufunc or given for a unary one.
         IndexError
@@ -947,11 +951,8 @@ class ufunc:
                 "less", "less_equal", "greater", "greater_equal")
             complex_b = isinstance(b, complex) or getattr(getattr(b, "dtype", None), "kind",
                                                           "") == "c"
-            if not logical and complex_b and a.dtype.kind != "c":
-                raise TypeError(f"{name}: the results are complex and a is {a.dtype}: clnp "
-                                f"does not discard imaginary parts (NumPy warns and does); "
-                                f"pass a complex a or a real b")
-            return self._at_rounds(a, indices, b, loop)
+            refuse = not logical and complex_b and a.dtype.kind != "c"
+            return self._at_rounds(a, indices, b, loop, refuse)
         off = self._index_offsets(a, indices)
         shape = off.shape
         off = ns.reshape(off, (-1,))
@@ -974,7 +975,7 @@ class ufunc:
                 bv = ns.asarray(bv, copy=True)
         # NumPy's at casts its results to a's dtype unsafely (sin.at of ints truncates);
         # complex into real would drop the imaginary part, which clnp refuses instead
-        if res.kind == "c" and a.dtype.kind != "c":
+        if res.kind == "c" and a.dtype.kind != "c" and off.shape[0]:   # (none: nothing lost)
             raise TypeError(f"{name}: the results are {res} and a is {a.dtype}: clnp does not "
                             f"discard imaginary parts (NumPy warns and does); pass a complex "
                             f"a or a real b")
@@ -1015,19 +1016,23 @@ class ufunc:
         return self._offsets(a)[indices]
 
     def _at_rounds(self, a: Array, indices: Any, b: Any,
-                   fn: Callable[..., Any] | None = None) -> None:
+                   fn: Callable[..., Any] | None = None, refuse: bool = False) -> None:
         """``at`` of a composite (no C template): the k-th occurrences of every element
         are updated together in round k (gather, compute, scatter), which applies the op
         once per occurrence in order, as NumPy's unbuffered loop does."""
         ns = _ns()
         if not a.is_contiguous:         # work on a dense copy, then write it back
             c = ns.asarray(a, copy=True)
-            self._at_rounds(c, indices, b, fn)
+            self._at_rounds(c, indices, b, fn, refuse)
             a[...] = c
             return None
         off = self._index_offsets(a, indices)
         shape = off.shape
         off = ns.reshape(off, (-1,)).to_numpy()
+        if refuse and len(off):      # complex results into a real a (none written: no loss)
+            raise TypeError(f"{self.__name__}.at: the results are complex and a is {a.dtype}: "
+                            f"clnp does not discard imaginary parts (NumPy warns and does); "
+                            f"pass a complex a or a real b")
         flat = ns.reshape(a, (-1,))
         rel = off - a._offset
         bv = None
