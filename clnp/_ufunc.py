@@ -768,9 +768,26 @@ class ufunc:
             elif table and _concrete(x):
                 from ._eager_ufunc import fold
                 r = fold(x, self._op, ax, [0], [n], "accumulate")
+            elif loop is not None and self._rec.reorderable:
+                r = self._doubling_scan(x, ax, loop)
             else:
                 r = self._compose_scan(x, ax, loop or self._fn)
         return write_out(name, r, out)
+
+    @staticmethod
+    def _doubling_scan(x: Any, ax: int, fn: Callable[..., Any]) -> Any:
+        """Inclusive scan of associative ``fn`` along ``ax`` in log2(n) calls (Hillis-Steele:
+        step d combines each element with the one d before it, the earlier one first)."""
+        ns = _ns()
+        n = x.shape[ax]
+
+        def part(a: Any, lo: int, hi: int) -> Any:
+            return a[(slice(None),) * ax + (slice(lo, hi),)]
+        d = 1
+        while d < n:
+            x = ns.concat([part(x, 0, d), fn(part(x, 0, n - d), part(x, d, n))], axis=ax)
+            d *= 2
+        return x
 
     def _compose_scan(self, x: Any, ax: int, fn: Callable[..., Any]) -> Any:
         ns = _ns()
