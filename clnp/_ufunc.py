@@ -673,15 +673,18 @@ class ufunc:
         return self._compose_fold(x, ax, 0, nred, init, mask, fn)
 
     def _tree(self, x: Any, ax: int, fn: Callable[..., Any]) -> Any:
-        """Pairwise reduction along ``ax`` (reorderable composites: log2(n) calls)."""
+        """Pairwise reduction along ``ax`` (reorderable ops: log2(n) calls). Neighbours are
+        paired, so every step keeps the elements' order: an associative op that is not
+        commutative in its ties or NaNs (complex maximum keeps the first NaN) folds as
+        NumPy's left-to-right loop does."""
         ns = _ns()
 
-        def part(a: Any, lo: int, hi: int | None) -> Any:
-            return a[(slice(None),) * ax + (slice(lo, hi),)]
+        def part(a: Any, lo: int, hi: int | None, step: int = 1) -> Any:
+            return a[(slice(None),) * ax + (slice(lo, hi, step),)]
         while x.shape[ax] > 1:
             n = x.shape[ax]
             h = n // 2
-            r = fn(part(x, 0, h), part(x, h, 2 * h))
+            r = fn(part(x, 0, 2 * h, 2), part(x, 1, 2 * h, 2))
             x = ns.concat([r, part(x, 2 * h, None)], axis=ax) if n % 2 else r
         return x[(slice(None),) * ax + (0,)]
 
@@ -867,6 +870,9 @@ class ufunc:
         elif not idx.size:          # no slices: nothing to stack
             r = _ns().empty(x.shape[:ax] + (0,) + x.shape[ax + 1:], dtype=x.dtype,
                             device=x.device)
+        elif loop is not None and self._rec.reorderable:    # pairwise within each slice
+            r = _ns().stack([self._tree(x[(slice(None),) * ax + (slice(int(s), int(e)),)],
+                                        ax, loop) for s, e in zip(idx, ends)], axis=ax)
         else:
             r = _ns().stack([self._compose_fold(x, ax, int(s), int(e), None, None, loop)
                              for s, e in zip(idx, ends)], axis=ax)

@@ -460,14 +460,19 @@ def test_maximum_minimum_methods_on_complex(device, rng, name):
           ref.reduce(z, axis=1, initial=1 + 1j, where=z.real > 0))
     for axis in (0, 1):
         close(op.accumulate(Z, axis=axis), ref.accumulate(z, axis=axis))
-    # a longer row (log2(n) doubling steps; the first NaN along the row wins)
+    # longer rows (log2(n) doubling/pairwise steps; the first NaN along the row wins)
     w = (rng.integers(-9, 10, (2, 37)) + 1j * rng.integers(-2, 3, (2, 37))).astype(np.complex64)
     w[0, 20], w[0, 30], w[1, 9] = complex(np.nan, 2.0), complex(1.0, np.nan), complex(np.nan, 0)
-    got = op.accumulate(up(w, device), axis=1).to_numpy()
-    want = ref.accumulate(w, axis=1)
-    np.testing.assert_array_equal(np.isnan(got.real), np.isnan(want.real))
-    np.testing.assert_array_equal(np.isnan(got.imag), np.isnan(want.imag))
-    np.testing.assert_array_equal(np.nan_to_num(got), np.nan_to_num(want))
+    w[1, 25] = complex(3.0, np.nan)
+    W = up(w, device)
+    for got, want in [(op.accumulate(W, axis=1), ref.accumulate(w, axis=1)),
+                      (op.reduce(W, axis=1), ref.reduce(w, axis=1)),
+                      (op.reduce(W, axis=None), ref.reduce(w, axis=None)),
+                      (op.reduceat(W, [2, 1, 5], axis=1), ref.reduceat(w, [2, 1, 5], axis=1))]:
+        got = got.to_numpy()
+        np.testing.assert_array_equal(np.isnan(got.real), np.isnan(want.real))
+        np.testing.assert_array_equal(np.isnan(got.imag), np.isnan(want.imag))
+        np.testing.assert_array_equal(np.nan_to_num(got), np.nan_to_num(want))
     close(op.reduceat(Z, [0, 3, 1, 5], axis=1), ref.reduceat(z, [0, 3, 1, 5], axis=1))
     none = np.zeros(0, np.intp)
     close(op.reduceat(Z, none, axis=1), ref.reduceat(z, none, axis=1))
