@@ -106,6 +106,19 @@ def _complex_order(name: str, args: tuple[Any, ...]) -> Any:
     return ns.where(keep_a, a, b)
 
 
+def _call_loop(name: str, fn: Callable[..., Any],
+               args: tuple[Any, ...]) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """The function and operands ``__call__`` runs for ``args``: NumPy's boolean loops and
+    its complex order where the op table's loop has neither."""
+    if name in _ops.BOOL_LOGICAL or name in _ops.BOOL_INT8:
+        fn, args = _bool_loop(name, fn, args)
+    if name in _COMPLEX_ORDER and any(
+            isinstance(a, complex) or getattr(getattr(a, "dtype", None), "kind", "") == "c"
+            for a in args):
+        fn = lambda *a: _complex_order(name, a)      # noqa: E731
+    return fn, args
+
+
 def _operands(name: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
     """Lists/tuples become NumPy arrays (NumPy's dtype rules; the elementwise route uploads
     them next to the device operand); when no operand is an array, the first is uploaded
@@ -371,13 +384,7 @@ class ufunc:
     def _call(self, args: tuple[Any, ...], out: Any, where: Any, casting: str, order: str,
               dtype: Any, signature: Any) -> Any:
         name = self.__name__
-        fn = self._fn
-        if name in _ops.BOOL_LOGICAL or name in _ops.BOOL_INT8:
-            fn, args = _bool_loop(name, fn, args)
-        if name in _COMPLEX_ORDER and any(
-                isinstance(a, complex) or getattr(getattr(a, "dtype", None), "kind", "") == "c"
-                for a in args):
-            fn = lambda *a: _complex_order(name, a)      # noqa: E731
+        fn, args = _call_loop(name, self._fn, args)
         if out is None and where is True and dtype is None and signature is None:
             if order not in ("K", "A", "C", "F"):
                 raise ValueError(f"{name}: order must be one of 'K', 'A', 'C', 'F'; got "
@@ -436,6 +443,35 @@ class ufunc:
         return ns.where(mask, r, base)
 
     # ------------------------------------------------------------------ reduce
+    def _method_loop(self, method: str, *operands: Any) -> Callable[..., Any] | None:
+        """``__call__``'s function where the methods cannot run the op table's loop on
+        ``operands``: comparisons of booleans (NumPy's bool loop; ``maximum``, ``add``...
+        of booleans are ``logical_or``...), ``maximum``/``minimum``
+        of complex values (NumPy's complex order) and, for ``at``, comparisons with a
+        complex operand and logical ops of non-booleans (which ``at`` casts back to
+        ``a.dtype``). None where the table's loop is NumPy's."""
+        name = self.__name__
+
+        def kind(a: Any) -> str:
+            if isinstance(a, (bool, np.bool_)):
+                return "b"
+            if isinstance(a, complex):
+                return "c"
+            return getattr(getattr(a, "dtype", None), "kind", "")
+        kinds = [kind(a) for a in operands]
+        comparison = name in ("less", "less_equal", "greater", "greater_equal")
+        boolean = all(k == "b" for k in kinds)
+        if not (((comparison or name in _ops.BOOL_LOGICAL) and boolean) or
+                ("c" in kinds and name in _COMPLEX_ORDER and (method == "at" or not comparison))
+                or (method == "at" and name.startswith("logical_") and
+                    any(k != "b" for k in kinds))):
+            return None
+
+        def loop(*xs: Any) -> Any:
+            fn, ys = _call_loop(name, self._fn, xs)
+            return fn(*ys)
+        return loop
+
     def _binary_only(self, method: str) -> None:
         if self.nin != 2:
             raise ValueError(f"{method} only supported for binary functions; "
@@ -559,10 +595,11 @@ class ufunc:
         if nred == 0 and init is None and self.identity is None:
             raise ValueError(f"zero-size array to reduction operation {self.__name__} which "
                              f"has no identity")
-        if self._op in _REDUCTION:
+        loop = self._method_loop("reduce", x, x)
+        if self._op in _REDUCTION and (loop is None or x.dtype == dt.bool_):
             r = self._reduce_primitive(x, axes, d, init, mask)
         else:
-            r = self._reduce_fold(x, axes, init, mask, nred)
+            r = self._reduce_fold(x, axes, init, mask, nred, loop)
             if r.dtype != x.dtype:
                 raise TypeError(f"{name}: the op maps {x.dtype} operands to {r.dtype}, so "
                                 f"it cannot reduce them (NumPy: no loop matching the "
@@ -598,9 +635,13 @@ class ufunc:
         return r
 
     def _reduce_fold(self, x: Any, axes: tuple[int, ...], init: Any, mask: Any,
-                     nred: int) -> Any:
+                     nred: int, loop: Callable[..., Any] | None = None) -> Any:
+        """The fold of ``axes``: the op table's device fold, or ``loop`` (the composite's
+        function, or :meth:`_method_loop`'s) composed when given or traced."""
         ns = _ns()
-        compute = self._fold_dtype(x, "reduce") if self._table else x.dtype
+        table = self._table and loop is None
+        fn = loop or self._fn
+        compute = self._fold_dtype(x, "reduce") if table else x.dtype
         kept = [i for i in range(x.ndim) if i not in axes]
         kshape = tuple(x.shape[i] for i in kept)
         if len(axes) != 1:       # one folded axis last (a copy; reorderable ops only)
@@ -615,37 +656,40 @@ class ufunc:
             init = self.identity
         if nred == 0:
             return ns.full(kshape, init, dtype=compute, device=x.device)
-        if self._table and self._rec.reorderable and mask is None and init is None and \
+        if table and self._rec.reorderable and mask is None and init is None and \
                 nred > _LONG_ROW and math.prod(kshape) < _FEW_ROWS and _concrete(x):
             # a few long rows: a sequential fold per row would leave the device idle; the
             # parallel scan's last element is the reduction
             from ._eager_ufunc import scan
             r = scan(x, self._op, ax)
             return r[(slice(None),) * ax + (-1,)]
-        if self._table and _concrete(x, mask):
+        if table and _concrete(x, mask):
             from ._eager_ufunc import fold
             r = fold(x, self._op, ax, [0], [nred], "reduce", init, mask)
             return ns.reshape(r, kshape)
-        if not self._table and self._rec.reorderable and mask is None:
-            r = self._tree(x, ax)
-            return r if init is None else self._fn(r, init)
-        return self._compose_fold(x, ax, 0, nred, init, mask)
+        if not table and self._rec.reorderable and mask is None:
+            r = self._tree(x, ax, fn)
+            return r if init is None else fn(r, init)
+        return self._compose_fold(x, ax, 0, nred, init, mask, fn)
 
-    def _tree(self, x: Any, ax: int) -> Any:
-        """Pairwise reduction along ``ax`` (reorderable composites: log2(n) calls)."""
+    def _tree(self, x: Any, ax: int, fn: Callable[..., Any]) -> Any:
+        """Pairwise reduction along ``ax`` (reorderable ops: log2(n) calls). Neighbours are
+        paired, so every step keeps the elements' order: an associative op that is not
+        commutative in its ties or NaNs (complex maximum keeps the first NaN) folds as
+        NumPy's left-to-right loop does."""
         ns = _ns()
 
-        def part(a: Any, lo: int, hi: int | None) -> Any:
-            return a[(slice(None),) * ax + (slice(lo, hi),)]
+        def part(a: Any, lo: int, hi: int | None, step: int = 1) -> Any:
+            return a[(slice(None),) * ax + (slice(lo, hi, step),)]
         while x.shape[ax] > 1:
             n = x.shape[ax]
             h = n // 2
-            r = self._fn(part(x, 0, h), part(x, h, 2 * h))
+            r = fn(part(x, 0, 2 * h, 2), part(x, 1, 2 * h, 2))
             x = ns.concat([r, part(x, 2 * h, None)], axis=ax) if n % 2 else r
         return x[(slice(None),) * ax + (0,)]
 
     def _compose_fold(self, x: Any, ax: int, start: int, stop: int, init: Any,
-                      mask: Any) -> Any:
+                      mask: Any, fn: Callable[..., Any] | None = None) -> Any:
         """The fold of ``x[start:stop]`` along ``ax`` from elementwise primitives (traced
         operands: differentiable and batchable), left to right as NumPy applies it."""
         def at(a: Any, i: int) -> Any:
@@ -659,7 +703,7 @@ class ufunc:
             if acc is None:
                 acc = v
                 continue
-            nxt = self._fn(acc, v)
+            nxt = (fn or self._fn)(acc, v)
             acc = nxt if mask is None else _ns().where(at(mask, i), nxt, acc)
         return acc
 
@@ -711,31 +755,50 @@ class ufunc:
         d = self._method_dtype(x, dtype, "accumulate")
         if x.dtype != d:
             x = x.astype(d)
+        loop = self._method_loop("accumulate", x, x)
+        table = self._table and loop is None
         if self._op in _SCAN and dkind(x.dtype) in "iufc":
             r = primitive(_SCAN[self._op]).bind(x, axis=ax, include_initial=False)
         else:
-            if self._table:
+            if table:
                 self._fold_dtype(x, "accumulate")
             n = x.shape[ax]
             if x.size == 0:
                 r = _ns().empty(x.shape, dtype=x.dtype, device=x.device)
-            elif self._table and _concrete(x) and self._rec.reorderable:
+            elif table and _concrete(x) and self._rec.reorderable:
                 from ._eager_ufunc import scan
                 r = scan(x, self._op, ax)         # parallel: the op is associative
-            elif self._table and _concrete(x):
+            elif table and _concrete(x):
                 from ._eager_ufunc import fold
                 r = fold(x, self._op, ax, [0], [n], "accumulate")
+            elif loop is not None and self._rec.reorderable:
+                r = self._doubling_scan(x, ax, loop)
             else:
-                r = self._compose_scan(x, ax)
+                r = self._compose_scan(x, ax, loop or self._fn)
         return write_out(name, r, out)
 
-    def _compose_scan(self, x: Any, ax: int) -> Any:
+    @staticmethod
+    def _doubling_scan(x: Any, ax: int, fn: Callable[..., Any]) -> Any:
+        """Inclusive scan of associative ``fn`` along ``ax`` in log2(n) calls (Hillis-Steele:
+        step d combines each element with the one d before it, the earlier one first)."""
+        ns = _ns()
+        n = x.shape[ax]
+
+        def part(a: Any, lo: int, hi: int) -> Any:
+            return a[(slice(None),) * ax + (slice(lo, hi),)]
+        d = 1
+        while d < n:
+            x = ns.concat([part(x, 0, d), fn(part(x, 0, n - d), part(x, d, n))], axis=ax)
+            d *= 2
+        return x
+
+    def _compose_scan(self, x: Any, ax: int, fn: Callable[..., Any]) -> Any:
         ns = _ns()
         parts = []
         acc = None
         for i in range(x.shape[ax]):
             v = x[(slice(None),) * ax + (i,)]
-            acc = v if acc is None else self._fn(acc, v)
+            acc = v if acc is None else fn(acc, v)
             parts.append(acc)
         return ns.stack(parts, axis=ax)
 
@@ -797,13 +860,21 @@ class ufunc:
         d = self._method_dtype(x, dtype, "reduceat")
         if x.dtype != d:
             x = x.astype(d)
-        if self._table:
+        loop = self._method_loop("reduceat", x, x)
+        table = self._table and loop is None
+        if table:
             self._fold_dtype(x, "reduceat")
-        if self._table and _concrete(x):
+        if table and _concrete(x):
             from ._eager_ufunc import fold
             r = fold(x, self._op, ax, idx.tolist(), ends.tolist(), "reduce")
+        elif not idx.size:          # no slices: nothing to stack
+            r = _ns().empty(x.shape[:ax] + (0,) + x.shape[ax + 1:], dtype=x.dtype,
+                            device=x.device)
+        elif loop is not None and self._rec.reorderable:    # pairwise within each slice
+            r = _ns().stack([self._tree(x[(slice(None),) * ax + (slice(int(s), int(e)),)],
+                                        ax, loop) for s, e in zip(idx, ends)], axis=ax)
         else:
-            r = _ns().stack([self._compose_fold(x, ax, int(s), int(e), None, None)
+            r = _ns().stack([self._compose_fold(x, ax, int(s), int(e), None, None, loop)
                              for s, e in zip(idx, ends)], axis=ax)
         return write_out(name, r, out)
 
@@ -866,8 +937,9 @@ class ufunc:
         Raises
         ------
         TypeError
-            A traced or non-clnp ``a``; complex results into a real ``a`` (NumPy casts
-            every other result to ``a.dtype`` unsafely, and so does clnp).
+            A traced or non-clnp ``a``; complex results into a real ``a`` where any element
+            is written (NumPy casts every other result to ``a.dtype`` unsafely, and so does
+            clnp: ``logical_and.at`` of floats writes 0.0/1.0).
         ValueError
             ``b`` missing for a binary ufunc or given for a unary one.
         IndexError
@@ -896,6 +968,14 @@ class ufunc:
             raise ValueError(f"{name}: {'second operand needed' if b is None else 'too many operands'}"
                              f" for a ufunc with {self.nin} input(s)")
         ns = _ns()
+        loop = self._method_loop("at", a) if b is None else self._method_loop("at", a, b)
+        if loop is not None:
+            logical = self.__name__.startswith("logical_") or self.__name__ in (
+                "less", "less_equal", "greater", "greater_equal")
+            complex_b = isinstance(b, complex) or getattr(getattr(b, "dtype", None), "kind",
+                                                          "") == "c"
+            refuse = not logical and complex_b and a.dtype.kind != "c"
+            return self._at_rounds(a, indices, b, loop, refuse)
         off = self._index_offsets(a, indices)
         shape = off.shape
         off = ns.reshape(off, (-1,))
@@ -918,7 +998,7 @@ class ufunc:
                 bv = ns.asarray(bv, copy=True)
         # NumPy's at casts its results to a's dtype unsafely (sin.at of ints truncates);
         # complex into real would drop the imaginary part, which clnp refuses instead
-        if res.kind == "c" and a.dtype.kind != "c":
+        if res.kind == "c" and a.dtype.kind != "c" and off.shape[0]:   # (none: nothing lost)
             raise TypeError(f"{name}: the results are {res} and a is {a.dtype}: clnp does not "
                             f"discard imaginary parts (NumPy warns and does); pass a complex "
                             f"a or a real b")
@@ -958,23 +1038,31 @@ class ufunc:
                                      f"for axis {e.j} with size {e.size}") from None
         return self._offsets(a)[indices]
 
-    def _at_rounds(self, a: Array, indices: Any, b: Any) -> None:
+    def _at_rounds(self, a: Array, indices: Any, b: Any,
+                   fn: Callable[..., Any] | None = None, refuse: bool = False) -> None:
         """``at`` of a composite (no C template): the k-th occurrences of every element
         are updated together in round k (gather, compute, scatter), which applies the op
         once per occurrence in order, as NumPy's unbuffered loop does."""
         ns = _ns()
         if not a.is_contiguous:         # work on a dense copy, then write it back
             c = ns.asarray(a, copy=True)
-            self._at_rounds(c, indices, b)
+            self._at_rounds(c, indices, b, fn, refuse)
             a[...] = c
             return None
         off = self._index_offsets(a, indices)
         shape = off.shape
         off = ns.reshape(off, (-1,)).to_numpy()
+        if refuse and len(off):      # complex results into a real a (none written: no loss)
+            raise TypeError(f"{self.__name__}.at: the results are complex and a is {a.dtype}: "
+                            f"clnp does not discard imaginary parts (NumPy warns and does); "
+                            f"pass a complex a or a real b")
         flat = ns.reshape(a, (-1,))
         rel = off - a._offset
         bv = None
         if b is not None:
+            if fn is not None and isinstance(b, (bool, int, float, complex)):
+                # a Python scalar takes a's precision, as in the call (NumPy's weak scalars)
+                b = ns.asarray(b, dtype=ns.result_type(a, b), device=a.device)
             bv = _as_array(b, f"{self.__name__}.at", a.device)
             bv = ns.reshape(ns.broadcast_to(bv, shape), (-1,))
         order = np.argsort(rel, kind="stable")
@@ -987,7 +1075,7 @@ class ufunc:
             pos = ns.asarray(rel[sel], device=a.device)
             cur = flat[pos]
             args = (cur,) if bv is None else (cur, bv[ns.asarray(sel, device=a.device)])
-            r = self._fn(*args)
+            r = (fn or self._fn)(*args)
             flat[pos] = r.astype(a.dtype) if r.dtype != a.dtype else r
         return None
 

@@ -1852,21 +1852,11 @@ def method_call(draw, name: str, method: str):
     return call(a, idx, b)
 
 
-# Known bugs this comparison found and that are still open (issue #12), as strict xfails:
-# each one fails today, and passing makes the test fail until its entry is removed here.
-# The methods of these ufuncs run the op table's loops, not the NumPy layer's extensions
-# that __call__ has (bool loops of the comparisons, logical ops on non-bool operands,
-# NumPy's complex order in maximum/minimum).
-_BOOL_CMP = "comparison method on bool operands (or a complex b): __call__'s loop is missing"
-_LOGICAL = "logical_* method on non-bool operands: __call__ casts them to bool, methods raise"
-_COMPLEX = "maximum/minimum method on complex operands: NumPy's complex order is missing"
-METHOD_XFAIL: dict[str, str] = {
-    **{f"{n}.{m}": _BOOL_CMP for n in ("greater", "greater_equal", "less", "less_equal")
-       for m in ("at", "reduceat")},
-    **{f"logical_{n}.at": _LOGICAL for n in ("and", "or", "xor", "not")},
-    **{f"{n}.{m}": _COMPLEX for n in ("maximum", "minimum")
-       for m in ("reduce", "accumulate", "reduceat", "at")},
-}
+# Known bugs this comparison found and that are still open (issue #12), as strict xfails
+# ("<ufunc>.<method>": why): each one fails today, and passing makes the test fail until its
+# entry is removed here. None are open: the methods now run __call__'s bool loops, logical
+# casts and complex order (tests/test_ufunc.py, "methods on __call__'s extended loops").
+METHOD_XFAIL: dict[str, str] = {}
 METHOD_SPECS: dict[str, Spec] = {}
 for _m in method_names():
     _n, _meth = _m.split(".")

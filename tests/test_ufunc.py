@@ -2,6 +2,8 @@
 device, and their composition with clnp_grad."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -398,3 +400,89 @@ def test_long_rows_take_the_parallel_scan(device, rng):
     close(clnp.bitwise_xor.accumulate(up(b, device)), np.bitwise_xor.accumulate(b))
     m = rng.random(9000) > 0.5
     close(clnp.logical_xor.reduce(up(m, device)), np.logical_xor.reduce(m))
+
+
+# ------------------------------------------------------- methods on __call__'s extended loops
+# (issue #12: the methods ran the op table's loops, not NumPy's bool loops, logical casts and
+# complex order that the call has)
+def _at_both(name, a, idx, *b, device):
+    got = up(a, device)
+    getattr(clnp, name).at(got, idx, *b)
+    want = a.copy()
+    with warnings.catch_warnings():     # NumPy warns of a complex b into a real a even
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)     # with no index
+        getattr(np, name).at(want, idx, *b)
+    close(got, want)
+
+
+@pytest.mark.parametrize("name", ["greater", "greater_equal", "less", "less_equal",
+                                  "maximum", "minimum", "add", "multiply"])
+def test_methods_on_bool_operands(device, name):
+    x = np.asarray([[True, False, True, True], [False, False, True, False]])
+    ref, op = getattr(np, name), getattr(clnp, name)
+    X = up(x, device)
+    close(op.reduceat(X, [0, 2, 1, 3], axis=1), ref.reduceat(x, [0, 2, 1, 3], axis=1))
+    close(op.accumulate(X, axis=1), ref.accumulate(x, axis=1))
+    close(op.reduce(X, axis=1), ref.reduce(x, axis=1))
+    _at_both(name, x[0], [0, 1, 1, 3, 0], np.asarray([True, False, True, True, False]),
+             device=device)
+    _at_both(name, x[1], [2, 2, 0], True, device=device)
+
+
+@pytest.mark.parametrize("name", ["greater", "greater_equal", "less", "less_equal"])
+def test_comparison_at_with_complex_b(device, name):
+    dt = _dtypes(device, "float32", "float64")[-1]
+    a = np.asarray([0.5, 2.0, -1.0, 1.0], dt)
+    _at_both(name, a, [0, 1, 1, 2, 3], 1 + 1j, device=device)
+    b = np.asarray([1 - 1j, 2 + 0j, 0.5j, -1 + 0j], np.complex64)
+    _at_both(name, a, [3, 2, 1, 0], b, device=device)
+
+
+@pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor", "logical_not"])
+def test_logical_at_on_non_bool(device, name):
+    for a in (np.asarray([0.5, 0.0, -2.0, 3.0], np.float32), np.asarray([3, 0, -1, 2], np.int32)):
+        b = () if name == "logical_not" else (np.asarray([0, 2, 0, 1, 5], a.dtype),)
+        _at_both(name, a, [0, 1, 1, 2, 0], *b, device=device)
+        if b:
+            _at_both(name, a, [3, 3], 0.0, device=device)
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+def test_maximum_minimum_methods_on_complex(device, rng, name):
+    # NumPy's lexicographic complex order (real, then imaginary parts; the first NaN wins)
+    z = (rng.integers(-2, 3, (5, 6)) + 1j * rng.integers(-2, 3, (5, 6))).astype(np.complex64)
+    z[1, 2] = complex(np.nan, 1.0)
+    ref, op = getattr(np, name), getattr(clnp, name)
+    Z = up(z, device)
+    for axis in (0, 1, None):
+        close(op.reduce(Z, axis=axis), ref.reduce(z, axis=axis))
+    close(op.reduce(Z, axis=1, initial=1 + 1j, where=up(z.real > 0, device)),
+          ref.reduce(z, axis=1, initial=1 + 1j, where=z.real > 0))
+    for axis in (0, 1):
+        close(op.accumulate(Z, axis=axis), ref.accumulate(z, axis=axis))
+    # longer rows (log2(n) doubling/pairwise steps; the first NaN along the row wins)
+    w = (rng.integers(-9, 10, (2, 37)) + 1j * rng.integers(-2, 3, (2, 37))).astype(np.complex64)
+    w[0, 20], w[0, 30], w[1, 9] = complex(np.nan, 2.0), complex(1.0, np.nan), complex(np.nan, 0)
+    w[1, 25] = complex(3.0, np.nan)
+    W = up(w, device)
+    for got, want in [(op.accumulate(W, axis=1), ref.accumulate(w, axis=1)),
+                      (op.reduce(W, axis=1), ref.reduce(w, axis=1)),
+                      (op.reduce(W, axis=None), ref.reduce(w, axis=None)),
+                      (op.reduceat(W, [2, 1, 5], axis=1), ref.reduceat(w, [2, 1, 5], axis=1))]:
+        got = got.to_numpy()
+        np.testing.assert_array_equal(np.isnan(got.real), np.isnan(want.real))
+        np.testing.assert_array_equal(np.isnan(got.imag), np.isnan(want.imag))
+        np.testing.assert_array_equal(np.nan_to_num(got), np.nan_to_num(want))
+    close(op.reduceat(Z, [0, 3, 1, 5], axis=1), ref.reduceat(z, [0, 3, 1, 5], axis=1))
+    none = np.zeros(0, np.intp)
+    close(op.reduceat(Z, none, axis=1), ref.reduceat(z, none, axis=1))
+    _at_both(name, z, [0, 2, 0, 4], z[:4] * 1j, device=device)
+    _at_both(name, z[0], [1, 1, 3], 1 - 1j, device=device)
+    # complex results into a real a: refused where some would be written (NumPy drops the
+    # imaginary parts), a no-op like NumPy's where none are
+    f = z.real.copy()
+    _at_both(name, f[0], np.zeros(0, np.intp), 1j, device=device)
+    F = up(f, device)
+    with pytest.raises(TypeError, match=f"{name}.at: the results are complex"):
+        op.at(F, [1], 1j)
+    close(F, f)
