@@ -1680,6 +1680,14 @@ def namespace() -> list[str]:
     return sorted(names)
 
 
+def _has(lib, name: str) -> bool:
+    try:
+        lookup(lib, name)
+    except AttributeError:
+        return False
+    return True
+
+
 def lookup(lib, name: str):
     obj = lib
     for part in name.split("."):
@@ -1877,8 +1885,12 @@ def test_every_name_is_covered():
     random = {n for n in names if n.startswith("random.")}
     missing = [n for n in names if n not in SPECS and n not in EXCLUDED and n not in random]
     assert not missing, f"names without a spec or exclusion in this file: {missing}"
-    stale = [n for n in list(SPECS) + list(EXCLUDED) if n not in names]
-    assert not stale, f"specs or exclusions for names clnp/NumPy do not share: {stale}"
+    # a name this NumPy no longer (or not yet) has is a version difference, not a stale entry
+    stale = [n for n in list(SPECS) + list(EXCLUDED)
+             if n not in names and _has(np, n) and _has(clnp, n)]
+    gone = [n for n in list(SPECS) + list(EXCLUDED) if not _has(clnp, n)]
+    assert not stale and not gone, \
+        f"specs or exclusions for names clnp/NumPy do not share: {stale + gone}"
     assert not set(SPECS) & set(EXCLUDED)
     assert all(len(why) > 20 for why in EXCLUDED.values())
 
@@ -1888,6 +1900,8 @@ _SETTINGS = dict(deadline=None, database=None, derandomize=SEED is None,
 
 
 def _run(name: str, examples: int, specs: dict[str, Spec] = SPECS) -> None:
+    if not _has(np, name.split(".")[0] if specs is METHOD_SPECS else name):
+        pytest.skip(f"NumPy {np.__version__} has no {name}")
     s = specs[name]
 
     @settings(max_examples=examples, **_SETTINGS)
