@@ -43,7 +43,7 @@ from ._array import Array, c_strides
 from ._codegen.gemm import GemmSpec, gemm_dtype, render_gemm
 from ._codegen.mma import MmaSpec, render_mma
 from ._eager import (_I32, _span_ok, collapse, contiguous_copy, convert_element_type,
-                     copy_into, reduce)
+                     copy_into, reduce, vector_bytes)
 from ._prims import def_impl
 from ._runtime import Device
 
@@ -216,7 +216,7 @@ def default_config(device: Device, key: str, kind: str | None = None) -> dict[st
     acc = np.dtype(base)
     kind = kind or ("cpu" if device.is_cpu else "gpu")
     if kind == "cpu":
-        vbytes = max(16, min(64, 4 * device.preferred_vector_width.get("float", 8)))
+        vbytes = vector_bytes(device)
         if acc.kind == "c":
             # vectors of (re, im) lanes: 4 rows x 2 vectors = 8 accumulators, 4 B vectors
             # (values and their (-im, re) swaps) and 2 broadcast A parts

@@ -240,14 +240,21 @@ def _half_helper(fn: str, w: str) -> str:
 }}"""
 
 
+def _prepend_used(source: str, names: tuple[str, str], pattern: re.Pattern,
+                  render) -> str:
+    """``source`` with ``render(fn, width)`` put before it for every conversion ``pattern``
+    finds called (each name and vector width once)."""
+    if names[0] not in source and names[1] not in source:
+        return source
+    used = sorted(set(pattern.findall(source)), key=lambda t: (t[0], int(t[1] or 1)))
+    return "\n".join(render(fn, w) for fn, w in used) + "\n" + source
+
+
 def half_helpers(source: str) -> str:
     """``source`` with the definitions of the float16 conversions it calls put before it
     (a source filter of :meth:`clnp.Device.build`, so every generator's loads and stores,
     and jit's fused kernels, use the same two functions)."""
-    if "clnp_h2f" not in source and "clnp_f2h" not in source:
-        return source
-    used = sorted(set(_HALF_RE.findall(source)), key=lambda t: (t[0], int(t[1] or 1)))
-    return "\n".join(_half_helper(fn, w) for fn, w in used) + "\n" + source
+    return _prepend_used(source, ("clnp_h2f", "clnp_f2h"), _HALF_RE, _half_helper)
 
 
 _BF16_RE = re.compile(r"\bclnp_(bf2f|f2bf)(2|3|4|8|16)?\(")
@@ -275,10 +282,7 @@ def _bf16_helper(fn: str, w: str) -> str:
 def bfloat16_helpers(source: str) -> str:
     """``source`` with the definitions of the bfloat16 conversions it calls put before it
     (a source filter of :meth:`clnp.Device.build`, like :func:`half_helpers`)."""
-    if "clnp_bf2f" not in source and "clnp_f2bf" not in source:
-        return source
-    used = sorted(set(_BF16_RE.findall(source)), key=lambda t: (t[0], int(t[1] or 1)))
-    return "\n".join(_bf16_helper(fn, w) for fn, w in used) + "\n" + source
+    return _prepend_used(source, ("clnp_bf2f", "clnp_f2bf"), _BF16_RE, _bf16_helper)
 
 
 def _register() -> None:

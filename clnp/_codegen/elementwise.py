@@ -279,12 +279,7 @@ def render_elementwise(spec: EwSpec) -> tuple[str, str, list]:
         lines.append(f"  const {idx} base = ({idx})get_global_id(0) * {w};")
         if w > 1:
             lines.append(f"  if (base + {w} <= n) {{")
-            # vectors of at most ``vbytes``, the device's register width: wider OpenCL
-            # vectors change the calling convention of builtins on AVX2 CPUs (PoCL then
-            # prints ABI warnings on every build), while on AVX-512 PoCL's float16 math
-            # builtins run twice as fast as two float8 calls
-            widest = max(C.compute_itemsize(d) for d in dtypes + [o for _, o in spec.outputs])
-            part = max(1, min(w, spec.vbytes // widest))
+            part = _vector_part(spec, dtypes)
             if part == w:
                 lines += ["    " + s for s in _body(spec, dtypes, "base", w)]
             else:
@@ -397,6 +392,15 @@ def _body(spec: EwSpec, dtypes: list[np.dtype], lin: str | None, w: int) -> list
     return out
 
 
+def _vector_part(spec: EwSpec, dtypes: list[np.dtype]) -> int:
+    """Lanes of the vectors a ``spec.width`` step is computed in: at most ``spec.vbytes``,
+    the device's register width. Wider OpenCL vectors change the calling convention of
+    builtins on AVX2 CPUs (PoCL then prints ABI warnings on every build), while on AVX-512
+    PoCL's float16 math builtins run twice as fast as two float8 calls."""
+    widest = max(C.compute_itemsize(d) for d in dtypes + [o for _, o in spec.outputs])
+    return max(1, min(spec.width, spec.vbytes // widest))
+
+
 def _unit_stretch(spec: EwSpec, dtypes: list[np.dtype]) -> list[str]:
     """The stretch ``[c0, c1)`` of the innermost dim (outer indices ``i0 ...`` known) where
     every array operand has innermost stride 1 or 0 (``spec.unit``) and every output 1: each view's
@@ -431,9 +435,7 @@ def _unit_stretch(spec: EwSpec, dtypes: list[np.dtype]) -> list[str]:
             out.append(C.store(odt, f"r{j}", f"q{j} + {pos}", val, width))
         return out
 
-    # vectors of at most ``vbytes``, as on the contiguous path (see render_elementwise)
-    widest = max(C.compute_itemsize(d) for d in dtypes + [o for _, o in spec.outputs])
-    part = max(1, min(w, spec.vbytes // widest))
+    part = _vector_part(spec, dtypes)
     lines += [f"const {idx} m = c1 - c0;", f"{idx} j = 0;",
               f"for (; j + {w} <= m; j += {w}) {{"]
     for p in range(0, w, part):

@@ -992,13 +992,14 @@ class Executable:
                 all(r[0] in ("sum", "prod") and r[2].kind in "fiu" for r in reds) and \
                 all(dkind(d) in "fiu" for d in all_dtypes):
             vec = max(1, min(16, 64 // max(C.compute_itemsize(d) for d in all_dtypes)))
+        # a column reduction: one kept dim, unit-stride (or constant) in every operand
+        kept_unit = vec == 1 and nk == 1 and \
+            all(st[0] in (0, 1) for st in kst[:len(views)]) and \
+            any(st[0] == 1 for st in kst[:len(views)])
         # CPUs, column reductions (kept dim unit-stride, the walk strided): an item takes
         # KVEC neighbouring outputs, so each step reads a row's neighbours (codegen docstring)
         kvec = 1
-        if device.is_cpu and COLUMN_LAYOUT is None and vec == 1 and nk == 1 and \
-                n_out >= 2 * _KVEC and \
-                all(st[0] in (0, 1) for st in kst[:len(views)]) and \
-                any(st[0] == 1 for st in kst[:len(views)]) and \
+        if device.is_cpu and COLUMN_LAYOUT is None and kept_unit and n_out >= 2 * _KVEC and \
                 any(abs(st[0]) > 1 for st in rst[:len(views)]):
             kvec = _KVEC
             nq = -(-n_out // kvec)
@@ -1011,11 +1012,8 @@ class Executable:
         # per output and part, neighbouring items on neighbouring outputs (coalesced rows),
         # with enough parts to fill the device (H200, sum over 4096 rows of 4096 columns)
         cols = False
-        if (not device.is_cpu or COLUMN_LAYOUT == "gpu") and vec == 1 and nk == 1 and \
-                n_out >= _GPU_COLS_MIN and \
-                all(st[0] in (0, 1) for st in kst[:len(views)]) and \
-                any(st[0] == 1 for st in kst[:len(views)]) and \
-                any(abs(s) > 1 for st in rst[:len(views)] for s in st):
+        if (not device.is_cpu or COLUMN_LAYOUT == "gpu") and kept_unit and \
+                n_out >= _GPU_COLS_MIN and any(abs(s) > 1 for st in rst[:len(views)] for s in st):
             cols, group, G = True, False, 1
             parts = max(1, min(_GPU_COL_ITEMS * device.compute_units // n_out, R // 16))
             chunk = -(-R // parts)
