@@ -5,7 +5,10 @@ Kernels compiled in this process are shared between tests (the per-device progra
 """
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -21,6 +24,20 @@ def _test_devices():
 
 
 DEVICES = _test_devices()
+
+
+def load_tool(name: str) -> ModuleType:
+    """The script ``tools/<name>.py`` as a module (registered under ``name``, which its
+    dataclasses look up; loaded once per process)."""
+    mod = sys.modules.get(name)
+    if mod is None:
+        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                            "tools", f"{name}.py")
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
+    return mod
 
 
 @pytest.fixture(params=DEVICES, ids=[d.key for d in DEVICES])

@@ -7,23 +7,14 @@ function runs once per dtype on ``N`` points of the same sampling plus its speci
 """
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+from conftest import DEVICES, load_tool
 
 import clnp
 import clnp_grad as cg
 
-from conftest import DEVICES
-
-_PATH = Path(__file__).resolve().parents[1] / "tools" / "ulp.py"
-_spec = importlib.util.spec_from_file_location("clnp_tools_ulp", _PATH)
-ulp = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = ulp            # dataclasses look their module up
-_spec.loader.exec_module(ulp)
+ulp = load_tool("ulp")
 
 N = 3000
 

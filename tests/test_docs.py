@@ -3,7 +3,6 @@
 """
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import subprocess
@@ -11,6 +10,8 @@ import sys
 import unicodedata
 
 import pytest
+
+from conftest import load_tool
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOCS = os.path.join(ROOT, "docs")
@@ -133,12 +134,7 @@ def test_docstrings_cite_existing_docs():
 
 
 def _coverage_tool():
-    spec = importlib.util.spec_from_file_location(
-        "numpy_coverage", os.path.join(ROOT, "tools", "numpy_coverage.py"))
-    tool = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = tool          # its dataclass looks its module up
-    spec.loader.exec_module(tool)
-    return tool
+    return load_tool("numpy_coverage")
 
 
 def test_numpy_coverage_tool_runs(tmp_path):

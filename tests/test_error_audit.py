@@ -8,26 +8,18 @@ and checks that the audit itself can fail. Out-of-range axes raise NumPy's AxisE
 """
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+from conftest import load_tool
 
 import clnp
 
 AxisError = np.exceptions.AxisError
-_TOOL = Path(__file__).resolve().parents[1] / "tools" / "error_audit.py"
 
 
 @pytest.fixture(scope="module")
 def error_audit():
-    spec = importlib.util.spec_from_file_location("error_audit", _TOOL)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["error_audit"] = mod                  # its dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
+    return load_tool("error_audit")
 
 
 def _report(results) -> str:

@@ -13,24 +13,15 @@ the figures; docs/robustness.md has them).
 """
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
+from conftest import load_tool
 
 import clnp
-
-_TOOL = Path(__file__).resolve().parents[2] / "tools" / "soak.py"
 
 
 @pytest.fixture(scope="module")
 def soak():
-    spec = importlib.util.spec_from_file_location("soak", _TOOL)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["soak"] = mod                  # its dataclass looks its module up
-    spec.loader.exec_module(mod)
-    return mod
+    return load_tool("soak")
 
 
 def _flat(soak, device, n_eager, n_jit):
