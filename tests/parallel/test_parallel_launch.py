@@ -45,13 +45,7 @@ def test_two_device_tests_in_a_subprocess():
     if _same_platform_count() >= 2:
         pytest.skip("two devices here: test_pmap.py ran in this process")
     env = _two_pocl_devices_env()
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-                        os.path.join(HERE, "test_pmap.py"),
-                        os.path.join(HERE, "test_parallel_transfer.py")],
-                       env=env, capture_output=True, text=True, timeout=1200, cwd=ROOT)
-    out = r.stdout + r.stderr
-    assert r.returncode == 0, out[-6000:]
-    assert " passed" in out and "skipped" not in out, out[-2000:]
+    _pytest_passes(env, "test_pmap.py", "test_parallel_transfer.py")
 
 
 def test_two_device_tests_through_pinned_staging():
@@ -59,13 +53,7 @@ def test_two_device_tests_through_pinned_staging():
     collectives' chunks) goes through pinned blocks, as on GPUs, here on two PoCL devices."""
     env = _two_pocl_devices_env()
     env["CLNP_PINNED"] = "1"
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-                        os.path.join(HERE, "test_pmap.py"),
-                        os.path.join(HERE, "test_collectives_vmap.py")],
-                       env=env, capture_output=True, text=True, timeout=1200, cwd=ROOT)
-    out = r.stdout + r.stderr
-    assert r.returncode == 0, out[-6000:]
-    assert " passed" in out and "skipped" not in out, out[-2000:]
+    _pytest_passes(env, "test_pmap.py", "test_collectives_vmap.py")
 
 
 def test_two_devices_sharing_one_context():
@@ -75,12 +63,18 @@ def test_two_devices_sharing_one_context():
         pytest.skip("this process already has two devices in one context")
     env = _two_pocl_devices_env()
     env["CLNP_SHARED_CONTEXT"] = "1"
+    _pytest_passes(env, "test_pmap.py", "test_parallel_transfer.py", "-k",
+                   "matches_numpy or value_and_grad or gradients_through or chunks or "
+                   "reads_writes")
+
+
+def _pytest_passes(env: dict, *args: str) -> None:
+    """pytest on the test files ``args`` (names in this folder; other arguments as given) in
+    a child with ``env``: it exits 0 and passed tests without skipping any."""
+    files = [os.path.join(HERE, a) if a.endswith(".py") else a for a in args]
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-                        os.path.join(HERE, "test_pmap.py"), os.path.join(
-                            HERE, "test_parallel_transfer.py"), "-k",
-                        "matches_numpy or value_and_grad or gradients_through or chunks or "
-                        "reads_writes"],
-                       env=env, capture_output=True, text=True, timeout=1200, cwd=ROOT)
+                        *files], env=env, capture_output=True, text=True, timeout=1200,
+                       cwd=ROOT)
     out = r.stdout + r.stderr
     assert r.returncode == 0, out[-6000:]
     assert " passed" in out and "skipped" not in out, out[-2000:]
