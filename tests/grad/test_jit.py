@@ -51,6 +51,43 @@ def test_elementwise_chain_is_one_kernel(device):
     assert len(src) == 1 and "__kernel" in src[0] and "exp" in src[0]
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sin_and_cos_of_one_value_share_sincos(device, dtype):
+    """``sin(x)`` and ``cos(x)`` in one fused kernel become one ``sincos`` call (the shared
+    argument reduction is most of ew_chain's time on PoCL); the values stay those of the
+    separate eager kernels, huge lanes (the lane-by-lane path), inf and NaN included."""
+    if dtype == "float64" and not device.has_fp64:
+        pytest.skip("device has no fp64")
+    xs = np.concatenate([np.linspace(-30, 30, 4093), [1e6, -3e7, 2.5e5, np.inf, -np.inf,
+                                                       np.nan, 0.0, -0.0, 1e-30]]).astype(dtype)
+    x = clnp.asarray(xs, device=device)
+    f = lambda v: clnp.sin(v) * 2 + clnp.cos(v) * clnp.cos(v + 1) - clnp.sin(v * 3)  # noqa: E731
+    jf = cg.jit(f)
+    src = jf.lower(x).kernel_sources()
+    assert len(src) == 1
+    # one pair (sin(v), cos(v)); cos(v + 1) and sin(3 v) have other arguments
+    assert src[0].count("= clnp_vm_sincos_") == 2       # vector part and scalar tail
+    assert "clnp_vm_cos_" in src[0] and "clnp_vm_sin_" in src[0]
+    got = _np(jf(x))
+    np.testing.assert_array_equal(got, _np(f(x)))
+    with np.errstate(invalid="ignore"):
+        ref = np.sin(xs) * 2 + np.cos(xs) * np.cos(xs + 1) - np.sin(xs * 3)
+    np.testing.assert_allclose(got, ref, rtol=1e-5 if dtype == "float32" else 1e-12,
+                               atol=1e-5 if dtype == "float32" else 1e-12)
+
+
+def test_sincos_pairs_only_same_value_and_dtype():
+    from clnp._codegen.elementwise import Instr, sincos_pairs
+    f4, f8, f2 = np.dtype("float32"), np.dtype("float64"), np.dtype("float16")
+    ins = lambda op, a, d=f4: Instr(op, (a,), (d,), d, d)  # noqa: E731
+    assert sincos_pairs((ins("sin", 0), ins("exp", 0), ins("cos", 0))) == {0: 2, 2: 0}
+    assert sincos_pairs((ins("sin", 0), ins("cos", 1))) == {}
+    assert sincos_pairs((ins("sin", 0, f8), ins("cos", 0, f4))) == {}
+    assert sincos_pairs((ins("sin", 0, f2), ins("cos", 0, f2))) == {}
+    # the second sin finds no partner left
+    assert sincos_pairs((ins("cos", 0), ins("sin", 0), ins("sin", 0))) == {0: 1, 1: 0}
+
+
 def test_new_size_reuses_the_program(device):
     jf = cg.jit(_chain)
     jf(clnp.asarray(np.ones(1000, np.float32), device=device))
