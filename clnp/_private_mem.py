@@ -61,24 +61,34 @@ def worker_stack_bytes() -> int:
     return _GLIBC_UNLIMITED_DEFAULT if soft == resource.RLIM_INFINITY else int(soft)
 
 
-@functools.cache
+_CLANG: list[str | None] = []
+
+
 def _clang() -> str | None:
     """The clang of the LLVM PoCL loaded (libLLVM-N / libclang-cpp.so.N in this process), or
-    None: another LLVM's optimiser could keep a different set of private arrays."""
-    majors = set()
+    None: another LLVM's optimiser could keep a different set of private arrays. The answer
+    is kept once PoCL's library is loaded (before, there is nothing to find yet)."""
+    if _CLANG:
+        return _CLANG[0]
+    majors, pocl = set(), False
     try:
         with open("/proc/self/maps") as f:
             for line in f:
+                pocl = pocl or "libpocl" in line
                 m = re.search(r"lib(?:LLVM-|clang-cpp\.so\.)(\d+)", line)
                 if m:
                     majors.add(m.group(1))
     except OSError:
+        _CLANG.append(None)
         return None
+    found = None
     for major in sorted(majors, reverse=True):
         for cand in (f"/usr/lib/llvm-{major}/bin/clang", shutil.which(f"clang-{major}")):
-            if cand and os.access(cand, os.X_OK):
-                return cand
-    return None
+            if found is None and cand and os.access(cand, os.X_OK):
+                found = cand
+    if found or pocl:
+        _CLANG.append(found)
+    return found
 
 
 _SCALAR = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "i128": 16, "half": 2,
@@ -86,7 +96,8 @@ _SCALAR = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "i128": 16, "half": 2
 
 
 class _Types:
-    """Sizes and ABI alignments of LLVM IR types on x86-64 (the only CPU PoCL runs us on)."""
+    """Sizes and ABI alignments of LLVM IR types on the 64-bit hosts PoCL's CPU device runs
+    on (x86-64 and AArch64 agree on every type OpenCL C can declare)."""
 
     def __init__(self, ir: str):
         self.named = dict(re.findall(r"^(%[\w.$\"]+) = type (.+)$", ir, re.M))
@@ -172,8 +183,9 @@ def _private_bytes_cached(clang: str, code: str, name: str, options: tuple[str, 
     # the language version, the -cl- flags; others are PoCL's or the driver's
     keep = [o for o in options if o.startswith(("-D", "-I", "-cl-", "-U"))]
     std = [] if any(o.startswith("-cl-std=") for o in keep) else ["-cl-std=CL3.0"]
+    # no -target: PoCL's CPU device compiles for the host, as clang does by default
     cmd = [clang, "-x", "cl", *std, "-Xclang", "-finclude-default-header",
-           "-target", "x86_64-pc-linux-gnu", "-O3", "-fno-builtin", "-Dinline=",
+           "-O3", "-fno-builtin", "-Dinline=",
            "-cl-ext=-all," + ",".join("+" + e for e in exts),
            *keep, "-S", "-emit-llvm", "-o", "-", "-"]
     try:
