@@ -557,19 +557,27 @@ def reduce(x: Array, *, op: str, axes: tuple[int, ...], acc_dtype: np.dtype,
             return ew_apply("not_equal", [sq, 0], x.dtype, dt.bool_, [x.dtype, x.dtype],
                             out=out) if x.dtype != dt.bool_ else ew_apply(
                 "copy", [sq], dt.bool_, dt.bool_, [dt.bool_], out=out)
-        return ew_apply("copy", [sq], out_dtype, out_dtype, [out_dtype], out=out)
+        ew_apply("copy", [sq], out_dtype, out_dtype, [out_dtype], out=out)
+        if op == "prod" and dkind(out_dtype) == "c" and out_dtype == acc_dtype:
+            from ._eager_ufunc import prod_refold     # NumPy's 1 * x0 (inf+0j -> inf+nanj)
+            prod_refold(x, axes, out)
+        return out
     # kept dims between reduced ones (axes (0, 2) of a C-ordered 3-d array): CPUs reduce the
     # reduced dims inside the kept ones first, so each pass reads long runs (GPUs read such
     # layouts coalesced in one pass; short inner runs are not worth a pass of their own)
     kstride = min((abs(x._strides[i]) for i in kept if x.shape[i] > 1), default=0)
     inner = [i for i in axes if x.shape[i] > 1 and abs(x._strides[i]) < kstride]
     outer = [i for i in axes if i not in inner and x.shape[i] > 1]
+    src, src_axes = x, axes
     if inner and outer and device.is_cpu and math.prod(x.shape[i] for i in inner) >= 32:
         rest = [i for i in range(x.ndim) if i not in inner]
         tmp = Array.empty(tuple(x.shape[i] for i in rest), acc_dtype, device)
         _reduce_into(x, rest, inner, tmp, op, acc_dtype)
         x, kept, axes = tmp, [rest.index(i) for i in kept], [rest.index(i) for i in outer]
     _reduce_into(x, kept, axes, out, op, acc_dtype)
+    if op == "prod" and dkind(out_dtype) == "c" and out_dtype == acc_dtype:
+        from ._eager_ufunc import prod_refold
+        prod_refold(src, src_axes, out)
     return out
 
 

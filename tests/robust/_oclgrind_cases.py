@@ -139,6 +139,19 @@ def long_axes():
 
 
 @case("reduction")
+def complex_prod_refold():
+    # outputs that are not finite are folded again left to right (NumPy's NaN pattern)
+    h = (rnd(4, 6) + 1j * rnd(4, 6)).astype(np.complex64)
+    h[1, 2] = complex(0, np.inf)
+    h[3, 0] = complex(np.inf, 0)
+    with np.errstate(invalid="ignore"):
+        want = np.prod(h, axis=1)
+    got = N(clnp.prod(A(h), axis=1))
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_allclose(got[[0, 2]], want[[0, 2]], rtol=1e-5)
+
+
+@case("reduction")
 def stats_empty_bool():
     h = rnd(5, 6)
     check(clnp.mean(A(h), axis=1), h.mean(axis=1))
