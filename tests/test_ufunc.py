@@ -542,3 +542,27 @@ def test_multi_output_ufuncs_match_numpy(device, rng):
                 u.outer(args[0], args[0])
     with pytest.raises(TypeError, match="out must be a tuple of 2"):
         clnp.divmod(up(a, device), 2, out=q)
+
+
+@pytest.mark.parametrize("name", ["fmax", "fmin"])
+def test_fmax_fmin_bool_operands_match_numpy(device, name):
+    """``fmax``/``fmin`` with bool scalars and arrays (NumPy promotes a bool array against a
+    float scalar to float; before, clnp's NaN test refused the bool operand)."""
+    u, ref = getattr(clnp, name), getattr(np, name)
+    fl = np.float64 if device.has_fp64 else np.float32
+    arrays = [np.array([1.0, np.nan, -2.0], fl), np.array([True, False, True]),
+              np.array([1, -2, 0], np.int8), np.array([0.5, np.nan, -1.0], np.float32)]
+    scalars = [True, False, np.True_, 2.5, np.float32(0.5), np.nan, 1]
+    for a in arrays:
+        for b in scalars + arrays:
+            for args in ((a, b), (b, a)):
+                want = ref(*args)
+                if want.dtype == np.float64 and not device.has_fp64:
+                    continue
+                got = u(*[up(x, device) if isinstance(x, np.ndarray) else x for x in args])
+                assert got.dtype == want.dtype, (args, got.dtype, want.dtype)
+                np.testing.assert_array_equal(got.to_numpy(), want)
+    h = np.array([True, False, False])
+    x = up(h, device)
+    close(u.outer(x, up(np.array([0.5, np.nan], np.float32), device)),
+          ref.outer(h, np.array([0.5, np.nan], np.float32)))
