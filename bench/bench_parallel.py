@@ -42,7 +42,8 @@ them alike.
 Results are checked against NumPy first.
 
 ``--mlp``: also the data-parallel MLP step of examples/data_parallel_mlp.py (784-1024-1024-10,
-global batch 512) on one device and on two, in ms per step.
+global batch 512) on one device and on two, in ms per step, beside the same step jitted on one
+device without pmap (what a one-device user runs).
 
 ``--mpi`` (one device per process): ``pmap_psum`` across the two processes (each rank sends its
 shard to the other with Isend/Irecv, both sum in rank order; 4 MiB chunks) and the same
@@ -261,7 +262,7 @@ def mlp(reps: int) -> list[dict]:
     examples/data_parallel_mlp.py on one device and on two devices of this process."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
         __file__))), "examples"))
-    from data_parallel_mlp import init_params, make_step
+    from data_parallel_mlp import init_params, loss, make_step
     d0 = clnp.default_device()
     devs = [d for d in clnp.devices() if d.platform_name == d0.platform_name][:2]
     rng = np.random.default_rng(0)
@@ -269,6 +270,24 @@ def mlp(reps: int) -> list[dict]:
     x = rng.standard_normal((512, 784)).astype(np.float32)
     y = rng.integers(0, 10, 512)
     rows, base = [], None
+    # the reference a one-GPU user would run: the same step jitted, without pmap
+    import clnp_grad as cg
+
+    def plain(params, x, y):
+        v, g = cg.value_and_grad(loss)(params, x, y)
+        return v, [p - 0.01 * gg for p, gg in zip(params, g)]
+    jstep = cg.jit(plain)
+    ref = {"p": [clnp.asarray(a, device=d0) for a in params0]}
+    xj, yj = clnp.asarray(x, device=d0), clnp.asarray(y, device=d0)
+
+    def run_jit() -> None:
+        _, ref["p"] = jstep(ref["p"], xj, yj)
+    t_jit = interleaved({"": run_jit}, clnp.synchronize, reps)[""]
+    rows.append({"setting": f"1 process, 1 {_kind(devs)} device, jit without pmap",
+                 "MiB": "", "method": "mlp_step_784-1024-1024-10_b512_jit", "seconds":
+                 f"{t_jit:.6f}", "GB_s": "", "ratio_to_pmap_psum": ""})
+    print(f"MLP step, jit without pmap, one device: {t_jit * 1e3:.2f} ms "
+          f"({512 / t_jit:.0f} examples/s)", flush=True)
     for k in (1, len(devs)):
         use = devs[:k]
         params = P.pmap(lambda p: p, in_axes=None, devices=use)(params0)
@@ -291,8 +310,9 @@ def mlp(reps: int) -> list[dict]:
                          "MiB": "", "method": "mlp_step_784-1024-1024-10_b512" + tag,
                          "seconds": f"{t:.6f}", "GB_s": "",
                          "ratio_to_pmap_psum": f"{base / t:.2f}"})
-            print(f"MLP step{tag} on {k} device(s): {t * 1e3:.1f} ms ({512 / t:.0f} "
-                  f"examples/s, {base / t:.2f}x one device)", flush=True)
+            print(f"MLP step{tag} on {k} device(s): {t * 1e3:.2f} ms ({512 / t:.0f} "
+                  f"examples/s, {base / t:.2f}x one device's pmap, {t_jit / t:.2f}x its "
+                  f"jit)", flush=True)
     return rows
 
 

@@ -659,7 +659,9 @@ class RawKernel:
             ``args`` is not a tuple, an argument has an unsupported type, or no ``outputs=``
             under a transformation.
         ValueError
-            ``shared_mem``, mismatched ``grid``/``block``, a geometry the device cannot run, an
+            ``shared_mem``, mismatched ``grid``/``block``, a geometry the device cannot run
+            (its work-group limits, the kernel's own limit, ``__local`` arrays over its
+            local memory, or on PoCL private arrays over its worker thread's stack), an
             array view that does not start its buffer, arrays on different devices, or
             ``outputs`` not indexing arrays.
         OverflowError
@@ -794,9 +796,62 @@ def _launch_raw(device: Device, rk: Any, g: tuple[int, ...], b: tuple[int, ...] 
     if b is not None:
         _check_kernel_group_size(device, kernel, b, name)
     gsize = g if b is None else tuple(x * y for x, y in zip(g, b))
+    if b is None and 0 in gsize:
+        return
+    b = _stack_safe_block(device, code, name, options, g, b)
     if 0 in gsize:
         return
     launch(device, kernel, gsize, b, *kargs)
+
+
+def _stack_safe_block(device: Device, code: str, name: str, options: tuple[str, ...],
+                      g: tuple[int, ...], b: tuple[int, ...] | None) -> tuple[int, ...] | None:
+    """The block to launch with on a PoCL CPU device, whose work-group keeps one copy of the
+    kernel's private arrays per work-item on a worker thread's stack: a block over that stack
+    raises ValueError (the launch would kill the process with a segmentation fault), and
+    ``block=None`` gets a block that fits where PoCL could choose one that does not (it
+    picks up to its 4096-item limit). Other devices report their limits and refuse such
+    launches themselves (NVIDIA: a smaller CL_KERNEL_WORK_GROUP_SIZE, checked above)."""
+    from . import _private_mem as pm   # only PoCL launches pay for its imports
+    if not pm.is_pocl_cpu(device):
+        return b
+    per_item = pm.private_bytes(device, code, name, options)
+    if not per_item:
+        return b
+    stack = pm.worker_stack_bytes()
+    most = (stack - pm.STACK_RESERVE) // per_item
+    items = device.max_work_group_size if b is None else math.prod(b)
+    if items <= most:
+        return b
+    what = "block=None" if b is None else f"block {b} ({items} work-items)"
+    fix = ("move the arrays to __local or __global memory, or start Python with a larger "
+           "stack (ulimit -s)")
+    if most < 1:
+        raise ValueError(
+            f"RawKernel '{name}': its private arrays take {per_item} bytes per work-item, more "
+            f"than {device}'s PoCL worker stack allows ({stack} bytes less a "
+            f"{pm.STACK_RESERVE}-byte reserve): even one work-item would crash the process. "
+            f"{fix[0].upper()}{fix[1:]}")
+    if b is not None:
+        raise ValueError(
+            f"RawKernel '{name}': {what} needs {items} x {per_item} bytes of private arrays "
+            f"per work-item = {items * per_item} bytes of PoCL's worker stack on {device}, "
+            f"which has {stack} bytes ({stack - pm.STACK_RESERVE} usable after a "
+            f"{pm.STACK_RESERVE}-byte reserve): the launch would crash the process. Use a block "
+            f"of at most {most} work-items, or {fix}")
+    return _fitting_block(g, most, device.max_work_item_sizes)
+
+
+def _fitting_block(g: tuple[int, ...], most: int, per_dim: Sequence[int]) -> tuple[int, ...]:
+    """The block a ``block=None`` launch of global size ``g`` gets on PoCL when the driver's
+    choice could overflow the stack: per dimension the largest divisor of ``g`` within what
+    is left of ``most`` work-items (as a driver's choice, it must divide the global size)."""
+    out, left = [], most
+    for x, cap in zip(g, per_dim):
+        d = next(d for d in range(min(x, left, cap), 0, -1) if x % d == 0)
+        out.append(d)
+        left //= d
+    return tuple(out)
 
 
 def _check_kernel_group_size(device: Device, kernel: Any, b: tuple[int, ...],

@@ -557,19 +557,27 @@ def reduce(x: Array, *, op: str, axes: tuple[int, ...], acc_dtype: np.dtype,
             return ew_apply("not_equal", [sq, 0], x.dtype, dt.bool_, [x.dtype, x.dtype],
                             out=out) if x.dtype != dt.bool_ else ew_apply(
                 "copy", [sq], dt.bool_, dt.bool_, [dt.bool_], out=out)
-        return ew_apply("copy", [sq], out_dtype, out_dtype, [out_dtype], out=out)
+        ew_apply("copy", [sq], out_dtype, out_dtype, [out_dtype], out=out)
+        if op == "prod" and dkind(out_dtype) == "c" and out_dtype == acc_dtype:
+            from ._eager_ufunc import prod_refold     # NumPy's 1 * x0 (inf+0j -> inf+nanj)
+            prod_refold(x, axes, out)
+        return out
     # kept dims between reduced ones (axes (0, 2) of a C-ordered 3-d array): CPUs reduce the
     # reduced dims inside the kept ones first, so each pass reads long runs (GPUs read such
     # layouts coalesced in one pass; short inner runs are not worth a pass of their own)
     kstride = min((abs(x._strides[i]) for i in kept if x.shape[i] > 1), default=0)
     inner = [i for i in axes if x.shape[i] > 1 and abs(x._strides[i]) < kstride]
     outer = [i for i in axes if i not in inner and x.shape[i] > 1]
+    src, src_axes = x, axes
     if inner and outer and device.is_cpu and math.prod(x.shape[i] for i in inner) >= 32:
         rest = [i for i in range(x.ndim) if i not in inner]
         tmp = Array.empty(tuple(x.shape[i] for i in rest), acc_dtype, device)
         _reduce_into(x, rest, inner, tmp, op, acc_dtype)
         x, kept, axes = tmp, [rest.index(i) for i in kept], [rest.index(i) for i in outer]
     _reduce_into(x, kept, axes, out, op, acc_dtype)
+    if op == "prod" and dkind(out_dtype) == "c" and out_dtype == acc_dtype:
+        from ._eager_ufunc import prod_refold
+        prod_refold(src, src_axes, out)
     return out
 
 
@@ -833,12 +841,42 @@ def gather(x: Array, *indices: Array, in_bounds: bool = False) -> Array:
     return out
 
 
+# A SCATTER_TABLE scatter's winner table spans the targets' offsets; it is used while that
+# span is at most this floor or this many times the index count (beyond, a stable sort of the
+# offsets costs less than filling the table).
+SCATTER_TABLE_FLOOR = 1 << 20
+SCATTER_TABLE_RATIO = 8
+
+
+def _scatter_winners(x: Array, k: int, off: Array) -> tuple[int, Array | None, int, Array | None,
+                                                             Array]:
+    """How a scatter through the offsets ``off`` (into the leading ``k`` dims of ``x``) keeps
+    the last of repeated indices: ``(mode, win, lo, perm, off)`` for the scatter kernel."""
+    from ._codegen.indexing import SCATTER_ALL, SCATTER_SORTED, SCATTER_TABLE, \
+        render_scatter_winner
+    n = off.size
+    if n < 2:
+        return SCATTER_ALL, None, 0, None, off
+    lo = sum(min(0, (d - 1) * s) for d, s in zip(x.shape[:k], x._strides[:k]))
+    span = 1 + sum((d - 1) * abs(s) for d, s in zip(x.shape[:k], x._strides[:k]))
+    if n < 2 ** 31 and span <= max(SCATTER_TABLE_FLOOR, SCATTER_TABLE_RATIO * n):
+        win = full(shape=(span,), value=-1, dtype=dt.int32, device=x.device)
+        kern = x.device.kernel("clnp_scatter_winner", render_scatter_winner)
+        L = local_size(x.device)
+        launch(x.device, kern, (-(-n // L) * L,), (L,), n, off._buf, lo, win._buf)
+        return SCATTER_TABLE, win, lo, None, off
+    from ._eager_sort import argsort
+    flat = Array(off._buf, off._offset, (n,), (1,), off.dtype, off.device)   # dense, C order
+    perm = argsort(flat, axis=0, descending=False, stable=True)
+    return SCATTER_SORTED, None, 0, perm, gather(flat, perm, in_bounds=True)
+
+
 def scatter_into(x: Array, indices: Sequence[Array], values: Any,
                  in_bounds: bool = False, accumulate: bool = False) -> None:
     """``x[i0, i1, ...] = values`` in place (``values`` broadcast to the indexing result).
-    Bounds are checked before anything is written. With repeated indices one of the values
-    lands (which one is unspecified: the writes run in parallel); with ``accumulate`` every
-    value is added (atomically) instead."""
+    Bounds are checked before anything is written. With repeated indices the last value in C
+    order lands, as in NumPy, on every device (a winner per target is chosen first, see
+    clnp._codegen.indexing); with ``accumulate`` every value is added (atomically) instead."""
     if accumulate:
         from ._codegen.indexing import scatter_add_supported
         if not scatter_add_supported(x.dtype, x.device.extensions):
@@ -860,8 +898,14 @@ def scatter_into(x: Array, indices: Sequence[Array], values: Any,
     kern = _index_kernel("scatter_add" if accumulate else "scatter", x, len(rshape))
     n_b, n_rest = math.prod(bshape), math.prod(rest)
     L = local_size(x.device)
-    launch(x.device, kern, (-(-(n_b * n_rest) // L) * L,), (L,), n_b, n_rest, *rshape, x._buf,
-           x._offset, *rstr, off._buf, vals._buf, 0)
+    args: list[Any] = [n_b, n_rest, *rshape, x._buf, x._offset, *rstr]
+    if accumulate:
+        args += [off._buf, vals._buf, 0]
+    else:
+        mode, win, lo, perm, off = _scatter_winners(x, k, off)
+        args += [off._buf, vals._buf, 0, mode, (off if win is None else win)._buf, lo,
+                 (off if perm is None else perm)._buf]
+    launch(x.device, kern, (-(-(n_b * n_rest) // L) * L,), (L,), *args)
 
 
 @def_impl("scatter_add")

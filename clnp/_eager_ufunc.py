@@ -32,18 +32,20 @@ def _upload_i64(values: Sequence[int], device: Device) -> Array:
 
 
 def fold(x: Array, op: str, axis: int, starts: Sequence[int], ends: Sequence[int], mode: str,
-         init: Any = None, mask: Array | None = None) -> Array:
+         init: Any = None, mask: Array | None = None, refold: Array | None = None) -> Array:
     """Fold ``op`` along ``axis`` of ``x`` (already in the compute dtype) over the segments
     ``[starts[s], ends[s])`` (``mode="reduce"``: the axis becomes one entry per segment), or
     scan it along the whole axis (``mode="accumulate"``). ``init`` starts every fold from
-    that value; ``mask`` (bool, broadcastable to ``x``) selects the elements that take part."""
+    that value; ``mask`` (bool, broadcastable to ``x``) selects the elements that take part.
+    ``refold`` (complex reduce) is the result of a parallel reduction, shaped as the result:
+    its entries that are not finite are folded again, in place, and it is returned."""
     device = x.device
     kept = [i for i in range(x.ndim) if i != axis]
     nseg = len(starts)
     shape = list(x.shape)
     if mode == "reduce":
         shape[axis] = nseg
-    y = Array.empty(tuple(shape), x.dtype, device)
+    y = Array.empty(tuple(shape), x.dtype, device) if refold is None else refold
     n = math.prod(x.shape[i] for i in kept)
     if n == 0 or nseg == 0 or y.size == 0:
         return y
@@ -57,7 +59,7 @@ def fold(x: Array, op: str, axis: int, starts: Sequence[int], ends: Sequence[int
     cshape = [1] * pad + cshape
     cstr = [[0] * pad + st for st in cstr]
     spec = FoldSpec(op, x.dtype, mode, nd, init is not None, mask is not None,
-                    _splat(device))
+                    _splat(device), refold is not None)
     kernel = device.kernel(spec, lambda: render_fold(spec))
     st, en = _upload_i64(starts, device), _upload_i64(ends, device)
     args: list[Any] = [n, nseg, *cshape, x._buf, x._offset, *cstr[0], x._strides[axis],
@@ -70,6 +72,28 @@ def fold(x: Array, op: str, axis: int, starts: Sequence[int], ends: Sequence[int
     L = local_size(device)
     launch(device, kernel, (-(-(n * nseg) // L) * L,), (L,), *args)
     return y
+
+
+def prod_refold(x: Array, axes: Sequence[int], out: Array) -> None:
+    """Complex ``prod`` of ``x`` over ``axes`` as NumPy's loop computes it where ``out`` (the
+    parallel result, kept dims in order) is not finite: ``1 * x0 * x1 * ...`` left to right,
+    whose NaN and infinite components a tree of partial products does not reproduce
+    (``prod([1, infj])`` is ``nan+infj``, a tree gives ``nan+nanj``). Finite outputs are
+    left as they are, without a host read."""
+    from ._eager import contiguous_copy, convert_element_type, try_view_reshape
+    kept = [i for i in range(x.ndim) if i not in axes]
+    nred = math.prod(x.shape[i] for i in axes)
+    moved = Array(x._buf, x._offset, tuple(x.shape[i] for i in kept + list(axes)),
+                  tuple(x._strides[i] for i in kept + list(axes)), x.dtype, x.device)
+    shape = out.shape + (nred,)
+    flat = try_view_reshape(moved, shape)
+    if flat is None:
+        flat = try_view_reshape(contiguous_copy(moved), shape)
+    if flat.dtype != out.dtype:
+        flat = convert_element_type(flat, dtype=out.dtype)
+    into = Array(out._buf, out._offset, shape[:-1] + (1,), out._strides + (0,), out.dtype,
+                 out.device)
+    fold(flat, "multiply", len(shape) - 1, [0], [nred], "reduce", init=1, refold=into)
 
 
 def element_offsets(a: Array, indices: Sequence[Array]) -> Array:

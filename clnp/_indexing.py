@@ -374,7 +374,8 @@ def _check_value_shape(value: Any, shape: tuple[int, ...]) -> None:
 def setitem(x: Any, key: Any, value: Any) -> None:
     """``x[key] = value`` in place (NumPy semantics). Every check (index bounds, value shape
     and dtype) runs before anything is written, so a failing assignment leaves ``x`` unchanged.
-    Repeated integer indices write one of the values (which one is unspecified)."""
+    Repeated integer indices keep the last of their values in C order, as NumPy's do, on every
+    device."""
     if not isinstance(x, Array):
         raise TypeError("in-place assignment on a traced value: use x = x.at[idx].set(v) "
                         "style updates inside transformations")

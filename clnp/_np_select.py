@@ -384,7 +384,7 @@ def put(a: Any, ind: Any, v: Any, mode: str = "raise") -> None:
 
     Notes
     -----
-    Repeated indices get one of their values (which one is not specified on a device).
+    Repeated indices keep the last of their values, as in NumPy, on every device.
 
     Examples
     --------

@@ -3160,7 +3160,10 @@ def _nan_ignoring(x1: Any, x2: Any, op: str) -> Any:
     m = getattr(xp, op)(x1, x2)
     if dkind(m.dtype) != "f":
         return m
-    a, b = (v if is_array(v) else _arr(v, m.device, m.dtype) for v in (x1, x2))
+    # both operands in the result's float dtype: a bool or integer operand (NumPy promotes
+    # it against a float scalar) has no NaN, and isnan refuses booleans
+    a, b = (xp.astype(v, m.dtype) if is_array(v) and v.dtype != m.dtype else
+            v if is_array(v) else _arr(v, m.device, m.dtype) for v in (x1, x2))
     return xp.where(xp.isnan(b), a, xp.where(xp.isnan(a), b, m))
 
 

@@ -370,7 +370,7 @@ class ufunc:
                                 f"expected an array, a Python scalar or a NumPy array/scalar")
         if rest[4] is None:     # dtype= casts first; NumPy's check then applies to the cast
             try:
-                self._rec.ref.resolve_dtypes(tuple(types) + (None,))
+                self._rec.ref.resolve_dtypes(tuple(types) + (None,) * self.nout)
             except TypeError:
                 got = ", ".join(t.__name__ if isinstance(t, type) else str(t) for t in types)
                 raise TypeError(f"{name}: not supported for input dtype{'s' * (len(types) > 1)} "
@@ -1133,10 +1133,240 @@ def composite(name: str, fn: Callable[..., Any]) -> ufunc:
     return ufunc(rec, fn, doc)
 
 
+class _MultiOutputUfunc(ufunc):
+    """A ufunc of two outputs (``divmod``, ``frexp``, ``modf``), composed in clnp's NumPy
+    layer: calls return a tuple and take ``out`` as a tuple of two (or the outputs after the
+    inputs, positionally); ``outer`` (binary ones) returns a tuple; ``reduce``,
+    ``accumulate``, ``reduceat`` and ``at`` raise ValueError as NumPy's do."""
+
+    nout = 2
+
+    def __init__(self, rec: _ops.EwOp, fn: Callable[..., Any], doc: str):
+        super().__init__(rec, fn, doc)
+        self.nargs = rec.nin + self.nout
+
+    def __call__(self, *args: Any, out: Any = None, where: Any = True,
+                 casting: str = "same_kind", order: str = "K", dtype: Any = None,
+                 subok: bool = True, signature: Any = None) -> Any:
+        """Apply the op elementwise: a tuple of ``nout`` arrays (see :class:`clnp.ufunc`;
+        ``out`` is a tuple of ``nout`` arrays or None, or the outputs follow the inputs).
+
+        Parameters
+        ----------
+        *args : arrays or array_likes
+            ``nin`` operands, optionally followed by the ``nout`` outputs.
+        out : tuple of (Array or None), optional
+            Arrays the results are written to (cast under ``casting``).
+        where, casting, order, dtype, subok, signature
+            As for every ufunc.
+
+        Returns
+        -------
+        tuple of Array
+            The results (the ``out`` arrays where given).
+
+        Raises
+        ------
+        TypeError
+            A wrong number of operands or outputs, or an operand dtype NumPy has no loop for.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> q, r = clnp.divmod(clnp.asarray([7, -7]), 2)
+        >>> print(q, r)
+        [ 3 -4] [1 1]
+        """
+        name = self.__name__
+        if len(args) == self.nin + self.nout and out is None:
+            out, args = tuple(args[self.nin:]), args[:self.nin]
+        elif len(args) != self.nin:
+            raise TypeError(f"{name}() takes from {self.nin} to {self.nin + self.nout} "
+                            f"positional arguments but {len(args)} were given")
+        args = _operands(name, args)
+        return self._call_composite(args, out, where, casting, order, dtype, signature)
+
+    def _call(self, args: tuple[Any, ...], out: Any, where: Any, casting: str, order: str,
+              dtype: Any, signature: Any) -> Any:
+        name = self.__name__
+        _check_casting(casting, name)
+        if signature is not None:
+            raise TypeError(f"{name}: signature= (choosing a loop) is not supported; use "
+                            f"dtype= to pick the computation dtype")
+        if order not in ("K", "A", "C", "F"):
+            raise ValueError(f"{name}: order must be one of 'K', 'A', 'C', 'F'; got {order!r}")
+        if dtype is not None:
+            args = self._cast_inputs(args, dtype, casting)
+        results = self._fn(*args)
+        # (checked after the operands, whose errors NumPy reports first; nothing is written)
+        if out is None:
+            out = (None,) * self.nout
+        elif not isinstance(out, tuple):
+            raise TypeError(f"{name}: out must be a tuple of {self.nout} arrays (or None); "
+                            f"got {type(out).__name__}")
+        elif len(out) != self.nout:
+            raise ValueError(f"{name}: the out tuple must have exactly one entry per output "
+                             f"({self.nout}); got {len(out)}")
+        if order == "F" and results[0].ndim > 1:
+            raise ValueError(f"{name}: order='F' is not supported: clnp computes results "
+                             f"in C order (call the function without order=)")
+        done = []
+        for r, o in zip(results, out):
+            if where is not True:
+                r = self._masked(r, where, o, casting)
+            done.append(write_out(name, r, o, casting))
+        return tuple(done)
+
+    def _single_output_only(self, method: str, message: str) -> None:
+        if method != "at":
+            self._binary_only(method)
+        raise ValueError(f"{self.__name__}.{method}: {message} ({self.__name__} has "
+                         f"{self.nout} outputs)")
+
+    def reduce(self, *args: Any, **kwargs: Any) -> Any:
+        """Raises ValueError: NumPy reduces with single-output ufuncs only.
+
+        Parameters
+        ----------
+        *args, **kwargs
+            As for :meth:`clnp.ufunc.reduce`.
+
+        Returns
+        -------
+        None
+            Never returns.
+
+        Raises
+        ------
+        ValueError
+            Always (NumPy's own method raises it).
+
+        Examples
+        --------
+        >>> import clnp
+        >>> clnp.divmod.reduce(clnp.asarray([1, 2]))
+        Traceback (most recent call last):
+        ValueError: divmod.reduce: reduce only supported for functions returning a single value (divmod has 2 outputs)
+        """
+        self._single_output_only("reduce", "reduce only supported for functions returning a "
+                                           "single value")
+
+    def accumulate(self, *args: Any, **kwargs: Any) -> Any:
+        """Raises ValueError: NumPy accumulates with single-output ufuncs only.
+
+        Parameters
+        ----------
+        *args, **kwargs
+            As for :meth:`clnp.ufunc.accumulate`.
+
+        Returns
+        -------
+        None
+            Never returns.
+
+        Raises
+        ------
+        ValueError
+            Always (NumPy's own method raises it).
+
+        Examples
+        --------
+        >>> import clnp
+        >>> clnp.divmod.accumulate(clnp.asarray([1, 2]))
+        Traceback (most recent call last):
+        ValueError: divmod.accumulate: accumulate only supported for functions returning a single value (divmod has 2 outputs)
+        """
+        self._single_output_only("accumulate", "accumulate only supported for functions "
+                                               "returning a single value")
+
+    def reduceat(self, *args: Any, **kwargs: Any) -> Any:
+        """Raises ValueError: NumPy's ``reduceat`` takes single-output ufuncs only.
+
+        Parameters
+        ----------
+        *args, **kwargs
+            As for :meth:`clnp.ufunc.reduceat`.
+
+        Returns
+        -------
+        None
+            Never returns.
+
+        Raises
+        ------
+        ValueError
+            Always (NumPy's own method raises it).
+
+        Examples
+        --------
+        >>> import clnp
+        >>> clnp.divmod.reduceat(clnp.asarray([1, 2]), [0])
+        Traceback (most recent call last):
+        ValueError: divmod.reduceat: reduceat only supported for functions returning a single value (divmod has 2 outputs)
+        """
+        self._single_output_only("reduceat", "reduceat only supported for functions "
+                                             "returning a single value")
+
+    def at(self, *args: Any, **kwargs: Any) -> None:
+        """Raises ValueError: NumPy's ``at`` takes single-output ufuncs only.
+
+        Parameters
+        ----------
+        *args, **kwargs
+            As for :meth:`clnp.ufunc.at`.
+
+        Returns
+        -------
+        None
+            Never returns.
+
+        Raises
+        ------
+        ValueError
+            Always (NumPy's own method raises it).
+
+        Examples
+        --------
+        >>> import clnp
+        >>> clnp.frexp.at(clnp.asarray([1.0, 2.0]), [0])
+        Traceback (most recent call last):
+        ValueError: frexp.at: Only single output ufuncs supported at this time (frexp has 2 outputs)
+        """
+        self._single_output_only("at", "Only single output ufuncs supported at this time")
+
+
+# NumPy's ufuncs of two outputs that clnp composes in its NumPy layer
+MULTI_OUTPUT = ("divmod", "frexp", "modf")
+
+
+def multi_output(name: str, fn: Callable[..., Any]) -> ufunc:
+    """The ufunc object for NumPy-layer function ``fn`` of two outputs (NumPy's ``name``)."""
+    ref = getattr(np, name)
+    rec = _ops.EwOp(name, ref.nin, "any", {}, ref, identity=None, reorderable=False)
+    ins = "x" if ref.nin == 1 else "x1, x2"
+    summary, _, body = inspect.cleandoc(fn.__doc__ or "").partition("\n\n")
+    params, sep, after = body.partition("\n\nReturns\n")
+    if "\nout :" not in params:
+        params += "\nout : tuple of two Arrays, optional\n    Where to write the results."
+    params += ("\nwhere, casting, order, dtype, subok, signature\n    As for every ufunc (see "
+               ":class:`clnp.ufunc`).")
+    body = params + sep + after
+    doc = (f"{name}({ins}, /, out=(None, None), *, where=True, casting='same_kind', "
+           f"order='K', dtype=None)\n\n{summary}\n\nA :class:`clnp.ufunc` of {ref.nout} "
+           f"outputs (``nout``): calls take NumPy's keywords, with ``out`` a tuple; "
+           f"{'``outer`` returns a tuple; ' if ref.nin == 2 else ''}``reduce``, "
+           f"``accumulate``, ``reduceat`` and ``at`` raise ValueError as NumPy's do."
+           f"\n\n{body}")
+    return _MultiOutputUfunc(rec, fn, doc)
+
+
 def install_composites(namespace: dict[str, Any]) -> None:
-    """Replace the NumPy layer's functions of :data:`COMPOSITES` in ``namespace`` (and their
-    aliases) by ufunc objects."""
+    """Replace the NumPy layer's functions of :data:`COMPOSITES` and :data:`MULTI_OUTPUT` in
+    ``namespace`` (and their aliases) by ufunc objects."""
     # NumPy's aliases are distinct ufuncs (deg2rad is not radians): one object per name
     for name, fn in [(n, namespace.get(n)) for n in COMPOSITES]:
         if fn is not None and not isinstance(fn, ufunc):
             namespace[name] = composite(name, fn)
+    for name, fn in [(n, namespace.get(n)) for n in MULTI_OUTPUT]:
+        if fn is not None and not isinstance(fn, ufunc):
+            namespace[name] = multi_output(name, fn)

@@ -418,3 +418,48 @@ def test_property_sum_max_mean(case, keepdims):
     check(clnp.max(x, axis=axes, keepdims=keepdims), np.max(a, axis=axes, keepdims=keepdims))
     check(clnp.mean(x, axis=axes, keepdims=keepdims),
           np.mean(a, axis=axes, keepdims=keepdims))
+
+
+_CINF = [1, complex(0, np.inf), complex(np.inf, 0), complex(np.inf, np.inf), 0, complex(1, 2),
+         complex(-np.inf, 1), complex(0.5, -np.inf), -1j, complex(np.nan, 0), 2.5 - 1j,
+         complex(0, -np.inf)]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_prod_of_infinities_matches_numpy(device, dtype):
+    """NumPy's complex ``prod`` is ``1 * x0 * x1 * ...`` left to right with the plain complex
+    product, so infinities give its own pattern of NaN and infinite components
+    (``prod([1, infj])`` is ``nan+infj``; a tree of partial products gives ``nan+nanj``):
+    clnp refolds the outputs that are not finite. Elementwise ``multiply`` is the same plain
+    product (array, NumPy scalar and Python scalar operands)."""
+    if not device.supports(np.dtype(dtype)):
+        pytest.skip(f"{device} has no {dtype}")
+    rng = np.random.default_rng(11)
+
+    def same(got, want):
+        np.testing.assert_array_equal(np.asarray(got), want)      # NaN equals NaN here
+
+    a = np.array([1, 1j * np.inf], dtype)
+    same(clnp.prod(clnp.asarray(a, device=device)).to_numpy(), np.prod(a))
+    b = np.array([1, complex(0, np.inf)], dtype)
+    same(clnp.prod(clnp.asarray(b, device=device)).to_numpy(), np.prod(b))
+    assert np.isnan(np.prod(b).real) and np.isinf(np.prod(b).imag)
+    for shape, axis in [((1,), None), ((2,), None), ((7,), None), ((300,), None),
+                        ((3, 4), 0), ((3, 4), 1), ((6, 1), 1), ((2, 3, 40), (0, 2)),
+                        ((50, 70), 0), ((50, 70), 1)]:
+        for t in range(4):
+            h = np.array(rng.choice(_CINF, shape), dtype)
+            if t % 2:
+                h[h == 0] = 1.5
+            x = clnp.asarray(h, device=device)
+            same(clnp.prod(x, axis=axis).to_numpy(), np.prod(h, axis=axis))
+            same(clnp.multiply.reduce(x, axis=axis).to_numpy(),
+                 np.multiply.reduce(h, axis=axis))
+    pairs = np.array([[p, q] for p in _CINF for q in _CINF], dtype)
+    x, y = (clnp.asarray(pairs[:, k].copy(), device=device) for k in (0, 1))
+    same((x * y).to_numpy(), pairs[:, 0] * pairs[:, 1])
+    for s in _CINF:
+        same(clnp.multiply(x, np.dtype(dtype).type(s)).to_numpy(),
+             np.multiply(pairs[:, 0], np.dtype(dtype).type(s)))
+        same((x * s).to_numpy(), pairs[:, 0] * s)

@@ -486,3 +486,83 @@ def test_maximum_minimum_methods_on_complex(device, rng, name):
     with pytest.raises(TypeError, match=f"{name}.at: the results are complex"):
         op.at(F, [1], 1j)
     close(F, f)
+
+
+# ------------------------------------------------------------------------------ two outputs
+def test_multi_output_ufuncs_match_numpy(device, rng):
+    """divmod, frexp and modf are ufunc objects of two outputs, as NumPy's: their attributes,
+    calls with ``out`` (keyword tuple or positional), ``where``, ``divmod.outer``, and the
+    methods NumPy refuses raising ValueError with NumPy's reason."""
+    for name in ("divmod", "frexp", "modf"):
+        u, ref = getattr(clnp, name), getattr(np, name)
+        assert isinstance(u, clnp.ufunc), name
+        assert (u.nin, u.nout, u.nargs, u.__name__, u.identity, u.signature) == \
+            (ref.nin, ref.nout, ref.nargs, ref.__name__, ref.identity, ref.signature), name
+        assert set(u.types) <= set(ref.types) and u.types, name
+    a = np.array([7, -7, 9, 0, -3], np.int32)
+    b = np.array([2, 3, -4], np.int32)
+    for got, want in zip(clnp.divmod.outer(up(a, device), up(b, device)), np.divmod.outer(a, b)):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.to_numpy(), want)
+    f = rng.standard_normal(6).astype(np.float32) * 10
+    g = np.array([0.5, -2.0, 3.0], np.float32)
+    for got, want in zip(clnp.divmod.outer(up(f, device), up(g, device)), np.divmod.outer(f, g)):
+        close(got, want, rtol=1e-6)
+    # outer from lists and with out=: NumPy's shapes and dtypes, written in place
+    q = clnp.empty((2, 2), dtype=clnp.int64, device=device)
+    r = clnp.empty((2, 2), dtype=clnp.int64, device=device)
+    res = clnp.divmod.outer(clnp.asarray([7, -7], dtype=clnp.int64, device=device), [2, 3],
+                            out=(q, r))
+    assert res[0] is q and res[1] is r
+    want = np.divmod.outer(np.array([7, -7]), [2, 3])
+    np.testing.assert_array_equal(q.to_numpy(), want[0])
+    np.testing.assert_array_equal(r.to_numpy(), want[1])
+    # positional outputs, where=
+    m = clnp.empty(3, dtype=clnp.float32, device=device)
+    e = clnp.zeros(3, dtype=clnp.int32, device=device)
+    x = np.array([1.0, 8.0, -0.375], np.float32)
+    got = clnp.frexp(up(x, device), m, e, where=up(np.array([True, False, True]), device))
+    assert got[0] is m and got[1] is e
+    e_want = np.zeros(3, np.int32)
+    np.frexp(x, np.empty(3, np.float32), e_want, where=[True, False, True])
+    np.testing.assert_array_equal(e.to_numpy(), e_want)
+    for name, args, npargs in (("divmod", (up(a, device), up(a, device)), (a, a)),
+                               ("frexp", (up(x, device),), (x,)),
+                               ("modf", (up(x, device),), (x,))):
+        u, ref = getattr(clnp, name), getattr(np, name)
+        for meth, extra in (("reduce", ()), ("accumulate", ()), ("reduceat", ([0],)),
+                            ("at", ([0],) + ((1,) if ref.nin == 2 else ()))):
+            with pytest.raises(ValueError) as want_e:
+                getattr(ref, meth)(npargs[0].copy(), *extra)
+            with pytest.raises(ValueError) as got_e:
+                getattr(u, meth)(args[0], *extra)
+            assert str(want_e.value).split(" (")[0] in str(got_e.value), (name, meth)
+        if ref.nin == 1:
+            with pytest.raises(ValueError, match="binary"):
+                u.outer(args[0], args[0])
+    with pytest.raises(TypeError, match="out must be a tuple of 2"):
+        clnp.divmod(up(a, device), 2, out=q)
+
+
+@pytest.mark.parametrize("name", ["fmax", "fmin"])
+def test_fmax_fmin_bool_operands_match_numpy(device, name):
+    """``fmax``/``fmin`` with bool scalars and arrays (NumPy promotes a bool array against a
+    float scalar to float; before, clnp's NaN test refused the bool operand)."""
+    u, ref = getattr(clnp, name), getattr(np, name)
+    fl = np.float64 if device.has_fp64 else np.float32
+    arrays = [np.array([1.0, np.nan, -2.0], fl), np.array([True, False, True]),
+              np.array([1, -2, 0], np.int8), np.array([0.5, np.nan, -1.0], np.float32)]
+    scalars = [True, False, np.True_, 2.5, np.float32(0.5), np.nan, 1]
+    for a in arrays:
+        for b in scalars + arrays:
+            for args in ((a, b), (b, a)):
+                want = ref(*args)
+                if want.dtype == np.float64 and not device.has_fp64:
+                    continue
+                got = u(*[up(x, device) if isinstance(x, np.ndarray) else x for x in args])
+                assert got.dtype == want.dtype, (args, got.dtype, want.dtype)
+                np.testing.assert_array_equal(got.to_numpy(), want)
+    h = np.array([True, False, False])
+    x = up(h, device)
+    close(u.outer(x, up(np.array([0.5, np.nan], np.float32), device)),
+          ref.outer(h, np.array([0.5, np.nan], np.float32)))

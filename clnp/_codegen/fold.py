@@ -11,7 +11,9 @@ independent folds: one work-item per (kept position, segment).
     into ``y[row, s]``. The kept dims (collapsed; sizes and strides are arguments) select a
     row, ``sx`` steps along the folded axis. With ``init`` the fold starts from the scalar
     argument ``init`` (NumPy's ``initial`` or the identity), else from the first element;
-    with ``masked`` only elements whose mask byte is non-zero take part (``where=``).
+    with ``masked`` only elements whose mask byte is non-zero take part (``where=``). With
+    ``refold`` (complex ``prod``), ``y`` already holds the parallel reduction's result and
+    only outputs that are not finite are folded again, left to right as NumPy's loop.
 ``clnp_fold_accumulate``
     The same over ``[starts[0], ends[0])`` (the whole axis), storing every running value
     to ``y[row, i]``.
@@ -44,6 +46,7 @@ class FoldSpec:
     init: bool = False       # start from the ``init`` argument
     masked: bool = False     # ``where=``: a uchar mask laid out like x
     splat: int = 1           # see clnp._codegen.elementwise._vm_helper
+    refold: bool = False     # y holds a result: fold only where it is not finite (complex)
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,11 @@ def render_fold(spec: FoldSpec) -> tuple[str, str, list]:
         lines.append(f"  {{ const long q = {q}; xb += q * xs{k}; yb += q * ys{k};" +
                      (f" mb += q * ms{k};" if spec.masked else "") +
                      (f" rem /= d{k}; }}" if k else " }"))
+    if spec.refold:
+        # a parallel product (a tree) of complex values with infinities or NaN puts NaN in
+        # other components than NumPy's left-to-right loop: redo just those outputs
+        lines += [f"  {{ const {T} cur = {C.load(d, 'y', 'yb + seg * sy')};",
+                  "    if (isfinite(cur.x) && isfinite(cur.y)) return; }"]
     lines += ["  long i = starts[seg];", "  const long e = ends[seg];"]
     store_i = C.store(d, "y", "yb + i * sy", "acc")
     if spec.init:

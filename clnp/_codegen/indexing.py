@@ -4,6 +4,18 @@ Integer-array indexing reduces to: for each index position ``b`` and each elemen
 the trailing (un-indexed) dims, ``out[b, r] = x[xo + off[b] + roff(r)]`` (gather) or the
 reverse assignment (scatter). ``off`` is an int64 array computed by the offsets kernel
 (``render_offsets``), which also wraps negative indices and flags out-of-range ones.
+
+Repeated indices in a scatter must leave the value NumPy leaves: the last one in C order. Items
+writing the same target in parallel would race (a GPU keeps an arbitrary one), so the scatter
+kernel writes only each target's winner, chosen one of two ways (its ``mode`` argument):
+
+- ``SCATTER_TABLE``: ``clnp_scatter_winner`` first stores, per target, the largest index
+  position naming it (``atomic_max`` into an int table over the targets' span, filled with
+  -1); the scatter then writes position ``b`` only where the table holds ``b``.
+- ``SCATTER_SORTED``: ``off`` arrives stably sorted with ``perm`` (sorted place -> position);
+  the last place of each run of equal offsets writes, reading its values at ``perm[s]``.
+
+``SCATTER_ALL`` writes every position (indices known to be distinct).
 """
 from __future__ import annotations
 
@@ -20,6 +32,9 @@ class IndexSpec:
     kind: str            # 'gather' | 'scatter' | 'scatter_add'
     dtype: np.dtype
     ndim_rest: int       # trailing dims (collapsed), addressed through strides
+
+
+SCATTER_ALL, SCATTER_TABLE, SCATTER_SORTED = 0, 1, 2
 
 
 # Atomic accumulation for scatter_add (repeated indices must add up). Floats use a
@@ -82,6 +97,10 @@ def render_indexing(spec: IndexSpec) -> tuple[str, str, list]:
                f"{st} *y", "const long yo"]
     i64 = np.dtype(np.int64)
     argtypes: list = [i64, i64] + [i64] * nd + [None, i64] + [i64] * nd + [None, None, i64]
+    if spec.kind == "scatter":
+        params += ["const int mode", "__global const int *win", "const long lo",
+                   "__global const long *perm"]
+        argtypes += [np.dtype(np.int32), None, i64, None]
     name = f"clnp_{spec.kind}"
     lines = [f"// clnp {spec.kind} {spec.dtype}"]
     if C.uses_fp64([spec.dtype]):
@@ -95,6 +114,12 @@ def render_indexing(spec: IndexSpec) -> tuple[str, str, list]:
     lines.append("  if (gid >= n_b * n_rest) return;")
     lines.append("  const long b = gid / n_rest;")
     lines.append("  long rem = gid - b * n_rest, p = xo + off[b];")
+    if spec.kind == "scatter":
+        lines.append(f"  if (mode == {SCATTER_TABLE} && win[off[b] - lo] != b) return;")
+        lines.append(f"  if (mode == {SCATTER_SORTED} && b + 1 < n_b && off[b + 1] == off[b]) "
+                     f"return;")
+        lines.append(f"  const long src = (mode == {SCATTER_SORTED} ? perm[b] : b) * n_rest "
+                     f"+ (gid - b * n_rest);")
     for k in reversed(range(nd)):
         lines.append(f"  p += (rem % d{k}) * s{k}; rem /= d{k};")
     if spec.kind == "gather":
@@ -102,9 +127,25 @@ def render_indexing(spec: IndexSpec) -> tuple[str, str, list]:
     elif spec.kind == "scatter_add":
         lines.append("  clnp_atomic_add(x + p, y[yo + gid]);")
     else:
-        lines.append("  x[p] = y[yo + gid];")
+        lines.append("  x[p] = y[yo + src];")
     lines.append("}")
     return "\n".join(lines), name, argtypes
+
+
+def render_scatter_winner() -> tuple[str, str, list]:
+    """The first pass of a ``SCATTER_TABLE`` scatter: ``win[off[b] - lo] = max(b)`` over the
+    ``n`` index positions (``n`` < 2**31: the table is int, whose ``atomic_max`` is core
+    OpenCL). Arguments: ``n, off, lo, win``."""
+    i64 = np.dtype(np.int64)
+    src = """// clnp scatter winner
+__kernel void clnp_scatter_winner(const long n, __global const long *off, const long lo,
+    __global int *win)
+{
+  const long gid = get_global_id(0);
+  if (gid >= n) return;
+  atomic_max(win + (off[gid] - lo), (int)gid);
+}"""
+    return src, "clnp_scatter_winner", [i64, None, i64, None]
 
 
 @dataclass(frozen=True)

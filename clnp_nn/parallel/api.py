@@ -6,11 +6,14 @@ How a call runs:
    devices is used where it lies); broadcast arguments are copied to every device.
 2. On a cache miss, ``fun`` is traced once, on device 0's shard, into a typed Graph (the
    ``jit`` staging of ``clnp_grad``) with the axis name bound, so collectives are recorded as
-   equations. The Graph is cut at each collective into segments; each segment is compiled
-   (``clnp_grad``'s fused executables) once per device, with its captured constants and
-   creation ops moved to that device.
+   equations. The Graph is cut into segments and groups of collectives (``_schedule``):
+   collectives that do not depend on one another form one group, so a step's ``pmean`` of
+   every gradient is one round trip. Each segment is compiled (``clnp_grad``'s fused
+   executables) once per device, with its captured constants and creation ops moved to that
+   device.
 3. Each segment is enqueued on every device (its own in-order queue) before any host wait;
-   at a collective the shards meet (``transport``), and the next segment is enqueued.
+   at a group of collectives the shards meet (``transport``), and the next segment is
+   enqueued.
 4. Mapped outputs come back as a ``ShardedArray`` whose ``shard_axis`` is the output's
    ``out_axes``; ``out_axes=None`` outputs are taken from the first device (they must be
    replicated, e.g. after ``psum``).
@@ -51,7 +54,7 @@ from clnp_grad._tree import PyTreeDef, tree_flatten, tree_unflatten
 
 from . import mpi
 from .sharded import ShardedArray
-from .transport import Participants, axis_index_values, collective
+from .transport import Participants, axis_index_values, collective_group
 
 _CACHE_SIZE = 64
 # set while a pmap body is staged: a pmap called there would be nested
@@ -153,23 +156,11 @@ class _Plan:
         self.axis_index_vars = [e.out_binders[0] for e in graph.eqns
                                 if e.prim.name == "axis_index"]
         body = [e for e in graph.eqns if e.prim.name != "axis_index"]
-        self.steps: list[tuple[str, Any]] = []   # ("seg", eqns) | ("coll", eqn)
-        seg: list = []
-        for e in body:
-            if e.prim.name in COLLECTIVES:
-                if seg:
-                    self.steps.append(("seg", seg))
-                    seg = []
-                self.steps.append(("coll", e))
-            else:
-                seg.append(e)
-        if seg:
-            self.steps.append(("seg", seg))
+        self.steps: list[tuple[str, list]] = _schedule(body)   # ("seg"|"coll", eqns)
         needed_after: set[int] = {x.n for x in graph.outs if isinstance(x, Var)}
         info: list[Any] = [None] * len(self.steps)
         for i in range(len(self.steps) - 1, -1, -1):
-            kind, what = self.steps[i]
-            eqns = what if kind == "seg" else [what]
+            kind, eqns = self.steps[i]
             defined = {b.n for e in eqns for b in e.out_binders}
             ins: list[Var] = []
             seen: set[int] = set()
@@ -186,7 +177,7 @@ class _Plan:
         # values to drop after each step (their last use), so the pools reuse their memory
         last: dict[int, int] = {}
         for i, (kind, what) in enumerate(self.steps):
-            for e in (what if kind == "seg" else [what]):
+            for e in what:
                 for x in e.inputs:
                     if isinstance(x, Var) and x.n not in graph.consts:
                         last[x.n] = i
@@ -238,15 +229,44 @@ class _Plan:
                     res = self.executable(i, dev).run([env[v.n] for v in ins])
                     env.update({v.n: r for v, r in zip(outs, res)})
             else:
-                x = what.inputs[0]
-                shards = [_read(env, x, dev) for env, dev in zip(envs, who.local)]
-                res = collective(what.prim.name, what.params, shards, who)
+                shard_lists = [[_read(env, e.inputs[0], dev) for e in what]
+                               for env, dev in zip(envs, who.local)]
+                res = collective_group([(e.prim.name, e.params) for e in what], shard_lists,
+                                       who)
                 for env, r in zip(envs, res):
-                    env[what.out_binders[0].n] = r
+                    env.update({e.out_binders[0].n: v for e, v in zip(what, r)})
             for env in envs:
                 for n in self.free_after[i]:
                     env.pop(n, None)
         return [[_read(env, x, dev) for x in g.outs] for env, dev in zip(envs, who.local)]
+
+
+def _schedule(body: list) -> list[tuple[str, list]]:
+    """``body`` (topologically ordered equations) as alternating segments and groups of
+    collectives: a value's *level* is the number of collectives on its longest path from the
+    inputs; segment ``L`` holds the other equations of level ``L`` (in their order), group
+    ``L`` the collectives whose operands have level ``L``. Collectives that do not depend on
+    one another (a step's ``pmean`` of every gradient) so run as one group, with one host
+    round trip, however the trace interleaved them with other work."""
+    level: dict[int, int] = {}
+    segs: dict[int, list] = {}
+    colls: dict[int, list] = {}
+    for e in body:
+        lv = max((level.get(x.n, 0) for x in e.inputs if isinstance(x, Var)), default=0)
+        if e.prim.name in COLLECTIVES:
+            colls.setdefault(lv, []).append(e)
+            lv += 1
+        else:
+            segs.setdefault(lv, []).append(e)
+        for b in e.out_binders:
+            level[b.n] = lv
+    steps: list[tuple[str, list]] = []
+    for lv in range(max(list(segs) + list(colls), default=-1) + 1):
+        if lv in segs:
+            steps.append(("seg", segs[lv]))
+        if lv in colls:
+            steps.append(("coll", colls[lv]))
+    return steps
 
 
 def _nested_collective(params: dict) -> str | None:

@@ -159,10 +159,16 @@ def initialize(*, local_device_ids: Sequence[int] | None = None,
 def _abort_on_uncaught_exception(comm: Any) -> None:
     """An exception that ends one process ends the job (as ``python -m mpi4py`` does): the
     traceback is printed, then ``MPI_Abort`` stops the other ranks, which would otherwise
-    wait in their next collective (and MPI_Finalize waits for the pending requests)."""
+    wait in their next collective (and MPI_Finalize waits for the pending requests).
+
+    The exception's own line is written first: ``MPI_Abort`` can cut the forwarding of a
+    long traceback short (seen with MPICH's mpiexec), and that line names the cause."""
     previous = sys.excepthook
 
     def hook(tp: Any, value: Any, tb: Any) -> None:
+        sys.stderr.write(f"rank {comm.Get_rank()}: {tp.__module__}.{tp.__qualname__}: "
+                         f"{value}\n")
+        sys.stderr.flush()
         previous(tp, value, tb)
         sys.stderr.flush()
         comm.Abort(1)

@@ -29,8 +29,10 @@ from . import mpi
 
 CHUNK_BYTES = 4 << 20      # granularity of the overlapped reduction (docs/parallel.md)
 # two devices, shards at least this large: exchange and combine on the devices instead
-# (faster at 64 MiB in every run of bench/bench_parallel.py, not at 16 MiB and below); at any
-# size when the two share a context (CLNP_SHARED_CONTEXT=1: the copies are device to device)
+# (pageable transfers: faster at 64 MiB in every run of bench/bench_parallel.py, not at 16 MiB
+# and below); at any size when the two share a context (CLNP_SHARED_CONTEXT=1: the copies are
+# device to device) or stage through pinned memory (two H200s: exchange-and-add 1.95 / 5.75 /
+# 13.2 GB/s at 1 / 4 / 16 MiB where the host reduction moved 1.49 / 3.16 / 2.99 GB/s)
 EXCHANGE_MIN_BYTES = 32 << 20
 _REDUCE = {"psum": np.add, "pmax": np.maximum, "pmin": np.minimum}
 # the chunked reduction keeps at most this many bytes of shard reads in flight (enqueued
@@ -169,6 +171,95 @@ def reduce_collective(name: str, shards: Sequence[Array], who: Participants,
     return outs
 
 
+def reduce_many(name: str, shard_lists: Sequence[Sequence[Array]], who: Participants
+                ) -> list[list[Array]]:
+    """``psum``/``pmax``/``pmin`` of several arrays at once, as one transfer round: every
+    array of every local device is read into its place in one host buffer (all reads enqueued
+    before the one wait), the buffer is exchanged across processes once, reduced in
+    participant order, and each array's part written back without waiting.
+
+    A training step's gradients are many small arrays (a bias is a few KiB): reduced one by
+    one, each pays a host round trip, and the devices idle between them.
+
+    Parameters
+    ----------
+    name : {'psum', 'pmax', 'pmin'}
+        The reduction.
+    shard_lists : sequence of sequences of clnp arrays
+        ``shard_lists[d][j]``: array ``j`` on local device ``d``; array ``j`` has one shape
+        on every device, and every array one dtype.
+    who : Participants
+        The participants of the pmap.
+
+    Returns
+    -------
+    list of lists of clnp arrays
+        ``[d][j]``: the reduction of array ``j``, on local device ``d``; bit-identical on
+        every participant.
+
+    Raises
+    ------
+    KeyError
+        ``name`` is not one of the three reductions.
+    ValueError
+        The arrays do not share one dtype.
+    CollectiveTimeoutError
+        Across processes, another process did not take part in time.
+
+    Examples
+    --------
+    >>> import numpy, clnp
+    >>> from clnp_nn.parallel import transport
+    >>> d = clnp.default_device()
+    >>> who = transport.Participants([d, d], [d, d], [0, 1], [2])
+    >>> a = [[clnp.asarray([1.0, 2.0]), clnp.asarray([[3.0]])],
+    ...      [clnp.asarray([10.0, 20.0]), clnp.asarray([[30.0]])]]
+    >>> out = transport.reduce_many("psum", a, who)
+    >>> print(numpy.asarray(out[1][0]), numpy.asarray(out[1][1]))
+    [11. 22.] [[33.]]
+    """
+    op = _REDUCE[name]
+    first_list = shard_lists[0]
+    dtypes = {a.dtype for a in first_list}
+    if len(dtypes) != 1:
+        raise ValueError(f"reduce_many: the arrays have several dtypes {sorted(map(str, dtypes))}")
+    dtype = first_list[0].dtype
+    sizes = [a.size for a in first_list]
+    offs = [int(v) for v in np.cumsum([0] + sizes)]
+    starts = [int(v) for v in np.cumsum((0,) + who.counts)]
+    first = starts[mpi.process_index()] if who.multiprocess else 0
+    home = who.local[0]
+    hb = _HostBuffer(home, (who.size, offs[-1]), dtype)
+    buf = hb.array
+    reads = [start_read(a, buf[first + k, offs[j]:offs[j + 1]])
+             for k, lst in enumerate(shard_lists) for j, a in enumerate(lst)]
+    for r in reads:
+        r.wait()
+    if who.multiprocess:
+        mpi.exchange(buf[first:first + len(shard_lists)],
+                     [(c, offs[-1]) for c in who.counts], name,
+                     out=[buf[a:b] for a, b in zip(starts[:-1], starts[1:])])
+    res = _HostBuffer(home, (offs[-1],), dtype)
+    acc = res.array
+    if len(buf) == 1:
+        np.copyto(acc, buf[0])
+    else:
+        op(buf[0], buf[1], out=acc)
+    for row in buf[2:]:
+        op(acc, row, out=acc)
+    outs = []
+    for d in who.local:
+        mine = []
+        for j, a in enumerate(first_list):
+            o = Array.empty(tuple(a.shape), dtype, d)
+            write_into(o, 0, acc[offs[j]:offs[j + 1]])
+            mine.append(o)
+        outs.append(mine)
+    res.release()                   # reused once the writes have completed
+    hb.release()
+    return outs
+
+
 def exchange_reduce(name: str, shards: Sequence[Array], who: Participants) -> list[Array]:
     """``psum``/``pmax``/``pmin`` of two local shards by exchange: each device receives the
     other's shard (``copy_to_device``: ``clEnqueueCopyBuffer`` in a shared context, else
@@ -268,9 +359,9 @@ def collective(name: str, params: dict, shards: Sequence[Array], who: Participan
     [10. 20.] [1. 2.]
     """
     if name in _REDUCE:
-        if len(who.local) == 2 and not who.multiprocess and shards[0].dtype.kind != "b" and (
-                shards[0].nbytes >= EXCHANGE_MIN_BYTES or
-                who.local[0].context == who.local[1].context):
+        if who.size == 1:
+            return list(shards)         # one participant: the reduction is the value itself
+        if _exchanges(who, shards[0]):
             return exchange_reduce(name, shards, who)
         return reduce_collective(name, shards, who)
     # every participant's shard in one host array (pinned where staging is on): the local
@@ -294,6 +385,103 @@ def collective(name: str, params: dict, shards: Sequence[Array], who: Participan
                 for g, d in zip(who.local_ids, who.local)]
     finally:
         hb.release()     # reused once the uploads of any views of it have completed
+
+
+def _exchanges(who: Participants, x: Array) -> bool:
+    """Whether a reduction of shards like ``x`` goes through :func:`exchange_reduce`."""
+    if len(who.local) != 2 or who.multiprocess or x.dtype.kind == "b":
+        return False
+    d0, d1 = who.local
+    return (x.nbytes >= EXCHANGE_MIN_BYTES or d0.context == d1.context or
+            (_staging.enabled(d0) and _staging.enabled(d1)))
+
+
+def collective_group(eqn_params: Sequence[tuple[str, dict]],
+                     shard_lists: Sequence[Sequence[Array]], who: Participants
+                     ) -> list[list[Array]]:
+    """Results of several independent collectives (``eqn_params[j] = (name, params)`` applied
+    to ``shard_lists[d][j]``), ``[d][j]`` per local device ``d``.
+
+    ``psum``/``pmax``/``pmin`` of one dtype form one reduction per (name, dtype): through
+    :func:`exchange_reduce` of the flattened, concatenated shards where two devices exchange
+    (``_exchanges``), else through one :func:`reduce_many` of the shards below
+    ``EXCHANGE_MIN_BYTES`` (larger ones are reduced one by one, chunked). The rest go one by
+    one through :func:`collective`.
+
+    Parameters
+    ----------
+    eqn_params : sequence of (str, dict)
+        Each collective's primitive name and parameters.
+    shard_lists : sequence of sequences of clnp arrays
+        ``shard_lists[d][j]``: collective ``j``'s operand on local device ``d``.
+    who : Participants
+        The participants of the pmap.
+
+    Returns
+    -------
+    list of lists of clnp arrays
+        ``[d][j]``: collective ``j``'s result on local device ``d``.
+
+    Raises
+    ------
+    KeyError
+        A name that is not a collective.
+    CollectiveTimeoutError
+        Across processes, another process did not take part in time.
+
+    Examples
+    --------
+    >>> import numpy, clnp
+    >>> from clnp_nn.parallel import transport
+    >>> d = clnp.default_device()
+    >>> who = transport.Participants([d, d], [d, d], [0, 1], [2])
+    >>> a = [[clnp.asarray([1.0]), clnp.asarray([2.0])], [clnp.asarray([10.0]), clnp.asarray([20.0])]]
+    >>> out = transport.collective_group([("psum", {}), ("pmax", {})], a, who)
+    >>> print(numpy.asarray(out[0][0]), numpy.asarray(out[0][1]))
+    [11.] [20.]
+    """
+    n_dev = len(shard_lists)
+    out: list[list[Any]] = [[None] * len(eqn_params) for _ in range(n_dev)]
+    groups: dict[tuple[str, np.dtype, bool], list[int]] = {}
+    for j, (name, _) in enumerate(eqn_params):
+        x = shard_lists[0][j]
+        if name in _REDUCE and who.size > 1 and x.dtype.kind != "b":
+            ex = _exchanges(who, x)
+            if ex or x.nbytes < EXCHANGE_MIN_BYTES:
+                groups.setdefault((name, x.dtype, ex), []).append(j)
+                continue
+        res = collective(name, eqn_params[j][1], [lst[j] for lst in shard_lists], who)
+        for d in range(n_dev):
+            out[d][j] = res[d]
+    for (name, _, ex), js in groups.items():
+        if ex:
+            res = _exchange_many(name, [[lst[j] for j in js] for lst in shard_lists], who)
+        else:
+            res = reduce_many(name, [[lst[j] for j in js] for lst in shard_lists], who)
+        for d in range(n_dev):
+            for j, r in zip(js, res[d]):
+                out[d][j] = r
+    return out
+
+
+def _exchange_many(name: str, shard_lists: Sequence[Sequence[Array]], who: Participants
+                   ) -> list[list[Array]]:
+    """:func:`exchange_reduce` of several arrays as one: each device's arrays flattened into
+    one (a copy kernel per array), one exchange, results split back into views."""
+    if len(shard_lists[0]) == 1:
+        return [[r] for r in exchange_reduce(name, [lst[0] for lst in shard_lists], who)]
+    flat = [clnp.concat([clnp.reshape(a, (-1,)) for a in lst]) for lst in shard_lists]
+    red = exchange_reduce(name, flat, who)
+    shapes = [tuple(a.shape) for a in shard_lists[0]]
+    out = []
+    for r in red:
+        parts, lo = [], 0
+        for shp in shapes:
+            n = int(np.prod(shp, dtype=np.int64))
+            parts.append(clnp.reshape(r[lo:lo + n], shp))
+            lo += n
+        out.append(parts)
+    return out
 
 
 def axis_index_values(who: Participants) -> list[Array]:
@@ -321,5 +509,6 @@ def axis_index_values(who: Participants) -> list[Array]:
     return [upload(np.asarray(g, np.int32), d) for g, d in zip(who.local_ids, who.local)]
 
 
-__all__ = ["Participants", "collective", "reduce_collective", "exchange_reduce",
+__all__ = ["Participants", "collective", "collective_group", "reduce_collective",
+           "reduce_many", "exchange_reduce",
            "axis_index_values", "CHUNK_BYTES"]

@@ -200,3 +200,87 @@ def test_gather_of_0d_shards(rng, pinned):
     for o in transport.collective("all_gather", {"axis_name": "i", "axis": 0, "tiled": False},
                                   shards, who):
         np.testing.assert_array_equal(np.asarray(o), np.float32([1.5, -2.25]))
+
+
+# --------------------------------------------------------------------------------------------
+# Groups of collectives (transport.collective_group, reduce_many; api._schedule)
+
+def _who():
+    """Two participants: two devices of the default platform where there are two, else the
+    default device twice."""
+    d0 = clnp.default_device()
+    devs = [d for d in clnp.devices() if d.platform_name == d0.platform_name][:2]
+    devs = devs if len(devs) == 2 else [d0, d0]
+    return transport.Participants(devs, devs, [0, 1], [2])
+
+
+@pytest.mark.parametrize("name", ["psum", "pmax", "pmin"])
+def test_reduce_many_matches_numpy(pinned, rng, name):
+    who = _who()
+    shapes = [(3, 4), (5,), (2, 1, 3), (0,), (700,)]
+    host = [[rng.standard_normal(s).astype(np.float32) for s in shapes] for _ in range(2)]
+    shards = [[clnp.asarray(a, device=d) for a in lst] for lst, d in zip(host, who.local)]
+    out = transport.reduce_many(name, shards, who)
+    op = {"psum": np.add, "pmax": np.maximum, "pmin": np.minimum}[name]
+    for d, lst in zip(who.local, out):
+        for j, r in enumerate(lst):
+            assert r.device is d and r.shape == shapes[j]
+            np.testing.assert_array_equal(np.asarray(r), op(host[0][j], host[1][j]))
+    with pytest.raises(ValueError, match="several dtypes"):
+        transport.reduce_many("psum", [[s[0], clnp.astype(s[1], clnp.int32)] for s in shards],
+                              who)
+
+
+def test_collective_group_equals_one_by_one(pinned, rng):
+    who = _who()
+    params = [("psum", {}), ("pmax", {}), ("all_gather", {"axis": 0, "tiled": False}),
+              ("psum", {}), ("psum", {})]
+    host = [[rng.standard_normal(4).astype(np.float32),
+             rng.standard_normal((2, 3)).astype(np.float32),
+             rng.standard_normal(3).astype(np.float32),
+             rng.integers(-5, 5, 6).astype(np.int32),
+             rng.standard_normal((3, 3)).astype(np.float32)] for _ in range(2)]
+    shards = [[clnp.asarray(a, device=d) for a in lst] for lst, d in zip(host, who.local)]
+    got = transport.collective_group(params, shards, who)
+    for j, (name, p) in enumerate(params):
+        ref = transport.collective(name, p, [lst[j] for lst in shards], who)
+        for d in range(2):
+            assert got[d][j].device is who.local[d]
+            assert got[d][j].dtype == ref[d].dtype
+            np.testing.assert_array_equal(np.asarray(got[d][j]), np.asarray(ref[d]))
+    np.testing.assert_array_equal(np.asarray(got[1][3]), host[0][3] + host[1][3])
+
+
+def test_one_participant_reduction_is_the_value(rng):
+    d = clnp.default_device()
+    who = transport.Participants([d], [d], [0], [1])
+    x = clnp.asarray(rng.standard_normal(5).astype(np.float32))
+    for name in ("psum", "pmax", "pmin"):
+        assert transport.collective(name, {}, [x], who)[0] is x
+
+
+def test_independent_collectives_run_as_one_group(rng):
+    """A pmean of every leaf is one step of the plan, however the trace interleaves it with
+    other work; a collective of a collective's result is a second group."""
+    from clnp_nn.parallel import pmap, pmean, psum
+    who = _who()
+    devs = list(dict.fromkeys(who.local))
+    n = len(devs)
+
+    def f(a, b, c):
+        g = [a * 2, clnp.sin(b), c + 1]
+        m = pmean(g, "i")
+        return m, psum(m[0] * 3, "i")
+
+    host = [rng.standard_normal((n,) + s).astype(np.float32) for s in [(4,), (2, 3), (5,)]]
+    pf = pmap(f, "i", devices=devs)
+    (m, s) = pf(*[clnp.asarray(h) for h in host])
+    graph = next(iter(pf._cache.values()))[0]          # (graph, output tree, out_axes)
+    plan = next(iter(graph.__dict__["_pmap_plans"].values()))
+    kinds = [(k, len(e)) for k, e in plan.steps]
+    assert [k for k, _ in kinds] == ["seg", "coll", "seg", "coll"], kinds
+    assert kinds[1][1] == 3 and kinds[3][1] == 1
+    ref = [np.mean(h2, axis=0) for h2 in (host[0] * 2, np.sin(host[1]), host[2] + 1)]
+    for got, r in zip(m, ref):
+        np.testing.assert_allclose(np.asarray(got)[0], r, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(s)[-1], n * ref[0] * 3, rtol=1e-6, atol=1e-6)

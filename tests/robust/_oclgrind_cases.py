@@ -139,6 +139,19 @@ def long_axes():
 
 
 @case("reduction")
+def complex_prod_refold():
+    # outputs that are not finite are folded again left to right (NumPy's NaN pattern)
+    h = (rnd(4, 6) + 1j * rnd(4, 6)).astype(np.complex64)
+    h[1, 2] = complex(0, np.inf)
+    h[3, 0] = complex(np.inf, 0)
+    with np.errstate(invalid="ignore"):
+        want = np.prod(h, axis=1)
+    got = N(clnp.prod(A(h), axis=1))
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_allclose(got[[0, 2]], want[[0, 2]], rtol=1e-5)
+
+
+@case("reduction")
 def stats_empty_bool():
     h = rnd(5, 6)
     check(clnp.mean(A(h), axis=1), h.mean(axis=1))
@@ -323,6 +336,66 @@ def ufunc_at_reduce():
     check(clnp.multiply.outer(A(m[0]), A(m[1])), np.multiply.outer(m[0], m[1]))
     check(clnp.maximum.reduceat(A(m[0]), A(np.array([0, 2, 5]))),
           np.maximum.reduceat(m[0], [0, 2, 5]))
+
+
+# ----------------------------------------------------------------------------- scatter
+# Assignment through index arrays with repeated indices: NumPy keeps the last value written
+# (C order). Every path below writes different values to a repeated target, so a scatter that
+# lets the repeats race shows up as a write-write data race (uniform races stay suppressed).
+_REP = np.array([3, 0, 3, 5, 0, 3, 1, 5, 5, 2], np.int64)
+
+
+def _scatter_paths():
+    h = np.arange(8, dtype=np.float32)
+    v = np.arange(10, dtype=np.float32) + 10
+    x = A(h)
+    x[A(_REP)] = A(v)
+    h[_REP] = v
+    check(x, h)
+    h2 = rnd(6, 3)
+    x2 = A(h2)
+    x2[A(_REP[:7] % 6)] = A(rnd(7, 3) * 0 + np.arange(21, dtype=np.float32).reshape(7, 3))
+    h2[_REP[:7] % 6] = np.arange(21, dtype=np.float32).reshape(7, 3)
+    check(x2, h2)
+    rows, cols = np.array([1, 4, 1, 1]), np.array([2, 0, 2, 2])
+    x2[A(rows), A(cols)] = A(np.array([7, 8, 9, 10], np.float32))
+    h2[rows, cols] = [7, 8, 9, 10]
+    check(x2, h2)
+    hp = np.zeros(6, np.int32)
+    xp = A(hp)
+    clnp.put(xp, A(_REP % 6), A(np.arange(10, dtype=np.int32)))
+    np.put(hp, _REP % 6, np.arange(10, dtype=np.int32))
+    check(xp, hp)
+    xp.put(_REP[::-1] % 6, np.arange(10, dtype=np.int32) * 3)
+    hp.put(_REP[::-1] % 6, np.arange(10, dtype=np.int32) * 3)
+    check(xp, hp)
+    xp.flat[A(_REP % 6)] = A(np.arange(10, dtype=np.int32) - 7)
+    hp.flat[_REP % 6] = np.arange(10, dtype=np.int32) - 7
+    check(xp, hp)
+    ha = rnd(3, 4)
+    xa = A(ha)
+    ia = np.array([[1, 1, 3], [0, 2, 0], [3, 3, 3]])
+    va = np.arange(9, dtype=np.float32).reshape(3, 3)
+    clnp.put_along_axis(xa, A(ia), A(va), axis=1)
+    np.put_along_axis(ha, ia, va, axis=1)
+    check(xa, ha)
+
+
+@case("scatter")
+def repeated_indices_last_wins():
+    _scatter_paths()
+
+
+@case("scatter")
+def repeated_indices_sorted_path():
+    # the path taken when the targets' span is large next to the index count
+    from clnp import _eager
+    saved = _eager.SCATTER_TABLE_FLOOR, _eager.SCATTER_TABLE_RATIO
+    _eager.SCATTER_TABLE_FLOOR, _eager.SCATTER_TABLE_RATIO = 0, 0
+    try:
+        _scatter_paths()
+    finally:
+        _eager.SCATTER_TABLE_FLOOR, _eager.SCATTER_TABLE_RATIO = saved
 
 
 # ----------------------------------------------------------------------------- manipulation
