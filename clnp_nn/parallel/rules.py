@@ -12,10 +12,11 @@ one level down, so the transformed program runs on every device at once:
 - VJP: the body's forward-and-backward program, staged once and split at the cotangents
   (as ``jit``'s): a forward pmap returning the outputs and the per-device residuals (kept on
   their devices as ShardedArray when the forward runs eagerly) and a backward pmap put on the
-  tape. Cotangents of ``in_axes=None`` arguments are summed over the devices inside the
-  backward program (``psum``: across processes too) and taken from the first device; the
-  cotangent of an ``out_axes=None`` output goes to the first device only (the forward took
-  that output from it), the others get zeros.
+  tape. The cotangent of an ``in_axes=None`` argument comes back per device and is summed
+  over this process's devices (as JAX's ``sum(0)``: the forward's mapped outputs hold this
+  process's shards only, so across processes each process differentiates its own part); the
+  cotangent of an ``out_axes=None`` output goes to the first local device only (the forward
+  took that output from it), the others get zeros.
 - vmap: pmap of the vmapped body; the batch axis, first in a batched value, moves every
   mapped axis (``in_axes``, ``out_axes``) one place to the right.
 - staging (``jit``, ``make_ir``): no rule; the primitive is recorded as one equation and
@@ -29,7 +30,7 @@ from typing import Any, Callable, Sequence
 import clnp
 from clnp._prims import EVAL, set_interpreter
 from clnp._dtypes import kind as dkind
-from clnp_grad._collectives import axis_index, psum
+from clnp_grad._collectives import axis_index
 from clnp_grad._core import HIGHER_ORDER
 from clnp_grad._ir import Graph, eval_graph
 from clnp_grad._jit.api import _body_of_diff, _derived, _lift_diff, split_at_cotangents
@@ -88,6 +89,7 @@ def _split(graph: Graph, diff: tuple, params: dict) -> tuple:
     from clnp_grad._ad import vjp
     from clnp_grad._rules import zeros_like
     name, in_axes, out_axes = params["axis_name"], params["in_axes"], params["out_axes"]
+    first = participants(params["devices"]).local_ids[0]   # global index of local device 0
     out_avals = [_aval(o) for o in graph.outs]
     out_float = tuple(dkind(a.dtype) in "fc" for a in out_avals)
     n = len(graph.in_binders)
@@ -104,16 +106,12 @@ def _split(graph: Graph, diff: tuple, params: dict) -> tuple:
                 full.append(zeros_like(o))
                 continue
             c = next(it)
-            if ax is None:      # the forward took this output from the first device
-                c = clnp.where(axis_index(name) == 0, c, zeros_like(c))
+            if ax is None:      # the forward took this output from the first local device
+                c = clnp.where(axis_index(name) == first, c, zeros_like(c))
             full.append(c)
         in_cts = list(f_vjp(full))
-        res = []
-        for i, c in zip(diff_idx, in_cts):
-            if c is None:
-                c = zeros_like(ps[i])
-            res.append(psum(c, name) if in_axes[i] is None else c)
-        return list(outs) + res
+        return list(outs) + [zeros_like(ps[i]) if c is None else c
+                             for i, c in zip(diff_idx, in_cts)]
     in_avals = [v.aval for v in graph.in_binders]
     ct_avals = [a for a, fl in zip(out_avals, out_float) if fl]
     g = _stage_derived(joint, in_avals + ct_avals, params)
@@ -136,17 +134,19 @@ def _vjp_rule(interp: Any, args: tuple, params: dict) -> Any:
                     name=f"fwd({params['name']})", keep=keep)
     outs, residuals = res[:n_out], res[n_out:]
     ct_axes = tuple(a for a, fl in zip(params["out_axes"], out_float) if fl)
-    in_ct_axes = tuple(a for a, d in zip(params["in_axes"], diff) if d)
+    # a broadcast argument's cotangent comes back per device (axis 0) and is summed here
+    in_ct_axes = tuple(0 if a is None else a for a, d in zip(params["in_axes"], diff) if d)
+    summed = [a is None for a, d in zip(params["in_axes"], diff) if d]
 
     def rule(ct: Any, _primals: tuple, _out: Any) -> tuple:
         cts = ct if isinstance(ct, list) else [ct]
         floats = [(c, o) for c, o, fl in zip(cts, outs, out_float) if fl]
         cts = [clnp.zeros(o.shape, dtype=o.dtype, device=o.device) if c is None else c
                for c, o in floats]
-        got = iter(_bind(list(residuals) + cts, params, graph=bwd,
-                         in_axes=(0,) * n_res + ct_axes, out_axes=in_ct_axes,
-                         name=f"bwd({params['name']})", keep=()))
-        return tuple(next(got) if d else None for d in diff)
+        got = _bind(list(residuals) + cts, params, graph=bwd, in_axes=(0,) * n_res + ct_axes,
+                    out_axes=in_ct_axes, name=f"bwd({params['name']})", keep=())
+        it = iter(clnp.sum(g, axis=0) if s else g for g, s in zip(got, summed))
+        return tuple(next(it) if d else None for d in diff)
     node = Node(pmap_p, {}, parents, tuple(primals), outs, rule)
     return tuple(VJPTracer(interp, o, node if is_float(o) else None, i)
                  for i, o in enumerate(outs))
