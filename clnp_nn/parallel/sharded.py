@@ -52,6 +52,12 @@ class ShardedArray:
     True
     >>> print(numpy.asarray(y)[0])                       # gathered on the host
     [2. 2.]
+
+    With ``out_axes=1`` the device axis is the second one:
+
+    >>> z = pmap(lambda x: x * 2, out_axes=1)(clnp.ones((n, 2)))
+    >>> z.shard_axis, z.shape == (2, n), z.shards[0].shape
+    (1, True, (2,))
     """
 
     __array_priority__ = 150
