@@ -308,7 +308,7 @@ class _UnnamedAxis:
         return "<unnamed pmap axis>"
 
 
-def participants(glob: Sequence[Any]) -> Participants:
+def _participants_of(glob: Sequence[Any]) -> Participants:
     """The participants of a pmap over the global device list ``glob``: this process's
     devices among them, their global indices, and the devices per process."""
     if not glob:
@@ -425,7 +425,7 @@ class Pmapped:
         return f"<pmap {getattr(self.fun, '__name__', 'function')}>"
 
     def _participants(self) -> Participants:
-        return participants(self.devices if self.devices is not None else mpi.devices())
+        return _participants_of(self.devices if self.devices is not None else mpi.devices())
 
     def _leaf_axes(self, args: tuple, dyn: list[int], name: str) -> list[tuple]:
         """(argnum, leaves, treedef, axis per leaf) of each dynamic positional argument."""
@@ -514,7 +514,7 @@ class Pmapped:
         if traced:
             return self._bind(args, statics, per_arg, who, name)
         per_dev: list[list[Any]] = [[] for _ in who.local]
-        sig_leaves, weak, flat_axes = [], [], []
+        sig_leaves, weak = [], []
         for i, leaves, _, axes in per_arg:
             for leaf, ax in zip(leaves, axes):
                 shards, s, w, ax = _shard_leaf(leaf, ax, who.local, i, name)
@@ -522,10 +522,9 @@ class Pmapped:
                     lst.append(sh)
                 sig_leaves.append((s, ax))
                 weak.append(w)
-                flat_axes.append(ax)
         graph, out_def, out_axes = self._lookup(args, statics, per_arg, sig_leaves, per_dev[0],
                                                 weak, who, name)
-        outs = plan_for(graph, who).run(per_dev)
+        outs = _plan_for(graph, who).run(per_dev)
         return tree_unflatten(out_def, _assemble(outs, out_axes, who,
                                                  keep=range(len(out_axes))))
 
@@ -602,7 +601,7 @@ class Pmapped:
             for i, v in static_map.items():
                 full[i] = v
             return tuple(full), {}
-        graph, out_def = stage_body(self.fun, dev0_args, weak, rebuild, self._axis, who,
+        graph, out_def = _stage_body(self.fun, dev0_args, weak, rebuild, self._axis, who,
                                     name)
         axes = _prefix_axes(self.out_axes, out_def, "out_axes", name)
         out_axes = tuple(_normal_axis(ax, len(_aval(o).shape) + 1, f"out_axes entry {ax} of "
@@ -618,7 +617,7 @@ def _aval(x: Any) -> Aval:
     return x.aval
 
 
-def stage_body(fn: Callable[..., Any], examples: Sequence[Any], weak: Sequence[bool],
+def _stage_body(fn: Callable[..., Any], examples: Sequence[Any], weak: Sequence[bool],
                rebuild: Callable[[list], tuple[tuple, dict]], axis_name: Hashable,
                who: Participants, name: str) -> tuple[Graph, Any]:
     """Stage the per-device function ``fn`` on ``examples`` (values of one device's shapes,
@@ -640,7 +639,7 @@ def stage_body(fn: Callable[..., Any], examples: Sequence[Any], weak: Sequence[b
         _STAGING.reset(token)
 
 
-def plan_for(graph: Graph, who: Participants) -> _Plan:
+def _plan_for(graph: Graph, who: Participants) -> _Plan:
     """The (cached) per-device executables of ``graph`` for these participants."""
     plans = graph.__dict__.setdefault("_pmap_plans", {})
     key = (who.global_devices, tuple(who.local))
@@ -696,13 +695,13 @@ def _pmap_impl(*args: Any, graph: Graph, in_axes: tuple, out_axes: tuple,
     # host-driven (it waits inside collectives and runs on several queues): a jit step
     # calls it each time instead of replaying its launches
     _hooks.note_readback()
-    who = participants(devices)
+    who = _participants_of(devices)
     per_dev: list[list[Any]] = [[] for _ in who.local]
     for k, (leaf, ax) in enumerate(zip(args, in_axes)):
         shards = _shard_leaf(leaf, ax, who.local, k, name)[0]
         for lst, sh in zip(per_dev, shards):
             lst.append(sh)
-    outs = plan_for(graph, who).run(per_dev)
+    outs = _plan_for(graph, who).run(per_dev)
     return _assemble(outs, out_axes, who, keep)
 
 

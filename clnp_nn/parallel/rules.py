@@ -35,16 +35,16 @@ from clnp_grad._core import HIGHER_ORDER
 from clnp_grad._ir import Graph, eval_graph
 from clnp_grad._jit.api import _body_of_diff, _derived, _lift_diff, split_at_cotangents
 
-from .api import _aval, participants, pmap_p, stage_body
+from .api import _aval, _participants_of, _stage_body, pmap_p
 
 
 def _stage_derived(fn: Callable[..., Any], avals: Sequence[Any], params: dict) -> Graph:
     """Stage the per-device function ``fn`` on zeros of ``avals`` under the pmap's axis."""
-    who = participants(params["devices"])
+    who = _participants_of(params["devices"])
     dev0 = who.local[0]
     with set_interpreter(EVAL):      # concrete, whatever interpreter is current
         examples = [clnp.zeros(a.shape, dtype=a.dtype, device=dev0) for a in avals]
-    g, _ = stage_body(fn, examples, [False] * len(examples),
+    g, _ = _stage_body(fn, examples, [False] * len(examples),
                       lambda leaves: (tuple(leaves), {}), params["axis_name"], who,
                       params["name"])
     return g
@@ -89,7 +89,7 @@ def _split(graph: Graph, diff: tuple, params: dict) -> tuple:
     from clnp_grad._ad import vjp
     from clnp_grad._rules import zeros_like
     name, in_axes, out_axes = params["axis_name"], params["in_axes"], params["out_axes"]
-    first = participants(params["devices"]).local_ids[0]   # global index of local device 0
+    first = _participants_of(params["devices"]).local_ids[0]   # global index of local device 0
     out_avals = [_aval(o) for o in graph.outs]
     out_float = tuple(dkind(a.dtype) in "fc" for a in out_avals)
     n = len(graph.in_binders)
@@ -184,3 +184,5 @@ def _vmap_rule(interp: Any, args: tuple, params: dict) -> Any:
 HIGHER_ORDER[("jvp", "pmap")] = _jvp_rule
 HIGHER_ORDER[("vjp", "pmap")] = _vjp_rule
 HIGHER_ORDER[("vmap", "pmap")] = _vmap_rule
+
+__all__: list[str] = []    # registers rules only; the primitive is api.pmap_p
