@@ -563,8 +563,10 @@ class Pmapped:
                     shape = shape[:ax] + shape[ax + 1:]
                 vals.append(v)
                 flat_axes.append(ax)
-                weak.append(w)
-                sig_leaves.append(((("weak", type(leaf)) if w else (shape, v.dtype)), ax))
+                # a weakly typed traced value (a Python scalar jit traced) stays weak
+                weak.append(w or bool(getattr(leaf, "weak_type", False)))
+                sig_leaves.append(((("weak", type(leaf)) if w else
+                                    (shape, v.dtype, weak[-1])), ax))
                 with set_interpreter(EVAL):      # concrete, whatever interpreter is current
                     examples.append(clnp.zeros(shape, dtype=v.dtype, device=dev0))
         graph, out_def, out_axes = self._lookup(args, statics, per_arg, sig_leaves, examples,

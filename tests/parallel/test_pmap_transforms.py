@@ -290,6 +290,10 @@ def test_jit_of_pmap_matches_eager(devs, rng):
     po = P.pmap(lambda x: clnp.outer(x, x), devices=devs, out_axes=2)
     x2 = xs[:, 0]
     np.testing.assert_allclose(_np(cg.jit(po)(x2)), np.asarray(po(x2)), rtol=1e-6)
+    # a Python scalar jit traces (weakly typed) stays weak inside the pmap: float32 results
+    ps = P.pmap(lambda x, s: x * s, in_axes=(0, None), devices=devs)
+    assert cg.jit(lambda s: ps(x2, s))(2.0).dtype == np.float32
+    np.testing.assert_allclose(_np(cg.jit(lambda s: ps(x2, s))(2.0)), 2 * _np(x2), rtol=1e-6)
     # jit of grad and grad of jit through pmap
     loss = lambda w: clnp.sum(pf(w, xs) ** 2)        # noqa: E731
     ref = cg.grad(lambda w: clnp.sum(_unmapped(w, xs, n) ** 2))(w)
