@@ -107,7 +107,9 @@ class Jitted:
         # signature: (shape, dtype, device) per argument -> (executable, output structure)
         self._fast: dict[tuple, tuple[Executable, Any]] = {}
         self._last: Any = None
-        functools.update_wrapper(self, fun)
+        # name and docstring only: copying ``fun.__dict__`` would let a callable object's
+        # attributes (a pmap's ``fun``, ``_cache``) replace this object's own
+        functools.update_wrapper(self, fun, updated=())
         _ALL.append(self)
 
     def __repr__(self) -> str:
@@ -476,7 +478,16 @@ def _split_vjp(graph: Graph, diff: tuple, primals: list) -> tuple:
         return list(outs) + list(in_cts)
     ct_vals = [zeros_like(o) for o, fl in zip(outs0, out_float) if fl]
     g = _stage_fn(joint, concrete + ct_vals, "vjp")
-    n_ct = len(ct_vals)
+    fwd, bwd = split_at_cotangents(g, n, len(ct_vals), len(outs0))
+    return fwd, bwd, len(outs0), out_float
+
+
+def split_at_cotangents(g: Graph, n: int, n_ct: int, n_out: int) -> tuple[Graph, Graph]:
+    """Split a staged forward-and-backward graph ``g`` (inputs: ``n`` primals then ``n_ct``
+    cotangents; outputs: ``n_out`` primal outputs then the input cotangents) by dependency on
+    the cotangents: a forward graph (primals -> primal outputs + residuals) and a backward
+    graph (residuals + cotangents -> input cotangents). ``pmap``'s VJP rule splits its
+    per-device body the same way."""
     ct_ids = {v.n for v in g.in_binders[n:n + n_ct]}
     unknown: set[int] = set(ct_ids)
     for e in g.eqns:
@@ -484,7 +495,6 @@ def _split_vjp(graph: Graph, diff: tuple, primals: list) -> tuple:
             unknown.update(b.n for b in e.out_binders)
     known_eqns = [e for e in g.eqns if not any(b.n in unknown for b in e.out_binders)]
     bwd_eqns = [e for e in g.eqns if any(b.n in unknown for b in e.out_binders)]
-    n_out = len(outs0)
     fwd_outs = g.outs[:n_out]
     bwd_outs = g.outs[n_out:]
     defined_known = {v.n for v in g.in_binders[:n]} | set(g.consts) | \
@@ -507,7 +517,7 @@ def _split_vjp(graph: Graph, diff: tuple, primals: list) -> tuple:
                          dict(g.consts)))
     bwd = simplify(Graph(res_vars + list(g.in_binders[n:n + n_ct]), bwd_eqns, list(bwd_outs),
                          dict(g.consts)))
-    return fwd, bwd, n_out, out_float
+    return fwd, bwd
 
 
 HIGHER_ORDER[("stage", "jit")] = _stage_rule

@@ -11,6 +11,7 @@
 See docs/parallel.md.
 """
 from .api import Pmapped, pmap
+from . import rules as _rules  # noqa: F401  (registers pmap's transformation rules)
 from .collectives import (all_gather, all_to_all, axis_index, axis_size, pmax, pmean, pmin,
                           ppermute, psum, psum_scatter)
 from .mpi import (CollectiveTimeoutError, RemoteDevice, device_count, devices, initialize,

@@ -14,8 +14,15 @@ How a call runs:
 3. Each segment is enqueued on every device (its own in-order queue) before any host wait;
    at a group of collectives the shards meet (``transport``), and the next segment is
    enqueued.
-4. Mapped outputs come back as a ``ShardedArray`` (``out_axes=0``); ``out_axes=None``
-   outputs are taken from the first device (they must be replicated, e.g. after ``psum``).
+4. Mapped outputs come back as a ``ShardedArray`` whose ``shard_axis`` is the output's
+   ``out_axes``; ``out_axes=None`` outputs are taken from the first device (they must be
+   replicated, e.g. after ``psum``).
+
+Under a transformation (``grad``, ``jvp``, ``vmap``, ``jit``, ``make_ir``) the call binds the
+``pmap`` primitive instead, carrying the staged per-device Graph; its rules (``rules``)
+transform that Graph and map the result again. Its mapped results are then clnp arrays on the
+first local device (the shards stacked along ``out_axes``), since the transformations'
+interpreters and compiled programs hold plain arrays.
 
 Across processes (``mpi.initialize()``), the default device list is the global one: each
 process passes the shards of its own devices (leading axis = its local device count), and
@@ -24,29 +31,34 @@ collectives combine across processes.
 from __future__ import annotations
 
 import functools
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
+from contextvars import ContextVar
 from collections import OrderedDict
 from typing import Any, Callable, Hashable, Iterator, Sequence
 
 import numpy as np
 
 import clnp
+from clnp import _capture_hooks as _hooks
 from clnp._array import Array
-from clnp._prims import EVAL, current_interpreter, set_interpreter
+from clnp._eager import contiguous_copy
+from clnp._prims import EVAL, current_interpreter, def_impl, primitive, set_interpreter
 from clnp._runtime import Device
 from clnp._transfer import copy_to_device, start_read, upload
 from clnp_grad._collectives import COLLECTIVES, axis_frame
-from clnp_grad._core import Tracer
-from clnp_grad._ir import Graph, Lit, Var
+from clnp_grad._core import Tracer, _under_staging
+from clnp_grad._ir import Aval, Graph, Lit, Var
 from clnp_grad._jit.executable import Executable, weak_dtype
 from clnp_grad._jit.staging import simplify, stage
-from clnp_grad._tree import tree_flatten, tree_unflatten
+from clnp_grad._tree import PyTreeDef, tree_flatten, tree_unflatten
 
 from . import mpi
 from .sharded import ShardedArray
 from .transport import Participants, axis_index_values, collective_group
 
 _CACHE_SIZE = 64
+# set while a pmap body is staged: a pmap called there would be nested
+_STAGING: ContextVar[bool] = ContextVar("clnp_pmap_staging", default=False)
 
 
 def pmap(fun: Callable[..., Any], axis_name: Hashable | None = None, *, in_axes: Any = 0,
@@ -63,12 +75,17 @@ def pmap(fun: Callable[..., Any], axis_name: Hashable | None = None, *, in_axes:
         ``all_gather``, ...) with ``axis_name``.
     axis_name : hashable, optional
         Name of the mapped axis, for collectives inside ``fun``.
-    in_axes : int, None or tuple, default 0
-        An int (the mapped axis of every argument) or None (broadcast), or a tuple with
-        one such entry per positional argument.
-    out_axes : 0, None or tuple, default 0
-        0 (results are ``ShardedArray`` with the device axis first) or None (the result of
-        the first device, for replicated values); or a tuple per output leaf.
+    in_axes : int, None or pytree, default 0
+        An int (the mapped axis of every argument leaf; negative counts from the end of
+        that leaf's rank) or None (broadcast), or a tuple with one entry per positional
+        argument, each an int, None, or a pytree prefix of that argument (tuples, lists,
+        dicts) with int/None leaves, as in JAX.
+    out_axes : int, None or pytree, default 0
+        Where the device axis goes in each result: an int ``k`` (negative counts from the
+        end of the result's rank, which includes the device axis) gives a ``ShardedArray``
+        equal to ``numpy.stack(per-device results, axis=k)``; None gives the first
+        device's result (for replicated values, e.g. after ``psum``). A pytree prefix of
+        the outputs (e.g. a tuple matching a tuple of results) sets it per result.
     devices : sequence of clnp.Device, optional
         The devices to run on, in order (across processes, entries of
         ``clnp_nn.parallel.devices()``); default: every device of the default device's
@@ -82,7 +99,9 @@ def pmap(fun: Callable[..., Any], axis_name: Hashable | None = None, *, in_axes:
 
     Returns
     -------
-    A callable; its results are ``ShardedArray`` (``out_axes=0``) or arrays.
+    A callable; its results are ``ShardedArray`` (mapped outputs) or arrays
+    (``out_axes=None``). ``grad``, ``jvp``, ``vjp``, ``vmap`` and ``jit`` apply to it (see
+    docs/parallel.md); under them mapped results are clnp arrays on the first device.
 
     Raises
     ------
@@ -90,7 +109,10 @@ def pmap(fun: Callable[..., Any], axis_name: Hashable | None = None, *, in_axes:
         a mapped argument's size along its axis differs from the local device count; bad
         ``in_axes``/``out_axes``; repeated or unknown devices.
     TypeError
-        keyword arguments, unhashable static arguments, non-array leaves.
+        keyword arguments, unhashable static arguments, non-array leaves, ``in_axes`` or
+        ``out_axes`` leaves that are neither int nor None.
+    NotImplementedError
+        a pmap inside another pmap's function (nested pmap).
 
     Examples
     --------
@@ -120,8 +142,8 @@ def pmap(fun: Callable[..., Any], axis_name: Hashable | None = None, *, in_axes:
 class _Plan:
     """A traced pmap body cut at its collectives, with executables per device."""
 
-    def __init__(self, graph: Graph, out_def: Any, who: Participants, trace_device: Device):
-        self.graph, self.out_def, self.who = graph, out_def, who
+    def __init__(self, graph: Graph, who: Participants, trace_device: Device):
+        self.graph, self.who = graph, who
         self.trace_device = trace_device
         for e in graph.eqns:
             inner = _nested_collective(e.params)
@@ -277,6 +299,110 @@ def _on_device(e: Any, src: Device, dst: Device) -> Any:
     return Eqn(e.prim, e.inputs, params, e.out_binders)
 
 
+class _UnnamedAxis:
+    """The axis name of a pmap given no ``axis_name``: user code cannot name it, but the
+    derived programs (a VJP's sum over devices, its masks) need one to bind collectives."""
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<unnamed pmap axis>"
+
+
+def _participants_of(glob: Sequence[Any]) -> Participants:
+    """The participants of a pmap over the global device list ``glob``: this process's
+    devices among them, their global indices, and the devices per process."""
+    if not glob:
+        raise ValueError("pmap: devices is empty")
+    me = mpi.process_index()
+    local, ids, counts = [], [], []
+    seen: set[int] = set()
+    for i, d in enumerate(glob):
+        if isinstance(d, mpi.RemoteDevice):
+            p = d.process_index
+        elif isinstance(d, Device):
+            p = me
+        else:
+            raise TypeError(f"pmap: devices must be clnp.Device objects (or entries of "
+                            f"clnp_nn.parallel.devices()); got {type(d).__name__}")
+        if id(d) in seen:
+            raise ValueError(f"pmap: device {d} appears twice in devices")
+        seen.add(id(d))
+        while len(counts) <= p:
+            counts.append(0)
+        counts[p] += 1
+        if p == me:
+            local.append(d)
+            ids.append(i)
+    if not local:
+        raise ValueError(f"pmap: none of the devices belongs to process {me}")
+    order = [(d.process_index if isinstance(d, mpi.RemoteDevice) else me) for d in glob]
+    if order != sorted(order):
+        raise ValueError("pmap: devices must be grouped by process in process order (as "
+                         "clnp_nn.parallel.devices() lists them)")
+    if len(counts) > 1 and (len(counts) != mpi.process_count() or not all(counts)):
+        raise ValueError(f"pmap: a pmap across processes must include devices of every "
+                         f"process (devices per process here: {counts}, processes: "
+                         f"{mpi.process_count()})")
+    return Participants(tuple(glob), local, ids, counts if len(counts) > 1 else [len(local)])
+
+
+# ------------------------------------------------------------------ in_axes / out_axes trees
+def _check_axes_spec(spec: Any, what: str) -> None:
+    """``spec`` is an int, None, or tuples/lists/dicts of them (a pytree prefix)."""
+    def rec(p: Any) -> None:
+        if p is None or (isinstance(p, int) and not isinstance(p, bool)):
+            return
+        if isinstance(p, (tuple, list)):
+            for c in p:
+                rec(c)
+            return
+        if isinstance(p, dict):
+            for c in p.values():
+                rec(c)
+            return
+        raise TypeError(f"pmap: {what} must be an int, None, or a pytree prefix (tuples, lists, "
+                        f"dicts) of ints and None, one entry per positional argument at the top "
+                        f"level; got {spec!r} (a {type(p).__name__} entry)")
+    rec(spec)
+
+
+def _prefix_axes(spec: Any, tdef: PyTreeDef, what: str, name: str) -> list[Any]:
+    """The axis of every leaf of the tree ``tdef`` from ``spec``, a pytree prefix of it: an
+    int or None applies to every leaf below it (JAX's in_axes/out_axes prefixes)."""
+    out: list[Any] = []
+
+    def rec(p: Any, td: PyTreeDef) -> None:
+        if p is None or isinstance(p, int):
+            out.extend([p] * td.num_leaves)
+            return
+        kids = list(p) if isinstance(p, (tuple, list)) else None
+        if isinstance(p, dict):
+            keys = tuple(sorted(p))
+            if td.kind is dict and td.aux == keys:
+                kids = [p[k] for k in keys]
+            else:
+                kids = None
+        elif kids is not None and not (td.kind in (tuple, list) or (
+                isinstance(td.kind, type) and issubclass(td.kind, tuple))):
+            kids = None
+        if kids is None or len(kids) != len(td.children):
+            raise ValueError(f"pmap({name}): {what} {spec!r} is not a pytree prefix of the "
+                             f"structure {tdef!r}: {p!r} does not match {td!r}")
+        for c, t in zip(kids, td.children):
+            rec(c, t)
+    rec(spec, tdef)
+    return out
+
+
+def _normal_axis(ax: Any, rank: int, what: str, name: str) -> Any:
+    """``ax`` (None or an int in ``[-rank, rank)``) made non-negative."""
+    if ax is None:
+        return None
+    if not -rank <= ax < rank:
+        raise ValueError(f"pmap({name}): {what} {ax} is out of range for rank {rank}")
+    return ax % rank
+
+
 class Pmapped:
     """A function mapped by ``pmap``: call it like the original on stacked arguments."""
 
@@ -287,64 +413,32 @@ class Pmapped:
         self.in_axes, self.out_axes = in_axes, out_axes
         self.devices = None if devices is None else tuple(devices)
         self.static_argnums, self.donate_argnums = static_argnums, donate_argnums
-        self._cache: OrderedDict[Any, _Plan] = OrderedDict()
-        functools.update_wrapper(self, fun)
-        entries = tuple(in_axes) if isinstance(in_axes, (tuple, list)) else (in_axes,)
-        for a in entries:
-            if not (a is None or isinstance(a, int)) or isinstance(a, bool):
-                raise TypeError(f"pmap: in_axes must be an int, None, or a tuple of one int or "
-                                f"None per positional argument (applied to every leaf of that "
-                                f"argument); got {in_axes!r}")
+        self._axis = axis_name if axis_name is not None else _UnnamedAxis()
+        self._cache: OrderedDict[Any, tuple[Graph, Any, tuple]] = OrderedDict()
+        # name and docstring only: copying ``fun.__dict__`` would let a callable object's
+        # attributes (a jit's ``fun``, ``_cache``) replace this object's own
+        functools.update_wrapper(self, fun, updated=())
+        _check_axes_spec(in_axes, "in_axes")
+        _check_axes_spec(out_axes, "out_axes")
 
     def __repr__(self) -> str:
         return f"<pmap {getattr(self.fun, '__name__', 'function')}>"
 
-    # -- devices
     def _participants(self) -> Participants:
-        glob = self.devices if self.devices is not None else mpi.devices()
-        if not glob:
-            raise ValueError("pmap: devices is empty")
-        me = mpi.process_index()
-        local, ids, counts = [], [], []
-        seen: set[int] = set()
-        for i, d in enumerate(glob):
-            if isinstance(d, mpi.RemoteDevice):
-                p = d.process_index
-            elif isinstance(d, Device):
-                p = me
-            else:
-                raise TypeError(f"pmap: devices must be clnp.Device objects (or entries of "
-                                f"clnp_nn.parallel.devices()); got {type(d).__name__}")
-            if id(d) in seen:
-                raise ValueError(f"pmap: device {d} appears twice in devices")
-            seen.add(id(d))
-            while len(counts) <= p:
-                counts.append(0)
-            counts[p] += 1
-            if p == me:
-                local.append(d)
-                ids.append(i)
-        if not local:
-            raise ValueError(f"pmap: none of the devices belongs to process {me}")
-        order = [(d.process_index if isinstance(d, mpi.RemoteDevice) else me) for d in glob]
-        if order != sorted(order):
-            raise ValueError("pmap: devices must be grouped by process in process order (as "
-                             "clnp_nn.parallel.devices() lists them)")
-        if len(counts) > 1 and (len(counts) != mpi.process_count() or not all(counts)):
-            raise ValueError(f"pmap: a pmap across processes must include devices of every "
-                             f"process (devices per process here: {counts}, processes: "
-                             f"{mpi.process_count()})")
-        return Participants(glob, local, ids, counts if len(counts) > 1 else [len(local)])
+        return _participants_of(self.devices if self.devices is not None else mpi.devices())
 
-    # -- arguments
-    def _axes(self, n_args: int) -> tuple:
-        ia = self.in_axes
-        if isinstance(ia, (tuple, list)):
-            if len(ia) != n_args:
-                raise ValueError(f"pmap: in_axes has {len(ia)} entries for {n_args} positional "
-                                 f"arguments")
-            return tuple(ia)
-        return (ia,) * n_args
+    def _leaf_axes(self, args: tuple, dyn: list[int], name: str) -> list[tuple]:
+        """(argnum, leaves, treedef, axis per leaf) of each dynamic positional argument."""
+        ia, n = self.in_axes, len(args)
+        if isinstance(ia, (tuple, list)) and len(ia) != n:
+            raise ValueError(f"pmap({name}): in_axes has {len(ia)} entries for {n} positional "
+                             f"arguments")
+        out = []
+        for i in dyn:
+            leaves, tdef = tree_flatten(args[i])
+            spec = ia[i] if isinstance(ia, (tuple, list)) else ia
+            out.append((i, leaves, tdef, _prefix_axes(spec, tdef, f"in_axes entry {i}", name)))
+        return out
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Run the mapped function once per participating device: each argument is split along
@@ -362,8 +456,10 @@ class Pmapped:
         Returns
         -------
         pytree
-            The function's outputs: ``ShardedArray`` leaves (one shard per device) for
-            ``out_axes=0``, the first device's value for ``out_axes=None``.
+            The function's outputs: ``ShardedArray`` leaves (one shard per device, the device
+            axis at the output's ``out_axes``) for mapped outputs, the first device's value for
+            ``out_axes=None``. Under a transformation (``grad``, ``jvp``, ``vmap``, ``jit``),
+            mapped outputs are clnp arrays on the first device (the shards stacked).
 
         Raises
         ------
@@ -372,10 +468,10 @@ class Pmapped:
             nor a number.
         ValueError
             A mapped axis whose size is not the number of devices, an axis out of range, a
-            scalar mapped argument, or ``in_axes``/``out_axes`` of the wrong length.
+            scalar mapped argument, or ``in_axes``/``out_axes`` that are not a prefix of the
+            arguments/outputs.
         NotImplementedError
-            A call under a transformation (apply ``grad``/``vmap``/``jit`` inside the mapped
-            function instead), or an ``out_axes`` other than 0 and None.
+            A pmap called inside another pmap's function (nested pmap).
 
         Examples
         --------
@@ -391,14 +487,11 @@ class Pmapped:
         if kwargs:
             raise TypeError(f"pmap({name}): pass arguments positionally (keyword arguments "
                             f"{sorted(kwargs)} have no in_axes)")
-        if current_interpreter() is not EVAL or any(
-                isinstance(x, Tracer) for x in tree_flatten(list(args))[0]):
+        if _STAGING.get():
             raise NotImplementedError(
-                f"pmap({name}) was called under a transformation (grad/vmap/jit); apply the "
-                f"transformation inside the mapped function instead, e.g. "
-                f"pmap(value_and_grad(loss)), and combine with pmean")
+                f"pmap({name}) was called inside another pmap's function (nested pmap); "
+                f"pmap maps over devices once: use vmap(..., axis_name=...) for the inner axis")
         who = self._participants()
-        n_local = len(who.local)
         n = len(args)
         snums = set()
         for i in self.static_argnums:
@@ -414,71 +507,204 @@ class Pmapped:
                 raise TypeError(f"pmap({name}): static argument {i} must be hashable; got "
                                 f"{type(args[i]).__name__}") from None
             statics.append((i, args[i]))
-        axes = self._axes(n)
         dyn = [i for i in range(n) if i not in snums]
-        leaves_per_arg = []
-        for i in dyn:
-            leaves, tdef = tree_flatten(args[i])
-            leaves_per_arg.append((i, leaves, tdef, axes[i]))
-        per_dev: list[list[Any]] = [[] for _ in range(n_local)]
+        per_arg = self._leaf_axes(args, dyn, name)
+        traced = current_interpreter() is not EVAL or any(
+            isinstance(x, Tracer) for _, leaves, _, _ in per_arg for x in leaves)
+        if traced:
+            return self._bind(args, statics, per_arg, who, name)
+        per_dev: list[list[Any]] = [[] for _ in who.local]
         sig_leaves, weak = [], []
-        for i, leaves, tdef, ax in leaves_per_arg:
-            for leaf in leaves:
-                shards, s, w = _shard_leaf(leaf, ax, who.local, i, name)
+        for i, leaves, _, axes in per_arg:
+            for leaf, ax in zip(leaves, axes):
+                shards, s, w, ax = _shard_leaf(leaf, ax, who.local, i, name)
                 for lst, sh in zip(per_dev, shards):
                     lst.append(sh)
                 sig_leaves.append((s, ax))
                 weak.append(w)
-        tdefs = tuple((i, tdef) for i, _, tdef, _ in leaves_per_arg)
-        sig = (tdefs, tuple(statics), tuple(sig_leaves), who.global_devices, who.local,
-               self.axis_name)
-        plan = self._cache.get(sig)
-        if plan is None:
-            plan = self._trace(args, statics, leaves_per_arg, per_dev[0], weak, who)
+        graph, out_def, out_axes = self._lookup(args, statics, per_arg, sig_leaves, per_dev[0],
+                                                weak, who, name)
+        outs = _plan_for(graph, who).run(per_dev)
+        return tree_unflatten(out_def, _assemble(outs, out_axes, who,
+                                                 keep=range(len(out_axes))))
+
+    def _bind(self, args: tuple, statics: list, per_arg: list, who: Participants,
+              name: str) -> Any:
+        """The call under a transformation: the ``pmap`` primitive, whose rules transform
+        the per-device program (``rules``)."""
+        dev0 = who.local[0]
+        staging = _under_staging(current_interpreter())
+        vals, examples, sig_leaves, weak, flat_axes = [], [], [], [], []
+        for i, leaves, _, axes in per_arg:
+            for leaf, ax in zip(leaves, axes):
+                w = isinstance(leaf, (bool, int, float, complex))
+                if w:
+                    if ax is not None:
+                        raise ValueError(f"pmap({name}): argument {i} is a scalar and cannot be "
+                                         f"mapped over devices; use in_axes=None for it")
+                    with set_interpreter(EVAL):
+                        v = clnp.asarray(leaf, dtype=weak_dtype(leaf), device=dev0)
+                elif isinstance(leaf, ShardedArray):
+                    # kept in place for the eager implementation; a staged program holds
+                    # plain arrays only
+                    v = upload(leaf.to_numpy(), dev0, owned=True) if staging else leaf
+                elif isinstance(leaf, (Tracer, Array)):
+                    v = leaf
+                else:
+                    v = upload(_host(leaf, i, name), dev0)
+                shape = tuple(v.shape)
+                if ax is not None:
+                    if not shape:
+                        raise ValueError(f"pmap({name}): argument {i} is a scalar and cannot be "
+                                         f"mapped over devices; use in_axes=None for it")
+                    ax = _normal_axis(ax, len(shape), f"in_axes of argument {i} (shape "
+                                                      f"{shape})", name)
+                    _check_size(shape, ax, who.local, i, name)
+                    shape = shape[:ax] + shape[ax + 1:]
+                vals.append(v)
+                flat_axes.append(ax)
+                # a weakly typed traced value (a Python scalar jit traced) stays weak
+                weak.append(w or bool(getattr(leaf, "weak_type", False)))
+                sig_leaves.append(((("weak", type(leaf)) if w else
+                                    (shape, v.dtype, weak[-1])), ax))
+                with set_interpreter(EVAL):      # concrete, whatever interpreter is current
+                    examples.append(clnp.zeros(shape, dtype=v.dtype, device=dev0))
+        graph, out_def, out_axes = self._lookup(args, statics, per_arg, sig_leaves, examples,
+                                                weak, who, name)
+        outs = pmap_p.bind(*vals, graph=graph, in_axes=tuple(flat_axes), out_axes=out_axes,
+                           axis_name=self._axis, devices=who.global_devices, name=name)
+        return tree_unflatten(out_def, list(outs))
+
+    def _lookup(self, args: tuple, statics: list, per_arg: list, sig_leaves: list,
+                dev0_args: list, weak: list, who: Participants, name: str
+                ) -> tuple[Graph, Any, tuple]:
+        tdefs = tuple((i, tdef) for i, _, tdef, _ in per_arg)
+        sig = (tdefs, tuple(statics), tuple(sig_leaves), who.global_devices, tuple(who.local))
+        entry = self._cache.get(sig)
+        if entry is None:
+            entry = self._trace(args, statics, per_arg, dev0_args, weak, who, name)
             if len(self._cache) >= _CACHE_SIZE:
                 self._cache.popitem(last=False)
-            self._cache[sig] = plan
+            self._cache[sig] = entry
         else:
             self._cache.move_to_end(sig)
-        outs = plan.run(per_dev)
-        return self._assemble(plan, outs, who)
+        return entry
 
-    def _trace(self, args: tuple, statics: list, leaves_per_arg: list, dev0_args: list,
-               weak: list, who: Participants) -> _Plan:
+    def _trace(self, args: tuple, statics: list, per_arg: list, dev0_args: list,
+               weak: list, who: Participants, name: str) -> tuple[Graph, Any, tuple]:
         n = len(args)
         static_map = dict(statics)
 
         def rebuild(flat: list) -> tuple[tuple, dict]:
             it = iter(flat)
             full: list[Any] = [None] * n
-            for i, leaves, tdef, _ in leaves_per_arg:
+            for i, leaves, tdef, _ in per_arg:
                 full[i] = tree_unflatten(tdef, [next(it) for _ in leaves])
             for i, v in static_map.items():
                 full[i] = v
             return tuple(full), {}
-        frame = axis_frame(self.axis_name, len(who.global_devices), "pmap") \
-            if self.axis_name is not None else nullcontext()
-        with frame, _default_device(who.local[0]), set_interpreter(EVAL):
-            graph, out_def = stage(self.fun, dev0_args, weak, rebuild)
-        return _Plan(graph, out_def, who, who.local[0])
+        graph, out_def = _stage_body(self.fun, dev0_args, weak, rebuild, self._axis, who,
+                                    name)
+        axes = _prefix_axes(self.out_axes, out_def, "out_axes", name)
+        out_axes = tuple(_normal_axis(ax, len(_aval(o).shape) + 1, f"out_axes entry {ax} of "
+                                      f"output {j} (per-device shape {_aval(o).shape})", name)
+                         for j, (ax, o) in enumerate(zip(axes, graph.outs)))
+        return graph, out_def, out_axes
 
-    def _assemble(self, plan: _Plan, outs: list[list[Any]], who: Participants) -> Any:
-        n_out = len(outs[0])
-        oa = self.out_axes
-        oaxes = tuple(oa) if isinstance(oa, (tuple, list)) else (oa,) * n_out
-        if len(oaxes) != n_out:
-            raise ValueError(f"pmap: out_axes has {len(oaxes)} entries for {n_out} outputs")
-        res = []
-        for j, ax in enumerate(oaxes):
-            shards = [o[j] for o in outs]
-            if ax is None:
-                res.append(shards[0])
-            elif ax == 0:
-                res.append(ShardedArray(shards, who.local))
-            else:
-                raise NotImplementedError(f"pmap: out_axes={ax!r}; only 0 and None are "
-                                          f"supported (move the axis afterwards)")
-        return tree_unflatten(plan.out_def, res)
+
+def _aval(x: Any) -> Aval:
+    """The abstract value of a graph output (a Var, or a Python scalar literal)."""
+    if isinstance(x, Lit):
+        return Aval((), np.dtype(weak_dtype(x.value)))
+    return x.aval
+
+
+def _stage_body(fn: Callable[..., Any], examples: Sequence[Any], weak: Sequence[bool],
+               rebuild: Callable[[list], tuple[tuple, dict]], axis_name: Hashable,
+               who: Participants, name: str) -> tuple[Graph, Any]:
+    """Stage the per-device function ``fn`` on ``examples`` (values of one device's shapes,
+    on the first local device) with the mapped axis bound, so collectives are recorded."""
+    token = _STAGING.set(True)
+    try:
+        with axis_frame(axis_name, len(who.global_devices), "pmap"), \
+                _default_device(who.local[0]), set_interpreter(EVAL):
+            try:
+                return stage(fn, list(examples), list(weak), rebuild)
+            except RuntimeError as e:
+                if "traced value reached eager evaluation" not in str(e):
+                    raise
+                raise TypeError(
+                    f"pmap({name}): the mapped function closes over a value traced by an "
+                    f"enclosing transformation (grad/jvp/vmap/jit); pass it as an argument "
+                    f"(in_axes=None to broadcast it) instead ({e})") from None
+    finally:
+        _STAGING.reset(token)
+
+
+def _plan_for(graph: Graph, who: Participants) -> _Plan:
+    """The (cached) per-device executables of ``graph`` for these participants."""
+    plans = graph.__dict__.setdefault("_pmap_plans", {})
+    key = (who.global_devices, tuple(who.local))
+    plan = plans.get(key)
+    if plan is None:
+        plan = plans[key] = _Plan(graph, who, who.local[0])
+    return plan
+
+
+def _check_size(shape: tuple, a: int, local: Sequence[Device], argnum: int, name: str) -> None:
+    n = len(local)
+    if shape[a] != n:
+        raise ValueError(f"pmap({name}): argument {argnum} has size {shape[a]} along its mapped "
+                         f"axis {a} (shape {shape}), but pmap runs on {n} local device(s) "
+                         f"({', '.join(d.key for d in local)}); the mapped axis must have one "
+                         f"entry per device")
+
+
+def _assemble(outs: list[list[Any]], out_axes: Sequence[Any], who: Participants,
+              keep: Any = ()) -> list[Any]:
+    """The flat results from each device's flat outputs: the first device's value where the
+    axis is None, a ``ShardedArray`` for mapped outputs in ``keep``, else the shards stacked
+    along the axis into one array on the first local device."""
+    keep = set(keep)
+    dev0 = who.local[0]
+    res = []
+    for j, ax in enumerate(out_axes):
+        shards = [o[j] for o in outs]
+        if j in keep:
+            res.append(shards[0] if ax is None else
+                       ShardedArray(shards, who.local, shard_axis=ax))
+            continue
+        with set_interpreter(EVAL):
+            r = shards[0] if ax is None else clnp.stack(
+                [s if s.device is dev0 else copy_to_device(s, dev0) for s in shards], axis=ax)
+            # a compiled caller (jit) fixes every layout when it is built: C-contiguous
+            if r._offset != 0 or not r.is_contiguous:
+                r = contiguous_copy(r)
+        res.append(r)
+    return res
+
+
+# ------------------------------------------------------------------ the pmap primitive
+pmap_p = primitive("pmap", multiple_results=True)
+
+
+@def_impl("pmap")
+def _pmap_impl(*args: Any, graph: Graph, in_axes: tuple, out_axes: tuple,
+               axis_name: Hashable, devices: tuple, name: str, keep: tuple = ()) -> list[Any]:
+    """Run the per-device ``graph`` on every device: ``args`` split along ``in_axes``
+    (None: copied to every device), results stacked along ``out_axes`` (None: the first
+    device's) on the first local device, or kept as ShardedArray where listed in ``keep``."""
+    # host-driven (it waits inside collectives and runs on several queues): a jit step
+    # calls it each time instead of replaying its launches
+    _hooks.note_readback()
+    who = _participants_of(devices)
+    per_dev: list[list[Any]] = [[] for _ in who.local]
+    for k, (leaf, ax) in enumerate(zip(args, in_axes)):
+        shards = _shard_leaf(leaf, ax, who.local, k, name)[0]
+        for lst, sh in zip(per_dev, shards):
+            lst.append(sh)
+    outs = _plan_for(graph, who).run(per_dev)
+    return _assemble(outs, out_axes, who, keep)
 
 
 @contextmanager
@@ -495,45 +721,41 @@ def _default_device(device: Device) -> Iterator[None]:
 
 
 def _shard_leaf(leaf: Any, ax: Any, local: Sequence[Device], argnum: int, name: str
-                ) -> tuple[list[Any], Any, bool]:
-    """The per-device values of one argument leaf, its signature and weak-type flag."""
-    n = len(local)
+                ) -> tuple[list[Any], Any, bool, Any]:
+    """The per-device values of one argument leaf, its signature, weak-type flag and its
+    mapped axis made non-negative."""
     if ax is None:
         if isinstance(leaf, (bool, int, float, complex)):
             return ([clnp.asarray(leaf, dtype=weak_dtype(leaf), device=d) for d in local],
-                    ("weak", type(leaf)), True)
-        if isinstance(leaf, ShardedArray):
-            leaf = leaf.shards[0]
+                    ("weak", type(leaf)), True, None)
+        if isinstance(leaf, ShardedArray):     # broadcast: every device gets all of it
+            leaf = upload(leaf.to_numpy(), local[0], owned=True)
         if isinstance(leaf, Array):
             return ([leaf if leaf.device is d else copy_to_device(leaf, d) for d in local],
-                    (tuple(leaf.shape), leaf.dtype), False)
+                    (tuple(leaf.shape), leaf.dtype), False, None)
         host = _host(leaf, argnum, name)
-        return ([upload(host, d) for d in local], (host.shape, host.dtype), False)
-    if isinstance(leaf, ShardedArray) and ax == 0 and leaf.devices == tuple(local):
-        s = leaf.shards[0]
-        return list(leaf.shards), (tuple(s.shape), s.dtype), False
+        return [upload(host, d) for d in local], (host.shape, host.dtype), False, None
+    n = len(local)
     shape = tuple(getattr(leaf, "shape", np.shape(leaf)))
     if len(shape) == 0:
         raise ValueError(f"pmap({name}): argument {argnum} is a scalar and cannot be mapped "
                          f"over devices; use in_axes=None for it")
-    if not -len(shape) <= ax < len(shape):
-        raise ValueError(f"pmap({name}): in_axes {ax} is out of range for argument {argnum} of "
-                         f"shape {shape}")
-    a = ax % len(shape)
-    if shape[a] != n:
-        raise ValueError(f"pmap({name}): argument {argnum} has size {shape[a]} along its mapped "
-                         f"axis {a} (shape {shape}), but pmap runs on {n} local device(s) "
-                         f"({', '.join(d.key for d in local)}); the mapped axis must have one "
-                         f"entry per device")
+    a = _normal_axis(ax, len(shape), f"in_axes {ax} of argument {argnum} (shape {shape})",
+                     name)
+    if isinstance(leaf, ShardedArray) and a == leaf.shard_axis and \
+            leaf.devices == tuple(local):
+        s = leaf.shards[0]
+        return list(leaf.shards), (tuple(s.shape), s.dtype), False, a
+    _check_size(shape, a, local, argnum, name)
     if isinstance(leaf, ShardedArray):
-        leaf = leaf.to_numpy()
-    if isinstance(leaf, Array):
+        host = leaf.to_numpy()
+    elif isinstance(leaf, Array):
         host = start_read(leaf).wait()
     else:
         host = _host(leaf, argnum, name)
     parts = [np.ascontiguousarray(np.take(host, i, axis=a)) for i in range(n)]
     return ([upload(p, d, owned=True) for p, d in zip(parts, local)],
-            (parts[0].shape, parts[0].dtype), False)
+            (parts[0].shape, parts[0].dtype), False, a)
 
 
 def _host(leaf: Any, argnum: int, name: str) -> np.ndarray:

@@ -1,9 +1,11 @@
-"""``ShardedArray``: a pmap result, one shard per local device, stacked along a leading axis.
+"""``ShardedArray``: a pmap result, one shard per local device, stacked along one axis.
 
-The shards stay on their devices; ``numpy.asarray``, ``clnp.asarray``, ``to_numpy`` and
-slicing across shards gather them (the reads of all shards are enqueued before any wait).
-Indexing the leading axis with an integer returns that shard itself, on its device. Passing a
-ShardedArray back to a pmap over the same devices uses the shards where they are.
+The device axis is ``shard_axis`` (pmap's ``out_axes``: 0 by default). The shards stay on
+their devices; ``numpy.asarray``, ``clnp.asarray``, ``to_numpy`` and slicing across shards
+gather them (the reads of all shards are enqueued before any wait). With the device axis
+first, indexing it with an integer returns that shard itself, on its device. Passing a
+ShardedArray back to a pmap over the same devices, mapped along its ``shard_axis``, uses the
+shards where they are.
 """
 from __future__ import annotations
 
@@ -17,8 +19,27 @@ from clnp._transfer import start_read
 
 
 class ShardedArray:
-    """Shards ``shards[i]`` (on ``devices[i]``, all of one shape and dtype) seen as one array
-    of shape ``(len(shards),) + shard shape``.
+    """Shards ``shards[i]`` (on ``devices[i]``, all of one shape and dtype) seen as one array:
+    the shards stacked along ``shard_axis`` (``numpy.stack(shards, axis=shard_axis)``), so of
+    shape ``shard shape[:shard_axis] + (len(shards),) + shard shape[shard_axis:]``.
+
+    Parameters
+    ----------
+    shards : sequence of clnp arrays
+        One per device, all of one shape and dtype.
+    devices : sequence of clnp.Device, optional
+        The shards' devices (checked); default: each shard's own.
+    shard_axis : int, default 0
+        Where the device axis sits in the stacked array (pmap's ``out_axes``); negative
+        values count from the end of the stacked array's rank.
+
+    Raises
+    ------
+    ValueError
+        No shards, shards of different shapes or dtypes, a shard not on its device, or
+        ``shard_axis`` out of range.
+    TypeError
+        A shard is not a clnp array.
 
     Examples
     --------
@@ -31,11 +52,18 @@ class ShardedArray:
     True
     >>> print(numpy.asarray(y)[0])                       # gathered on the host
     [2. 2.]
+
+    With ``out_axes=1`` the device axis is the second one:
+
+    >>> z = pmap(lambda x: x * 2, out_axes=1)(clnp.ones((n, 2)))
+    >>> z.shard_axis, z.shape == (2, n), z.shards[0].shape
+    (1, True, (2,))
     """
 
     __array_priority__ = 150
 
-    def __init__(self, shards: Sequence[Array], devices: Sequence[Device] | None = None):
+    def __init__(self, shards: Sequence[Array], devices: Sequence[Device] | None = None,
+                 shard_axis: int = 0):
         shards = list(shards)
         if not shards:
             raise ValueError("ShardedArray: needs at least one shard")
@@ -50,8 +78,14 @@ class ShardedArray:
         devs = tuple(s.device for s in shards) if devices is None else tuple(devices)
         if len(devs) != len(shards) or any(s.device is not d for s, d in zip(shards, devs)):
             raise ValueError("ShardedArray: each shard must live on its device")
+        rank = len(s0.shape) + 1
+        if isinstance(shard_axis, bool) or not isinstance(shard_axis, (int, np.integer)) or \
+                not -rank <= shard_axis < rank:
+            raise ValueError(f"ShardedArray: shard_axis {shard_axis!r} is out of range for "
+                             f"shards of shape {tuple(s0.shape)} (stacked rank {rank})")
         self._shards = tuple(shards)
         self._devices = devs
+        self._axis = int(shard_axis) % rank
 
     # ---------------------------------------------------------------- attributes
     @property
@@ -66,8 +100,14 @@ class ShardedArray:
         return self._devices
 
     @property
+    def shard_axis(self) -> int:
+        """The axis of the stacked array that indexes the devices (non-negative)."""
+        return self._axis
+
+    @property
     def shape(self) -> tuple[int, ...]:
-        return (len(self._shards),) + tuple(self._shards[0].shape)
+        s = tuple(self._shards[0].shape)
+        return s[:self._axis] + (len(self._shards),) + s[self._axis:]
 
     @property
     def dtype(self) -> np.dtype:
@@ -86,10 +126,14 @@ class ShardedArray:
         return self.size * self.dtype.itemsize
 
     def __len__(self) -> int:
-        return len(self._shards)
+        return self.shape[0]
 
     def __iter__(self):
-        return iter(self._shards)
+        """The shards themselves when the device axis is first, else the gathered rows."""
+        if self._axis == 0:
+            return iter(self._shards)
+        import clnp
+        return iter(clnp.asarray(self.to_numpy()))     # one gather, then its rows
 
     # ---------------------------------------------------------------- gathering
     def to_numpy(self) -> np.ndarray:
@@ -98,7 +142,7 @@ class ShardedArray:
         Returns
         -------
         numpy.ndarray
-            Shape ``(len(shards),) + shard shape``, of the shards' dtype.
+            The shards stacked along ``shard_axis`` (``self.shape``), of the shards' dtype.
 
         Examples
         --------
@@ -113,12 +157,15 @@ class ShardedArray:
         >>> print(host[0])
         [0. 0.]
         """
-        out = np.empty(self.shape, self.dtype)
-        rows = out.reshape(len(self._shards), -1)     # views (out[i] of a 1-d out is a copy)
+        n = len(self._shards)
+        s0 = tuple(self._shards[0].shape)
+        # read every shard into row i of a device-first stack, then move the device axis
+        out = np.empty((n,) + s0, self.dtype)
+        rows = out.reshape(n, -1)     # views (out[i] of a 1-d out is a copy)
         reads = [start_read(s, rows[i]) for i, s in enumerate(self._shards)]
         for r in reads:
             r.wait()
-        return out
+        return out if self._axis == 0 else np.ascontiguousarray(np.moveaxis(out, 0, self._axis))
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         if copy is False:
@@ -141,7 +188,7 @@ class ShardedArray:
         Returns
         -------
         clnp array or numpy.ndarray
-            All shards stacked, of shape ``(len(shards),) + shard shape``.
+            All shards stacked along ``shard_axis``, of shape ``self.shape``.
 
         Raises
         ------
@@ -189,10 +236,10 @@ class ShardedArray:
         return self
 
     def __getitem__(self, key: Any) -> Any:
-        """An integer (first) index picks that shard, on its device; anything else indexes
-        the gathered array on the default device."""
+        """With the device axis first, an integer (first) index picks that shard, on its
+        device; anything else indexes the gathered array on the default device."""
         k0 = key[0] if isinstance(key, tuple) and key else key
-        if isinstance(k0, (int, np.integer)) and not isinstance(k0, bool):
+        if self._axis == 0 and isinstance(k0, (int, np.integer)) and not isinstance(k0, bool):
             n = len(self._shards)
             if not -n <= k0 < n:
                 raise IndexError(f"index {k0} is out of bounds for axis 0 with size {n}")
@@ -202,8 +249,9 @@ class ShardedArray:
         return clnp.asarray(self.to_numpy())[key]
 
     def __repr__(self) -> str:
+        axis = f", shard_axis={self._axis}" if self._axis else ""
         return (f"ShardedArray({self.to_numpy()!r}, devices=[" +
-                ", ".join(d.key for d in self._devices) + "])")
+                ", ".join(d.key for d in self._devices) + "]" + axis + ")")
 
     def __str__(self) -> str:
         return str(self.to_numpy())

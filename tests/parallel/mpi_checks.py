@@ -97,6 +97,22 @@ def main(mode: str) -> None:
         w[me:me + 1], xx[me:me + 1])
     expect = 2 * n * (w * xx).sum(0) * xx + xx[::-1]
     np.testing.assert_allclose(np.asarray(g)[0], expect[me], rtol=1e-5, atol=1e-5)
+    # pmap under grad and jit, and out_axes, across processes. Every process runs the same
+    # program on its shards (SPMD): the broadcast w is one copy per process, and its
+    # cotangent is summed over this process's devices (as JAX's multi-process pmap), while
+    # psum's transpose (psum) brings every process's cotangents in: d(sum_p loss_p)/d w_me
+    w = rng.standard_normal(3).astype(np.float32)
+    xs = rng.standard_normal((n, 3)).astype(np.float32)
+    pf = P.pmap(lambda w, x: P.psum(clnp.sin(x * w), "i") * x, "i", in_axes=(None, 0))
+    wl = clnp.asarray(w, device=dev)
+    gw = cg.grad(lambda w: clnp.sum(pf(w, xs[me:me + 1])))(wl)
+    np.testing.assert_allclose(np.asarray(gw), xs.sum(0) * xs[me] * np.cos(xs[me] * w),
+                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(cg.jit(pf)(wl, xs[me:me + 1])),
+                               np.asarray(pf(wl, xs[me:me + 1])), rtol=1e-6)
+    y = P.pmap(lambda x: clnp.outer(x, P.psum(x, "i")), "i", out_axes=1)(xs[me:me + 1])
+    assert y.shape == (3, 1, 3) and y.shard_axis == 1
+    np.testing.assert_allclose(np.asarray(y)[:, 0], np.outer(xs[me], xs.sum(0)), rtol=1e-5)
     print(f"rank {me} OK", flush=True)
 
 

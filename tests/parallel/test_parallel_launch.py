@@ -45,7 +45,7 @@ def test_two_device_tests_in_a_subprocess():
     if _same_platform_count() >= 2:
         pytest.skip("two devices here: test_pmap.py ran in this process")
     env = _two_pocl_devices_env()
-    _pytest_passes(env, "test_pmap.py", "test_parallel_transfer.py")
+    _pytest_passes(env, "test_pmap.py", "test_parallel_transfer.py", "test_pmap_transforms.py")
 
 
 def test_two_device_tests_through_pinned_staging():

@@ -275,7 +275,8 @@ def test_independent_collectives_run_as_one_group(rng):
     host = [rng.standard_normal((n,) + s).astype(np.float32) for s in [(4,), (2, 3), (5,)]]
     pf = pmap(f, "i", devices=devs)
     (m, s) = pf(*[clnp.asarray(h) for h in host])
-    plan = next(iter(pf._cache.values()))
+    graph = next(iter(pf._cache.values()))[0]          # (graph, output tree, out_axes)
+    plan = next(iter(graph.__dict__["_pmap_plans"].values()))
     kinds = [(k, len(e)) for k, e in plan.steps]
     assert [k for k, _ in kinds] == ["seg", "coll", "seg", "coll"], kinds
     assert kinds[1][1] == 3 and kinds[3][1] == 1
