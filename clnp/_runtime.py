@@ -333,7 +333,11 @@ class Device:
         offers it so float32 results match NumPy's."""
         cfg = int(getattr(self.cl_device, "single_fp_config", 0))
         flag = getattr(cl.device_fp_config, "CORRECTLY_ROUNDED_DIVIDE_SQRT", 0)
-        return ("-cl-fp32-correctly-rounded-divide-sqrt",) if cfg & flag else ()
+        opts = ("-cl-fp32-correctly-rounded-divide-sqrt",) if cfg & flag else ()
+        # float16 conversions: the core vload_half/vstore_half_rte on GPUs (one instruction
+        # each), integer code on CPUs, where PoCL calls a routine per element for those
+        # (``clnp._codegen.ctypes.half_helpers``)
+        return opts + (() if self.is_cpu else ("-DCLNP_NATIVE_HALF=1",))
 
     def build(self, source: str, options: Sequence[str] = ()) -> cl.Program:
         """Build a program from OpenCL C source, or fetch it from the in-process cache, else

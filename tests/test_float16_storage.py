@@ -126,3 +126,33 @@ def test_float16_indexing_moves_bits(device):
              clnp.asarray(np.array([7.5, -2.25], np.float16), device=device))
     np.put(b, [0, 5], np.array([7.5, -2.25], np.float16))
     _same_bits(np.asarray(y), b)
+
+
+@pytest.mark.parametrize("native", [False, True], ids=["integer", "vload_half"])
+@pytest.mark.parametrize("width", ["", "4"])
+def test_both_conversion_forms_are_exact(device, native, width):
+    """GPUs build with CLNP_NATIVE_HALF (the core vload_half/vstore_half_rte), CPUs with the
+    integer form: each form, forced on this device, converts every float16 value and the
+    rounding cases of float32 as NumPy does (NaN payloads aside)."""
+    import pyopencl as cl
+    w = int(width or 1)
+    ld = f"clnp_h2f{width}(vload{width}(i, h))" if width else "clnp_h2f(h[i])"
+    st = (f"vstore{width}(clnp_f2h{width}(vload{width}(i, f)), i, o)" if width
+          else "o[i] = clnp_f2h(f[i])")
+    src = ("__kernel void cvt(__global const ushort *h, __global float *g, "
+           "__global const float *f, __global ushort *o, const int n) {\n"
+           "  const int i = get_global_id(0);\n  if (i >= n) return;\n"
+           f"  {'vstore' + width + '(' + ld + ', i, g)' if width else 'g[i] = ' + ld};\n"
+           f"  {st};\n}}")
+    prg = device.build(src, [f"-DCLNP_NATIVE_HALF={int(native)}"])
+    halves = np.arange(65536, dtype=np.uint16).view(np.float16)
+    floats = _float32_cases()
+    floats = np.resize(floats, 65536).astype(np.float32)    # one length for both directions
+    h, f = clnp.asarray(halves, device=device), clnp.asarray(floats, device=device)
+    g = clnp.empty(65536, dtype=clnp.float32, device=device)
+    o = clnp.empty(65536, dtype=clnp.float16, device=device)
+    cl.Kernel(prg, "cvt")(device.queue, (65536 // w,), None, h._buf, g._buf, f._buf, o._buf,
+                          np.int32(65536 // w))
+    _same_bits(np.asarray(g), halves.astype(np.float32))
+    with np.errstate(over="ignore"):
+        _same_bits(np.asarray(o), floats.astype(np.float16))
