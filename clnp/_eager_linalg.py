@@ -197,8 +197,10 @@ _MMA_COPY_A = 1 << 20
 def config_key(acc: np.dtype, tf32: bool = False) -> str:
     """The name a kernel configuration is tuned and cached under: the computing dtype, or
     ``"tf32"`` for float32 products on tensor cores (float16 runs on tensor cores only).
-    GPU configurations for small products add the suffix ``":small"``."""
-    return "tf32" if tf32 else acc.name
+    bfloat16 products take float16's shapes: the same 16-bit tiles and copies, only the MMA
+    instruction's type differs (and Hopper issues both at one rate). GPU configurations for
+    small products add the suffix ``":small"``."""
+    return "tf32" if tf32 else "float16" if acc == dt.bfloat16 else acc.name
 
 
 def default_config(device: Device, key: str, kind: str | None = None) -> dict[str, Any]:
@@ -334,15 +336,15 @@ def dot_general(lhs: Array, rhs: Array, *, dimension_numbers: Any,
     # dtype instead of one per dtype pair (see clnp._codegen.gemm.GEMM_DTYPES)
     promoted = dt.promote(lhs.dtype, rhs.dtype)
     g = gemm_dtype(promoted)
-    if promoted == dt.float16 and tensor_cores(device):
-        g = promoted                 # tensor cores multiply halves, with float32 sums
+    if promoted in dt.HALF and tensor_cores(device):
+        g = promoted                 # tensor cores multiply 16-bit floats, with float32 sums
     tf32 = g == dt.float32 and _precision.get() == "tf32" and tensor_cores(device)
     if lhs.dtype != g or rhs.dtype != g:
         key = None                   # the plan would start from the converted copies
     lhs, rhs = _convert(lhs, g), _convert(rhs, g)
     lf = tuple(i for i in range(lhs.ndim) if i not in lc and i not in lb)
     rf = tuple(i for i in range(rhs.ndim) if i not in rc and i not in rb)
-    if (tf32 or g == dt.float16 and tensor_cores(device)) and lc and \
+    if (tf32 or g in dt.HALF and tensor_cores(device)) and lc and \
             lhs._strides[lc[-1]] != 1 and lhs.size >= _MMA_COPY_A:
         # the tensor-core kernel stages A as [m][k] rows, copied 16 bytes at a time only
         # from a K-contiguous A; any other A is loaded element by element (H200, float16
@@ -500,7 +502,7 @@ def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype
     # tensor cores sum in float32: partial sums stay float32, a whole product is stored as
     # float16 or float32 directly (so is the sum of the partials)
     pacc = dt.float32 if mma else acc
-    direct = mma and out_dtype in (dt.float16, dt.float32)
+    direct = mma and out_dtype in (dt.float16, dt.bfloat16, dt.float32)
     if parts > 1:
         # partials [parts, batch, M, N]
         dst_shape, cdt = (parts, nb, M, N), pacc

@@ -16,6 +16,8 @@ from clnp import _eager_linalg as linalg
 from clnp._codegen.mma import MmaSpec, render_mma
 
 F16, F32 = np.dtype(np.float16), np.dtype(np.float32)
+BF16 = clnp.bfloat16 if isinstance(clnp.bfloat16, np.dtype) else np.dtype(clnp.bfloat16)
+_MMA_DTYPE = {"float16": F16, "bfloat16": BF16, "tf32": F32}
 
 
 def _data(rng, shape, dtype):
@@ -201,7 +203,7 @@ def test_dispatch(device, monkeypatch):
     """Which kernel a product takes: tensor cores only where the device has them, for
     float16 always, for float32 only at TF32 precision."""
     assert linalg.config_key(F32) == "float32" and linalg.config_key(F32, True) == "tf32"
-    assert linalg.config_key(F16) == "float16"
+    assert linalg.config_key(F16) == "float16" and linalg.config_key(BF16) == "float16"
     assert linalg.gemm_config(device, F32, tf32=True)["kind"] == "mma"
     assert linalg.gemm_config(device, F16)["kind"] == "mma"
     assert linalg.gemm_config(device, F32)["kind"] in ("cpu", "gpu")
@@ -216,33 +218,40 @@ def test_dispatch(device, monkeypatch):
     monkeypatch.setattr(linalg, "_run", spy)
     monkeypatch.setattr(linalg, "_local", threading.local())      # nothing planned yet
     x16 = clnp.ones((4, 4), dtype=clnp.float16, device=device)
+    xbf = clnp.ones((4, 4), dtype=clnp.bfloat16, device=device)
     x32 = clnp.ones((4, 4), dtype=clnp.float32, device=device)
     tc = linalg.tensor_cores(device)
     r = x16 @ x16
     assert r.dtype == clnp.float16 and np.all(r.to_numpy() == 4)
+    r = xbf @ xbf
+    assert r.dtype == clnp.bfloat16 and np.all(r.to_numpy().astype(np.float32) == 4)
     with clnp.matmul_precision("tf32"):
         x32 @ x32
     x32 @ x32
-    assert seen == [(F16 if tc else F32, False), (F32, tc), (F32, False)]
+    assert seen == [(F16 if tc else F32, False), (BF16 if tc else F32, False), (F32, tc),
+                    (F32, False)]
 
 
 _ASM = re.compile(r'asm(?: volatile)?\("[^"]*" :[^;]*\);')
 
 
-@pytest.mark.parametrize("key", ["float16", "tf32"])
+@pytest.mark.parametrize("key", ["float16", "bfloat16", "tf32"])
 def test_mma_render(device, key):
     """The tensor-core sources: the right PTX, and (with the PTX statements stubbed out, as
-    no other compiler takes them) valid OpenCL C for every shape the tuner tries."""
-    dtype = F16 if key == "float16" else F32
-    for cfg in tuner.candidates(device, key, kind="gpu") + \
-            tuner.candidates(device, key + ":small", kind="gpu"):
+    no other compiler takes them) valid OpenCL C for every shape the tuner tries (bfloat16
+    products take float16's shapes)."""
+    dtype = _MMA_DTYPE[key]
+    shapes = linalg.config_key(dtype, key == "tf32")
+    for cfg in tuner.candidates(device, shapes, kind="gpu") + \
+            tuner.candidates(device, shapes + ":small", kind="gpu"):
         geo = {k: v for k, v in cfg.items() if k not in ("kind", "split")}
-        for out in ((F16, F32) if key == "float16" else (F32,)):
+        for out in ((dtype, F32) if key != "tf32" else (F32,)):
             spec = MmaSpec(dtype, out, **geo)
             src, name, argtypes = render_mma(spec)
             assert len(argtypes) == 7 + 3 * 6 + 1
-            if key == "float16":
-                assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in src
+            if key != "tf32":
+                t = "f16" if key == "float16" else "bf16"
+                assert f"mma.sync.aligned.m16n8k16.row.col.f32.{t}.{t}.f32" in src
                 assert "tf32" not in src
             else:
                 assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in src
@@ -256,16 +265,18 @@ def test_mma_render(device, key):
         render_mma(MmaSpec(F16, F32, bm=128, bn=128, bk=24, wm=64, wn=32))
 
 
-@pytest.mark.parametrize("key", ["float16", "tf32"])
+@pytest.mark.parametrize("key", ["float16", "bfloat16", "tf32"])
 def test_tensor_cores(device, rng, key):
     """Every tensor-core shape the tuner tries, on every layout (NVIDIA, cc >= 8.0 only)."""
     if not linalg.tensor_cores(device):
         pytest.skip("no tensor cores")
-    dtype = F16 if key == "float16" else F32
-    # float16: exact products, float32 sums, a float16 result; TF32: 11-bit operands
-    tol = 2e-3 if key == "float16" else 1e-3
-    for cfg in tuner.candidates(device, key) + tuner.candidates(device, key + ":small"):
-        with tuner.use_config(device, key, cfg), clnp.matmul_precision("tf32"):
+    dtype = _MMA_DTYPE[key]
+    shapes = linalg.config_key(dtype, key == "tf32")
+    # float16/bfloat16: exact products, float32 sums, a 16-bit result (bfloat16 keeps 8
+    # significant bits); TF32: 11-bit operands
+    tol = {"float16": 2e-3, "bfloat16": 8e-3, "tf32": 1e-3}[key]
+    for cfg in tuner.candidates(device, shapes) + tuner.candidates(device, shapes + ":small"):
+        with tuner.use_config(device, shapes, cfg), clnp.matmul_precision("tf32"):
             _check_all(_layouts(rng, dtype, device), tol)
 
 

@@ -3,7 +3,9 @@
 NVIDIA's OpenCL compiler accepts ``asm volatile(...)`` with PTX, so on devices of compute
 capability 8.0 and newer a warp can issue
 
-* ``mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`` (float16 operands, float32 sums) and
+* ``mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`` (float16 operands, float32 sums), the
+  same with ``.bf16`` (bfloat16 operands: the same 16-bit data movement, only the MMA's type
+  differs), and
 * ``mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32`` (float32 operands rounded to TF32 by
   ``cvt.rna.tf32.f32``: 10 mantissa bits, float32 sums; opt-in, see
   ``clnp.set_matmul_precision``).
@@ -40,17 +42,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import _dtypes as dt
 from . import ctypes as C
 from .gemm import _prologue, _signature
 
 F16 = np.dtype(np.float16)
+BF16 = dt.bfloat16
 F32 = np.dtype(np.float32)
+HALVES = (F16, BF16)         # 16-bit operands: m16n8k16 MMAs, ldmatrix of 16-bit rows
 
 
 @dataclass(frozen=True)
 class MmaSpec:
-    dtype: np.dtype          # operands: float16 (f16 MMA) or float32 (TF32 MMA)
-    out: np.dtype            # C: float32, or float16 rounded from the float32 sums
+    dtype: np.dtype          # operands: float16/bfloat16 (16-bit MMA) or float32 (TF32 MMA)
+    out: np.dtype            # C: float32, or the operands' 16-bit dtype rounded from the sums
     bm: int = 128            # work-group tile along M
     bn: int = 128            # work-group tile along N
     bk: int = 32             # K tile staged in local memory
@@ -69,7 +74,7 @@ class MmaSpec:
     @property
     def ks(self) -> int:
         """K of one MMA instruction."""
-        return 16 if self.dtype == F16 else 8
+        return 16 if self.dtype in HALVES else 8
 
     @property
     def lv(self) -> int:
@@ -94,7 +99,7 @@ class MmaSpec:
     def check(self) -> None:
         """Raise ValueError unless the tile shapes fit together."""
         nt = self.threads
-        ok = (self.dtype in (F16, F32) and self.out in (F16, F32)
+        ok = (self.dtype in (F16, BF16, F32) and self.out in (F16, BF16, F32)
               and self.bm % self.wm == 0 and self.bn % self.wn == 0
               and self.wm % 16 == 0 and self.wn % 16 == 0 and self.bk % self.ks == 0
               and self.bn % 32 == 0 and self.stages >= 2
@@ -110,7 +115,7 @@ def render_mma(spec: MmaSpec) -> tuple[str, str, list]:
     """Return ``(source, kernel_name, scalar_arg_dtypes)`` for ``spec`` (see the module
     docstring for the launch geometry)."""
     spec.check()
-    f16 = spec.dtype == F16
+    f16 = spec.dtype in HALVES
     et = "ushort" if f16 else "float"        # a global element as the kernel reads it
     ot = C.storage_ctype(spec.out)
     params, argtypes = _signature(spec, ti=et, to=ot)
@@ -129,8 +134,9 @@ def render_mma(spec: MmaSpec) -> tuple[str, str, list]:
 
 def _mma(spec: MmaSpec, acc: str, a: str, b: str) -> str:
     """One MMA statement: ``acc<q>`` (4 floats) += A fragment ``a<q>`` x B fragment ``b<q>``."""
-    if spec.dtype == F16:
-        op = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
+    if spec.dtype in HALVES:
+        t = "bf16" if spec.dtype == BF16 else "f16"
+        op = f"mma.sync.aligned.m16n8k16.row.col.f32.{t}.{t}.f32"
     else:
         op = "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"
     outs = ", ".join(f'"+f"({acc}_{q})' for q in range(4))
@@ -150,7 +156,7 @@ def _ldmatrix(regs: list[str], addr: str, trans: bool = False) -> str:
 def _body(spec: MmaSpec, et: str) -> list[str]:
     I, bm, bn, bk, wm, wn, S = (spec.index, spec.bm, spec.bn, spec.bk, spec.wm, spec.wn,
                                 spec.stages)
-    f16 = spec.dtype == F16
+    f16 = spec.dtype in HALVES                 # 16-bit operands (float16 or bfloat16)
     nt, SA, SB, LV, KS = spec.threads, spec.sa, spec.sb, spec.lv, spec.ks
     esz = spec.dtype.itemsize
     lt = "ushort" if f16 else "uint"           # a local element: half bits / float bits
