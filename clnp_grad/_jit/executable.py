@@ -477,9 +477,9 @@ class Executable:
         red_vars = [r.out_binders[0] for r in all_reds]
         values = [b for e in grp.eqns for b in e.out_binders] + red_vars
         red_vars = [v for v in red_vars if v.n not in grp.per_row]
-        # bfloat16 stays off the row kernels (float16 runs on them, rounded per op)
-        odd = any(dkind(v.aval.dtype) == "c" or v.aval.dtype == dt.bfloat16 for v in values) or \
-            any(isinstance(x, Var) and (dkind(x.aval.dtype) == "c" or x.aval.dtype == dt.bfloat16)
+        # complex values stay off the row kernels (16-bit floats run on them, rounded per op)
+        odd = any(dkind(v.aval.dtype) == "c" for v in values) or \
+            any(isinstance(x, Var) and dkind(x.aval.dtype) == "c"
                 for e in grp.eqns + grp.reds for x in e.inputs) or \
             any(not isinstance(r.inputs[0], Var) for r in all_reds)
         if not n_out or not R or odd or (n_out < target and R >= 8192):

@@ -271,16 +271,30 @@ def test_masks_and_ties(device, layout):
     assert abs(float(v) - float(v_ref)) <= 1e-4 * abs(float(v_ref))
 
 
-def test_float16_rows_take_one_kernel(device, layout):
-    """float16 rows are float lanes in the row kernel (loads and stores convert): softmax is
-    one kernel, within a float16 ulp of eager clnp, which rounds after every op as NumPy."""
-    xs = np.random.default_rng(14).standard_normal((6, 40)).astype(np.float16)
-    x = clnp.asarray(xs, device=device)
-    jf = cg.jit(_softmax)
-    got = _np(jf(x))
-    assert got.dtype == np.float16
-    np.testing.assert_allclose(got, _np(_softmax(x)), rtol=2e-3, atol=1e-3)
-    assert len(jf.lower(x).kernel_sources()) == 1
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_16bit_rows_take_one_kernel(device, layout, dtype):
+    """float16 and bfloat16 rows are float lanes in the row kernel (loads and stores
+    convert): softmax, layernorm and logsumexp are one kernel each, within a 16-bit ulp of
+    eager clnp, which rounds after every op as NumPy (ml_dtypes) does; their gradients too."""
+    dt16 = clnp.float16 if dtype == "float16" else clnp.bfloat16
+    tol = 2e-3 if dtype == "float16" else 1.6e-2
+    xs = np.random.default_rng(14).standard_normal((6, 40)).astype(np.float32)
+    x = clnp.astype(clnp.asarray(xs, device=device), dt16)
+    w = clnp.astype(clnp.asarray(np.linspace(0.5, 1.5, 40, dtype=np.float32), device=device),
+                    dt16)
+    b = clnp.astype(clnp.asarray(np.linspace(-1, 1, 40, dtype=np.float32), device=device),
+                    dt16)
+    for f, args in ((_softmax, (x,)), (_layernorm, (x, w, b)), (_logsumexp, (x,))):
+        jf = cg.jit(f)
+        got = jf(*args)
+        assert got.dtype == dt16
+        np.testing.assert_allclose(_np(got).astype(np.float32),
+                                   _np(f(*args)).astype(np.float32), rtol=tol, atol=tol)
+        assert len(jf.lower(*args).kernel_sources()) == 1
+    loss = lambda x: clnp.sum(clnp.astype(_softmax(x) * w, clnp.float32) ** 2)
+    g_ref = _np(cg.grad(loss)(x)).astype(np.float32)
+    g = _np(cg.jit(cg.grad(loss))(x)).astype(np.float32)
+    np.testing.assert_allclose(g, g_ref, rtol=4 * tol, atol=4 * tol * np.abs(g_ref).max())
 
 
 def test_fallbacks_run_the_absorbed_groups(device, layout):
