@@ -1064,7 +1064,11 @@ class Executable:
             # few items, each a long walk: one per work-group, so that every core takes some
             step.gsize, step.lsize = (items,), (1,)
         else:
-            L = 64 if device.is_cpu else 128
+            L = 128
+            if device.is_cpu:
+                # PoCL runs a work-group on one thread: at least 4 groups per core (a
+                # batch norm's 64 channel sums were one group, walked by one core of two)
+                L = max(1, min(64, items // (4 * device.compute_units)))
             step.gsize, step.lsize = (-(-items // L) * L,), (L,)
         step.template, step.bufs, step.scalars = template, bufs, scalars
         # first call: the kernel, then each partial result's finishing reduction, captured

@@ -496,3 +496,25 @@ def test_matmul_precision_is_part_of_the_cache_key(device, monkeypatch, capfd):
     np.testing.assert_allclose(r1, np.tanh(a @ b), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(r2, eager, rtol=1e-6, atol=1e-6)
     np.testing.assert_array_equal(r3, r1)
+
+
+def test_cpu_reductions_spread_over_work_groups(device, monkeypatch):
+    """A fused reduction with few outputs (a batch norm's per-channel sums) launches at least
+    four work-groups per compute unit on CPUs, where PoCL runs each work-group on one thread
+    (64 channel sums in one group of 64 used one core of two)."""
+    from clnp_grad._jit import executable as ex
+    seen = []
+    real = ex._RedStep.run
+
+    def spy(self, env):
+        real(self, env)
+        seen.append((self.gsize, self.lsize))
+    monkeypatch.setattr(ex._RedStep, "run", spy)
+    xs = np.random.default_rng(3).standard_normal((4, 64, 8, 8)).astype(np.float32)
+    x = clnp.asarray(xs, device=device)
+    f = cg.jit(lambda x: clnp.sum(x * x, axis=(0, 2, 3)))
+    np.testing.assert_allclose(_np(f(x)), (xs * xs).sum((0, 2, 3)), rtol=1e-5)
+    assert seen
+    (g,), (l,) = seen[0]
+    if device.is_cpu:
+        assert g // l >= min(64, 4 * device.compute_units), (g, l)
