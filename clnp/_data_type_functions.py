@@ -299,7 +299,8 @@ def result_type(*arrays_and_dtypes: Any) -> np.dtype:
     res = None
     scalars = []
     for a in arrays_and_dtypes:
-        if isinstance(a, (bool, int, float, complex)):
+        # numpy.float64 and numpy.complex128 subclass float and complex but are strong (NEP 50)
+        if isinstance(a, (bool, int, float, complex)) and not isinstance(a, np.generic):
             scalars.append(a)
             continue
         d = _dtype_of(a, "result_type")

@@ -362,3 +362,13 @@ def test_finfo_iinfo_have_numpys_attributes():
         clnp.finfo(clnp.int32)
     with pytest.raises(ValueError):
         clnp.iinfo(clnp.float32)
+
+
+def test_result_type_numpy_scalars_are_strong():
+    """numpy.float64/complex128 subclass Python's float/complex but are strong under NEP 50:
+    result_type and the complex-order ufuncs that use it promote to them (found by
+    tests/test_hypothesis_types.py: maximum(float32 array, numpy.complex128) was complex64)."""
+    x, n = clnp.asarray([1.0], dtype=clnp.float32), np.asarray([1.0], dtype=np.float32)
+    for s in (np.float64(2), np.complex128(1j), np.float16(1), 2.0, 1j):
+        assert clnp.result_type(x, s) == np.result_type(n, s), s
+        assert clnp.maximum(x, s).dtype == np.maximum(n, s).dtype, s

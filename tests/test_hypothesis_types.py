@@ -134,7 +134,7 @@ def scalar_type_calls(draw, name: str):
     on_device = DEV.supports(d)
     forms = ["T(v)", "lib.asarray(v, T)", "lib.dtype(T)", "issubdtype"]
     if on_device:
-        forms += ["T(x)", "x.astype(T)", "arith", "creation", "x.dtype == T"]
+        forms += ["T(x)", "x.astype(T)", "arith", "creation", "x.dtype == T", "promotion"]
     form = draw(st.sampled_from(forms))
     if form == "T(v)":
         return form_call(lambda lib, v: lib_type(lib, name)(v), f"lib.{name}(v)",
@@ -154,11 +154,23 @@ def scalar_type_calls(draw, name: str):
                          f"attributes of lib.dtype(lib.{name})")
     if form == "issubdtype":
         other = draw(st.sampled_from(ABSTRACT + CONCRETE))
-        return form_call(lambda lib, o: (lib.issubdtype(lib_type(lib, name), lib_type(lib, o)),
-                                         isinstance(lib_type(lib, name)(0), lib_type(lib, o))
-                                         if o in ABSTRACT else None),
-                         f"lib.issubdtype(lib.{name}, lib.<o>), isinstance(lib.{name}(0), "
-                         "lib.<o>)", other)
+        kind = draw(st.sampled_from(ISDTYPE_KINDS))
+        return form_call(lambda lib, o, k: (
+            lib.issubdtype(lib_type(lib, name), lib_type(lib, o)),
+            isinstance(lib_type(lib, name)(0), lib_type(lib, o)) if o in ABSTRACT else None,
+            lib.isdtype(lib.dtype(lib_type(lib, name)), k)),
+            f"lib.issubdtype(lib.{name}, lib.<o>), isinstance(lib.{name}(0), lib.<o>), "
+            f"lib.isdtype(lib.dtype(lib.{name}), k)", other, kind)
+    if form == "promotion":
+        x = draw(arrays([np.dtype(t) for t in DEVICE_DTYPES], SHAPES))
+        return form_call(lambda lib, x: (lib.result_type(x, lib_type(lib, name)),
+                                         lib.promote_types(x.dtype, lib_type(lib, name)),
+                                         lib.can_cast(x.dtype, lib_type(lib, name)),
+                                         lib.asarray(lib_type(lib, name)(1)),
+                                         lib.asarray([lib_type(lib, name)(1)] * 2)),
+                         f"lib.result_type(x, lib.{name}), lib.promote_types(x.dtype, "
+                         f"lib.{name}), lib.can_cast(x.dtype, lib.{name}), "
+                         f"lib.asarray(lib.{name}(1)), lib.asarray([lib.{name}(1)] * 2)", x)
     if form == "T(x)":
         # NumPy casts an array (a 0-d one to a scalar); clnp's arrays go through __array__
         x = draw(arrays([t for t in ALL if t.kind not in "fc" or d.kind not in "ub"]
@@ -194,6 +206,8 @@ def scalar_type_calls(draw, name: str):
                      f"lib.asarray(x, lib.{name}).dtype == lib.{name}", x)
 
 
+ISDTYPE_KINDS = ["bool", "signed integer", "unsigned integer", "integral", "real floating",
+                 "complex floating", "numeric", ("integral", "real floating")]
 DTYPE_ATTRS = ("kind", "itemsize", "char", "name", "str", "num", "byteorder", "isnative",
                "alignment", "type", "descr", "shape", "ndim", "hasobject", "isbuiltin")
 
