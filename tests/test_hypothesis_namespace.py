@@ -13,7 +13,8 @@ fails on a name in neither, so a name added to clnp needs a spec here.
 ``test_ufunc_method_matches_numpy`` does the same for the methods of every ufunc clnp shares
 with NumPy (``reduce``, ``accumulate``, ``outer``, ``reduceat``, ``at``: each one NumPy runs
 for that ufunc), on operands drawn by the ufunc's own spec; the bugs it found and that are
-still open are strict xfails in ``METHOD_XFAIL``.
+still open are strict xfails in ``METHOD_XFAIL``. tests/test_hypothesis_types.py runs this
+file's comparison (``check`` with a ``target``) over the types and the ndarray's methods.
 
 For each generated call, both libraries run on the same values (NumPy arrays are uploaded
 with ``clnp.asarray``). Where NumPy raises, clnp must raise too; where NumPy returns, clnp must
