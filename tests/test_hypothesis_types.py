@@ -14,7 +14,9 @@ attribute), and the classes (``broadcast``, ``errstate``, ``flatiter``, ``ndarra
 ``clnp.ndarray`` has, but those ``ATTR_EXCLUDED`` lists with the reason. Each example draws an
 array (shapes with 0- and 1-sized axes, every device dtype) and shows it to the method as a
 plain array or as a non-contiguous view (every other element, reversed, transposed) of a
-larger base; a method that mirrors a function draws its arguments with that function's spec.
+larger base; a method that mirrors a function draws its arguments with that function's spec,
+and the reductions, scans and takes also NumPy's ``out=`` (of the result's dtype or another)
+and ``dtype=``; ``reshape``/``transpose`` also take their ints as separate arguments.
 Methods that mutate (``fill``, ``put``, ``sort``, ``partition``, ``resize``, ``byteswap``
 in place, ``flat`` assignment) compare the base afterwards as well as the result.
 
@@ -536,6 +538,77 @@ mspec("all any argmax argmin argsort clip conj conjugate cumprod cumsum diagonal
       "take trace transpose var", from_function(), "method (mirrors a function)")
 for _n in ("clip", "mean", "std", "var", "round", "dot", "diagonal", "trace"):
     ATTR_SPECS[_n].tol = hn.SPECS[_n].tol
+
+
+def out_form(name: str) -> Form:
+    """``view.of(base).<name>(*args, out=out, **kw)`` into a fresh ``out`` of the given shape
+    and dtype: whether the result is ``out``, and ``out``."""
+    def fn(lib, base, view, shape, dtype, *args, **kw):
+        out = lib.zeros(shape, dtype)
+        r = getattr(view.of(base), name)(*args, out=out, **kw)
+        return r is out, out
+    return Form(fn, f"view.of(base).{name}(*args, out=lib.zeros(shape, dtype), **kw): "
+                    "result is out, out")
+
+
+@st.composite
+def with_out_or_dtype(draw, name: str, *, dtype_kw: bool):
+    """NumPy's ``out=`` (shaped and typed as NumPy's result, or of another device dtype)
+    and, for the accumulating methods, ``dtype=``, on the function spec's calls."""
+    c = draw(hn.SPECS[name].strategy)
+    a, rest, kw = np.asarray(c.args[0]), c.args[1:], dict(c.kwargs)
+    view = draw(VIEWS) if a.ndim else View("plain")
+    form = draw(st.sampled_from(["out", "dtype"] if dtype_kw else ["out"]))
+    if form == "dtype":
+        # not bool: NumPy accumulates in bool as a logical or/and, clnp refuses dtype=bool
+        # for sums and means (TypeError, tests/test_statistical.py)
+        dtypes = [d for d in DEVICE_DTYPES if d != "bool"]
+        if name in ("var", "std"):
+            # NumPy's var/std in an integer dtype truncate the mean and each square before
+            # summing, and in a real dtype drop only the mean's imaginary part; clnp casts
+            # the input and computes (documented differences): no integer dtypes, and
+            # complex ones only for complex data
+            dtypes = [d for d in dtypes if np.dtype(d).kind in ("c" if a.dtype.kind == "c"
+                                                                else "fc")]
+        if name == "mean":
+            # an integer accumulator wraps in NumPy: only those no sum here overflows
+            dtypes = [d for d in dtypes if d not in ("int8", "int16", "uint8", "uint16",
+                                                     "uint32", "uint64")]
+        kw["dtype"] = draw(st.sampled_from(dtypes))
+        return call(method_form(name), view.base_for(a), view, *rest, **kw)
+    want, err = hn.outcome(lambda: getattr(a.copy(), name)(*rest, **kw))
+    if err is not None or not isinstance(want, (np.ndarray, np.generic)):
+        return call(method_form(name), view.base_for(a), view, *rest, **kw)
+    dtype = np.asarray(want).dtype.name
+    if draw(st.integers(0, 3)) == 0:
+        dtype = draw(st.sampled_from(DEVICE_DTYPES))     # another dtype: NumPy's casting rule
+    if dtype not in DEVICE_DTYPES or (name == "round" and rest and rest[0] < 0):
+        # round(-1) of integers into out: NumPy divides in float64 and refuses an int out
+        return call(method_form(name), view.base_for(a), view, *rest, **kw)
+    return call(out_form(name), view.base_for(a), view, np.shape(want), dtype, *rest, **kw)
+
+
+for _n, _dt in (("sum", True), ("prod", True), ("mean", True), ("cumsum", True),
+                ("cumprod", True), ("max", False), ("min", False), ("all", False),
+                ("any", False), ("clip", False), ("take", False), ("round", False),
+                ("argmax", False), ("argmin", False), ("std", True), ("var", True)):
+    ATTR_SPECS[_n].strategy = st.one_of(ATTR_SPECS[_n].strategy,
+                                        with_out_or_dtype(_n, dtype_kw=_dt))
+
+
+@st.composite
+def varargs(draw, name: str):
+    """``x.reshape(2, 3)`` and ``x.transpose(1, 0)``: the shape or axes as separate ints."""
+    c = draw(hn.SPECS[name].strategy)
+    a, rest = np.asarray(c.args[0]), c.args[1:]
+    if rest and isinstance(rest[0], tuple) and len(rest[0]) >= 1:
+        rest = tuple(rest[0]) + rest[1:]
+    view = draw(VIEWS) if a.ndim else View("plain")
+    return call(method_form(name), view.base_for(a), view, *rest, **c.kwargs)
+
+
+for _n in ("reshape", "transpose"):
+    ATTR_SPECS[_n].strategy = st.one_of(ATTR_SPECS[_n].strategy, varargs(_n))
 mspec("astype", from_function(), "method (cast)")
 mspec("copy", lambda name: on_array(name, st.tuples(ANY_ARRAY, st.sampled_from(
     [{}, {"order": "C"}, {"order": "K"}])).map(lambda t: call(t[0], **t[1]))), "method (copy)")
@@ -583,8 +656,11 @@ mspec("compress", lambda name: on_array(name, compress_method()),
 
 @st.composite
 def fill_call(draw):
+    """In-range values, and values NumPy 2 refuses for the dtype (an out-of-range Python int:
+    OverflowError; NaN into integers: ValueError; complex into reals: TypeError)."""
     a = draw(ANY_ARRAY)
-    return call(a, draw(in_range(a.dtype)))
+    return call(a, draw(st.one_of(in_range(a.dtype), st.sampled_from(
+        [300, -1, 2 ** 40, 2.7, -2.5, np.nan, 1e10, True, 1j, 1.5 + 0j]))))
 
 
 mspec("fill", lambda name: on_array(name, fill_call(), mutates=True), "method (in place)")

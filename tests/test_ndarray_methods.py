@@ -450,3 +450,37 @@ def test_tobytes_order_a_and_scalar_conversion(device):
     assert float(up(1.5, device)) == 1.5 and bool(up([1.0], device))
     r = np.float64(up([1.0, 2.0], device)[:1])
     assert isinstance(r, np.ndarray) and r.shape == (1,)
+
+
+def test_out_casting_and_dtype_are_numpys(device):
+    """out= takes NumPy's casting: unsafe for reductions, scans, arg-reductions and take
+    (with NumPy's own dtype rule for take and argmax), same_kind for ufunc-based methods;
+    dtype= of mean/var/std is the result's dtype (found by tests/test_hypothesis_types.py)."""
+    a = np.array([[1.5, -2.5], [3.5, 4.0]])
+    x = up(a, device)
+    for name, kw, shape in (("sum", {"axis": 0}, (2,)), ("max", {"axis": 1}, (2,)),
+                            ("mean", {"axis": 0}, (2,)), ("var", {}, ()),
+                            ("cumsum", {"axis": 0}, (2, 2)), ("argmax", {"axis": 0}, (2,)),
+                            ("all", {"axis": 0}, (2,))):
+        for od in (np.int8, np.bool_):
+            out, ref = clnp.zeros(shape, dtype=od, device=device), np.zeros(shape, od)
+            assert getattr(x, name)(out=out, **kw) is out
+            getattr(a, name)(out=ref, **kw)
+            np.testing.assert_array_equal(out.to_numpy(), ref, err_msg=f"{name} {od}")
+    for name, args in (("clip", (0, 1)), ("round", (0,)), ("std", ())):
+        with pytest.raises(TypeError):
+            getattr(x, name)(*args, out=clnp.zeros(x.shape if name != "std" else (),
+                                                   dtype=np.int8, device=device))
+    with pytest.raises(TypeError):                    # NumPy: out must cast safely to intp
+        x.argmax(out=clnp.zeros((), dtype=np.uint64, device=device))
+    u = up(np.array([1, 2], np.uint8), device)
+    with pytest.raises(TypeError):                    # ... and for take to the array's dtype
+        u.take([0], out=clnp.zeros(1, dtype=np.int64, device=device))
+    for name in ("mean", "var", "std"):
+        for d in ("int32", "complex64", "float32"):
+            if name == "mean" or d != "int32":
+                got, want = getattr(x, name)(dtype=d), getattr(a, name)(dtype=d)
+                assert got.dtype == want.dtype, (name, d)
+                np.testing.assert_allclose(got.to_numpy(), want, rtol=1e-6)
+        with pytest.raises(TypeError):
+            getattr(x, name)(dtype=bool)
