@@ -484,3 +484,17 @@ def test_out_casting_and_dtype_are_numpys(device):
                 np.testing.assert_allclose(got.to_numpy(), want, rtol=1e-6)
         with pytest.raises(TypeError):
             getattr(x, name)(dtype=bool)
+
+
+def test_complex_scalar_into_bool_array(device):
+    """A bool array takes a complex scalar's truth value, as in NumPy; int and float arrays
+    refuse it (found by tests/test_hypothesis_types.py's long run: fill(1j))."""
+    b, ref = up(np.zeros(3, bool), device), np.zeros(3, bool)
+    b.fill(1j)
+    ref.fill(1j)
+    b[0] = 0j
+    ref[0] = 0j
+    same(b, ref)
+    for d in (np.int32, np.float32):
+        with pytest.raises(TypeError):
+            up(np.zeros(2, d), device).fill(1j)
