@@ -88,7 +88,7 @@ _install_numpy_signatures(globals(), tuple(_m_all + _s_all + _search_all + _cum_
 __version__ = "0.1.0"
 __array_api_version__ = "2025.12"
 
-ndarray = Array
+from ._array import ndarray  # noqa: E402  (NumPy's name; its constructor is NumPy's)
 # The dtype names are NumPy's scalar types, as in CuPy (``clnp.float32 is numpy.float32``):
 # ``clnp.float32(3)`` makes a NumPy scalar and ``x.dtype == clnp.float32`` holds; arrays'
 # ``.dtype`` is a ``numpy.dtype`` object (clnp._scalar_types).

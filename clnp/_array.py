@@ -132,9 +132,10 @@ class Array(ArrayOperators):
         """The memory-layout flags NumPy reports, by key (``x.flags['C_CONTIGUOUS']``) or
         attribute (``x.flags.c_contiguous``); OWNDATA is False (device memory is pooled)."""
         f_strides = c_strides(self._shape[::-1])[::-1]
-        f_contig = all(s == c or n <= 1 for s, c, n in
-                       zip(self._strides, f_strides, self._shape))
-        return ArrayFlags({"C_CONTIGUOUS": self.is_contiguous, "F_CONTIGUOUS": f_contig,
+        empty = self.size == 0                  # no elements: both, whatever the strides
+        f_contig = empty or all(s == c or n <= 1 for s, c, n in
+                                zip(self._strides, f_strides, self._shape))
+        return ArrayFlags({"C_CONTIGUOUS": empty or self.is_contiguous, "F_CONTIGUOUS": f_contig,
                            "OWNDATA": False, "WRITEABLE": True, "ALIGNED": True,
                            "WRITEBACKIFCOPY": False})
 
@@ -179,7 +180,7 @@ class Array(ArrayOperators):
         """
         if isinstance(dtype, builtins.type) and issubclass(dtype, (np.ndarray, Array)):
             type, dtype = dtype, None
-        if type is not None and type is not Array:
+        if type is not None and type is not Array and type is not ndarray:
             raise TypeError(f"view: clnp has no array subclasses; type must be clnp.ndarray, "
                             f"got {type!r}")
         if dtype is None:
@@ -195,7 +196,7 @@ class Array(ArrayOperators):
             raise ValueError("view: changing the dtype of a 0d array is only supported if the "
                              "itemsize is unchanged")
         last = self._shape[-1]
-        if last > 1 and self._strides[-1] != 1:
+        if self.size and last > 1 and self._strides[-1] != 1:
             raise ValueError(f"view: to change to a dtype of a different size, the last axis "
                              f"must be contiguous (shape {self._shape}, strides "
                              f"{self.strides}); copy the array first")
@@ -206,8 +207,8 @@ class Array(ArrayOperators):
                              f"{self._shape} of {self._dtype}; {new} has {new.itemsize})")
         byte_offset = self._offset * old
         byte_strides = [st * old for st in self._strides[:-1]]
-        if byte_offset % new.itemsize or any(b % new.itemsize for n, b in
-                                             zip(self._shape, byte_strides) if n > 1):
+        if self.size and (byte_offset % new.itemsize or any(
+                b % new.itemsize for n, b in zip(self._shape, byte_strides) if n > 1)):
             raise ValueError(f"view: the offset and strides of this view are not whole items "
                              f"of {new} (clnp addresses device memory in items); copy the "
                              f"array first")
@@ -231,7 +232,8 @@ class Array(ArrayOperators):
         Parameters
         ----------
         order : {'C', 'F', 'A', 'K'}, optional
-            Element order in the bytes; 'A' and 'K' mean 'C' (copies are C-ordered).
+            Element order in the bytes; 'A' means 'F' for an array that is Fortran
+            contiguous and not C contiguous, else 'C'; 'K' means 'C' (NumPy's rules).
 
         Returns
         -------
@@ -246,6 +248,9 @@ class Array(ArrayOperators):
         """
         if order not in ("C", "F", "A", "K"):
             raise ValueError(f"tobytes: order must be one of 'C', 'F', 'A', 'K'; got {order!r}")
+        if order == "A":
+            flags = self.flags
+            order = "F" if flags.f_contiguous and not flags.c_contiguous else "C"
         return self.to_numpy().tobytes(order="F" if order == "F" else "C")
 
     def tofile(self, fid: Any, sep: str = "", format: str = "%s") -> None:
@@ -412,6 +417,11 @@ class Array(ArrayOperators):
     def _scalar(self, kind: type, what: str) -> Any:
         from ._mixin import check_concrete
         check_concrete(self, what)
+        if kind is not bool and self._shape:
+            # NumPy 2's rule (bool() still takes any one element); so numpy.float64(x) of a
+            # one-element clnp array casts the array, as it does a NumPy array
+            raise TypeError(f"only 0-dimensional arrays can be converted to Python scalars; "
+                            f"got shape {self._shape} (use x.item() or x[0])")
         if self.size != 1:
             raise TypeError(f"only arrays with one element can be converted to Python "
                             f"{what}; got shape {self._shape}")
@@ -590,3 +600,77 @@ except (ImportError, AttributeError):  # then every array is printed from a full
 
 def _unpickle(host: np.ndarray, device: Device) -> Array:
     return Array.from_numpy(host, device)
+
+
+class _NdarrayType(type):
+    """The metaclass of :class:`ndarray`: every clnp array is an instance, and calling the
+    class is NumPy's constructor. Arrays stay :class:`Array` objects, whose own construction
+    keeps its fast path (every operation makes arrays)."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, Array)
+
+    def __subclasscheck__(cls, sub: type) -> bool:
+        return issubclass(sub, Array)
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        if len(args) == 6 and not kwargs and not isinstance(args[0], (tuple, list, int,
+                                                                      np.integer)):
+            return Array(*args)       # Array's own form, through classmethods called on ndarray
+        return numpy_ndarray(*args, **kwargs)
+
+
+def numpy_ndarray(shape: Any, dtype: Any = float, buffer: Any = None, offset: int = 0,
+                  strides: Any = None, order: Any = None, *, device: Any = None) -> Array:
+    """``numpy.ndarray(shape, dtype, buffer, offset, strides, order)`` on the device: without
+    ``buffer`` an uninitialised array (as ``clnp.empty``), with one the array NumPy's
+    constructor reads from that host buffer, uploaded (a copy: device memory cannot alias a
+    host buffer)."""
+    d = dt.as_dtype(dtype, "ndarray")
+    if buffer is None and strides is None and order in (None, "C"):
+        shape = (operator.index(shape),) if not isinstance(shape, (tuple, list)) else \
+            tuple(operator.index(n) for n in shape)
+        if any(n < 0 for n in shape):
+            raise ValueError(f"ndarray: negative dimensions are not allowed; got {shape}")
+        return Array.empty(shape, d, device)
+    # NumPy checks shape, buffer, offset, strides and order, and reads the host memory
+    return Array.from_numpy(np.ndarray(shape, d, buffer, offset, strides, order), device)
+
+
+class ndarray(Array, metaclass=_NdarrayType):
+    """The clnp array type, as NumPy users name it: ``isinstance(x, clnp.ndarray)`` holds for
+    every clnp array (an :class:`Array`), and ``clnp.ndarray(shape, dtype=float, buffer=None,
+    offset=0, strides=None, order=None)`` is NumPy's low-level constructor.
+
+    Parameters
+    ----------
+    shape : int or tuple of ints
+        The shape.
+    dtype : dtype, optional
+        The element type (float64 by default, as in NumPy).
+    buffer : object exposing the buffer protocol, optional
+        Host memory to read the elements from (copied to the device).
+    offset, strides, order : optional
+        As in ``numpy.ndarray``, for reading ``buffer``.
+
+    Returns
+    -------
+    Array
+        Uninitialised without ``buffer`` (as :func:`clnp.empty`).
+
+    Raises
+    ------
+    ValueError
+        A negative dimension, or a buffer too small for the shape (NumPy's checks).
+    TypeError
+        A dtype clnp arrays cannot hold.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> x = clnp.ndarray((2, 3), clnp.float32)
+    >>> x.shape, x.dtype, isinstance(x, clnp.ndarray)
+    ((2, 3), dtype('float32'), True)
+    """
+
+    __slots__ = ()

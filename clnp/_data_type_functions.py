@@ -99,6 +99,7 @@ def can_cast(from_: Any, to: Any, /) -> bool:
 
 @dataclass(frozen=True)
 class finfo_object:
+    """The standard's fields (Python floats and ints), then the rest of ``numpy.finfo``'s."""
     bits: int
     eps: float
     max: float
@@ -107,14 +108,26 @@ class finfo_object:
     dtype: np.dtype
     resolution: float = 0.0
     tiny: float = 0.0
+    epsneg: float = 0.0
+    smallest_subnormal: float = 0.0
+    precision: int = 0
+    nmant: int = 0
+    nexp: int = 0
+    maxexp: int = 0
+    minexp: int = 0
+    machep: int = 0
+    negep: int = 0
+    iexp: int = 0
 
 
 @dataclass(frozen=True)
 class iinfo_object:
+    """The standard's fields (Python ints), and ``numpy.iinfo``'s ``kind``."""
     bits: int
     max: int
     min: int
     dtype: np.dtype
+    kind: str = "i"
 
 
 def finfo(type: Any, /) -> finfo_object:
@@ -129,12 +142,16 @@ def finfo(type: Any, /) -> finfo_object:
     -------
     finfo_object
         ``bits``, ``eps``, ``max``, ``min``, ``smallest_normal`` (Python floats) and
-        ``dtype``.
+        ``dtype``; NumPy's ``resolution``, ``tiny``, ``epsneg``, ``smallest_subnormal``
+        (Python floats), ``precision``, ``nmant``, ``nexp``, ``maxexp``, ``minexp``,
+        ``machep``, ``negep`` and ``iexp`` (Python ints).
 
     Raises
     ------
     TypeError
-        Not a floating-point dtype.
+        Not a dtype or an array.
+    ValueError
+        Not a floating-point dtype (NumPy's class).
 
     Examples
     --------
@@ -145,12 +162,15 @@ def finfo(type: Any, /) -> finfo_object:
     """
     d = _dtype_of(type, "finfo")
     if dkind(d) not in "fc":
-        raise TypeError(f"finfo: {d} is not a floating-point dtype")
+        raise ValueError(f"finfo: {d} is not a floating-point dtype")
     f = dt.finfo(d)
     real = np.dtype(f.dtype)
     return finfo_object(int(f.bits), float(f.eps), float(f.max), float(f.min),
                         float(f.smallest_normal), real,
-                        float(f.resolution), float(f.smallest_normal))
+                        float(f.resolution), float(f.smallest_normal), float(f.epsneg),
+                        float(f.smallest_subnormal),
+                        *(int(getattr(f, a)) for a in ("precision", "nmant", "nexp", "maxexp",
+                                                       "minexp", "machep", "negep", "iexp")))
 
 
 def iinfo(type: Any, /) -> iinfo_object:
@@ -164,12 +184,15 @@ def iinfo(type: Any, /) -> iinfo_object:
     Returns
     -------
     iinfo_object
-        ``bits``, ``max``, ``min`` (Python ints) and ``dtype``.
+        ``bits``, ``max``, ``min`` (Python ints), ``dtype`` and ``kind`` (``'i'`` or
+        ``'u'``).
 
     Raises
     ------
     TypeError
-        Not an integer dtype.
+        Not a dtype or an array.
+    ValueError
+        Not an integer dtype (NumPy's class).
 
     Examples
     --------
@@ -180,9 +203,9 @@ def iinfo(type: Any, /) -> iinfo_object:
     """
     d = _dtype_of(type, "iinfo")
     if dkind(d) not in "iu":
-        raise TypeError(f"iinfo: {d} is not an integer dtype")
+        raise ValueError(f"iinfo: {d} is not an integer dtype")
     i = np.iinfo(d)
-    return iinfo_object(int(i.bits), int(i.max), int(i.min), d)
+    return iinfo_object(int(i.bits), int(i.max), int(i.min), d, d.kind)
 
 
 def isdtype(dtype: Any, kind: Any) -> bool:
@@ -276,7 +299,8 @@ def result_type(*arrays_and_dtypes: Any) -> np.dtype:
     res = None
     scalars = []
     for a in arrays_and_dtypes:
-        if isinstance(a, (bool, int, float, complex)):
+        # numpy.float64 and numpy.complex128 subclass float and complex but are strong (NEP 50)
+        if isinstance(a, (bool, int, float, complex)) and not isinstance(a, np.generic):
             scalars.append(a)
             continue
         d = _dtype_of(a, "result_type")

@@ -342,6 +342,8 @@ def _value_for(x: Any, value: Any) -> Any:
     if not isinstance(value, (bool, int, float, complex)):
         raise TypeError(f"__setitem__: value must be an array or a Python scalar; got "
                         f"{type(value).__name__}")
+    if isinstance(value, complex) and dkind(x.dtype) == "b":
+        value = bool(value)           # NumPy's: a bool array takes any scalar's truth value
     if isinstance(value, complex) and dkind(x.dtype) != "c":
         raise TypeError(f"__setitem__: cannot assign a complex value to a {x.dtype} array")
     if isinstance(value, float) and dkind(x.dtype) in "iu":

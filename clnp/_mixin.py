@@ -390,6 +390,8 @@ class ArrayOperators:
         NumPy (zeros for real arrays, which have no imaginary part to set)."""
         part = getattr(self, "_part_view", None)
         view = part("imag") if part is not None else None
+        if view is None and self.dtype == np.bool_:      # NumPy's False, where imag() refuses
+            return _ns().zeros_like(self)
         return view if view is not None else _ns().imag(self)
 
     @imag.setter
@@ -899,7 +901,7 @@ class ArrayOperators:
         Parameters
         ----------
         axis : int or None, optional
-            The axis (-1: the last; None is not allowed for an in-place sort).
+            The axis (-1: the last; None is refused with TypeError, as NumPy does).
         kind : {'quicksort', 'mergesort', 'heapsort', 'stable'}, optional
             Accepted for NumPy compatibility; clnp's sort is always stable.
         order : None
@@ -922,7 +924,7 @@ class ArrayOperators:
         """
         _check_kind(kind, "sort")
         if axis is None:
-            raise ValueError("sort: axis=None is not allowed for an in-place sort; use "
+            raise TypeError("sort: axis=None is not allowed for an in-place sort; use "
                              "clnp.sort(x, axis=None)")
         if order is not None:
             raise ValueError("sort: order= needs a structured dtype, which clnp has not")

@@ -90,7 +90,9 @@ class flatiter:
         self._i = 0
 
     def __getitem__(self, key: Any) -> Any:
-        return _ns().reshape(self.base, (-1,))[key]
+        # a copy, as NumPy's: writing into x.flat[1:3] must not write into x (the flattened
+        # base is a view of x whenever its strides allow)
+        return _ns().reshape(self.base, (-1,))[key].copy()
 
     def __setitem__(self, key: Any, value: Any) -> None:
         flat_write(self.base, key, value, "flat")
@@ -225,7 +227,7 @@ def partition_order(x: Any, kth: Any, axis: int, what: str) -> Any:
     for k in np.atleast_1d(np.asarray(kth)).tolist():
         if not isinstance(k, int):
             raise TypeError(f"{what}: kth must be integers; got {k!r}")
-        if not -n <= k < n:
+        if x.size and not -n <= k < n:       # NumPy checks nothing on an empty array
             raise ValueError(f"{what}: kth(={k}) out of bounds ({n})")
     return x, axis
 

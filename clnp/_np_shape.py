@@ -214,18 +214,20 @@ def row_stack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Any
     return vstack(tup, dtype=dtype, casting=casting)
 
 
-def _block(arrays: Any, depth: int, maxdepth: int, dev: Any) -> Any:
+def _block(arrays: Any, depth: int, list_depth: int, ndim: int, dev: Any) -> Any:
+    """The blocks of the lists ``depth`` levels down, joined along axis ``depth -
+    list_depth`` (the innermost lists along the last axis, whatever the blocks' ndim), each
+    block first given ``ndim`` dimensions."""
     xp = _xp()
     if isinstance(arrays, tuple):
         raise TypeError("block: arrays is a tuple; only lists can be used to arrange blocks")
     if isinstance(arrays, list):
         if not arrays:
             raise ValueError("block: lists cannot be empty")
-        parts = [_block(a, depth + 1, maxdepth, dev) for a in arrays]
-        nd = max(maxdepth, max(p.ndim for p in parts))
-        parts = [xp.reshape(p, (1,) * (nd - p.ndim) + p.shape) if p.ndim < nd else p
+        parts = [_block(a, depth + 1, list_depth, ndim, dev) for a in arrays]
+        parts = [xp.reshape(p, (1,) * (ndim - p.ndim) + p.shape) if p.ndim < ndim else p
                  for p in parts]
-        return xp.concat(parts, axis=-(maxdepth - depth))
+        return xp.concat(parts, axis=depth - list_depth)
     return _arr(arrays, dev)
 
 
@@ -284,7 +286,7 @@ def block(arrays: Any) -> Any:
             stack.extend(y)
         else:
             nd = max(nd, int(np.ndim(y)) if not is_array(y) else y.ndim)
-    res = _block(arrays, 0, max(depth, nd), dev)
+    res = _block(arrays, 0, depth, max(depth, nd), dev)
     return res if depth else xp.asarray(res, copy=True)
 
 

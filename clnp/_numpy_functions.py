@@ -15,6 +15,7 @@ from __future__ import annotations
 import builtins
 import math
 import operator
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
@@ -1512,6 +1513,19 @@ def _quantile(a: Any, q: Any, axis: Any, method: str, keepdims: bool, fname: str
     if not valid:
         raise ValueError("Percentiles must be in the range [0, 100]" if percent else
                          "Quantiles must be in the range [0, 1]")
+    if nan and x.size == 0:
+        # empty slices give NaN, and no slices NumPy's own shape and dtype (its nan-quantiles
+        # of no slices drop q's dims): NumPy's answer on an empty host array (no values to
+        # move; its "All-NaN slice" warning left out, as clnp's nanmedian does)
+        ref_fn = np.nanpercentile if percent else np.nanquantile
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)
+            ref = ref_fn(np.empty(x.shape, x.dtype), q.to_numpy() if is_array(q) else q,
+                         axis=_ax(axis), method=method, keepdims=keepdims)
+        ref = np.asarray(ref)
+        if ref.dtype == dt.float64 and not x.device.has_fp64:
+            ref = ref.astype(x.device.default_float)
+        return _finish(xp.asarray(ref, device=x.device), out, fname)
     srt, kshape, keep = _sorted_slices(x, axis, fname, "a quantile")   # NaNs sort last
     n = srt.shape[-1]
     dev = x.device
@@ -1569,7 +1583,7 @@ def _quantile(a: Any, q: Any, axis: Any, method: str, keepdims: bool, fname: str
         res = xp.where(bad, xp.asarray(math.nan, dtype=res.dtype, device=dev), res)
     # NumPy puts the dimensions of q first
     res = xp.moveaxis(res, -1, 0)
-    tail = keep if keepdims else kshape
+    tail = keep if keepdims and x.ndim else kshape    # a 0-d input keeps no dims
     res = xp.reshape(res, tuple(qh.shape) + tuple(tail))
     return _finish(res, out, fname)
 

@@ -19,6 +19,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _dtypes as dt
+from ._dtypes import kind as dkind
 from ._array import Array
 from ._helpers import is_array
 from ._ufunc import NoValue, write_out
@@ -219,7 +220,7 @@ def _extras(fname: str, orig: Callable[..., Any], args: dict[str, Any],
         res = u.reduce(x, axis=args.get("axis"), keepdims=args.get("keepdims", False),
                        **({"dtype": args["dtype"]} if args.get("dtype") is not None else {}),
                        **kw)
-        return write_out(fname, res, out)
+        return write_out(fname, res, out, _out_casting(fname))
     if fname == "mean" and "where" in given:
         m = as_array(given.pop("where"), fname, args["x"].device)
         x = args["x"]
@@ -228,12 +229,18 @@ def _extras(fname: str, orig: Callable[..., Any], args: dict[str, Any],
         c = ns.sum(m, axis=args.get("axis"), keepdims=args.get("keepdims"))
         res = ns.divide(s, c)
         given.pop("dtype", None)
-        return write_out(fname, res, out)
+        return write_out(fname, res, out, _out_casting(fname))
     if "where" in given:
         raise TypeError(f"{fname}: where= is not supported (mask the input with clnp.where)")
+    result_dtype = None
     if fname in ("var", "std", "mean") and "dtype" in given:
-        x = args["x"]
-        args["x"] = x.astype(dt.as_dtype(given.pop("dtype"), fname))
+        x, d = args["x"], dt.as_dtype(given.pop("dtype"), fname)
+        if d == dt.bool_:      # as sum's: NumPy's bool accumulation is a logical or
+            raise TypeError(f"{fname}: dtype=bool is not a numeric dtype")
+        # NumPy's dtype= is the accumulator's and the result's (an integer one truncates, a
+        # complex one makes var/std complex)
+        result_dtype = d
+        args["x"] = x.astype(d)
     if fname in ("concat", "concatenate", "stack") and ("dtype" in given or
                                                          "casting" in given):
         d = given.pop("dtype", None)
@@ -271,7 +278,8 @@ def _extras(fname: str, orig: Callable[..., Any], args: dict[str, Any],
                     raise TypeError(f"clip: got both {np_name} and {std}")
                 args[std] = given.pop(np_name)
     if fname == "round" and "decimals" in given:
-        return write_out(fname, ns.around(args["x"], given.pop("decimals")), out)
+        return write_out(fname, ns.around(args["x"], given.pop("decimals")), out,
+                         _out_casting(fname))
     if fname.endswith("_like") and "shape" in given:
         x, shape = args.pop("x"), given.pop("shape")
         maker = {"zeros_like": ns.zeros, "ones_like": ns.ones, "empty_like": ns.empty,
@@ -280,7 +288,7 @@ def _extras(fname: str, orig: Callable[..., Any], args: dict[str, Any],
         dev = args.pop("device", None) or x.device
         res = maker(shape, *([args.pop("fill_value")] if fname == "full_like" else []),
                     dtype=d, device=dev)
-        return write_out(fname, res, out)
+        return write_out(fname, res, out, _out_casting(fname))
     if fname == "eye" and "M" in given:     # NumPy's name of the column count
         if args.get("n_cols") is not None:
             raise TypeError("eye: got both n_cols (NumPy's M, positional) and M=")
@@ -293,12 +301,42 @@ def _extras(fname: str, orig: Callable[..., Any], args: dict[str, Any],
         raise TypeError(f"{fname}: argument(s) {sorted(given)} not supported with these "
                         f"values: {given}")
     res = _call(orig, args)
+    if result_dtype is not None:
+        res = res.astype(result_dtype)
     if retstep:
         n = args["num"]
         div = (n - 1) if args.get("endpoint", True) else n
         step = (args["stop"] - args["start"]) / div if div > 0 else float("nan")
         return res, step
-    return write_out(fname, res, out)
+    _check_out_dtype(fname, args.get("x"), out)
+    return write_out(fname, res, out, _out_casting(fname))
+
+
+# NumPy casts into ``out=`` unsafely for its reductions, scans, arg-reductions and takes (a
+# float sum into an int8 or bool out is allowed), under same_kind for ufunc-based functions
+# (clip, round, std's sqrt, ptp's subtract, quantiles' lerp)
+_UNSAFE_OUT = frozenset({
+    "sum", "prod", "max", "min", "amax", "amin", "all", "any", "mean", "var", "cumsum",
+    "cumprod", "argmax", "argmin", "take", "nansum", "nanprod", "nanmax", "nanmin",
+    "cumulative_sum", "cumulative_prod", "trace", "nancumsum", "nancumprod", "median",
+    "nanmedian", "compress", "choose"})
+
+
+def _out_casting(fname: str) -> str:
+    return "unsafe" if fname in _UNSAFE_OUT else "same_kind"
+
+
+def _check_out_dtype(fname: str, x: Any, out: Any) -> None:
+    """NumPy's own rule on ``out``'s dtype for ``take`` (it must cast safely to the array's
+    dtype) and the arg-reductions (to intp), before the unsafe cast of the result."""
+    d = getattr(out, "dtype", None)
+    if d is None:
+        return
+    to = dt.int64 if fname in ("argmax", "argmin") else getattr(x, "dtype", None)
+    if to is not None and fname in ("take", "argmax", "argmin") and \
+            not np.can_cast(d, to, "safe"):
+        raise TypeError(f"{fname}: cannot cast scalar from {d!r} to {to!r} according to the "
+                        f"rule 'safe' (NumPy's rule for out=)")
 
 
 def _call(orig: Callable[..., Any], args: dict[str, Any]) -> Any:

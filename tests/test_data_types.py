@@ -345,3 +345,30 @@ def test_float64_unsupported_without_fp64(no_fp64):
     assert r.dtype == clnp.float32
     np.testing.assert_array_equal(r.to_numpy(), np.ones(4, np.float32))
     assert clnp.sin(i).dtype == clnp.float32
+
+
+def test_finfo_iinfo_have_numpys_attributes():
+    """Every attribute of numpy.finfo/iinfo, with NumPy's values; NumPy's ValueError for a
+    dtype of the other kind (found by tests/test_hypothesis_types.py)."""
+    for d in (dt.float16, dt.float32, dt.float64, dt.complex64, dt.complex128):
+        f, ref = clnp.finfo(d), np.finfo(d)
+        for name in ("bits", "eps", "epsneg", "max", "min", "tiny", "smallest_normal",
+                     "smallest_subnormal", "resolution", "precision", "nmant", "nexp",
+                     "maxexp", "minexp", "machep", "negep", "iexp", "dtype"):
+            assert getattr(f, name) == getattr(ref, name), (d, name)
+    for d in dt.INTEGER:
+        assert (clnp.iinfo(d).kind, clnp.iinfo(d).bits) == (np.iinfo(d).kind, np.iinfo(d).bits)
+    with pytest.raises(ValueError):
+        clnp.finfo(clnp.int32)
+    with pytest.raises(ValueError):
+        clnp.iinfo(clnp.float32)
+
+
+def test_result_type_numpy_scalars_are_strong():
+    """numpy.float64/complex128 subclass Python's float/complex but are strong under NEP 50:
+    result_type and the complex-order ufuncs that use it promote to them (found by
+    tests/test_hypothesis_types.py: maximum(float32 array, numpy.complex128) was complex64)."""
+    x, n = clnp.asarray([1.0], dtype=clnp.float32), np.asarray([1.0], dtype=np.float32)
+    for s in (np.float64(2), np.complex128(1j), np.float16(1), 2.0, 1j):
+        assert clnp.result_type(x, s) == np.result_type(n, s), s
+        assert clnp.maximum(x, s).dtype == np.maximum(n, s).dtype, s

@@ -13,7 +13,8 @@ fails on a name in neither, so a name added to clnp needs a spec here.
 ``test_ufunc_method_matches_numpy`` does the same for the methods of every ufunc clnp shares
 with NumPy (``reduce``, ``accumulate``, ``outer``, ``reduceat``, ``at``: each one NumPy runs
 for that ufunc), on operands drawn by the ufunc's own spec; the bugs it found and that are
-still open are strict xfails in ``METHOD_XFAIL``.
+still open are strict xfails in ``METHOD_XFAIL``. tests/test_hypothesis_types.py runs this
+file's comparison (``check`` with a ``target``) over the types and the ndarray's methods.
 
 For each generated call, both libraries run on the same values (NumPy arrays are uploaded
 with ``clnp.asarray``). Where NumPy raises, clnp must raise too; where NumPy returns, clnp must
@@ -31,6 +32,7 @@ small pools so that the kernels one example compiles serve the later ones.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import os
 import sys
@@ -201,6 +203,7 @@ class Spec:
     mutates: int | None = None       # compare this (mutated) argument instead of the result
     compare: Callable | None = None  # compare(got, want, call) instead of the default
     raises_ok: bool = False          # clnp may raise where NumPy returns (documented limits)
+    same_error: bool = False         # where NumPy raises, clnp raises its class (or a subclass)
 
 
 SPECS: dict[str, Spec] = {}
@@ -1783,14 +1786,28 @@ def outcome(fn):
         return None, e
 
 
-def check(name: str, s: Spec, c: Call) -> None:
+def public_class(e: Exception) -> type:
+    """The class of ``e`` a user can name: NumPy's internal ones (``UFuncTypeError``) give
+    way to their public base (``TypeError``)."""
+    return next(k for k in type(e).__mro__
+                if k.__module__ in ("builtins", "numpy.exceptions", "numpy.linalg"))
+
+
+def check(name: str, s: Spec, c: Call, target: Callable | None = None) -> None:
+    """Run call ``c`` of ``name`` in both libraries and compare; ``target(lib)``, when given,
+    is the callable to run in place of ``lib.<name>`` (tests/test_hypothesis_types.py runs
+    expressions over the types and the ndarray's methods this way)."""
     np_args, np_kw = resolve(c.args, np), resolve(c.kwargs, np)
     cl_args, cl_kw = resolve(c.args, clnp), resolve(c.kwargs, clnp)
-    want, werr = outcome(lambda: lookup(np, name)(*np_args, **np_kw))
-    got, gerr = outcome(lambda: lookup(clnp, name)(*cl_args, **cl_kw))
+    np_fn, cl_fn = (target(np), target(clnp)) if target else (lookup(np, name),
+                                                              lookup(clnp, name))
+    want, werr = outcome(lambda: np_fn(*np_args, **np_kw))
+    got, gerr = outcome(lambda: cl_fn(*cl_args, **cl_kw))
     if werr is not None:
         assert gerr is not None, (f"clnp.{name}{c} returned {got!r}; NumPy raised "
                                   f"{werr!r}")
+        assert not s.same_error or isinstance(gerr, public_class(werr)), (
+            f"clnp.{name}{c} raised {gerr!r}; NumPy raised {werr!r}")
         return
     if gerr is not None:
         if s.raises_ok:
@@ -1943,10 +1960,13 @@ _SETTINGS = dict(deadline=None, database=None, derandomize=SEED is None,
                  suppress_health_check=list(HealthCheck), print_blob=False)
 
 
-def _run(name: str, examples: int, specs: dict[str, Spec] = SPECS) -> None:
-    if not _has(np, name.split(".")[0] if specs is METHOD_SPECS else name):
+def _run(name: str, examples: int, specs: dict[str, Spec] = SPECS,
+         target: Callable | None = None) -> None:
+    if target is None and not _has(np, name.split(".")[0] if specs is METHOD_SPECS else name):
         pytest.skip(f"NumPy {np.__version__} has no {name}")
     s = specs[name]
+    # body's source stays word for word: Hypothesis seeds the derandomized draws from it
+    check = functools.partial(globals()["check"], target=target)
 
     @settings(max_examples=examples, **_SETTINGS)
     @given(s.strategy)

@@ -179,7 +179,7 @@ def test_sort_argsort_partition(device, data):
     x.sort(axis=0)
     a.sort(axis=0)
     same(x, a)
-    with pytest.raises(ValueError, match="axis=None"):
+    with pytest.raises(TypeError, match="axis=None"):  # NumPy's class
         x.sort(axis=None)
     with pytest.raises(ValueError, match="kind"):
         x.argsort(kind="bogus")
@@ -392,3 +392,109 @@ def test_tracer_refuses_memory_methods():
     def g(x):
         return (x.reshape(3, 1).take([0, 2], axis=0).repeat(2) ** 2).sum()
     np.testing.assert_allclose(clnp_grad.grad(g)(clnp.arange(3.0)).to_numpy(), [0, 0, 8])
+
+
+# ---------------------------------------------------- found by tests/test_hypothesis_types.py
+def test_ndarray_constructor_is_numpys(device):
+    """clnp.ndarray(shape, dtype, buffer, offset, strides, order) is NumPy's constructor, and
+    every clnp array is an instance of clnp.ndarray."""
+    x = clnp.ndarray((2, 3), clnp.float32, device=device)
+    assert isinstance(x, clnp.ndarray) and x.shape == (2, 3) and x.dtype == np.float32
+    assert clnp.ndarray(4).dtype == np.ndarray(4).dtype and clnp.ndarray(()).shape == ()
+    buf = np.arange(6, dtype=np.int32).tobytes()
+    for args, kw in [(((2, 2), np.int32, buf), {}), (((2,), np.int32, buf),
+                                                     {"offset": 4, "strides": (8,)})]:
+        same(clnp.ndarray(*args, **kw, device=device), np.ndarray(*args, **kw))
+    with pytest.raises(ValueError):
+        clnp.ndarray((-1,))
+    with pytest.raises(TypeError):                       # a buffer too small, as in NumPy
+        clnp.ndarray((4,), np.int32, b"ab")
+    assert isinstance(up([1.0], device), clnp.ndarray) and issubclass(clnp.Array, clnp.ndarray)
+    assert not isinstance(np.zeros(1), clnp.ndarray)
+    assert up([1.0], device).view(clnp.ndarray).shape == (1,)
+
+
+def test_flat_reads_are_copies(device):
+    """x.flat[...] copies, as in NumPy: writing into what it returned leaves x alone."""
+    base = up(np.arange(12.0), device)
+    for x in (base, base[::2], base.reshape(3, 4).T):
+        ref = x.to_numpy()
+        part = x.flat[1:3]
+        part[...] = -1
+        x.flat[1][...] = -2
+        same(x, ref)
+
+
+def test_empty_arrays_edge_cases(device):
+    """NumPy checks no kth on an empty array, views and reports an empty array as
+    contiguous whatever its strides; imag of a bool array is False."""
+    e = up(np.zeros((0, 3), np.float32), device)
+    for method in ("partition", "argpartition"):
+        r = getattr(e, method)(5, axis=0)
+        assert r is None or r.shape == (0, 3)
+    s = up(np.ones((4, 0), np.float32), device)[::2, ::2]
+    assert s.flags.c_contiguous and s.flags.f_contiguous
+    assert up(np.zeros((2, 0), np.uint8), device).view(np.int16).shape == (2, 0)
+    same(up(np.array([True, False]), device).imag, np.array([True, False]).imag)
+
+
+def test_tobytes_order_a_and_scalar_conversion(device):
+    a = np.arange(6, dtype=np.int16).reshape(2, 3).T            # Fortran contiguous
+    x = up(np.ascontiguousarray(a.T), device).T
+    for order in ("A", "K", "C", "F"):
+        assert x.tobytes(order) == a.tobytes(order), order
+    # NumPy 2: only 0-d arrays convert to Python scalars, so numpy.float64(x) casts x
+    for conv in (float, int, complex):
+        with pytest.raises(TypeError):
+            conv(up([1.0], device))
+    assert float(up(1.5, device)) == 1.5 and bool(up([1.0], device))
+    r = np.float64(up([1.0, 2.0], device)[:1])
+    assert isinstance(r, np.ndarray) and r.shape == (1,)
+
+
+def test_out_casting_and_dtype_are_numpys(device):
+    """out= takes NumPy's casting: unsafe for reductions, scans, arg-reductions and take
+    (with NumPy's own dtype rule for take and argmax), same_kind for ufunc-based methods;
+    dtype= of mean/var/std is the result's dtype (found by tests/test_hypothesis_types.py)."""
+    a = np.array([[1.5, -2.5], [3.5, 4.0]])
+    x = up(a, device)
+    for name, kw, shape in (("sum", {"axis": 0}, (2,)), ("max", {"axis": 1}, (2,)),
+                            ("mean", {"axis": 0}, (2,)), ("var", {}, ()),
+                            ("cumsum", {"axis": 0}, (2, 2)), ("argmax", {"axis": 0}, (2,)),
+                            ("all", {"axis": 0}, (2,))):
+        for od in (np.int8, np.bool_):
+            out, ref = clnp.zeros(shape, dtype=od, device=device), np.zeros(shape, od)
+            assert getattr(x, name)(out=out, **kw) is out
+            getattr(a, name)(out=ref, **kw)
+            np.testing.assert_array_equal(out.to_numpy(), ref, err_msg=f"{name} {od}")
+    for name, args in (("clip", (0, 1)), ("round", (0,)), ("std", ())):
+        with pytest.raises(TypeError):
+            getattr(x, name)(*args, out=clnp.zeros(x.shape if name != "std" else (),
+                                                   dtype=np.int8, device=device))
+    with pytest.raises(TypeError):                    # NumPy: out must cast safely to intp
+        x.argmax(out=clnp.zeros((), dtype=np.uint64, device=device))
+    u = up(np.array([1, 2], np.uint8), device)
+    with pytest.raises(TypeError):                    # ... and for take to the array's dtype
+        u.take([0], out=clnp.zeros(1, dtype=np.int64, device=device))
+    for name in ("mean", "var", "std"):
+        for d in ("int32", "complex64", "float32"):
+            if name == "mean" or d != "int32":
+                got, want = getattr(x, name)(dtype=d), getattr(a, name)(dtype=d)
+                assert got.dtype == want.dtype, (name, d)
+                np.testing.assert_allclose(got.to_numpy(), want, rtol=1e-6)
+        with pytest.raises(TypeError):
+            getattr(x, name)(dtype=bool)
+
+
+def test_complex_scalar_into_bool_array(device):
+    """A bool array takes a complex scalar's truth value, as in NumPy; int and float arrays
+    refuse it (found by tests/test_hypothesis_types.py's long run: fill(1j))."""
+    b, ref = up(np.zeros(3, bool), device), np.zeros(3, bool)
+    b.fill(1j)
+    ref.fill(1j)
+    b[0] = 0j
+    ref[0] = 0j
+    same(b, ref)
+    for d in (np.int32, np.float32):
+        with pytest.raises(TypeError):
+            up(np.zeros(2, d), device).fill(1j)

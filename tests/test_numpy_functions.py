@@ -103,6 +103,30 @@ def test_quantile_methods(data, device, method):
               np.nanquantile(an, [0.2, 0.9], axis=1, method=method))
 
 
+def test_nanquantile_of_empty_slices(device):
+    """NaN for empty slices, with NumPy's shape and dtype, where the NaN-less versions raise
+    (found by Hypothesis: clnp raised)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for shape, axis in (((0,), None), ((0, 3), 0), ((2, 0, 3), 1)):
+            for d in (np.float32, np.int32):
+                a = np.zeros(shape, d)
+                x = clnp.asarray(a, device=device)
+                for q in (0.5, [0.1, 0.9]):
+                    for got, want in ((clnp.nanquantile(x, q, axis=axis),
+                                       np.nanquantile(a, q, axis=axis)),
+                                      (clnp.nanpercentile(x, np.multiply(q, 100), axis=axis,
+                                                          keepdims=True),
+                                       np.nanpercentile(a, np.multiply(q, 100), axis=axis,
+                                                        keepdims=True))):
+                        assert got.dtype == np.asarray(want).dtype
+                        np.testing.assert_array_equal(np.asarray(got), want)
+    # a 0-d input with keepdims keeps no dims (found by Hypothesis: clnp gave shape (1,))
+    for fn in ("quantile", "nanquantile", "percentile", "nanpercentile"):
+        got = getattr(clnp, fn)(clnp.asarray(2.0, device=device), [0.0, 1.0], keepdims=True)
+        assert got.shape == getattr(np, fn)(np.asarray(2.0), [0.0, 1.0], keepdims=True).shape
+
+
 def test_quantile_options(data, device):
     a, A, an, AN = data
     check(clnp.percentile(A, [5, 95], axis=0, keepdims=True),

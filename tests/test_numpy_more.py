@@ -418,6 +418,13 @@ def test_shape_helpers(device, rng):
     same(clnp.block([clnp.asarray([1, 2], device=device), 3]), np.block([np.array([1, 2]), 3]))
     with pytest.raises(ValueError):
         clnp.block([[1, 2], [[3]]])
+    # blocks of more dims than the lists' depth: the innermost lists still join along the
+    # last axis (found by Hypothesis: [[a3, a3]] was joined along axis -2)
+    a3 = np.arange(6.0).reshape(1, 2, 3)
+    c3 = clnp.asarray(a3, device=device)
+    for arrs, ref in (([[c3, c3]], [[a3, a3]]), ([[c3], [c3]], [[a3], [a3]]),
+                      ([[[c3, c3]]], [[[a3, a3]]]), ([c3, c3], [a3, a3])):
+        same(clnp.block(arrs), np.block(ref))
     same(clnp.diagflat([[1, 2]], -1), np.diagflat([[1, 2]], -1))
     same(
         clnp.apply_along_axis(lambda r: r[::-1] * 2, 1, cx),
