@@ -1015,3 +1015,14 @@ def test_angle_of_integers_and_bools_has_numpys_dtype(device):
         same(clnp.angle(clnp.asarray(z, device=device)), want)
         same(clnp.angle(clnp.asarray(z, device=device), deg=True), np.angle(z, deg=True),
              rtol=1e-3 if want.dtype == np.float16 else 1e-6)
+
+
+def test_bincount_of_empty_x_ignores_weights_as_numpy(device):
+    x = np.zeros(0, np.int64)
+    for w, m in ((np.zeros(0, np.float32), 0), (np.zeros(0, np.float32), 3),
+                 (np.ones(3, np.float32), 2)):
+        same(clnp.bincount(clnp.asarray(x, device=device), weights=clnp.asarray(w, device=device),
+                           minlength=m), np.bincount(x, weights=w, minlength=m))
+    xs, ws = np.array([1, 3]), np.array([0.5, 2.0], np.float32)
+    got = clnp.bincount(clnp.asarray(xs, device=device), weights=clnp.asarray(ws, device=device))
+    same(got, np.bincount(xs, weights=ws).astype(device.default_float))
