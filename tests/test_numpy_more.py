@@ -1026,3 +1026,21 @@ def test_bincount_of_empty_x_ignores_weights_as_numpy(device):
     xs, ws = np.array([1, 3]), np.array([0.5, 2.0], np.float32)
     got = clnp.bincount(clnp.asarray(xs, device=device), weights=clnp.asarray(ws, device=device))
     same(got, np.bincount(xs, weights=ws).astype(device.default_float))
+
+
+def test_select_casts_default_and_choices_as_numpy(device):
+    # NumPy promotes Python scalars by kind, fills with the default cast unsafely (-1 into
+    # uint8 is 255) and copies each choice in under same_kind (an int choice into uint8 fails)
+    c = [np.array([True, False, False]), np.array([False, True, False])]
+    u = np.array([3, 4, 5], np.uint8)
+    cc = [clnp.asarray(x, device=device) for x in c]
+    cu = clnp.asarray(u, device=device)
+    for choices, cchoices, default in (([u, u], [cu, cu], -1), ([u, u], [cu, cu], 300),
+                                       ([u, 2.5], [cu, 2.5], -1), ([u, True], [cu, True], 7),
+                                       ([u, u], [cu, cu], np.int8(-1)), ([3, 4], [3, 4], 5),
+                                       ([True, False], [True, False], True)):
+        same(clnp.select(cc, cchoices, default), np.select(c, choices, default))
+    with pytest.raises(TypeError):
+        np.select(c, [u, 7], u)
+    with pytest.raises(TypeError, match="choice 1.*int64.*uint8.*same_kind"):
+        clnp.select(cc, [cu, 7], cu)
