@@ -1044,3 +1044,17 @@ def test_select_casts_default_and_choices_as_numpy(device):
         np.select(c, [u, 7], u)
     with pytest.raises(TypeError, match="choice 1.*int64.*uint8.*same_kind"):
         clnp.select(cc, [cu, 7], cu)
+
+
+def test_digitize_values_on_edges_of_decreasing_bins(device):
+    # a value equal to an edge of decreasing bins: clnp searched the reversed bins with the
+    # other side (digitize(0.0, [0.25, 0.0]) was 2, NumPy's 1)
+    x = np.array([-1.0, 0.0, 0.25, 0.5, 1.0, 2.0, 2.5, 3.0, 4.0], np.float32)
+    for bins in ([0.25, 0.0], [3, 2, 2, 1, 0], [0, 1, 1, 2, 3], [1, 1, 1], [5], []):
+        b = np.asarray(bins, np.float32)
+        for right in (False, True):
+            same(clnp.digitize(clnp.asarray(x, device=device), clnp.asarray(b, device=device),
+                               right), np.digitize(x, b, right))
+    same(clnp.digitize(clnp.asarray(np.float32(0.0), device=device),
+                       clnp.asarray(np.array([0.25, 0.0], np.float32), device=device), False),
+         np.digitize(np.float32(0.0), np.array([0.25, 0.0], np.float32), False))
