@@ -2666,10 +2666,14 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
         cw = xp.cumulative_sum(xp.take(w, order), include_initial=True)
         hist = xp.diff(xp.take(cw, cum))
     if density:
+        # as NumPy: the widths are differences in the edges' dtype, then widened (float32
+        # edges give float32-rounded widths); the total is summed in the counts' dtype
         fd = dev.default_float
-        db = xp.diff(xp.astype(edges, fd))
-        h = xp.astype(hist, fd)
-        return h / db / xp.sum(h), edges
+        db = xp.astype(xp.diff(edges), fd)
+        total = xp.sum(hist)
+        if dkind(hist.dtype) not in "fc":
+            hist, total = xp.astype(hist, fd), xp.astype(total, fd)
+        return hist / db / total, edges
     return hist, edges
 
 
