@@ -1075,3 +1075,19 @@ def test_histogram_density_widths_in_the_edges_dtype(device):
         g, ge = clnp.histogram(clnp.asarray(a, device=device), density=True, **args)
         same(g, h.astype(fd), rtol=1e-15 if fd == np.float64 else 1e-6, atol=0)
         same(ge, e)
+
+
+def test_unpackbits_count_pads_with_zeros(device):
+    # NumPy documents zero padding for a count beyond the bits, and pads so where there are
+    # bits; of an operand with no bits along the axis it returns uninitialised bytes, so
+    # there the shape and dtype are NumPy's and the values the documented zeros
+    a = np.array([[3, 200], [7, 1]], np.uint8)
+    for kw in (dict(count=20), dict(axis=1, count=19), dict(axis=0, count=11, bitorder="little")):
+        same(clnp.unpackbits(clnp.asarray(a, device=device), **kw), np.unpackbits(a, **kw))
+    for shape, kw in (((0,), dict(count=1)), ((2, 0), dict(axis=1, count=3)),
+                      ((0, 2), dict(count=5))):
+        e = np.zeros(shape, np.uint8)
+        want = np.unpackbits(e, **kw)
+        got = np.asarray(clnp.unpackbits(clnp.asarray(e, device=device), **kw))
+        assert (got.shape, got.dtype) == (want.shape, want.dtype)
+        assert not got.any()
