@@ -936,7 +936,10 @@ class ufunc:
             Anything ``a[indices]`` accepts: integers, integer arrays or lists (one bounds-
             checked launch), tuples of them, slices, boolean masks.
         b : Array, array_like or scalar, optional
-            Second operand of binary ufuncs, broadcast to ``a[indices]``'s shape.
+            Second operand of binary ufuncs, broadcast to ``a[indices]``'s shape. A Python
+            scalar is an array of NumPy's default dtype for it, as in NumPy's ``at`` (not a
+            weak scalar): ``add.at`` of uint8 with 300 wraps, ``nextafter.at`` of float32
+            with 0.0 steps in float64.
 
         Returns
         -------
