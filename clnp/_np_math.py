@@ -1156,6 +1156,8 @@ def unpackbits(a: Any, /, axis: int | None = None, count: int | None = None,
     ------
     TypeError
         When ``a`` is not uint8.
+    ValueError
+        When ``-count`` exceeds the number of bits along the axis.
 
     Examples
     --------
@@ -1179,7 +1181,10 @@ def unpackbits(a: Any, /, axis: int | None = None, count: int | None = None,
     if count is not None:
         total = bits.shape[-1]
         c = operator.index(count)
-        keep = max(total + c, 0) if c < 0 else c
+        if -c > total:
+            raise ValueError(f"unpackbits: -count larger than number of elements (count={c} "
+                             f"with {total} bits along the axis)")
+        keep = total + c if c < 0 else c
         if keep <= total:
             bits = bits[..., :keep]
         else:

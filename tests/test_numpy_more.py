@@ -1091,3 +1091,13 @@ def test_unpackbits_count_pads_with_zeros(device):
         got = np.asarray(clnp.unpackbits(clnp.asarray(e, device=device), **kw))
         assert (got.shape, got.dtype) == (want.shape, want.dtype)
         assert not got.any()
+    # a negative count drops bits from the end, and more than there are is NumPy's error
+    same(clnp.unpackbits(clnp.asarray(a, device=device), axis=1, count=-16),
+         np.unpackbits(a, axis=1, count=-16))
+    for shape, kw in (((0,), dict(count=-1)), ((2, 1), dict(axis=1, count=-9)),
+                      ((0, 2), dict(count=-1))):
+        e = np.zeros(shape, np.uint8)
+        with pytest.raises(ValueError):
+            np.unpackbits(e, **kw)
+        with pytest.raises(ValueError, match="-count larger"):
+            clnp.unpackbits(clnp.asarray(e, device=device), **kw)
