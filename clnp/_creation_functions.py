@@ -293,7 +293,10 @@ def empty(shape: Any, *, dtype: Any = None, device: Any = None) -> Array:
 
 def _check_fill(fill_value: Any, d: np.dtype, fname: str) -> Any:
     """Validate a Python scalar fill value against ``d`` (NumPy's casting rules: floats
-    truncate into integers, complex into a real dtype is an error)."""
+    truncate into integers, complex into a real dtype is an error; a bool dtype takes the
+    value's truth, NaN and complex values included)."""
+    if dkind(d) == "b" and isinstance(fill_value, (int, float, complex)):
+        return bool(fill_value)
     if isinstance(fill_value, complex) and dkind(d) != "c":
         raise TypeError(f"{fname}: complex fill_value {fill_value} for real dtype {d}")
     if isinstance(fill_value, float) and dkind(d) in "iu":

@@ -221,7 +221,10 @@ def test_empty_zeros_ones(device, fn):
 @pytest.mark.parametrize("value, dtype", [
     (5, None), (5.5, None), (True, None), (1j, None), (-1, "int8"), (2.5, "int32"),
     (7, "float32"), (False, "float64"), (3, "complex64"), (255, "uint8"), (np.float32(1.5), None),
-    (2 ** 64 - 1, "uint64"), (-2.7, "int16")], ids=repr)
+    (2 ** 64 - 1, "uint64"), (-2.7, "int16"),
+    # a bool dtype takes the truth value (a float raised std::bad_cast; CLNP_HYPO_SEED=3)
+    (-1.5, "bool"), (0.0, "bool"), (-0.0, "bool"), (float("nan"), "bool"), (2, "bool"),
+    (1j, "bool"), (0j, "bool")], ids=repr)
 def test_full(device, value, dtype):
     expected = np.full((2, 3), value, dtype=dtype)
     if dtype is None and isinstance(value, float):
