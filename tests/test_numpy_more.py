@@ -1101,3 +1101,14 @@ def test_unpackbits_count_pads_with_zeros(device):
             np.unpackbits(e, **kw)
         with pytest.raises(ValueError, match="-count larger"):
             clnp.unpackbits(clnp.asarray(e, device=device), **kw)
+
+
+def test_polydiv_scales_by_the_reciprocal_in_vs_dtype(device):
+    # NumPy takes 1 / v[0] in v's own dtype: a float32 divisor of a float64 dividend gives
+    # a float32-rounded quotient (clnp's was exact: 0.3333333333 where NumPy's is 0.3333333433)
+    _f64(device)
+    for u, v in ((np.array([0.25]), np.array([0.75], np.float32)),
+                 (np.array([1.0, 2.0, 3.3]), np.array([0.3, 1.7], np.float32)),
+                 (np.array([1, 2, 3], np.float32), np.array([0.3, 1.7]))):
+        same(clnp.polydiv(clnp.asarray(u, device=device), clnp.asarray(v, device=device)),
+             np.polydiv(u, v), rtol=1e-15, atol=0)
