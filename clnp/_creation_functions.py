@@ -293,7 +293,10 @@ def empty(shape: Any, *, dtype: Any = None, device: Any = None) -> Array:
 
 def _check_fill(fill_value: Any, d: np.dtype, fname: str) -> Any:
     """Validate a Python scalar fill value against ``d`` (NumPy's casting rules: floats
-    truncate into integers, complex into a real dtype is an error)."""
+    truncate into integers, complex into a real dtype is an error; a bool dtype takes the
+    value's truth, NaN and complex values included)."""
+    if dkind(d) == "b" and isinstance(fill_value, (int, float, complex)):
+        return bool(fill_value)
     if isinstance(fill_value, complex) and dkind(d) != "c":
         raise TypeError(f"{fname}: complex fill_value {fill_value} for real dtype {d}")
     if isinstance(fill_value, float) and dkind(d) in "iu":
@@ -638,7 +641,9 @@ def arange(start: Any, /, stop: Any = None, step: Any = 1, *, dtype: Any = None,
     ValueError
         ``step`` is zero.
     TypeError
-        An argument is not a real number.
+        An argument is not a real number, ``dtype`` is not numeric, or a bool ``dtype``
+        would give more than two elements (NumPy's limit: ``start`` and ``start + step``
+        as truth values).
 
     Examples
     --------
@@ -660,12 +665,21 @@ def arange(start: Any, /, stop: Any = None, step: Any = 1, *, dtype: Any = None,
     if d is None:
         d = dt.int64 if all(isinstance(v, int) for v in (start, stop, step)) \
             else dev.default_float
-    if dkind(d) not in "iufc":
+    if dkind(d) not in "iufcb":
         raise TypeError(f"arange: dtype must be numeric; got {d}")
     if all(isinstance(v, int) for v in (start, stop, step)):
         n = max(0, -(-(stop - start) // step))
     else:
         n = max(0, math.ceil((stop - start) / step))
+    if dkind(d) == "b":
+        # NumPy: start and start + step, as truth values, for at most two elements
+        if n > 2:
+            raise TypeError(f"arange: a bool arange has at most 2 elements; got {n} (NumPy: "
+                            f"arange() is only supported for booleans when the result has "
+                            f"at most length 2)")
+        from ._numpy_functions import _xp
+        vals = [bool(start), bool(start + step)][:n]
+        return _xp().asarray(np.asarray(vals, dtype=bool), device=dev)
     if dkind(d) in "iu":
         start, step = int(start), int(step)
         if n:

@@ -435,7 +435,9 @@ def fromstring(string: Any, dtype: Any = float, count: int = -1, *, sep: str,
     dtype : dtype, optional
         Element type (default float64, or the device's default float when it lacks fp64).
     count : int, optional
-        Number of items to read (-1: all).
+        Number of items to read (-1: all). Where the text holds fewer, the result still has
+        ``count`` items, as NumPy's, and the missing ones are zeros (NumPy leaves them
+        uninitialised: numpy/numpy#1481).
     sep : str
         The separator between numbers (whitespace around it is ignored). NumPy's binary
         mode (``sep=''``) was removed in NumPy 2; use :func:`clnp.frombuffer`.
@@ -468,6 +470,19 @@ def fromstring(string: Any, dtype: Any = float, count: int = -1, *, sep: str,
         raise ValueError("fromstring: the binary mode (sep='') is not supported, as in "
                          "NumPy 2; use clnp.frombuffer")
     res = np.fromstring(string, dtype=dtype, count=count, sep=sep)
+    if count >= 0:
+        # NumPy stops at count or at the text's end and returns count items either way, the
+        # unread ones uninitialised: the same parse without count tells how many were read
+        # (unmatched data past the count-th item fails that parse: all count items were read)
+        import warnings
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                nread = np.fromstring(string, dtype=dtype, sep=sep).shape[0]
+        except ValueError:
+            nread = count
+        if nread < res.shape[0]:
+            res[nread:] = 0
     # the default (Python's float) follows the device; an explicit float64 is checked
     return _upload(res, device) if dtype is float else asarray(res, device=device)
 

@@ -190,10 +190,20 @@ class ArrayOperators:
         """
         if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
             shape = tuple(shape[0])
+        if order == "A":
+            # NumPy's 'A': Fortran index order for an array Fortran- but not C-contiguous
+            f = self.flags
+            order = "F" if f["F_CONTIGUOUS"] and not f["C_CONTIGUOUS"] else "C"
         if order == "F":
             # Fortran order: reverse the axes, reshape in C order to the reversed shape, and
             # reverse back
-            rev = _ns().reshape(self.T, tuple(reversed(tuple(shape))), copy=copy)
+            try:
+                rev = _ns().reshape(self.T, tuple(reversed(tuple(shape))), copy=copy)
+            except ValueError as e:      # name the caller's shapes, not the reversed ones
+                why = ("copy=False but it cannot be done without copying"
+                       if "copy=False" in str(e) else "the sizes differ")
+                raise ValueError(f"reshape: cannot reshape array of shape {self.shape} into "
+                                 f"shape {tuple(shape)} in Fortran order: {why}") from None
             return rev.T
         if order not in ("C", "A"):
             raise ValueError(f"reshape: order must be 'C', 'F' or 'A'; got {order!r}")

@@ -472,8 +472,6 @@ def digitize(x: Any, bins: Any, right: bool = False) -> Any:
     if dkind(xa.dtype) == "c" or dkind(b.dtype) == "c":
         raise TypeError(f"digitize: x and bins may not be complex; got dtypes {xa.dtype} and "
                         f"{b.dtype}")
-    d = b[1:] - b[:-1] if dkind(b.dtype) != "b" else xp.astype(b[1:], dt.int8) - xp.astype(
-        b[:-1], dt.int8)
     if b.shape[0] < 2:
         increasing = True
     else:
@@ -481,7 +479,6 @@ def digitize(x: Any, bins: Any, right: bool = False) -> Any:
         if not inc and not dec:
             raise ValueError("digitize: bins must be monotonically increasing or decreasing")
         increasing = inc
-    del d
     ct = xp.result_type(xa, b)
     xa, b = xp.astype(xa, ct), xp.astype(b, ct)
     side = "left" if right else "right"
@@ -489,8 +486,9 @@ def digitize(x: Any, bins: Any, right: bool = False) -> Any:
     if increasing:
         r = xp.searchsorted(b, flat, side=side)
     else:
-        other = "right" if right else "left"
-        r = b.shape[0] - xp.searchsorted(xp.flip(b), flat, side=other)
+        # NumPy counts from the end of the reversed bins with the same side: a value equal
+        # to a bin edge falls on the edge's other side than with increasing bins
+        r = b.shape[0] - xp.searchsorted(xp.flip(b), flat, side=side)
     return xp.reshape(xp.astype(r, dt.int64), xa.shape)
 
 
@@ -1158,6 +1156,8 @@ def unpackbits(a: Any, /, axis: int | None = None, count: int | None = None,
     ------
     TypeError
         When ``a`` is not uint8.
+    ValueError
+        When ``-count`` exceeds the number of bits along the axis.
 
     Examples
     --------
@@ -1181,7 +1181,10 @@ def unpackbits(a: Any, /, axis: int | None = None, count: int | None = None,
     if count is not None:
         total = bits.shape[-1]
         c = operator.index(count)
-        keep = max(total + c, 0) if c < 0 else c
+        if -c > total:
+            raise ValueError(f"unpackbits: -count larger than number of elements (count={c} "
+                             f"with {total} bits along the axis)")
+        keep = total + c if c < 0 else c
         if keep <= total:
             bits = bits[..., :keep]
         else:

@@ -187,11 +187,13 @@ def polydiv(u: Any, v: Any) -> tuple[Any, Any]:
     dev = _device_of(u, v)
     uu, vv = _inexact(_coeffs(u, dev, "polydiv")), _inexact(_coeffs(v, dev, "polydiv"))
     d = xp.result_type(uu, vv)
+    # as NumPy, the reciprocal of the leading coefficient is taken in v's own dtype (a
+    # float32 v scales a float64 u by a float32-rounded 1/v[0])
+    scale = 1.0 / vv[0]
     uu, vv = xp.astype(uu, d), xp.astype(vv, d)
     m, n = uu.shape[0] - 1, vv.shape[0] - 1
     if not bool(xp.any(vv != 0)):
         raise ZeroDivisionError("polydiv: division by the zero polynomial")
-    scale = 1.0 / vv[0]
     q = xp.zeros((max(m - n + 1, 1),), dtype=d, device=uu.device)
     r = xp.asarray(uu, copy=True)
     for k in range(0, m - n + 1):

@@ -130,6 +130,12 @@ def argpartition(a: Any, kth: Any, axis: int | None = -1, kind: str = "introsele
     return _xp().argsort(x, axis=ax, stable=True)
 
 
+def _weak_kind(v: Any) -> Any:
+    """``v``, or for a Python scalar a zero of its type: it promotes the same way, and a value
+    out of the other operands' range is no error (NumPy's ``result_type`` looks at kinds)."""
+    return type(v)(0) if type(v) in (bool, int, float, complex) else v
+
+
 def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0) -> Any:
     """Elements from ``choicelist`` where the first true condition of ``condlist`` holds
     (NumPy's ``select``).
@@ -182,11 +188,32 @@ def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0)
     choices = [c if is_array(c) else (c if np.ndim(c) == 0 and not isinstance(c, np.ndarray)
                                       else _arr(c, dev)) for c in choicelist]
     d0 = default if is_array(default) or np.ndim(default) == 0 else _arr(default, dev)
-    rdt = xp.result_type(*[c for c in choices], d0)
-    out = xp.astype(_arr(d0, dev), rdt) if is_array(d0) else xp.full((), d0, dtype=rdt,
-                                                                      device=dev)
-    for c, v in zip(reversed(conds), reversed(choices)):
-        v = xp.astype(v, rdt) if is_array(v) else xp.asarray(v, dtype=rdt, device=dev)
+    # as NumPy's result_type, a Python scalar promotes by its kind, whatever its value
+    ops = [_weak_kind(c) for c in choices] + [_weak_kind(d0)]
+    if all(type(v) in (bool, int, float, complex) for v in ops):
+        # Python scalars alone take NumPy's default dtypes (the device's where it lacks one)
+        rdt = np.result_type(*ops)
+        d = dev if dev is not None else conds[0].device
+        if not d.supports(rdt):
+            rdt = d.default_float if rdt.kind == "f" else d.default_complex
+    else:
+        rdt = xp.result_type(*ops)
+    if is_array(d0):
+        out = xp.astype(d0, rdt)
+    else:
+        # NumPy fills with the default cast unsafely (-1 into uint8 is 255)
+        with np.errstate(all="ignore"):
+            fill = np.asarray(d0).astype(rdt)
+        out = xp.asarray(fill, device=dev)
+    for i, c, v in zip(range(len(conds) - 1, -1, -1), reversed(conds), reversed(choices)):
+        # NumPy copies each choice in under same_kind casting, a Python scalar as the array
+        # NumPy makes of it (an int as int64: refused into uint8)
+        src = v.dtype if is_array(v) else np.asarray(v).dtype
+        if not np.can_cast(src, rdt, "same_kind"):
+            raise TypeError(f"select: choice {i}: cannot cast array data from {src!r} to "
+                            f"{rdt!r} according to the rule 'same_kind'")
+        v = xp.astype(v, rdt) if is_array(v) else xp.asarray(np.asarray(v).astype(rdt),
+                                                              device=dev)
         out = xp.where(c, v, out)
     shape = xp.broadcast_shapes(*[c.shape for c in conds],
                                 *[getattr(c, "shape", ()) for c in choices],

@@ -761,9 +761,9 @@ def angle(z: Any, deg: bool = False) -> Any:
     a = _arr(z)
     if dkind(a.dtype) == "c":
         re, im = xp.real(a), xp.imag(a)
+        r = xp.atan2(im, re)
     else:
-        if dkind(a.dtype) not in "f":
-            a = xp.astype(a, a.device.default_float)
-        re, im = a, xp.zeros_like(a)
-    r = xp.atan2(im, re)
+        # NumPy computes arctan2(0, z) with a weak Python 0: the result dtype is arctan2's
+        # for z (float16 for 8-bit integers, float32 for 16-bit, float64 for bool and wider)
+        r = xp.atan2(0, a)
     return r * (180.0 / math.pi) if deg else r

@@ -2419,7 +2419,8 @@ def bincount(x: Any, /, weights: Any = None, minlength: int = 0) -> Any:
     -------
     array
         The counts (int64), or the sums of the weights (the device's default float dtype),
-        shape ``(max(max(x) + 1, minlength),)``.
+        shape ``(max(max(x) + 1, minlength),)``. An empty ``x`` gives ``minlength`` int64
+        zeros whatever the weights, as in NumPy.
 
     Raises
     ------
@@ -2451,6 +2452,10 @@ def bincount(x: Any, /, weights: Any = None, minlength: int = 0) -> Any:
     minlength = operator.index(minlength)
     if minlength < 0:
         raise ValueError("'minlength' must not be negative")
+    n = v.shape[0]
+    if n == 0:
+        # NumPy returns int64 zeros for an empty x without looking at the weights
+        return xp.zeros((minlength,), dtype=dt.int64, device=v.device)
     w = None
     if weights is not None:
         w = _arr(weights, v.device)
@@ -2460,9 +2465,6 @@ def bincount(x: Any, /, weights: Any = None, minlength: int = 0) -> Any:
         if dkind(w.dtype) == "c":
             raise TypeError("bincount: complex weights are not supported")
     wd = v.device.default_float
-    n = v.shape[0]
-    if n == 0:
-        return xp.zeros((minlength,), dtype=dt.int64 if w is None else wd, device=v.device)
     v = xp.astype(v, dt.int64)
     lo, hi = (int(t) for t in xp.stack([xp.min(v), xp.max(v)]).tolist())
     if lo < 0:
@@ -2664,10 +2666,14 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
         cw = xp.cumulative_sum(xp.take(w, order), include_initial=True)
         hist = xp.diff(xp.take(cw, cum))
     if density:
+        # as NumPy: the widths are differences in the edges' dtype, then widened (float32
+        # edges give float32-rounded widths); the total is summed in the counts' dtype
         fd = dev.default_float
-        db = xp.diff(xp.astype(edges, fd))
-        h = xp.astype(hist, fd)
-        return h / db / xp.sum(h), edges
+        db = xp.astype(xp.diff(edges), fd)
+        total = xp.sum(hist)
+        if dkind(hist.dtype) not in "fc":
+            hist, total = xp.astype(hist, fd), xp.astype(total, fd)
+        return hist / db / total, edges
     return hist, edges
 
 

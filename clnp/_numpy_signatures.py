@@ -201,9 +201,10 @@ def _extras(fname: str, orig: Callable[..., Any], args: dict[str, Any],
             1 if shape is not None and fname not in ("zeros_like", "ones_like", "empty_like",
                                                      "full_like") else \
             getattr(x, "ndim", np.ndim(x) if x is not None else 2)
-        if fname == "reshape" and order != "C":
-            raise ValueError(f"reshape: order={order!r} is not supported: clnp reshapes in C "
-                             f"order (transpose first to reshape in Fortran order)")
+        if fname == "reshape":
+            # the method reads and writes in Fortran index order through transposed views
+            return as_array(args["x"], fname).reshape(args["shape"], order=order,
+                                                      copy=args.get("copy"))
         _order(order, fname, ndim)
     given.pop("assume_unique", None)        # a hint: the result is the same
     if "ddof" in given:

@@ -178,10 +178,13 @@ def unique(ar: Any, return_index: bool = False, return_inverse: bool = False,
         Also return the inverse indices (shaped like ``ar``).
     return_counts : bool, default False
         Also return the counts.
-    axis : None
-        Only None (the flattened array) is supported.
+    axis : int, optional
+        None: the unique elements of the flattened array. An axis: the unique sub-arrays
+        along it (``ar``'s slices ``take(ar, [k], axis)``), sorted lexicographically with
+        NaN last; the inverse is then 1-D, of length ``ar.shape[axis]``, as in NumPy.
     equal_nan : bool, default True
-        Collapse all NaNs into one value, as NumPy does.
+        Collapse all NaNs into one value, as NumPy does (for the elements: sub-arrays
+        holding NaN are all distinct, as NumPy's are).
     sorted : bool, default True
         The values are always sorted.
 
@@ -192,8 +195,8 @@ def unique(ar: Any, return_index: bool = False, return_inverse: bool = False,
 
     Raises
     ------
-    NotImplementedError
-        ``axis`` other than None.
+    AxisError
+        ``axis`` out of range.
 
     Examples
     --------
@@ -201,17 +204,57 @@ def unique(ar: Any, return_index: bool = False, return_inverse: bool = False,
     >>> values, counts = clnp.unique(clnp.asarray([2, 1, 2]), return_counts=True)
     >>> print(values, counts)
     [1 2] [1 2]
+    >>> print(clnp.unique(clnp.asarray([[3, 4], [1, 2], [3, 4]]), axis=0))
+    [[1 2]
+     [3 4]]
     """
     if axis is not None:
-        if is_array(ar):        # an axis out of range is NumPy's AxisError first
-            normalize_axis(axis, ar.ndim, "unique")
-        raise NotImplementedError("unique: only axis=None is supported (unique sub-arrays "
-                                  "along an axis are not implemented)")
+        check_array(ar, "unique")
+        ax = normalize_axis(axis, ar.ndim, "unique")
+        if ar.ndim > 1:
+            v, i, inv, c = _unique_axis(ar, ax)
+            extra = [a for a, want in ((i, return_index), (inv, return_inverse),
+                                       (c, return_counts)) if want]
+            return (v, *extra) if extra else v
     v, i, inv, c = _unique(ar, "unique", bool(return_index), bool(return_inverse),
                            bool(return_counts), bool(equal_nan))
     extra = [a for a, want in ((i, return_index), (inv, return_inverse), (c, return_counts))
              if want]
     return (v, *extra) if extra else v
+
+
+def _unique_axis(x: Any, axis: int) -> tuple[Any, Any, Any, Any]:
+    """NumPy's ``unique`` along ``axis``: the sub-arrays become rows, sorted by a lexicographic
+    sort (one stable argsort per column, last column first), and a row starts a new group
+    where it differs from its predecessor (NaN differs from itself, as in NumPy's field
+    comparison). Reads the number of groups back to the host."""
+    from ._numpy_functions import _xp
+    xp = _xp()
+    moved = xp.moveaxis(x, axis, 0)
+    n, rest = moved.shape[0], tuple(moved.shape[1:])
+    m = 1
+    for k in rest:
+        m *= k
+    rows = xp.reshape(moved, (n, m))
+    perm = xp.arange(n, dtype=dt.int64, device=x.device)
+    for j in range(m - 1, -1, -1) if n > 1 else ():
+        col = xp.take(rows[:, j], perm)
+        perm = xp.take(perm, xp.argsort(col, stable=True))
+    srt = xp.take(rows, perm, axis=0)
+    if n:
+        starts = xp.concat([xp.ones((1,), dtype=dt.bool_, device=x.device),
+                            xp.any(srt[1:] != srt[:-1], axis=1)])
+    else:
+        starts = xp.zeros((0,), dtype=dt.bool_, device=x.device)
+    first = xp.nonzero(starts)[0]
+    values = xp.moveaxis(xp.reshape(xp.take(srt, first, axis=0), (first.shape[0],) + rest),
+                         0, axis)
+    group = xp.cumulative_sum(xp.astype(starts, dt.int64)) - 1
+    inverse = xp.zeros((n,), dtype=dt.int64, device=x.device)
+    inverse[perm] = group
+    ends = xp.concat([first[1:], xp.full((1,), n, dtype=first.dtype, device=x.device)])
+    counts = xp.astype(ends - first, dt.int64)
+    return values, xp.astype(xp.take(perm, first), dt.int64), inverse, counts
 
 
 def isin(x1: Any, x2: Any, /, *, invert: bool = False) -> Any:

@@ -568,10 +568,10 @@ class ufunc:
         if x.ndim == 0 and isinstance(axis, (int, np.integer)) and axis in (0, -1):
             axis = ()     # NumPy: an int axis of a 0-d array reduces nothing (a tuple raises)
         axes = normalize_axes(axis, x.ndim, name)
+        d = self._method_dtype(x, dtype, "reduce")      # NumPy: a dtype error comes first
         if len(axes) > 1 and not self._rec.reorderable:
             raise ValueError(f"reduction operation '{self.__name__}' is not reorderable, so "
                              f"at most one axis may be specified")
-        d = self._method_dtype(x, dtype, "reduce")
         if x.dtype != d and self._op not in ("logical_and", "logical_or"):
             x = x.astype(d)
         init = None if initial is NoValue else initial
@@ -591,7 +591,7 @@ class ufunc:
             # NumPy 2 starts a reduction from the identity, which shows where one element is
             # reduced (gcd.reduce([-4]) is 4, hypot.reduce([-1.0]) is 1.0; add's only changes
             # the sign of -0.0): longer folds keep their fast paths
-            init = self.identity
+            init = self._identity_of(x.dtype)
         if nred == 0 and init is None and self.identity is None:
             raise ValueError(f"zero-size array to reduction operation {self.__name__} which "
                              f"has no identity")
@@ -608,6 +608,14 @@ class ufunc:
             r = _ns().reshape(r, tuple(1 if i in axes else n for i, n in enumerate(x.shape)))
         return write_out(name, r, out)
 
+    def _identity_of(self, d: np.dtype) -> Any:
+        """The identity as a value of dtype ``d``: NumPy casts it unsafely, so
+        ``bitwise_and``'s -1 is 255 for uint8."""
+        ident = self.identity
+        if isinstance(ident, int) and not isinstance(ident, bool) and dkind(d) in "u":
+            return int(np.asarray(ident).astype(d))
+        return ident
+
     def _reduce_primitive(self, x: Any, axes: tuple[int, ...], d: np.dtype, init: Any,
                           mask: Any) -> Any:
         ns = _ns()
@@ -615,7 +623,7 @@ class ufunc:
         if mask is not None:
             # masked-out elements become the identity (max/min have none: ``initial``,
             # which they may meet twice)
-            fill = self.identity if self.identity is not None else init
+            fill = self._identity_of(x.dtype) if self.identity is not None else init
             x = ns.where(mask, x, fill)
         nred = math.prod(x.shape[a] for a in axes)
         if red in ("max", "min") and nred == 0:
@@ -653,7 +661,7 @@ class ufunc:
         else:
             ax = axes[0]
         if init is None and (nred == 0 or mask is not None):
-            init = self.identity
+            init = self._identity_of(compute)
         if nred == 0:
             return ns.full(kshape, init, dtype=compute, device=x.device)
         if table and self._rec.reorderable and mask is None and init is None and \
@@ -928,7 +936,10 @@ class ufunc:
             Anything ``a[indices]`` accepts: integers, integer arrays or lists (one bounds-
             checked launch), tuples of them, slices, boolean masks.
         b : Array, array_like or scalar, optional
-            Second operand of binary ufuncs, broadcast to ``a[indices]``'s shape.
+            Second operand of binary ufuncs, broadcast to ``a[indices]``'s shape. A Python
+            scalar is an array of NumPy's default dtype for it, as in NumPy's ``at`` (not a
+            weak scalar): ``add.at`` of uint8 with 300 wraps, ``nextafter.at`` of float32
+            with 0.0 steps in float64.
 
         Returns
         -------
@@ -967,6 +978,13 @@ class ufunc:
         if (b is None) != (self.nin == 1):
             raise ValueError(f"{name}: {'second operand needed' if b is None else 'too many operands'}"
                              f" for a ufunc with {self.nin} input(s)")
+        if type(b) in (bool, int, float, complex):
+            # NumPy's at makes an array of a Python scalar: no weak promotion, so
+            # nextafter.at of float32 with 0.0 steps in float64 and add.at of uint8 with -1
+            # wraps (the results are cast back to a's dtype)
+            host = np.asarray(b)
+            if host.dtype != object and a.device.supports(host.dtype):
+                b = host
         ns = _ns()
         loop = self._method_loop("at", a) if b is None else self._method_loop("at", a, b)
         if loop is not None:
@@ -1101,7 +1119,8 @@ COMPOSITES: dict[str, tuple[Any, bool]] = {
     "deg2rad": (None, False), "rad2deg": (None, False),
     # issue #12 item 3 (clnp/_np_math.py)
     "cbrt": (None, False), "spacing": (None, False), "bitwise_count": (None, False),
-    "gcd": (0, True), "lcm": (None, True), "ldexp": (None, False),
+    # NumPy gives lcm no identity and marks it not reorderable (reduce takes one axis)
+    "gcd": (0, True), "lcm": (None, False), "ldexp": (None, False),
 }
 # docstring example inputs where NumPy refuses the default float ones
 _EXAMPLE_INPUTS: dict[str, tuple[str, ...]] = {

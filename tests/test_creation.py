@@ -74,8 +74,18 @@ def test_arange_errors(device):
         clnp.arange(0, 200, dtype=clnp.int8, device=device)
     with pytest.raises(OverflowError, match="uint8"):
         clnp.arange(-1, 3, dtype=clnp.uint8, device=device)
-    with pytest.raises(TypeError, match="numeric"):
+    with pytest.raises(TypeError, match="at most 2"):       # NumPy's limit for bools
         clnp.arange(3, dtype=clnp.bool, device=device)
+    with pytest.raises(TypeError, match="numeric"):
+        clnp.arange(3, dtype="U2", device=device)
+
+
+@pytest.mark.parametrize("args", [(0,), (1,), (2,), (1, 3), (0, 2, 1), (0, 1, 0.5), (-1, 1)],
+                         ids=repr)
+def test_arange_bool_as_numpy(device, args):
+    # NumPy casts start and start + step for at most two elements (fromfunction with
+    # dtype=bool of an empty shape reached it under CLNP_HYPO_SEED=3)
+    same(clnp.arange(*args, dtype=clnp.bool, device=device), np.arange(*args, dtype=bool))
 
 
 # ----------------------------------------------------------------------------- asarray
@@ -221,7 +231,10 @@ def test_empty_zeros_ones(device, fn):
 @pytest.mark.parametrize("value, dtype", [
     (5, None), (5.5, None), (True, None), (1j, None), (-1, "int8"), (2.5, "int32"),
     (7, "float32"), (False, "float64"), (3, "complex64"), (255, "uint8"), (np.float32(1.5), None),
-    (2 ** 64 - 1, "uint64"), (-2.7, "int16")], ids=repr)
+    (2 ** 64 - 1, "uint64"), (-2.7, "int16"),
+    # a bool dtype takes the truth value (a float raised std::bad_cast; CLNP_HYPO_SEED=3)
+    (-1.5, "bool"), (0.0, "bool"), (-0.0, "bool"), (float("nan"), "bool"), (2, "bool"),
+    (1j, "bool"), (0j, "bool")], ids=repr)
 def test_full(device, value, dtype):
     expected = np.full((2, 3), value, dtype=dtype)
     if dtype is None and isinstance(value, float):

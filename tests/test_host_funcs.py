@@ -111,3 +111,17 @@ def test_fromstring_and_fromregex(device, tmp_path):
           want.astype(np.float32))
     with pytest.raises(TypeError, match="structured"):
         clnp.fromregex(io.StringIO(text), r"(\w)=(\d+)", [("k", "U1"), ("v", int)])
+
+
+def test_fromstring_count_beyond_the_text(device):
+    # NumPy returns count items and leaves the unread ones uninitialised (numpy/numpy#1481);
+    # clnp returns as many, the ones read equal to NumPy's and the rest zeros
+    for text, count in (("41,-19,", 3), ("41,-19", 5), ("41,-19,", 2), ("", 2), ("7", 1)):
+        want = np.fromstring(text, sep=",", count=count)
+        got = np.asarray(clnp.fromstring(text, sep=",", count=count, device=device))
+        n = len(np.fromstring(text, sep=","))
+        assert got.shape == want.shape and got.dtype.kind == want.dtype.kind
+        np.testing.assert_array_equal(got[:n], want[:n])
+        assert not got[n:].any()
+    got = clnp.fromstring("1, 2, x", dtype=np.int32, sep=",", count=2, device=device)
+    np.testing.assert_array_equal(np.asarray(got), np.fromstring("1, 2, x", np.int32, 2, sep=","))

@@ -328,6 +328,29 @@ def test_reshape_copy_semantics(device):
     assert e.shape == (3, 0, 5)
 
 
+def test_reshape_fortran_and_any_order_as_numpy(device):
+    # NumPy's order= is the index order of the reading and the writing (found with a 0-d
+    # array, which clnp refused, by the namespace comparison under CLNP_HYPO_SEED=1)
+    zero = np.asarray(3.5)
+    same(clnp.reshape(base(device, zero), (), order="F"), np.reshape(zero, (), order="F"))
+    same(clnp.reshape(base(device, zero), (1, 1), order="A"), np.reshape(zero, (1, 1), order="A"))
+    x = base(device)
+    for shape in ((4, 6), (24,), (-1, 3), (2, 3, 4), (3, 2, 2, 2)):
+        same(clnp.reshape(x, shape, order="F"), np.reshape(A, shape, order="F"))
+        same(clnp.reshape(x, shape, order="A"), np.reshape(A, shape, order="A"))
+        same(clnp.reshape(x.T, shape, order="A"), np.reshape(A.T, shape, order="A"))
+        same(x.T.reshape(shape, order="F"), A.T.reshape(shape, order="F"))
+    v = clnp.reshape(x.T, (4, 6), order="F", copy=False)          # a view, as in NumPy
+    v[...] = -1
+    assert (np.asarray(x) == -1).all()
+    with pytest.raises(ValueError, match=r"\(2, 3, 4\).*\(5, 5\).*Fortran"):
+        clnp.reshape(x, (5, 5), order="F")
+    with pytest.raises(ValueError, match="copy=False"):
+        clnp.reshape(x, (4, 6), order="F", copy=False)
+    with pytest.raises(ValueError, match="order must be"):
+        clnp.reshape(x, (4, 6), order="K")
+
+
 def test_reshape_errors(device):
     x = base(device)
     with pytest.raises(ValueError, match=r"\(2, 3, 4\).*\(5, 5\)"):

@@ -566,3 +566,92 @@ def test_fmax_fmin_bool_operands_match_numpy(device, name):
     x = up(h, device)
     close(u.outer(x, up(np.array([0.5, np.nan], np.float32), device)),
           ref.outer(h, np.array([0.5, np.nan], np.float32)))
+
+
+# ------------------------------------------- found by the namespace comparison under other seeds
+
+def _binary_numpy_ufuncs():
+    return sorted(n for n in dir(np) if isinstance(getattr(np, n), np.ufunc)
+                  and getattr(np, n).nin == 2 and getattr(np, n).nout == 1
+                  and isinstance(getattr(clnp, n, None), clnp.ufunc)
+                  and n not in ("matmul", "vecdot", "matvec", "vecmat"))
+
+
+def _numpy_reorderable(name):
+    """NumPy's own answer: does ``reduce`` over two axes of a 2-d operand refuse it?"""
+    for d in ("d", "i", "?"):
+        try:
+            getattr(np, name).reduce(np.ones((2, 2), d), axis=None)
+            return True
+        except ValueError as e:
+            if "reorderable" in str(e):
+                return False
+        except TypeError:
+            continue
+    return None
+
+
+@pytest.mark.parametrize("name", _binary_numpy_ufuncs())
+def test_reduce_of_several_axes_refused_where_numpy_does(device, name):
+    # lcm was reorderable in clnp; NumPy gives it no identity and refuses axis=None on 3-d
+    reorderable = _numpy_reorderable(name)
+    if reorderable is None:
+        pytest.skip(f"NumPy reduces {name} over no dtype tried")
+    d = next(d for d in ("d", "i", "?") if device.supports(np.dtype(d)) and
+             _try(lambda: getattr(np, name).reduce(np.ones(3, d))))
+    a = np.ones((2, 2, 2), d)
+    if reorderable:
+        close(getattr(clnp, name).reduce(up(a, device), axis=None),
+              getattr(np, name).reduce(a, axis=None))
+    else:
+        for axis in (None, (0, 2)):
+            with pytest.raises(ValueError,
+                               match=f"'{getattr(np, name).__name__}' is not reorderable"):
+                getattr(clnp, name).reduce(up(a, device), axis=axis)
+        if name == "ldexp":    # NumPy reduces floats with ldexp, which it will not call on
+            return             # them; clnp refuses both (open in docs/roadmap.md #12)
+        close(getattr(clnp, name).reduce(up(a, device), axis=1),     # one axis is fine
+              getattr(np, name).reduce(a, axis=1))
+
+
+def _try(f):
+    try:
+        f()
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+def test_reduce_casts_the_identity_as_numpy(device):
+    # bitwise_and's identity -1 is 255 for uint8 (clnp raised OverflowError for a 0-d uint8)
+    for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "add", "multiply", "gcd"):
+        for d in _dtypes(device, "uint8", "uint32", "uint64", "int8", "int64"):
+            u, ref = getattr(clnp, name), getattr(np, name)
+            for a, kw in ((np.array(5, d), {}), (np.array(5, d), {"axis": None}),
+                          (np.array([6], d), {}), (np.zeros(0, d), {}),
+                          (np.zeros((0, 3), d), {"axis": 0})):
+                close(u.reduce(up(a, device), **kw), ref.reduce(a, **kw))
+            a, m = np.array([[5, 6, 7], [1, 2, 3]], d), np.array([True, False, True])
+            close(u.reduce(up(a, device), axis=1, where=up(m, device)),
+                  ref.reduce(a, axis=1, where=m))
+
+
+def test_at_takes_python_scalars_as_numpy_arrays(device):
+    # NumPy's at does not promote a Python scalar weakly: nextafter.at of float32 with 0.0
+    # steps in float64 (inf stays inf once cast back), add.at of uint8 with 300 wraps
+    cases = [("nextafter", "float32", 0.0, [np.inf, 2.0, 3.0]),
+             ("nextafter", "float32", 2.0, [1.0, 2.0, 3.0]),
+             ("add", "float32", 2.0 ** -30, [1.0, 2.0, 3.0]),
+             ("add", "uint8", 300, [1, 2, 3]), ("add", "uint8", -1, [1, 2, 3]),
+             ("add", "int32", 1.5, [1, 2, 3]), ("maximum", "uint8", -1, [1, 2, 3]),
+             ("multiply", "int8", 200, [1, 2, 3]), ("add", "bool", 1, [1, 0, 0])]
+    for name, d, b, values in cases:
+        if not device.supports(np.asarray(b).dtype):
+            continue
+        want = np.array(values, d)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            getattr(np, name).at(want, [0, 0, 2], b)
+        got = up(np.array(values, d), device)
+        getattr(clnp, name).at(got, [0, 0, 2], b)
+        close(got, want, rtol=0, atol=0)
