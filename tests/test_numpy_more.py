@@ -440,7 +440,7 @@ def test_shape_helpers(device, rng):
     assert clnp.iterable(cx) and not clnp.iterable(cx[0, 0, 0]) and not clnp.iterable(3)
     assert not clnp.shares_memory(cx[:, ::2], cx[:, 1::2]) and clnp.shares_memory(cx, cx[1])
     assert clnp.may_share_memory(cx[:, ::2], cx[:, 1::2]) and not clnp.may_share_memory(
-        cx, clnp.asarray(x)
+        cx, clnp.asarray(x, device=device)
     )
     assert clnp.isfortran(clnp.ones((2, 3), device=device).T) and not clnp.isfortran(cx)
     z = np.array([1 + 1j, 1 + 0j, 4.5, -np.inf])
