@@ -78,6 +78,19 @@ def _kernel_source(device: Device, kernel: Any) -> str:
 
 
 # ---------------------------------------------------------------------------------- steps
+def check_devices(device: Device, arrays: Sequence[Any], kernel: Any) -> None:
+    """ValueError unless every Array of ``arrays`` lives on ``device``: checked on a step's
+    first launch (later calls bind buffers of the same producers). A buffer of another
+    device's context passed to a kernel aborts some drivers (PoCL) instead of failing."""
+    for a in arrays:
+        if isinstance(a, Array) and a._device is not device:
+            name = getattr(kernel, "function_name", "a kernel")
+            raise ValueError(
+                f"jit: {name} reads an array on {a._device} in a function running on "
+                f"{device}: create it on the arguments' device (device=x.device) or move it "
+                f"with to_device()")
+
+
 def _new_array(device: Device, shape: tuple, strides: tuple, dtype: np.dtype,
                nbytes: int) -> Array:
     """A fresh contiguous Array whose layout the executable computed when it was built:
@@ -128,6 +141,7 @@ class _EwStep:
         """The general launch, through the plan: the first call, and any call whose input
         offsets differ from the first call's (an input made by a host-driven step)."""
         plan, device = self.plan, self.device
+        check_devices(device, views, plan.kernel)
         args = [env[v] if kind else v for kind, v in self.operands]
         kargs = plan.fill(views, args)
         if kargs is None:    # cannot happen with fixed layouts; the eager path's safety
@@ -160,6 +174,7 @@ class _RedStep:
         if self.bound is not None:
             self.bound(device.queue, bufs, vals)
         else:   # the first call: every argument, then a bound copy for later calls
+            check_devices(device, [env[src] for _, src in self.bufs if src >= 0], self.kernel)
             kargs = self.template.copy()
             for (pos, _), b in zip(self.bufs, bufs):
                 kargs[pos] = b
@@ -198,6 +213,7 @@ class _GemmStep:
             self.bound(device.queue, bufs, vals)
         else:
             # the first call, or inputs at other offsets (made by a host-driven step)
+            check_devices(device, arrs, self.kernel)
             kargs = self.template.copy()
             for (_, bpos, opos), a in zip(self.ins, arrs):
                 kargs[bpos], kargs[opos] = a._buf, a._offset

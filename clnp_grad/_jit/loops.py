@@ -209,6 +209,8 @@ class LoopKernel:
     def run(self, device: Device, consts: Sequence[Array], carry: Sequence[Array],
             length: int = 0) -> list[Array]:
         n = math.prod(self.prog.shape)
+        from .executable import check_devices
+        check_devices(device, list(consts) + list(carry), self.kernel)
         ins = [_contiguous(a) for a in list(consts) + list(carry)]
         outs = [Array.empty(shape, d, device) for shape, d in self.carry]
         args: list[Any] = [np.int32(n)]

@@ -476,6 +476,29 @@ def test_runs_on_the_arguments_device():
         np.testing.assert_allclose(_np(g), 2 * np.cos(np.arange(5)), rtol=1e-5)
 
 
+def test_arrays_of_two_devices_in_one_kernel_raise():
+    """A jitted function whose fused kernel would read an array of another device (a
+    closed-over constant, a creation op on the default device) raises ValueError naming
+    both devices before the launch: PoCL aborted the process on such a buffer."""
+    devs = clnp.devices()
+    if len(devs) < 2 or devs[0].platform_name != devs[1].platform_name:
+        pytest.skip("needs two OpenCL devices (e.g. POCL_DEVICES='pthread pthread')")
+    w = clnp.asarray(np.ones(5, np.float32), device=devs[0])
+    x = clnp.asarray(np.arange(5, dtype=np.float32), device=devs[1])
+    with pytest.raises(ValueError, match="different devices|in a function running on"):
+        cg.jit(lambda x: clnp.sin(x) * w + 1)(x)
+    loop = lambda x: lax_fori(x, w)  # noqa: E731
+    with pytest.raises(ValueError, match="different devices|in a function running on"):
+        loop(x)
+    np.testing.assert_allclose(_np(cg.jit(lambda x: clnp.sin(x) + 1)(x)),
+                               np.sin(np.arange(5)) + 1, rtol=1e-6)
+
+
+def lax_fori(x, w):
+    from clnp_grad import lax
+    return lax.fori_loop(0, 3, lambda i, c: c * w + 1.0, x)
+
+
 def test_matmul_precision_is_part_of_the_cache_key(device, monkeypatch, capfd):
     # as jax_default_matmul_precision in JAX: an executable built under one precision is
     # not replayed under another (its product kernels were chosen when it was built)

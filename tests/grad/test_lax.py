@@ -397,7 +397,8 @@ def test_elementwise_loops_compile_to_one_kernel(device):
             return (clnp.where(inside, zr2, zr), clnp.where(inside, zi2, zi),
                     cnt + clnp.astype(inside, clnp.int32))
         z = clnp.zeros_like(c)
-        return lax.fori_loop(0, n, body, (z, z, clnp.zeros(c.shape, dtype=clnp.int32)))
+        return lax.fori_loop(0, n, body, (z, z, clnp.zeros(c.shape, dtype=clnp.int32,
+                                                            device=c.device)))
 
     def mandel_np(c, n):
         zr = zi = np.zeros_like(c)
@@ -477,7 +478,8 @@ def test_loop_kernels_swap_carries_and_read_closed_over_arrays(device):
         def body(i, st):
             a, b, flag = st
             return b * w + s, a, clnp.logical_not(flag)
-        return lax.fori_loop(0, 5, body, (a, b, clnp.zeros(a.shape, dtype=clnp.bool)))
+        return lax.fori_loop(0, 5, body, (a, b, clnp.zeros(a.shape, dtype=clnp.bool,
+                                                              device=a.device)))
     ra, rb = ah.copy(), bh.copy()
     for _ in range(5):
         ra, rb = rb * wh + np.float32(0.25), ra
