@@ -146,7 +146,7 @@ STRUCTURAL = {
     "slice": ({"slice"}, lambda x: x[1:, ::-2] ** 2, lambda r: [_rand(r, SHAPE)]),
     "concatenate": ({"concatenate"}, lambda x, y: clnp.concat([x, y * y], axis=0),
                     lambda r: [_rand(r, SHAPE), _rand(r, SHAPE)]),
-    "gather": ({"gather"}, lambda x: x[clnp.asarray([2, 0, 2])] ** 2,
+    "gather": ({"gather"}, lambda x: x[clnp.asarray([2, 0, 2], device=x.device)] ** 2,
                lambda r: [_rand(r, SHAPE)]),
     "dot_general": ({"dot_general"}, lambda x, y: clnp.matmul(x, y.T),
                     lambda r: [_rand(r, SHAPE), _rand(r, SHAPE)]),
