@@ -82,6 +82,36 @@ class Participants:
         return len(self.counts) > 1
 
 
+def _rows(who: Participants) -> tuple[list[int], int]:
+    """Where each process's participants start in a buffer of one row per participant, and
+    this process's first row."""
+    starts = [int(v) for v in np.cumsum((0,) + who.counts)]
+    return starts, (starts[mpi.process_index()] if who.multiprocess else 0)
+
+
+def _exchange_rows(buf: np.ndarray, who: Participants, starts: list[int], first: int,
+                   n_local: int, what: str) -> None:
+    """Fill the other processes' rows of ``buf`` with theirs (MPI), sending this process's
+    ``n_local`` rows from ``first`` on; nothing in a single process."""
+    if who.multiprocess:
+        mpi.exchange(buf[first:first + n_local], [(c,) + buf.shape[1:] for c in who.counts],
+                     what, out=[buf[a:b] for a, b in zip(starts[:-1], starts[1:])])
+
+
+def _combine_rows(op: Any, buf: np.ndarray, home: Device) -> _HostBuffer:
+    """``op`` of the rows of ``buf`` in participant order, into a host buffer for transfers
+    with ``home`` (the caller releases it once its writes are enqueued)."""
+    res = _HostBuffer(home, buf.shape[1:], buf.dtype)
+    acc = res.array
+    if len(buf) == 1:
+        np.copyto(acc, buf[0])
+    else:
+        op(buf[0], buf[1], out=acc)
+    for row in buf[2:]:
+        op(acc, row, out=acc)
+    return res
+
+
 def reduce_collective(name: str, shards: Sequence[Array], who: Participants,
                       chunk_bytes: int | None = None) -> list[Array]:
     """``psum``/``pmax``/``pmin`` of the local shards (and, across processes, the others').
@@ -135,9 +165,7 @@ def reduce_collective(name: str, shards: Sequence[Array], who: Participants,
     flat_outs = [o.reshape(-1) for o in outs]
     step = max((chunk_bytes or CHUNK_BYTES) // max(dtype.itemsize, 1), 1)
     bounds = [(lo, min(lo + step, n)) for lo in range(0, n, step)] or [(0, 0)]
-    starts = [int(v) for v in np.cumsum((0,) + who.counts)]
-    me = mpi.process_index() if who.multiprocess else 0
-    first = starts[me]
+    starts, first = _rows(who)
     home = who.local[0]
     window = max(2, WINDOW_BYTES // max(step * dtype.itemsize * len(flat), 1))
 
@@ -150,19 +178,10 @@ def reduce_collective(name: str, shards: Sequence[Array], who: Participants,
         for r in reads:
             r.wait()
         buf = hb.array
-        if who.multiprocess:
-            mpi.exchange(buf[first:first + len(flat)], [(c, hi - lo) for c in who.counts], name,
-                         out=[buf[a:b] for a, b in zip(starts[:-1], starts[1:])])
-        res = _HostBuffer(home, (hi - lo,), dtype)
-        acc = res.array
-        if len(buf) == 1:
-            np.copyto(acc, buf[0])
-        else:
-            op(buf[0], buf[1], out=acc)
-        for row in buf[2:]:
-            op(acc, row, out=acc)
+        _exchange_rows(buf, who, starts, first, len(flat), name)
+        res = _combine_rows(op, buf, home)
         for fo in flat_outs:
-            write_into(fo, lo, acc)
+            write_into(fo, lo, res.array)
         res.release()               # reused once the writes have completed
         hb.release()
         staged[i] = None            # type: ignore[call-overload]
@@ -226,8 +245,7 @@ def reduce_many(name: str, shard_lists: Sequence[Sequence[Array]], who: Particip
     dtype = first_list[0].dtype
     sizes = [a.size for a in first_list]
     offs = [int(v) for v in np.cumsum([0] + sizes)]
-    starts = [int(v) for v in np.cumsum((0,) + who.counts)]
-    first = starts[mpi.process_index()] if who.multiprocess else 0
+    starts, first = _rows(who)
     home = who.local[0]
     hb = _HostBuffer(home, (who.size, offs[-1]), dtype)
     buf = hb.array
@@ -235,18 +253,9 @@ def reduce_many(name: str, shard_lists: Sequence[Sequence[Array]], who: Particip
              for k, lst in enumerate(shard_lists) for j, a in enumerate(lst)]
     for r in reads:
         r.wait()
-    if who.multiprocess:
-        mpi.exchange(buf[first:first + len(shard_lists)],
-                     [(c, offs[-1]) for c in who.counts], name,
-                     out=[buf[a:b] for a, b in zip(starts[:-1], starts[1:])])
-    res = _HostBuffer(home, (offs[-1],), dtype)
+    _exchange_rows(buf, who, starts, first, len(shard_lists), name)
+    res = _combine_rows(op, buf, home)
     acc = res.array
-    if len(buf) == 1:
-        np.copyto(acc, buf[0])
-    else:
-        op(buf[0], buf[1], out=acc)
-    for row in buf[2:]:
-        op(acc, row, out=acc)
     outs = []
     for d in who.local:
         mine = []
@@ -367,17 +376,13 @@ def collective(name: str, params: dict, shards: Sequence[Array], who: Participan
     # every participant's shard in one host array (pinned where staging is on): the local
     # ones read straight into their rows, the other processes' received into theirs
     x0 = shards[0]
-    starts = [int(v) for v in np.cumsum((0,) + who.counts)]
-    first = starts[mpi.process_index()] if who.multiprocess else 0
+    starts, first = _rows(who)
     hb = _HostBuffer(who.local[0], (who.size,) + tuple(x0.shape), x0.dtype)
     stack = hb.array
     reads = [start_read(s, stack[first + k, ...]) for k, s in enumerate(shards)]  # all at once
     for r in reads:
         r.wait()
-    if who.multiprocess:
-        mpi.exchange(stack[first:first + len(shards)],
-                     [(c,) + stack.shape[1:] for c in who.counts], name,
-                     out=[stack[a:b] for a, b in zip(starts[:-1], starts[1:])])
+    _exchange_rows(stack, who, starts, first, len(shards), name)
     p = {k: v for k, v in params.items() if k != "axis_name"}
     out = STACKED[name](np, stack, **p)
     try:
