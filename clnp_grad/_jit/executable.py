@@ -80,8 +80,9 @@ def _kernel_source(device: Device, kernel: Any) -> str:
 # ---------------------------------------------------------------------------------- steps
 def check_devices(device: Device, arrays: Sequence[Any], kernel: Any) -> None:
     """ValueError unless every Array of ``arrays`` lives on ``device``: checked on a step's
-    first launch (later calls bind buffers of the same producers). A buffer of another
-    device's context passed to a kernel aborts some drivers (PoCL) instead of failing."""
+    first launch (later calls bind buffers of the same producers) and on every loop kernel's
+    launch. A buffer of another device's context passed to a kernel aborts some drivers
+    (PoCL) instead of failing."""
     for a in arrays:
         if isinstance(a, Array) and a._device is not device:
             name = getattr(kernel, "function_name", "a kernel")

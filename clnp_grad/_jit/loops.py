@@ -30,6 +30,7 @@ from clnp._eager import contiguous_copy
 from clnp._runtime import Device, launch
 
 from .._ir import Graph, Lit, Var
+from .executable import check_devices
 from .fusion import is_elementwise, op_signature
 from clnp._dtypes import kind as dkind
 
@@ -209,9 +210,11 @@ class LoopKernel:
     def run(self, device: Device, consts: Sequence[Array], carry: Sequence[Array],
             length: int = 0) -> list[Array]:
         n = math.prod(self.prog.shape)
-        from .executable import check_devices
-        check_devices(device, list(consts) + list(carry), self.kernel)
-        ins = [_contiguous(a) for a in list(consts) + list(carry)]
+        given = list(consts) + list(carry)
+        # every array the kernel reads, the program's own constants included, before any copy
+        check_devices(device, given + [v for v, _, _ in self.prog.buffers[len(given):]],
+                      self.kernel)
+        ins = [_contiguous(a) for a in given]
         outs = [Array.empty(shape, d, device) for shape, d in self.carry]
         args: list[Any] = [np.int32(n)]
         if self.counted:
