@@ -176,12 +176,17 @@ def _vm_helper(fn: str, base: str, width: int, splat: int) -> str:
             return f"{head}{pre} return {fn}({sp}).s0; }}"
         return f"{head}{pre} return {fn}({', '.join(args)}); }}"
     body = f"return {fn}({', '.join(args)});"
-    lanes = ", ".join(f"clnp_vm_{fn}_{base}(a.s{_LANES[i]})" for i in range(width))
+    lanes = _lanewise(fn, base, width)
     if (fn, base) in _VM_LANEWISE:
         body = f"{_huge_test(width, splat)} return ({t})({lanes});\n    {body}"
     elif guard:
         body = f"if (any({guard[0]})) return ({t})({lanes});\n    {body}"
     return f"{head}\n    {body}\n}}"
+
+
+def _lanewise(fn: str, base: str, width: int) -> str:
+    """The lanes of vector ``a``, each through the scalar ``clnp_vm_<fn>_<base>``."""
+    return ", ".join(f"clnp_vm_{fn}_{base}(a.s{_LANES[i]})" for i in range(width))
 
 
 def _sincos_helper(base: str, width: int, splat: int) -> str:
@@ -198,8 +203,7 @@ def _sincos_helper(base: str, width: int, splat: int) -> str:
         return f"{head} return sincos(a, c); }}"
     body = "return sincos(a, c);"
     if ("sincos", base) in _VM_LANEWISE:
-        lanes = {fn: ", ".join(f"clnp_vm_{fn}_{base}(a.s{_LANES[i]})" for i in range(width))
-                 for fn in ("sin", "cos")}
+        lanes = {fn: _lanewise(fn, base, width) for fn in ("sin", "cos")}
         body = (f"{_huge_test(width, splat)} {{ *c = ({t})({lanes['cos']}); "
                 f"return ({t})({lanes['sin']}); }}\n    {body}")
     return f"{head}\n    {body}\n}}"
