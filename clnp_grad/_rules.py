@@ -67,13 +67,13 @@ PARTIALS: dict[str, Callable[..., tuple[Any, ...]]] = {
                             xp.where(x == 0, 0.0, xp.log(xp.where(x == 0, 1.0, x))) * z),
     "atan2": lambda y, x, z: (x / (x * x + y * y), -y / (x * x + y * y)),
     "hypot": lambda x, y, z: (x / z, y / z),
-    "copysign": lambda x, y, z: (xp.where(xp.signbit(x) == xp.signbit(y), 1.0, -1.0), 0.0),
+    "copysign": lambda x, y, z: (_flag(xp.signbit(x) == _signbit(y), z) * 2.0 - 1.0, 0.0),
     "logaddexp": lambda x, y, z: (xp.exp(x - z), xp.exp(y - z)),
-    "maximum": lambda x, y, z: _split_ties(x > y, x == y),
-    "minimum": lambda x, y, z: _split_ties(x < y, x == y),
+    "maximum": lambda x, y, z: _split_ties(x > y, x == y, z),
+    "minimum": lambda x, y, z: _split_ties(x < y, x == y, z),
     # the result is x moved by one ulp: d/dx is 1 almost everywhere, d/dy 0
     "nextafter": lambda x, y, z: (1.0, 0.0),
-    "clip": lambda x, lo, hi, z: _clip_partials(x, lo, hi),
+    "clip": lambda x, lo, hi, z: _clip_partials(x, lo, hi, z),
 }
 
 
@@ -81,16 +81,28 @@ def _is_arr(v: Any) -> bool:
     return hasattr(v, "shape")
 
 
-def _split_ties(win: Any, tie: Any) -> tuple[Any, Any]:
+def _flag(mask: Any, z: Any) -> Any:
+    """``mask`` as 0/1 in the result's dtype. ``where(mask, 1.0, 0.0)`` of two Python floats
+    is a float64 array (the default floating dtype), which made a float32 gradient compute
+    in float64 and cast back, a double-precision kernel on every GPU."""
+    return xp.astype(mask, z.dtype)
+
+
+def _signbit(v: Any) -> Any:
+    """signbit of an array, or of a Python scalar on the host (not as a float64 constant)."""
+    return xp.signbit(v) if _is_arr(v) else math.copysign(1.0, v) < 0
+
+
+def _split_ties(win: Any, tie: Any, z: Any) -> tuple[Any, Any]:
     """maximum/minimum: the winner takes the derivative, ties share it (as JAX does)."""
-    a = xp.where(win, 1.0, xp.where(tie, 0.5, 0.0))
+    a = _flag(win, z) + _flag(tie, z) * 0.5
     return a, 1.0 - a
 
 
-def _clip_partials(x: Any, lo: Any, hi: Any) -> tuple[Any, Any, Any]:
+def _clip_partials(x: Any, lo: Any, hi: Any, z: Any) -> tuple[Any, Any, Any]:
     below, above = x < lo, x > hi
     inside = xp.logical_not(xp.logical_or(below, above))
-    return (xp.where(inside, 1.0, 0.0), xp.where(below, 1.0, 0.0), xp.where(above, 1.0, 0.0))
+    return _flag(inside, z), _flag(below, z), _flag(above, z)
 
 
 # linear ops whose tangent map is the op itself

@@ -248,3 +248,21 @@ def test_absent_results_stay_none_under_transforms(device):
     cg.vmap(f)(a)
     cg.jvp(f, (a[0],), (a[1],))
     assert seen == [None, None]
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum", "clip", "copysign"])
+def test_selecting_partials_keep_the_dtype(device, name):
+    # the partials of ops that select an input are 0/1 masks; built from two Python floats
+    # they were float64, so a float32 gradient ran in double precision and cast back
+    x = clnp.asarray(np.array([-1.0, 0.0, 0.5, 2.0], np.float32), device=device)
+    fns = {"maximum": lambda v: clnp.sum(clnp.maximum(v, 0.0) * 3.0),
+           "minimum": lambda v: clnp.sum(clnp.minimum(v, 0.0) * 3.0),
+           "clip": lambda v: clnp.sum(clnp.clip(v, -0.5, 1.0) * 3.0),
+           "copysign": lambda v: clnp.sum(clnp.copysign(v, -1.0) * 3.0)}
+    want = {"maximum": [0.0, 1.5, 3.0, 3.0], "minimum": [3.0, 1.5, 0.0, 0.0],
+            "clip": [0.0, 3.0, 3.0, 0.0], "copysign": [3.0, -3.0, -3.0, -3.0]}
+    g = cg.jit(cg.grad(fns[name]))
+    assert "float64" not in g.lower(x).as_text()
+    out = g(x)
+    assert out.dtype == clnp.float32
+    np.testing.assert_array_equal(np.asarray(out), np.array(want[name], np.float32))
