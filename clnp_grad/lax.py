@@ -15,6 +15,7 @@ predicate becomes a select, or a masked loop). See docs/control_flow.md.
 from __future__ import annotations
 
 import os
+from contextvars import ContextVar
 from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -130,8 +131,9 @@ def _aval(x: Any) -> Aval:
 
 
 def _device_of(leaves: Sequence[Any]) -> Any:
+    """The device of the first clnp array or tracer among ``leaves`` (NumPy's are "cpu")."""
     for v in leaves:
-        if hasattr(v, "device") and hasattr(v, "shape"):
+        if _is_array(v):
             return v.device
     return None
 
@@ -177,12 +179,67 @@ class _Stager(StagingInterpreter):
         if isinstance(x, StagingTracer) and x._interp is self:
             return x.var, x.value
         if hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, np.ndarray):
+            _check_scalar_devices(x.device if _is_array(x) else None)
             var, _ = super().operand(x)
             ex = self._examples.get(id(x))
             if ex is None:
                 ex = self._examples[id(x)] = _example(x)
             return var, ex
         return super().operand(x)
+
+
+# Python scalars entering a call (carries, operands, a predicate) have no device. They are
+# placed on the device of the call's arrays; a call without any ("uncommitted", as JAX's
+# weak-typed scalars) starts on the default device and, when a body is seen to close over an
+# array of another device, is staged again from the start with its scalars there.
+class _ScalarDevice:
+    """Where one call's Python scalars go: ``device``, fixed when ``committed``."""
+
+    def __init__(self, leaves: Sequence[Any]):
+        dev = _device_of(leaves)
+        self.committed = dev is not None
+        self.device = dev if dev is not None else xp.default_device()
+
+
+class _Restage(Exception):
+    """Raised while staging: the uncommitted call ``scope`` must start over on ``device``."""
+
+    def __init__(self, scope: _ScalarDevice, device: Any):
+        super().__init__(f"lax: Python scalars move to {device}")
+        self.scope, self.device = scope, device
+
+
+_UNCOMMITTED: ContextVar[tuple[_ScalarDevice, ...]] = ContextVar("clnp_lax_uncommitted",
+                                                                   default=())
+
+
+def _check_scalar_devices(device: Any) -> None:
+    """A body reads an array on ``device``: the outermost enclosing uncommitted call whose
+    scalars sit elsewhere starts over there (its nested calls then see its new operands)."""
+    if device is None:
+        return
+    for scope in _UNCOMMITTED.get():
+        if device is not scope.device:
+            raise _Restage(scope, device)
+
+
+def _on_operands_device(leaves: Sequence[Any], run: Callable[[Any], Any]) -> Any:
+    """``run(device)``, with ``device`` the one ``leaves``' arrays are on; with no arrays
+    among them, the device of the first array of another device that a body closes over
+    (``run`` is then called a second time), else the default device."""
+    scope = _ScalarDevice(leaves)
+    if scope.committed:
+        return run(scope.device)
+    token = _UNCOMMITTED.set(_UNCOMMITTED.get() + (scope,))
+    try:
+        return run(scope.device)
+    except _Restage as r:
+        if r.scope is not scope:
+            raise
+        device = r.device
+    finally:
+        _UNCOMMITTED.reset(token)
+    return run(device)
 
 
 class _Staged(NamedTuple):
@@ -212,8 +269,9 @@ def _as_array(x: Any, what: str, device: Any = None, dtype: Any = None) -> Any:
 
 
 def _stage(fun: Callable[..., Any], examples: Sequence[Any], in_tree: PyTreeDef,
-           what: str) -> _Staged:
-    """Stage ``fun(*tree_unflatten(in_tree, leaves))`` to a graph (consts not yet hoisted)."""
+           what: str, device: Any) -> _Staged:
+    """Stage ``fun(*tree_unflatten(in_tree, leaves))`` to a graph (consts not yet hoisted);
+    Python scalars it returns become arrays on ``device``."""
     interp = _Stager(what)
     binders = [Var(_aval(e)) for e in examples]
     tracers = [StagingTracer(interp, b, e) for b, e in zip(binders, examples)]
@@ -221,7 +279,7 @@ def _stage(fun: Callable[..., Any], examples: Sequence[Any], in_tree: PyTreeDef,
         with set_interpreter(interp):
             out = fun(*tree_unflatten(in_tree, tracers))
         o_flat, o_tree = tree_flatten(out)
-        o_flat = [_as_array(o, what, _device_of(examples)) for o in o_flat]
+        o_flat = [_as_array(o, what, device) for o in o_flat]
         outs = [interp.operand(o)[0] for o in o_flat]
     finally:
         interp.active = False
@@ -288,11 +346,17 @@ def _check_same(what: str, ref_name: str, ref_tree: PyTreeDef, ref_avals: Sequen
 # ------------------------------------------------------------------------------ calls
 def _cond_call(index: Any, fns: Sequence[Callable[..., Any]], operands: list, what: str,
                names: Sequence[str], ref: int = 0) -> Any:
-    ops, tree = tree_flatten(operands)
-    dev = _device_of(ops + [index])
-    ops = [_as_array(o, what, dev) for o in ops]
+    """``index`` is an array or a NumPy scalar of its dtype (a Python pred or index)."""
+    leaves, tree = tree_flatten(operands)
+    return _on_operands_device(leaves + [index], lambda dev: _cond_on(
+        _as_array(index, what, dev), fns, [_as_array(o, what, dev) for o in leaves], tree,
+        what, names, ref, dev))
+
+
+def _cond_on(index: Any, fns: Sequence[Callable[..., Any]], ops: list, tree: PyTreeDef,
+             what: str, names: Sequence[str], ref: int, dev: Any) -> Any:
     examples = [_example(o) for o in ops]
-    staged = [_stage(f, examples, tree, what) for f in fns]
+    staged = [_stage(f, examples, tree, what, dev) for f in fns]
     for k, (s, nm) in enumerate(zip(staged, names)):
         if k != ref:
             _check_same(what, f"the output of {names[ref]}", staged[ref].out_tree,
@@ -320,18 +384,23 @@ def _cast_scalars(out: Any, ref: list, tree: PyTreeDef) -> Any:
 
 def _while_call(cond_fun: Callable, body_fun: Callable, init: Any, what: str) -> Any:
     leaves, tree = tree_flatten(init)
-    dev = _device_of(leaves)
-    leaves = [_as_array(v, what, dev) for v in leaves]
+    return _on_operands_device(leaves, lambda dev: _while_on(
+        cond_fun, body_fun, [_as_array(v, what, dev) for v in leaves], tree,
+        tree_flatten([init])[1], what, dev))
+
+
+def _while_on(cond_fun: Callable, body_fun: Callable, leaves: list, tree: PyTreeDef,
+              in_tree: PyTreeDef, what: str, dev: Any) -> Any:
     examples = [_example(v) for v in leaves]
-    in_tree = tree_flatten([init])[1]
-    s_cond = _stage(cond_fun, examples, in_tree, what)
+    s_cond = _stage(cond_fun, examples, in_tree, what, dev)
     p = s_cond.out_avals
     if s_cond.out_tree.kind != "leaf" or p[0].shape != () or p[0].dtype != np.bool_:
         got = (_typ(p[0]) if s_cond.out_tree.kind == "leaf" else
                f"a pytree {s_cond.out_tree!r}")
         raise TypeError(f"{what}: cond_fun must return a boolean scalar (shape (), dtype "
                         f"bool); got {got}")
-    s_body = _stage(lambda c: _cast_scalars(body_fun(c), leaves, tree), examples, in_tree, what)
+    s_body = _stage(lambda c: _cast_scalars(body_fun(c), leaves, tree), examples, in_tree, what,
+                    dev)
     _check_carry(what, "body_fun", tree, [_aval(v) for v in leaves], s_body.out_tree,
                  s_body.out_avals)
     (gc, gb), consts = _close([s_cond, s_body])
@@ -344,9 +413,14 @@ def _scan_call(f: Callable, init: Any, xs: Any, length: int | None, reverse: boo
                what: str) -> tuple[Any, Any]:
     c_leaves, c_tree = tree_flatten(init)
     x_leaves, x_tree = tree_flatten(xs)
-    dev = _device_of(c_leaves + x_leaves)
-    c_leaves = [_as_array(v, what, dev) for v in c_leaves]
-    x_leaves = [_as_array(v, what, dev) for v in x_leaves]
+    return _on_operands_device(c_leaves + x_leaves, lambda dev: _scan_on(
+        f, init, [_as_array(v, what, dev) for v in c_leaves], c_tree,
+        [_as_array(v, what, dev) for v in x_leaves], x_tree, length, reverse, what, dev))
+
+
+def _scan_on(f: Callable, init: Any, c_leaves: list, c_tree: PyTreeDef, x_leaves: list,
+             x_tree: PyTreeDef, length: int | None, reverse: bool, what: str,
+             dev: Any) -> tuple[Any, Any]:
     x_paths = _paths(x_tree, "xs")
     for pth, x in zip(x_paths, x_leaves):
         if x.ndim == 0:
@@ -384,7 +458,7 @@ def _scan_call(f: Callable, init: Any, xs: Any, length: int | None, reverse: boo
         ys, y_tree["t"] = tree_flatten(r[1])
         y_tree["c"] = tree_flatten(c_out)[1]
         return list(tree_flatten(c_out)[0]) + list(ys)
-    s = _stage(body, examples, in_tree, what)
+    s = _stage(body, examples, in_tree, what, dev)
     nc = y_tree["c"].num_leaves
     _check_carry(what, "f", c_tree, [_aval(v) for v in c_leaves], y_tree["c"],
                  s.out_avals[:nc])
@@ -399,7 +473,7 @@ def _scan_call(f: Callable, init: Any, xs: Any, length: int | None, reverse: boo
 # ------------------------------------------------------------------------------ public API
 def _check_pred(pred: Any, what: str) -> Any:
     if isinstance(pred, (bool, np.bool_)):
-        return _as_array(bool(pred), what)
+        return np.bool_(pred)     # placed with the operands by _cond_call
     if not hasattr(pred, "dtype") or not hasattr(pred, "shape"):
         raise TypeError(f"{what}: pred must be a boolean scalar (a Python bool or a bool array "
                         f"of shape ()); got {type(pred).__name__}")
@@ -410,7 +484,7 @@ def _check_pred(pred: Any, what: str) -> Any:
         raise ValueError(f"{what}: pred must be a scalar (shape ()); got shape "
                          f"{tuple(pred.shape)} (reduce it with any()/all(), or use "
                          f"clnp.where for an elementwise choice)")
-    return pred if _is_array(pred) else _as_array(pred, what)
+    return pred if _is_array(pred) else np.bool_(pred)    # a NumPy 0-d array
 
 
 def cond(pred: Any, true_fun: Callable[..., Any], false_fun: Callable[..., Any],
@@ -501,8 +575,7 @@ def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any) -
         got = f"dtype {index.dtype}" if hasattr(index, "dtype") else type(index).__name__
         raise TypeError(f"lax.switch: index must be an integer scalar; got {got}")
     if not hasattr(index, "shape") or isinstance(index, np.generic):
-        index = _as_array(int(index), "lax.switch",
-                          _device_of(tree_flatten(list(operands))[0]), np.int32)
+        index = np.int32(min(max(int(index), -1), 2 ** 31 - 1))   # clamped again by the impl
     elif tuple(index.shape) != ():
         raise ValueError(f"lax.switch: index must be a scalar (shape ()); got shape "
                          f"{tuple(index.shape)}")
@@ -599,9 +672,8 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any],
         return out
     static = all(isinstance(b, (int, np.integer)) and not isinstance(b, (bool, np.bool_))
                  for b in (lower, upper))
-    dev = _device_of(i_leaves)
     if static:
-        i0 = _as_array(int(lower), what, dev, np.int32)
+        i0 = np.int32(lower)    # a scalar: placed with the carry by _scan_call
 
         def f(c: Any, _: Any) -> Any:
             i, x = c
@@ -617,12 +689,13 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any],
                             f"{getattr(b, 'dtype', type(b).__name__)} "
                             f"{tuple(getattr(b, 'shape', ()))}")
     dt = next((b.dtype for b in (upper, lower) if hasattr(b, "dtype")), np.dtype(np.int32))
-    lo = lower if hasattr(lower, "shape") else _as_array(int(lower), what, dev, dt)
-    hi = upper if hasattr(upper, "shape") else _as_array(int(upper), what, dev, dt)
+    # Python bounds stay NumPy scalars of dt, placed with the carry by _while_call
+    lo = lower if hasattr(lower, "shape") else dt.type(int(lower))
+    hi = upper if hasattr(upper, "shape") else dt.type(int(upper))
     if lo.dtype != dt:
-        lo = xp.astype(lo, dt)
+        lo = xp.astype(lo, dt) if _is_array(lo) else dt.type(lo)
     if hi.dtype != dt:
-        hi = xp.astype(hi, dt)
+        hi = xp.astype(hi, dt) if _is_array(hi) else dt.type(hi)
     _, _, out = _while_call(lambda c: c[0] < c[1],
                             lambda c: (c[0] + 1, c[1], step(c[0], c[2])),
                             (lo, hi, init_val), what)

@@ -489,3 +489,197 @@ def test_loop_kernels_swap_carries_and_read_closed_over_arrays(device):
         np.testing.assert_allclose(_np(got[1]), rb, rtol=1e-6, atol=1e-6)
         np.testing.assert_array_equal(_np(got[2]), np.ones(n, bool))
     assert len(_loop_sources(jf, _a(ah, device), _a(bh, device))) == 1
+
+
+# ------------------------------------------------------------------------------ devices
+@pytest.fixture
+def other_device():
+    """A device other than the default one, of the same platform (arrays of two contexts
+    cannot meet in one kernel anyway); skips with a single device."""
+    default = clnp.default_device()
+    others = [d for d in clnp.devices()
+              if d != default and d.platform_name == default.platform_name]
+    if not others:
+        pytest.skip("needs two OpenCL devices (e.g. POCL_DEVICES='pthread pthread')")
+    return others[0]
+
+
+def _sum(v):
+    return float(np.sum(v))
+
+
+# Each case: a function of one array x of shape (3,) that enters the loop only by closure or
+# beside Python-scalar carries / operands / predicates / bounds, and its Python reference.
+def _fori(x):
+    return lax.fori_loop(0, 4, lambda i, c: c * 0.5 + clnp.sum(x), 1.0)
+
+
+def _fori_ref(x):
+    c = 1.0
+    for _ in range(4):
+        c = c * 0.5 + _sum(x)
+    return c
+
+
+def _fori_traced_bound(x):
+    # a Python lower bound and Python carry next to an array upper bound on x's device
+    n = clnp.astype(clnp.sum(x * 0.0), clnp.int32) + 3
+    return lax.fori_loop(1, n, lambda i, c: c + clnp.sum(x) * clnp.astype(i, x.dtype), 0.5)
+
+
+def _fori_traced_bound_ref(x):
+    c = 0.5
+    for i in range(1, 3):
+        c = c + _sum(x) * i
+    return c
+
+
+def _fori_nested(x):
+    # the outer carry is a Python scalar; only the inner loop's body reads x
+    def body(i, c):
+        return lax.fori_loop(0, 2, lambda j, a: a * 0.5 + clnp.max(x), c) - 1.0
+    return lax.fori_loop(0, 2, body, 2.0)
+
+
+def _fori_nested_ref(x):
+    c = 2.0
+    for _ in range(2):
+        for _ in range(2):
+            c = c * 0.5 + float(np.max(x))
+        c = c - 1.0
+    return c
+
+
+def _while(x):
+    return lax.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, c[1] * 0.5 + clnp.sum(x)),
+                          (0, 1.0))[1]
+
+
+def _while_ref(x):
+    k, c = 0, 1.0
+    while k < 5:
+        k, c = k + 1, c * 0.5 + _sum(x)
+    return c
+
+
+def _scan(x):
+    # no xs: the carry is the only operand
+    c, ys = lax.scan(lambda c, _: (c * 0.5 + clnp.sum(x), c), 1.0, None, length=3)
+    return c + clnp.sum(ys)
+
+
+def _scan_ref(x):
+    c, ys = 1.0, []
+    for _ in range(3):
+        ys.append(c)
+        c = c * 0.5 + _sum(x)
+    return c + sum(ys)
+
+
+def _scan_xs(x):
+    # a Python-scalar carry beside xs on x's device
+    c, ys = lax.scan(lambda c, xi: (c + xi * 2.0, c * xi), 1.0, x)
+    return c + clnp.sum(ys)
+
+
+def _scan_xs_ref(x):
+    c, ys = 1.0, []
+    for xi in x:
+        ys.append(c * xi)
+        c = c + xi * 2.0
+    return c + sum(ys)
+
+
+def _cond(x):
+    return (lax.cond(True, lambda a: a + clnp.sum(x), lambda a: a - 1.0, 2.0)
+            + lax.cond(False, lambda a: a + clnp.sum(x), lambda a: a - clnp.max(x), 3.0))
+
+
+def _cond_ref(x):
+    return (2.0 + _sum(x)) + (3.0 - float(np.max(x)))
+
+
+def _cond_traced_pred(x):
+    return lax.cond(clnp.sum(x) > 0.0, lambda a: a * 2.0, lambda a: a - 1.0, 2.0)
+
+
+def _cond_traced_pred_ref(x):
+    return 4.0 if _sum(x) > 0 else 1.0
+
+
+def _switch(x):
+    branches = [lambda a: a, lambda a: a * clnp.sum(x), lambda a: -a]
+    return lax.switch(1, branches, 3.0) + lax.switch(7, branches, 0.5)
+
+
+def _switch_ref(x):
+    return 3.0 * _sum(x) - 0.5
+
+
+def _switch_traced_index(x):
+    i = clnp.astype(clnp.sum(x) > 0.0, clnp.int32) * 2
+    return lax.switch(i, [lambda a: a + 1.0, lambda a: a * 2.0, lambda a: a - clnp.max(x)],
+                      3.0)
+
+
+def _switch_traced_index_ref(x):
+    return 3.0 - float(np.max(x)) if _sum(x) > 0 else 4.0
+
+
+_DEVICE_CASES = {
+    "fori_loop": (_fori, _fori_ref),
+    "fori_loop-array-bound": (_fori_traced_bound, _fori_traced_bound_ref),
+    "fori_loop-nested": (_fori_nested, _fori_nested_ref),
+    "while_loop": (_while, _while_ref),
+    "scan": (_scan, _scan_ref),
+    "scan-xs": (_scan_xs, _scan_xs_ref),
+    "cond": (_cond, _cond_ref),
+    "cond-array-pred": (_cond_traced_pred, _cond_traced_pred_ref),
+    "switch": (_switch, _switch_ref),
+    "switch-array-index": (_switch_traced_index, _switch_traced_index_ref),
+}
+
+
+@pytest.mark.parametrize("mode", ["eager", "jit", "vmap"])
+@pytest.mark.parametrize("case", list(_DEVICE_CASES))
+def test_python_scalars_follow_the_operands_device(other_device, case, mode):
+    """Python scalars entering lax control flow (carries, operands, a predicate, an index, a
+    bound) go to the device of the arrays the call reads, also when those arrays are only
+    closed over: they used to be put on the default device, and the first kernel mixing
+    them with the arrays raised ValueError. Values and dtypes match the same call on the
+    default device (weak typing unchanged)."""
+    fn, ref = _DEVICE_CASES[case]
+    xh = np.array([[0.5, -1.25, 2.0], [-3.0, 0.25, 1.0]], np.float32)
+    run = {"eager": fn, "jit": cg.jit(fn), "vmap": cg.vmap(fn)}[mode]
+    if mode == "vmap":
+        got, want = run(_a(xh, other_device)), [ref(r.astype(np.float64)) for r in xh]
+        on_default = run(_a(xh, clnp.default_device()))
+    else:
+        got, want = run(_a(xh[0], other_device)), ref(xh[0].astype(np.float64))
+        on_default = run(_a(xh[0], clnp.default_device()))
+    assert got.device == other_device
+    assert on_default.device == clnp.default_device()
+    assert got.dtype == on_default.dtype
+    np.testing.assert_allclose(_np(got), want, rtol=1e-5)
+    np.testing.assert_array_equal(_np(got), _np(on_default))
+
+
+def test_python_scalar_carries_differentiate_on_another_device(other_device):
+    """grad of fori_loop / scan and jvp of while_loop whose carries are Python scalars and
+    whose bodies close over the differentiated array of a non-default device."""
+    wh = np.array([0.5, -1.0, 2.0])
+    w = _a(wh.astype(np.float32), other_device)
+    g = cg.grad(lambda w: lax.fori_loop(0, 3, lambda i, c: c * 0.5 + clnp.sum(w * w), 1.0))(w)
+    assert g.device == other_device
+    # c3 = 0.125 + 1.75 * sum(w**2)
+    np.testing.assert_allclose(_np(g), 1.75 * 2 * wh, rtol=1e-6)
+    g = cg.grad(lambda w: lax.scan(lambda c, x: (c + x * w[0], None), 0.0, w)[0])(w)
+    assert g.device == other_device
+    # c = w0 * sum(w)
+    np.testing.assert_allclose(_np(g), [2 * wh[0] + wh[1] + wh[2], wh[0], wh[0]], rtol=1e-6)
+    p, t = cg.jvp(lambda w: lax.while_loop(lambda c: c[0] < 3,
+                                           lambda c: (c[0] + 1, c[1] * clnp.sum(w)),
+                                           (0, 1.0))[1], (w,), (clnp.ones_like(w),))
+    assert p.device == t.device == other_device
+    s = wh.sum()
+    np.testing.assert_allclose([float(p), float(t)], [s ** 3, 3 * s ** 2 * 3], rtol=1e-6)
