@@ -173,6 +173,10 @@ def _serial_or_group_body(spec: FusedReduceSpec, dtypes: list[np.dtype],
         lines.append(f"  {C.compute_ctype(acc)} acc{m} = {neutral(op, acc)};")
     lines.append("  const long rlo = part * chunk, rhi = min(R, rlo + chunk);")
     lines.append("  long r = rlo" + (" + lid;" if group else ";"))
+    if spec.vec > 1 and spec.nr > 1:
+        lines += ["  " + s for s in _row_vector_walk(spec, dtypes, arrays)]
+        lines += ["  " + s for s in _stores(spec)]
+        return lines
     if spec.vec > 1:
         lines += ["  " + s for s in _vector_loop(spec, dtypes, arrays)]
     step = f"r += {spec.group}" if group else "++r"
@@ -242,10 +246,14 @@ def _carry(nr: int) -> str:
 
 
 def _element(spec: FusedReduceSpec, dtypes: list[np.dtype], arrays: list[int],
-             w: int, lane: str = "", stepped: bool = False) -> list[str]:
+             w: int, lane: str = "", stepped: bool = False, row: bool = False) -> list[str]:
     """One step of the walk at reduced index ``r`` (``w`` elements when vectorised); with
     ``lane`` (``kvec`` kernels), at kept index ``i0 + lane`` into accumulator arrays, the
-    reduced indices already decomposed (``stepped``: likewise, kept by the caller)."""
+    reduced indices already decomposed (``stepped``: likewise, kept by the caller); with
+    ``row`` (``_row_vector_walk``), at element ``t`` of the innermost reduced dim from the
+    row starts ``ob{k}``/``osb{j}``."""
+    if row:
+        return _row_element(spec, dtypes, arrays, w)
     out: list[str] = []
     if spec.nr > 1 and w == 1 and not lane and not stepped:
         out.append("long rem_r = r;")
@@ -275,6 +283,73 @@ def _element(spec: FusedReduceSpec, dtypes: list[np.dtype], arrays: list[int],
         v = C.convert(f"v{vid}", dtypes[vid], acc, w)
         a = f"va{m}" if w > 1 else f"acc{m}[{lane}]" if lane else f"acc{m}"
         out.append(f"{a} = {_combine(op, acc, a, v, w)};")
+    return out
+
+
+def _row_element(spec: FusedReduceSpec, dtypes: list[np.dtype], arrays: list[int],
+                 w: int) -> list[str]:
+    """``_element`` inside a row of the innermost reduced dim: unit-stride operands at
+    ``ob{k} + t``, operands constant along the row at ``ob{k}``."""
+    out: list[str] = []
+    for k, op in enumerate(spec.inputs):
+        ct = C.compute_ctype(op.dtype, w)
+        if op.scalar:
+            expr = f"a{k}" if w == 1 else f"(({ct})(a{k}))"
+        elif spec.rmodes[arrays.index(k)] == "bcast":
+            one = C.load(op.dtype, f"a{k}", f"ob{k}")
+            expr = one if w == 1 else f"(({ct})({one}))"
+        else:
+            expr = C.load(op.dtype, f"a{k}", f"ob{k} + t", w)
+        out.append(f"const {ct} v{k} = {expr};")
+    out += instructions(spec.body, dtypes, len(spec.inputs), w)
+    for j, (vid, dt) in enumerate(spec.sides):
+        val = C.convert(f"v{vid}", dtypes[vid], dt, w, to_storage=True)
+        out.append(C.store(dt, f"s{j}", f"osb{j} + t", val, w))
+    for m, (op, vid, acc, _) in enumerate(spec.reds):
+        v = C.convert(f"v{vid}", dtypes[vid], acc, w)
+        a = f"va{m}" if w > 1 else f"acc{m}"
+        out.append(f"{a} = {_combine(op, acc, a, v, w)};")
+    return out
+
+
+def _row_vector_walk(spec: FusedReduceSpec, dtypes: list[np.dtype],
+                     arrays: list[int]) -> list[str]:
+    """The serial walk over several reduced dims, vectorised along the innermost one (every
+    operand unit-stride or constant along it): the chunk is cut into stretches of one row,
+    each read ``vec`` elements at a time with a scalar tail, the outer indices stepped with a
+    carry between stretches. A batch norm's per-channel sums over (N, H, W) walked one
+    element at a time, PoCL vectorising neither the walk nor across work-items."""
+    w, nr = spec.vec, spec.nr
+    last = nr - 1
+    out = []
+    for m, (op, _, acc, _) in enumerate(spec.reds):
+        out.append(f"{C.compute_ctype(acc, w)} va{m} = ({C.compute_ctype(acc, w)})"
+                   f"({neutral(op, acc)});")
+    out.append("long rem_r = r;")
+    for d in reversed(range(nr)):
+        out.append(f"long j{d} = " + ("rem_r;" if d == 0 else f"rem_r % q{d}; rem_r /= q{d};"))
+    out.append("while (r < rhi) {")
+    out.append(f"  const long span = min(q{last} - j{last}, rhi - r);")
+    for k in arrays:
+        out.append(f"  const long ob{k} = b{k} + {_red_offset(f'ar{k}', nr)};")
+    for j in range(len(spec.sides)):
+        out.append(f"  const long osb{j} = sb{j} + {_red_offset(f'sr{j}', nr)};")
+    out.append("  long t = 0;")
+    out.append(f"  for (; t + {w} <= span; t += {w}) {{")
+    out += ["    " + s for s in _row_element(spec, dtypes, arrays, w)]
+    out.append("  }")
+    out.append("  for (; t < span; ++t) {")
+    out += ["    " + s for s in _row_element(spec, dtypes, arrays, 1)]
+    out.append("  }")
+    out.append(f"  r += span; j{last} += span;")
+    out.append(f"  if (j{last} == q{last}) {{ j{last} = 0; " +
+               ("".join(f"if (++j{d} == q{d}) {{ j{d} = 0; " for d in range(last - 1, 0, -1))
+                + "++j0;" + " }" * (last - 1)) + " }")
+    out.append("}")
+    lanes = "0123456789abcdef"
+    for m, (op, _, acc, _) in enumerate(spec.reds):
+        for i in range(w):
+            out.append(f"acc{m} = {_combine(op, acc, f'acc{m}', f'va{m}.s{lanes[i]}')};")
     return out
 
 

@@ -59,6 +59,9 @@ _KVEC = 16
 # GPU column reductions (_build_reduce): at least this many outputs, and about this many
 # work-items per compute unit over all (output, part) items
 _GPU_COLS_MIN, _GPU_COL_ITEMS = 32, 1024
+# CPU reductions over several dims walk the innermost one in vectors when it has at least
+# this many elements (shorter rows would spend their time in the scalar tails)
+_ROW_WALK_MIN = 32
 # tests: "gpu" forces the GPU column-reduction layout on any device (None: by device kind)
 COLUMN_LAYOUT: str | None = None
 
@@ -993,9 +996,10 @@ class Executable:
         chunk = -(-R // parts)
         group = not device.is_cpu and R >= 64
         G = 256 if group else 1
-        # vector walk on CPUs: one reduced dim, operands unit-stride or constant along it
-        rmodes = tuple("unit" if s[0] == 1 else "bcast" if s[0] == 0 else "any"
-                       for s in rst) if nr == 1 else ()
+        # vector walk on CPUs: operands unit-stride or constant along the innermost reduced
+        # dim (several reduced dims: long enough rows, codegen._row_vector_walk)
+        rmodes = tuple("unit" if s[-1] == 1 else "bcast" if s[-1] == 0 else "any"
+                       for s in rst)
         reds = []
         for r in grp.reds:
             p = r.params
@@ -1003,7 +1007,8 @@ class Executable:
                          r.out_binders[0].aval.dtype))
         vec = 1
         all_dtypes = [_dtype_of(o) for o in operands] + [i.out_dtype for i in body]
-        if device.is_cpu and nr == 1 and all(m in ("unit", "bcast") for m in rmodes) and \
+        if device.is_cpu and (nr == 1 or rc[-1] >= _ROW_WALK_MIN) and \
+                all(m in ("unit", "bcast") for m in rmodes) and \
                 all(m == "unit" for m in rmodes[len(views) - len(sides):]) and \
                 can_vectorize(tuple(body), all_dtypes) and \
                 all(r[0] in ("sum", "prod") and r[2].kind in "fiu" for r in reds) and \
@@ -1038,7 +1043,8 @@ class Executable:
         spec = FusedReduceSpec(
             tuple(Operand(_dtype_of(o), not isinstance(o, Array)) for o in operands),
             tuple(body), tuple(reds), tuple((vid[v.n], v.aval.dtype) for v in sides), nk, nr,
-            "group" if group else "serial", G, vec, rmodes, partial, kvec, cols)
+            "group" if group else "serial", G, vec, rmodes if vec > 1 or nr == 1 else (),
+            partial, kvec, cols)
         kernel = device.kernel(("jit-reduce", spec), lambda: render_fused_reduce(spec))
         template: list[Any] = [n_out, parts, R, chunk] + kc + rc
         bufs: list[tuple[int, int]] = []
