@@ -13,6 +13,10 @@ signed overflow). Helpers are referenced as ``clnp_<helper>_{T}`` and emitted by
 ``vec`` marks templates that may run on OpenCL vector types with results bit-identical to the
 scalar code: exact operations, and math builtins called through ``clnp_vm_<fn>_{T}`` (which
 ``_codegen.elementwise`` defines so that scalar and vector code use one implementation).
+``vmask`` holds the vector templates of ops that make or take bools: in vector code a bool
+lane is a mask, -1 (true) or 0 (false), as OpenCL's vector comparisons yield and ``select``
+reads (``{M}`` converts a mask to the signed lanes of the compute type); conversions,
+loads and stores turn masks into NumPy's 0/1 (``_codegen.ctypes``).
 """
 from __future__ import annotations
 
@@ -33,6 +37,7 @@ class EwOp:
     ref: Callable                 # NumPy reference
     out: str = "same"             # 'same' | 'bool' | 'real' (real part type for complex)
     vec: bool = False             # exact templates for kinds 'f','i','u', valid on vector types
+    vmask: Mapping[str, str] = field(default_factory=dict)   # vector templates, bools as masks
     float_only: bool = False      # integer/bool inputs are computed in floating point (NumPy)
     float_default: bool = False   # ... in the default float, not the smallest that fits (divide)
     domain: tuple[float, float] = (-10.0, 10.0)
@@ -127,7 +132,8 @@ ew("isinf", 1, "numeric", {"b": "0", "i": "0", "u": "0", "f": "isinf({0})",
 ew("isnan", 1, "numeric", {"b": "0", "i": "0", "u": "0", "f": "isnan({0})",
                            "c": "(isnan(({0}).x) || isnan(({0}).y))"}, np.isnan, out="bool")
 # logical ops take any dtype as NumPy does: non-zero is true (``extra["truthy"]``)
-ew("logical_not", 1, "boolean", {"b": "(!({0}))"}, np.logical_not, extra={"truthy": True})
+ew("logical_not", 1, "boolean", {"b": "(!({0}))"}, np.logical_not, extra={"truthy": True},
+   vmask={"b": "(~({0}))"})
 ew("bitwise_invert", 1, "integer or boolean", {"b": "(!({0}))", "i": "(~({0}))", "u": "(~({0}))"},
    np.invert, dunder=("__invert__",))
 
@@ -180,24 +186,27 @@ ew("minimum", 2, "real numeric", {"i": "min({0}, {1})", "u": "min({0}, {1})",
 # ---- comparisons (bool results)
 _CMP = {"b": "(({0}) {op} ({1}))", "i": "(({0}) {op} ({1}))", "u": "(({0}) {op} ({1}))",
         "f": "(({0}) {op} ({1}))"}
+# on vectors the same operators give masks (codegen widens lanes of other sizes to int)
 ew("equal", 2, "any", {**{k: v.replace("{op}", "==") for k, v in _CMP.items()},
                        "c": "((({0}).x == ({1}).x) && (({0}).y == ({1}).y))"},
-   np.equal, out="bool", dunder=("__eq__",))
+   np.equal, out="bool", dunder=("__eq__",),
+   vmask={k: v.replace("{op}", "==") for k, v in _CMP.items()})
 ew("not_equal", 2, "any", {**{k: v.replace("{op}", "!=") for k, v in _CMP.items()},
                            "c": "((({0}).x != ({1}).x) || (({0}).y != ({1}).y))"},
-   np.not_equal, out="bool", dunder=("__ne__",))
+   np.not_equal, out="bool", dunder=("__ne__",),
+   vmask={k: v.replace("{op}", "!=") for k, v in _CMP.items()})
 for _n, _op, _d in (("greater", ">", "__gt__"), ("greater_equal", ">=", "__ge__"),
                     ("less", "<", "__lt__"), ("less_equal", "<=", "__le__")):
-    ew(_n, 2, "real numeric", {k: v.replace("{op}", _op) for k, v in _CMP.items() if k != "b"},
-       getattr(np, _n), out="bool", dunder=(_d,))
+    _t = {k: v.replace("{op}", _op) for k, v in _CMP.items() if k != "b"}
+    ew(_n, 2, "real numeric", _t, getattr(np, _n), out="bool", dunder=(_d,), vmask=_t)
 
 # ---- logical and bitwise
 ew("logical_and", 2, "boolean", {"b": "(({0}) && ({1}))"}, np.logical_and, identity=True,
-   reorderable=True, extra={"truthy": True})
+   reorderable=True, extra={"truthy": True}, vmask={"b": "(({0}) & ({1}))"})
 ew("logical_or", 2, "boolean", {"b": "(({0}) || ({1}))"}, np.logical_or, identity=False,
-   reorderable=True, extra={"truthy": True})
+   reorderable=True, extra={"truthy": True}, vmask={"b": "(({0}) | ({1}))"})
 ew("logical_xor", 2, "boolean", {"b": "((!({0})) != (!({1})))"}, np.logical_xor,
-   identity=False, reorderable=True, extra={"truthy": True})
+   identity=False, reorderable=True, extra={"truthy": True}, vmask={"b": "(({0}) ^ ({1}))"})
 for _n, _op, _d, _id in (("bitwise_and", "&", "__and__", -1), ("bitwise_or", "|", "__or__", 0),
                          ("bitwise_xor", "^", "__xor__", 0)):
     ew(_n, 2, "integer or boolean", {k: f"(({{0}}) {_op} ({{1}}))" for k in "biu"},
@@ -210,7 +219,8 @@ ew("bitwise_right_shift", 2, "integer", {"i": "clnp_shr_{T}({0}, {1})",
    domain=(0, 8), dunder=("__rshift__",))
 
 # ---- ternary
-ew("where", 3, "any", {k: "(({0}) ? ({1}) : ({2}))" for k in "biufc"}, np.where)
+ew("where", 3, "any", {k: "(({0}) ? ({1}) : ({2}))" for k in "biufc"}, np.where,
+   vmask={k: "select({2}, {1}, {M}({0}))" for k in "biuf"})
 ew("clip", 3, "real numeric", {"i": "min(max({0}, {1}), {2})", "u": "min(max({0}, {1}), {2})",
                                "f": "clnp_minimum_{T}(clnp_maximum_{T}({0}, {1}), {2})"},
    np.clip)

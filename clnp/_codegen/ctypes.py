@@ -98,6 +98,8 @@ def load(dtype: np.dtype, ptr: str, idx: str, width: int = 1) -> str:
             return f"clnp_bf2f({ptr}[{idx}])"
         return f"clnp_bf2f{width}(vload{width}(0, {ptr} + {idx}))"
     if width > 1:
+        if dtype.kind == "b":       # stored 0/1, computed as masks (_ops: vmask)
+            return f"(-convert_int{width}(vload{width}(0, {ptr} + {idx})))"
         return f"vload{width}(0, {ptr} + {idx})"
     if dtype.kind == "b":
         return f"(int){ptr}[{idx}]"
@@ -116,10 +118,32 @@ def store(dtype: np.dtype, ptr: str, idx: str, value: str, width: int = 1) -> st
             return f"{ptr}[{idx}] = clnp_f2bf({value});"
         return f"vstore{width}(clnp_f2bf{width}({value}), 0, {ptr} + {idx});"
     if width > 1:
+        if dtype.kind == "b":
+            return f"vstore{width}(convert_uchar{width}(-({value})), 0, {ptr} + {idx});"
         return f"vstore{width}({value}, 0, {ptr} + {idx});"
     if dtype.kind == "b":
         return f"{ptr}[{idx}] = (uchar)({value});"
     return f"{ptr}[{idx}] = {value};"
+
+
+def splat(dtype: np.dtype, expr: str, width: int = 1) -> str:
+    """A scalar compute-type expression as a vector of ``width`` lanes (a bool, 0 or 1, as
+    the mask vector code computes with: -1 or 0)."""
+    if width == 1:
+        return expr
+    ct = compute_ctype(dtype, width)
+    return f"(-(({ct})({expr})))" if dtype.kind == "b" else f"(({ct})({expr}))"
+
+
+def mask_cast(dtype: np.dtype, width: int) -> str:
+    """The conversion of an int mask vector to the signed lanes of ``dtype``'s compute type,
+    as ``select`` on its values needs ('' where they are 32-bit already)."""
+    size = compute_itemsize(dtype)
+    return "" if width == 1 or size == 4 or size not in _SIGNED else \
+        f"convert_{_SIGNED[size]}{width}"
+
+
+_SIGNED = {1: "char", 2: "short", 4: "int", 8: "long"}
 
 
 def round16(expr: str, width: int = 1) -> str:
@@ -151,6 +175,10 @@ def convert(expr: str, src: np.dtype, dst: np.dtype, width: int = 1,
     if src.name == "bfloat16":     # computed as float: convert like a float32 value
         src = np.dtype(np.float32)
     sc, dc = src.kind == "c", dst.kind == "c"
+    if width > 1 and src.kind == "b" and dst.kind != "b":
+        # a mask's -1 lanes are NumPy's 1 (0 and 1 are exact in every dtype: no rounding)
+        base = "float" if dst.name in _HALVES else compute_ctype(dst)
+        return f"convert_{base}{width}(-({expr}))"
     if dst.name == "bfloat16":
         # float64 rounds through float32 as ml_dtypes does (so results match its casts)
         if width != 1:

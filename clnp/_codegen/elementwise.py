@@ -60,14 +60,27 @@ def value_dtypes(spec: EwSpec) -> list[np.dtype]:
     return [o.dtype for o in spec.inputs] + [i.out_dtype for i in spec.body]
 
 
-def template(op: str, dtype: np.dtype) -> str:
-    """The C template of ``op`` for compute dtype ``dtype`` (by dtype name, C type, kind)."""
-    c = _ops.lookup(op).c
-    for key in (dtype.name, C.compute_ctype(dtype), dt.kind(dtype)):
-        t = c.get(key)
-        if t is not None:
-            return t
+def template(op: str, dtype: np.dtype, width: int = 1) -> str:
+    """The C template of ``op`` for compute dtype ``dtype`` (by dtype name, C type, kind);
+    on vectors (``width > 1``) the record's mask template first (``_ops``: ``vmask``)."""
+    rec = _ops.lookup(op)
+    for c in ((rec.vmask, rec.c) if width > 1 else (rec.c,)):
+        for key in (dtype.name, C.compute_ctype(dtype), dt.kind(dtype)):
+            t = c.get(key)
+            if t is not None:
+                return t
     raise TypeError(f"{op} has no kernel for {dtype}")
+
+
+# ops whose vector templates take bool masks as they are (-1/0 lanes): copies and bit ops
+_MASK_SAFE = frozenset({"copy", "bitwise_and", "bitwise_or", "bitwise_xor"})
+
+
+def _masked(ins: Instr) -> bool:
+    """Whether ``ins`` has a vector template for its compute dtype that makes or takes
+    masks (a comparison, ``where``, a logical op)."""
+    m = _ops.lookup(ins.op).vmask
+    return any(k in m for k in (ins.dtype.name, C.compute_ctype(ins.dtype), dt.kind(ins.dtype)))
 
 
 # Helpers this module defines itself (float16 support); the rest come from ``.helpers``.
@@ -251,17 +264,22 @@ def can_vectorize(spec_body: tuple[Instr, ...], dtypes: list[np.dtype]) -> bool:
         return False
     for ins in spec_body:
         rec = _ops.lookup(ins.op)
-        if not rec.vec or dt.kind(ins.dtype) not in "fiu":
+        masked = _masked(ins)
+        # bools are masks in vectors: only ops whose vector form makes or takes masks may
+        # compute in, return or read them (a mask converts to and from numbers anywhere)
+        bools = masked or (rec.vec and ins.op in _MASK_SAFE)
+        kinds = "fiub" if bools else "fiu"
+        if not (rec.vec or masked) or dt.kind(ins.dtype) not in kinds:
             return False
         if ins.dtype.name in ("float16", "bfloat16") and ins.dtype.name in rec.c:
             return False
-        if dt.kind(ins.out_dtype) not in "fiu" or \
-                any(dt.kind(d) not in "fiu" for d in ins.arg_dtypes):
+        if dt.kind(ins.out_dtype) not in "fiub" or \
+                any(dt.kind(d) not in kinds for d in ins.arg_dtypes):
             return False
         for a, ad in zip(ins.args, ins.arg_dtypes):
             if a < len(dtypes) and dt.kind(dtypes[a]) == "f" and ad.name in ("uint32", "uint64"):
                 return False
-    return all(dt.kind(d) in "fiu" for d in dtypes)
+    return all(dt.kind(d) in "fiub" for d in dtypes)
 
 
 def render_elementwise(spec: EwSpec) -> tuple[str, str, list]:
@@ -408,7 +426,7 @@ def _body(spec: EwSpec, dtypes: list[np.dtype], lin: str | None, w: int) -> list
     for k, op in enumerate(spec.inputs):
         ct = C.compute_ctype(op.dtype, w)
         if op.scalar:
-            expr = f"a{k}" if w == 1 else f"(({ct})(a{k}))"
+            expr = C.splat(op.dtype, f"a{k}", w)
         else:
             pos = f"o{k} + {lin}" if lin is not None else _offset("", k, spec.ndim)
             expr = C.load(op.dtype, f"a{k}", pos if w == 1 else f"o{k} + {lin}", w)
@@ -453,8 +471,7 @@ def _unit_stretch(spec: EwSpec, dtypes: list[np.dtype]) -> list[str]:
         for k, op in enumerate(spec.inputs):
             ct = C.compute_ctype(op.dtype, width)
             if op.scalar or not unit[k]:
-                name = f"a{k}" if op.scalar else f"z{k}"
-                expr = name if width == 1 else f"(({ct})({name}))"
+                expr = C.splat(op.dtype, f"a{k}" if op.scalar else f"z{k}", width)
             else:
                 expr = C.load(op.dtype, f"a{k}", f"p{k} + {pos}", width)
             out.append(f"const {ct} v{k} = {expr};")
@@ -519,12 +536,16 @@ def instructions(body: tuple[Instr, ...], dtypes: list[np.dtype], n_in: int,
                 out.append(f"{ct} v{cos_id};")
                 out.append(f"const {ct} v{sin_id} = clnp_vm_sincos_{ct}({args[0]}, &v{cos_id});")
             continue
-        t = template(ins.op, ins.dtype)
+        t = template(ins.op, ins.dtype, w)
         expr = t.format(*args, T=C.compute_ctype(ins.dtype, w), R=C.real_ctype(ins.dtype),
-                        U=C.unsigned_ctype(ins.dtype, w))
+                        U=C.unsigned_ctype(ins.dtype, w), M=C.mask_cast(ins.dtype, w))
         # the template yields the compute type, or bool/real per the record; cast from there
+        rec = _ops.lookup(ins.op)
         natural = {"same": ins.dtype, "bool": np.dtype(bool),
-                   "real": _REAL_OF.get(ins.dtype.name, ins.dtype)}[_ops.lookup(ins.op).out]
+                   "real": _REAL_OF.get(ins.dtype.name, ins.dtype)}[rec.out]
+        if w > 1 and rec.out == "bool" and C.compute_itemsize(ins.dtype) != 4:
+            # a vector comparison's mask has its operands' lane size: bools compute as int
+            expr = f"convert_int{w}({expr})"
         expr = C.convert(expr, natural, ins.out_dtype, w)
         vid = n_in + j
         if ins.out_dtype.name in _ROUND and any(vid in later.args for later in body[j + 1:]):

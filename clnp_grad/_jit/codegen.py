@@ -263,9 +263,9 @@ def _element(spec: FusedReduceSpec, dtypes: list[np.dtype], arrays: list[int],
     for k, op in enumerate(spec.inputs):
         ct = C.compute_ctype(op.dtype, w)
         if op.scalar:
-            expr = f"a{k}" if w == 1 else f"(({ct})(a{k}))"
+            expr = C.splat(op.dtype, f"a{k}", w)
         elif w > 1 and spec.rmodes[arrays.index(k)] == "bcast":
-            expr = f"(({ct})({C.load(op.dtype, f'a{k}', f'b{k}')}))"
+            expr = C.splat(op.dtype, C.load(op.dtype, f"a{k}", f"b{k}"), w)
         elif w > 1:
             expr = C.load(op.dtype, f"a{k}", f"b{k} + r", w)
         else:
@@ -294,10 +294,9 @@ def _row_element(spec: FusedReduceSpec, dtypes: list[np.dtype], arrays: list[int
     for k, op in enumerate(spec.inputs):
         ct = C.compute_ctype(op.dtype, w)
         if op.scalar:
-            expr = f"a{k}" if w == 1 else f"(({ct})(a{k}))"
+            expr = C.splat(op.dtype, f"a{k}", w)
         elif spec.rmodes[arrays.index(k)] == "bcast":
-            one = C.load(op.dtype, f"a{k}", f"ob{k}")
-            expr = one if w == 1 else f"(({ct})({one}))"
+            expr = C.splat(op.dtype, C.load(op.dtype, f"a{k}", f"ob{k}"), w)
         else:
             expr = C.load(op.dtype, f"a{k}", f"ob{k} + t", w)
         out.append(f"const {ct} v{k} = {expr};")

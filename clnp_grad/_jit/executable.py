@@ -1012,7 +1012,7 @@ class Executable:
                 all(m == "unit" for m in rmodes[len(views) - len(sides):]) and \
                 can_vectorize(tuple(body), all_dtypes) and \
                 all(r[0] in ("sum", "prod") and r[2].kind in "fiu" for r in reds) and \
-                all(dkind(d) in "fiu" for d in all_dtypes):
+                all(dkind(d) in "fiub" for d in all_dtypes):
             vec = max(1, min(16, 64 // max(C.compute_itemsize(d) for d in all_dtypes)))
         # a column reduction: one kept dim, unit-stride (or constant) in every operand
         kept_unit = vec == 1 and nk == 1 and \

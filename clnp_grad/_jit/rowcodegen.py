@@ -48,7 +48,7 @@ from .codegen import _HELPER, _combine, _kept_index, _red_offset, neutral
 from clnp._dtypes import kind as dkind
 
 _V = re.compile(r"\bv(\d+)\b")
-# comparisons: plain C operators, lanewise on vectors (-1/0 lanes, made 0/1 for masks)
+# comparisons: plain C operators, lanewise on vectors (-1/0 mask lanes, _ops: vmask)
 _COMPARE = frozenset({"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"})
 
 
@@ -99,7 +99,7 @@ class _Plan:
             [v for v, _ in spec.row_outs]
         self.needed = self.closure(spec, roots, through_rows=True)
         # bool masks only converted to numbers (the max's gradient, x == max(x)): in vectors
-        # a comparison yields -1/0, so these are computed as 0/1 ints (``_element``)
+        # a comparison yields -1/0 lanes, which the conversion makes 0/1 (``C.convert``)
         users: dict[int, list[Instr]] = {}
         for ins in spec.body:
             for a in ins.args:
@@ -340,16 +340,12 @@ def _element(spec: RowSpec, P: _Plan, need: set[int], reds: list[int], outs: lis
             else:
                 expr = C.load(op.dtype, f"a{v}", f"b{v} + {_red_offset(f'ar{v}', spec.nr)}")
         else:                # a per-row value, splat
-            expr = f"(({ct})(u{v}))" if w > 1 else f"u{v}"
+            expr = C.splat(P.dtypes[v], f"u{v}", w)
         out.append(f"const {ct} v{v} = {expr};")
     for j, ins in enumerate(spec.body):
         vid = P.n_in + j
         if vid in need and P.elem[vid]:
-            lines = instructions((ins,), P.dtypes, vid, w)
-            if w > 1 and vid in P.masks:      # -1/0 lanes to NumPy's 0/1
-                head, expr = lines[0].split(" = ", 1)
-                lines = [f"{head} = (-convert_int{w}({expr.rstrip(';')}));"]
-            out += lines
+            out += instructions((ins,), P.dtypes, vid, w)
     for j in outs:
         vid, dt = spec.elem_outs[j]
         val = C.convert(f"v{vid}", P.dtypes[vid], dt, w, to_storage=True)
