@@ -30,14 +30,15 @@ All three compute in full float32: PyTorch with TF32 disabled, JAX's convolution
 at ``Precision.HIGHEST``. All three start from clnp's initial weights and see the same batch;
 before timing, the first step's loss of each must agree with clnp's (rtol 1e-4), and so must
 the second step's loss (rtol 1e-3), the parameters and the running statistics after the first
-step (so the optimizers and the batch-norm updates agree too; a weight whose gradient is within
-float32 rounding of zero, such as the conv biases that batch norm cancels, may differ by up to
-2 * lr, since Adam's first update is about lr * sign(g)). Times are medians of ``--reps`` steps after
-warm-up steps, with ``clnp.synchronize()`` (and ``torch.cuda.synchronize()``,
-``jax.block_until_ready``) inside each timed region; the three peers' steps interleave within
-each repetition so that load from other processes hits them alike. On a CPU with few cores
-the interleaving has a cost of its own: PyTorch's OpenMP threads spin for a while after each
-step (``OMP_WAIT_POLICY``), taking cores from the peer that runs next.
+step (so the optimizers and the batch-norm updates agree too; a weight whose PyTorch gradient
+is below 1e-3 of the model's largest, such as the conv biases that batch norm cancels, may
+differ by up to 2 * lr, since Adam's first update is about lr * sign(g)). Times are medians of
+``--reps`` steps after warm-up steps, with ``clnp.synchronize()`` (and
+``torch.cuda.synchronize()``, ``jax.block_until_ready``) inside each timed region; the three
+peers' steps interleave within each repetition so that load from other processes hits them
+alike. On a CPU with few cores the peers also disturb each other: PyTorch's OpenMP threads
+spin for a while after each step (``OMP_WAIT_POLICY``), and on the shared 2-core machine its
+step time swung from 3 ms to over 300 ms between runs (docs/performance.md).
 """
 from __future__ import annotations
 
@@ -67,9 +68,13 @@ from bench_nn_conv import SYNCS, race  # noqa: E402
 
 LR, WEIGHT_DECAY = 3e-3, 1e-4
 CONV_LAYERS, BN_LAYERS, LINEAR_LAYER = (0, 4), (1, 5), 9    # indices in make_model's Sequential
-# Adam's first update is about -lr * sign(g): where a gradient is zero but for float32
-# rounding (below this share of the model's largest gradient, e.g. the conv biases, which the
-# batch norm after them cancels), peers may move that weight by up to lr in either direction.
+# Adam's first update is about -lr * sign(g): where a gradient is near zero (below this share
+# of the model's largest gradient, e.g. the conv biases, which the batch norm after them
+# cancels), float32 rounding decides its sign, and peers may move that weight by up to lr in
+# opposite directions. The share is this wide because clnp's jitted step is less precise than
+# eager clnp and PyTorch at large batches: at batch 1500 its gradients erred by up to 3.6e-4
+# (float64 reference; PyTorch float32: 3e-7), and a few near-zero ones came out with the
+# other sign.
 NEAR_ZERO_GRAD = 1e-3
 
 
