@@ -2,7 +2,7 @@
 # One GPU session: tests on the GPU, then the benchmarks whose GPU figures the issues ask for,
 # CSVs (and the GPU's ULP table) into $OUT, named by the GPU (nvidia-h100, nvidia-h200).
 # Usage (device machine, repo root; carry .device and .whl, see ../shared/device/README.md):
-#   bash bench/gpu_session.sh tests,amp,jit,conv,ulp [test paths...]
+#   bash bench/gpu_session.sh tests,amp,jit,conv,nntrain,ulp [test paths...]
 source .device/gpu-env.sh >/dev/null
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl
 export PYTHONPATH=/tmp/site:$PWD CLNP_DEVICE=gpu CLNP_CACHE_DIR=/tmp/clnp-cache PYTHONUNBUFFERED=1
@@ -21,8 +21,10 @@ for b in ${which//,/ }; do
              | quiet | tail -40 ;;
     jit) JAX_PLATFORMS=cuda timeout 400 python3 bench/bench_jit.py --reps 15 \
              --csv $OUT/jit-$dev.csv 2>&1 | quiet | tail -45 ;;
-    conv) timeout 300 python3 bench/bench_nn_conv.py --batch 64 --reps 9 \
+    conv) JAX_PLATFORMS=cuda timeout 300 python3 bench/bench_nn_conv.py --batch 64 --reps 9 \
              --csv $OUT/nn-conv-$dev.csv 2>&1 | quiet | tail -30 ;;
+    nntrain) JAX_PLATFORMS=cuda timeout 300 python3 bench/bench_nn_train.py --batch 64 \
+             --reps 15 --csv $OUT/nn-train-$dev.csv 2>&1 | quiet | tail -12 ;;
     ulp) timeout 300 python3 tools/ulp.py -n 30000 --write 2>&1 | tail -8
          cp docs/reliability.md $OUT/reliability-$dev.md ;;
   esac

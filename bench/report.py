@@ -48,6 +48,7 @@ SECTIONS = {
     "amp": ("Mixed precision (float16 storage)", "bench/bench_amp.py"),
     "nn-conv": ("clnp_nn convolutions and a ResNet block against PyTorch",
                 "bench/bench_nn_conv.py"),
+    "nn-train": ("A digits-CNN training step against PyTorch and JAX", "bench/bench_nn_train.py"),
     "parallel": ("Data parallelism: collectives and pmap (clnp_nn.parallel)",
                  "bench/bench_parallel.py"),
     "startup": ("Start-up of NumPy scripts in a fresh process", "bench/bench_startup.py"),
