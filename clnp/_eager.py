@@ -213,6 +213,9 @@ def plan_elementwise(device: Device, body: tuple[Instr, ...], args: Sequence[Any
         else 0
     inner = _EW_INNER if device.is_cpu and not contiguous and not tile and len(cshape) > 1 \
         and cshape[-1] >= _EW_INNER // 2 else 0
+    # CPUs, innermost dims too short for stretches: consecutive elements across all dims
+    carry = _EW_INNER if device.is_cpu and not contiguous and not tile and not inner and \
+        len(cshape) > 1 and n >= 2 * _EW_INNER else 0
     unit = _unit_pattern(cstr, len(arrays)) if inner else ()
     if unit and can_vectorize(body, list(in_dtypes) + [i.out_dtype for i in body] +
                               list(out_dtypes)):
@@ -220,12 +223,12 @@ def plan_elementwise(device: Device, body: tuple[Instr, ...], args: Sequence[Any
     else:
         unit = ()
     kkey = (body, tuple(in_dtypes), scalar_flags, out_dtypes, len(cshape), contiguous, index,
-            tile, inner, unit)
+            tile, inner, unit, carry)
     kw = device._kernels.get(kkey)
     if kw is None:
         kw = device._kernels[kkey] = _elementwise_kernel(
             device, body, in_dtypes, scalar_flags, out_dtypes, len(cshape), contiguous, index,
-            tile, inner, unit)
+            tile, inner, unit, carry)
     kernel, width = kw
     template: list[Any] = [n] + cshape
     slots: list[int] = []
@@ -244,7 +247,8 @@ def plan_elementwise(device: Device, body: tuple[Instr, ...], args: Sequence[Any
         template += [None, None] + cstr[len(arrays) + j]
     L = local_size(device)
     items = -(-cshape[0] // tile) * -(-cshape[1] // tile) if tile else \
-        (n // cshape[-1]) * -(-cshape[-1] // inner) if inner else -(-n // width)
+        (n // cshape[-1]) * -(-cshape[-1] // inner) if inner else \
+        -(-n // carry) if carry else -(-n // width)
     limits = tuple((-lo, _I32 - hi) for lo, hi in spans) if small else \
         (_ANY_OFFSET,) * len(views)
     return LaunchPlan(kernel, (-(-items // L) * L,), (L,), template, tuple(slots),
@@ -319,7 +323,8 @@ def _transposed(cshape: Sequence[int], cstr: Sequence[Sequence[int]]) -> bool:
 def _elementwise_kernel(device: Device, body: tuple[Instr, ...], in_dtypes: Sequence[np.dtype],
                         scalars: tuple[bool, ...], out_dtypes: tuple[np.dtype, ...], ndim: int,
                         contiguous: bool, index: str, tile: int = 0,
-                        inner: int = 0, unit: tuple[int, ...] = ()) -> tuple[Any, int]:
+                        inner: int = 0, unit: tuple[int, ...] = (),
+                        carry: int = 0) -> tuple[Any, int]:
     operands = tuple(Operand(d, s) for d, s in zip(in_dtypes, scalars))
     all_dtypes = [o.dtype for o in operands] + [i.out_dtype for i in body] + list(out_dtypes)
     width = 1
@@ -331,7 +336,8 @@ def _elementwise_kernel(device: Device, body: tuple[Instr, ...], in_dtypes: Sequ
                   0 if contiguous else ndim, contiguous, width, index,
                   splat=4 if device.is_cpu else 1,   # CPU: scalar code matches vector code
                   tile=tile, inner=inner,
-                  vbytes=vector_bytes(device) if device.is_cpu else 32, unit=unit)
+                  vbytes=vector_bytes(device) if device.is_cpu else 32, unit=unit,
+                  carry=carry)
     return device.kernel(spec, lambda: render_elementwise(spec)), width
 
 
