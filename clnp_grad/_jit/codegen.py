@@ -287,9 +287,10 @@ def _element(spec: FusedReduceSpec, dtypes: list[np.dtype], arrays: list[int],
 
 
 def _row_element(spec: FusedReduceSpec, dtypes: list[np.dtype], arrays: list[int],
-                 w: int) -> list[str]:
+                 w: int, row_acc: bool = False) -> list[str]:
     """``_element`` inside a row of the innermost reduced dim: unit-stride operands at
-    ``ob{k} + t``, operands constant along the row at ``ob{k}``."""
+    ``ob{k} + t``, operands constant along the row at ``ob{k}``; with ``row_acc`` into the
+    row's own accumulators (``vr``/``sr``)."""
     out: list[str] = []
     for k, op in enumerate(spec.inputs):
         ct = C.compute_ctype(op.dtype, w)
@@ -306,7 +307,7 @@ def _row_element(spec: FusedReduceSpec, dtypes: list[np.dtype], arrays: list[int
         out.append(C.store(dt, f"s{j}", f"osb{j} + t", val, w))
     for m, (op, vid, acc, _) in enumerate(spec.reds):
         v = C.convert(f"v{vid}", dtypes[vid], acc, w)
-        a = f"va{m}" if w > 1 else f"acc{m}"
+        a = (f"vr{m}" if w > 1 else f"sr{m}") if row_acc else f"va{m}" if w > 1 else f"acc{m}"
         out.append(f"{a} = {_combine(op, acc, a, v, w)};")
     return out
 
@@ -333,13 +334,23 @@ def _row_vector_walk(spec: FusedReduceSpec, dtypes: list[np.dtype],
         out.append(f"  const long ob{k} = b{k} + {_red_offset(f'ar{k}', nr)};")
     for j in range(len(spec.sides)):
         out.append(f"  const long osb{j} = sb{j} + {_red_offset(f'sr{j}', nr)};")
+    # each row folds into fresh accumulators, added to the walk's once per row: a float sum
+    # then adds at most a row's worth of terms per lane before a partial sum, where one
+    # running sum over a batch norm's N*H*W terms lost ~6 bits (eager sums are pairwise)
     out.append("  long t = 0;")
+    for m, (op, _, acc, _) in enumerate(spec.reds):
+        ct = C.compute_ctype(acc, w)
+        out.append(f"  {ct} vr{m} = ({ct})({neutral(op, acc)});")
+        out.append(f"  {C.compute_ctype(acc)} sr{m} = {neutral(op, acc)};")
     out.append(f"  for (; t + {w} <= span; t += {w}) {{")
-    out += ["    " + s for s in _row_element(spec, dtypes, arrays, w)]
+    out += ["    " + s for s in _row_element(spec, dtypes, arrays, w, row_acc=True)]
     out.append("  }")
     out.append("  for (; t < span; ++t) {")
-    out += ["    " + s for s in _row_element(spec, dtypes, arrays, 1)]
+    out += ["    " + s for s in _row_element(spec, dtypes, arrays, 1, row_acc=True)]
     out.append("  }")
+    for m, (op, _, acc, _) in enumerate(spec.reds):
+        out.append(f"  va{m} = {_combine(op, acc, f'va{m}', f'vr{m}', w)};")
+        out.append(f"  acc{m} = {_combine(op, acc, f'acc{m}', f'sr{m}')};")
     out.append(f"  r += span; j{last} += span;")
     out.append(f"  if (j{last} == q{last}) {{ j{last} = 0; " +
                ("".join(f"if (++j{d} == q{d}) {{ j{d} = 0; " for d in range(last - 1, 0, -1))

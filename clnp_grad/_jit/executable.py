@@ -60,8 +60,9 @@ _KVEC = 16
 # work-items per compute unit over all (output, part) items
 _GPU_COLS_MIN, _GPU_COL_ITEMS = 32, 1024
 # CPU reductions over several dims walk the innermost one in vectors when it has at least
-# this many elements (shorter rows would spend their time in the scalar tails)
-_ROW_WALK_MIN = 32
+# this many elements (shorter rows would spend their time in the scalar tails; 16: one
+# float32 vector, the 4x4 maps of the digits CNN's second batch norm)
+_ROW_WALK_MIN = 16
 # tests: "gpu" forces the GPU column-reduction layout on any device (None: by device kind)
 COLUMN_LAYOUT: str | None = None
 

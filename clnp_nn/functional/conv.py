@@ -2,15 +2,16 @@
 weights, PyTorch's semantics).
 
 A convolution is one im2col kernel (``nn_im2col``: the batch goes into the columns) and one
-GEMM with clnp's tuned ``matmul`` (a batched one per group); on CPU devices the columns are
-batch-major and the GEMM is batched over the images, its output NCHW. Stride-1 3x3 convolutions may
-run Winograd F(2x2, 3x3) instead (``_winograd``) where ``autotune_conv2d`` measured it
-faster for that problem on that device (``_conv_algo``). Differentiation reuses the
-GEMM's rules and the im2col adjoint, so the backward pass is two GEMMs (data and weight
-gradients) and one ``nn_col2im`` kernel, all on the device; stride-1 batch-major
-convolutions instead take their data gradient as a convolution of the output gradient
-(im2col and the forward's GEMM shape, ``_conv_batch_major_vjp``). A transposed convolution
-is the same pair in the other order: a GEMM, then col2im.
+GEMM with clnp's tuned ``matmul`` (a batched one per group); on CPU devices, where an image
+has at least 256 output pixels, the columns are batch-major and the GEMM is batched over the
+images, its output NCHW. Stride-1 3x3 convolutions may run Winograd F(2x2, 3x3) instead
+(``_winograd``) where ``autotune_conv2d`` measured it faster for that problem on that device
+(``_conv_algo``). Differentiation reuses the GEMM's rules and the im2col adjoint, so the
+backward pass is two GEMMs (data and weight gradients) and one ``nn_col2im`` kernel, all on
+the device; on CPUs, stride-1 convolutions instead take their data gradient as a
+convolution of the output gradient (im2col and the forward's GEMM shape,
+``_conv_dgrad_as_conv``). A transposed convolution is the same pair in the other order: a
+GEMM, then col2im.
 """
 from __future__ import annotations
 
@@ -31,8 +32,13 @@ __all__ = ["conv1d", "conv2d", "conv_transpose2d"]
 
 # The layout of im2col + GEMM convolutions: batch-major columns and a GEMM batched over the
 # images (True), or the whole batch's columns in one GEMM (False); None: by device (CPUs
-# batch-major). Tests force both on any device.
+# batch-major where an image has _BATCH_MAJOR_MIN_COLUMNS output pixels). Tests force both
+# on any device.
 BATCH_MAJOR: bool | None = None
+_BATCH_MAJOR_MIN_COLUMNS = 256
+# Stride-1 data gradients as convolutions (_conv_dgrad_as_conv): None: on CPUs (GPUs keep
+# col2im, measured 0.84x cuDNN on the ResNet block). Tests force it on any device.
+DGRAD_AS_CONV: bool | None = None
 
 
 def _padding(fn: str, padding: Any, kernel: tuple, stride: tuple, dilation: tuple,
@@ -99,40 +105,55 @@ def _conv(fn: str, x: Any, weight: Any, bias: Any, stride: tuple, padding: Any,
     if algo == "winograd":
         y = conv2d_winograd(x, weight, pads, (OH, OW))
         return narrow(y if bias is None else y + xp.reshape(bias, (1, O, 1, 1)), dtype)
-    batch_major = BATCH_MAJOR if BATCH_MAJOR is not None else x.device.is_cpu
-    if groups == 1 and batch_major:
-        # CPUs: each image's columns (Cin*KH*KW, OH*OW) times the weights, a batched GEMM
-        # whose output is NCHW already. One image's block stays within the TLB's reach,
-        # where the panels of the whole batch's (Cin*KH*KW, N*OH*OW) matrix cost a page
-        # walk per row (measured 3-4x slower on PoCL), and no transposed copy follows
+    cpu = x.device.is_cpu
+    # CPUs: each image's columns (Cin*KH*KW, OH*OW) times the weights, a GEMM batched over
+    # the images whose output is NCHW already, where an image's columns are wide enough: one
+    # image's block stays within the TLB's reach, where the panels of the whole batch's
+    # (Cin*KH*KW, N*OH*OW) matrix cost a page walk per row (measured 3-4x slower on PoCL).
+    # Narrow maps (the digits CNN's 8x8 and 4x4) take one GEMM over the whole batch: per
+    # image, 16 columns filled half of each 32-column register tile
+    batch_major = BATCH_MAJOR if BATCH_MAJOR is not None else \
+        cpu and OH * OW >= _BATCH_MAJOR_MIN_COLUMNS
+    as_conv = DGRAD_AS_CONV if DGRAD_AS_CONV is not None else cpu
+    if groups == 1:
         w2d = xp.reshape(weight, (O, Cg * KH * KW))
         geom = (kernel, (pads[0][0], pads[1][0]), dilation, (OH, OW))
-        if stride == (1, 1) and _flipped_padding(kernel, pads, dilation) is not None:
-            y = _conv_batch_major_vjp(geom)(x, w2d)
+        if as_conv and stride == (1, 1) and _flipped_padding(kernel, pads, dilation) is not None:
+            y = _conv_dgrad_as_conv(geom, batch_major)(x, w2d)
         else:
-            y = _conv_batch_major(x, w2d, geom, stride)
+            y = _conv_gemm(x, w2d, geom, stride, batch_major)
         return narrow(y if bias is None else y + xp.reshape(bias, (1, O, 1, 1)), dtype)
     cols = im2col(x, kernel=kernel, stride=stride, padding=(pads[0][0], pads[1][0]),
                   dilation=dilation, out_hw=(OH, OW))                  # (Cin*KH*KW, N*OH*OW)
-    if groups == 1:
-        y = xp.matmul(xp.reshape(weight, (O, Cg * KH * KW)), cols)     # (O, N*OH*OW)
-    else:
-        w3 = xp.reshape(weight, (groups, O // groups, Cg * KH * KW))
-        c3 = xp.reshape(cols, (groups, Cg * KH * KW, N * OH * OW))
-        y = xp.matmul(w3, c3)                                          # (G, O/G, N*OH*OW)
+    w3 = xp.reshape(weight, (groups, O // groups, Cg * KH * KW))
+    c3 = xp.reshape(cols, (groups, Cg * KH * KW, N * OH * OW))
+    y = xp.matmul(w3, c3)                                              # (G, O/G, N*OH*OW)
     y = xp.permute_dims(xp.reshape(y, (O, N, OH, OW)), (1, 0, 2, 3))
     if bias is not None:
         y = y + xp.reshape(bias, (1, O, 1, 1))
     return narrow(y, dtype)
 
 
-def _conv_batch_major(x: Any, w2d: Any, geom: tuple, stride: tuple) -> Any:
-    """The CPU layout: each image's columns ``(C*KH*KW, OH*OW)`` times the ``(O, C*KH*KW)``
-    weights, a GEMM batched over the images whose output is NCHW already."""
+def _columns(x: Any, geom: tuple, stride: tuple, batch_major: bool) -> Any:
+    """im2col of ``x``: ``(N, C*KH*KW, OH*OW)`` batch-major, else ``(C*KH*KW, N*OH*OW)``."""
     kernel, pad, dilation, out_hw = geom
-    cols = im2col(x, kernel=kernel, stride=stride, padding=pad, dilation=dilation,
-                  out_hw=out_hw, batch_major=True)
-    return xp.reshape(xp.matmul(w2d, cols), (x.shape[0], w2d.shape[0]) + tuple(out_hw))
+    return im2col(x, kernel=kernel, stride=stride, padding=pad, dilation=dilation,
+                  out_hw=out_hw, batch_major=batch_major)
+
+
+def _product(w2d: Any, cols: Any, n: int, out_hw: tuple, batch_major: bool) -> Any:
+    """The ``(O, C*KH*KW)`` weights times the columns, as NCHW."""
+    y = xp.matmul(w2d, cols)
+    if batch_major:
+        return xp.reshape(y, (n, w2d.shape[0]) + tuple(out_hw))
+    return xp.permute_dims(xp.reshape(y, (w2d.shape[0], n) + tuple(out_hw)), (1, 0, 2, 3))
+
+
+def _conv_gemm(x: Any, w2d: Any, geom: tuple, stride: tuple, batch_major: bool) -> Any:
+    """The convolution as im2col and one GEMM (batched over the images when
+    ``batch_major``)."""
+    return _product(w2d, _columns(x, geom, stride, batch_major), x.shape[0], geom[3],
+                    batch_major)
 
 
 def _flipped_padding(kernel: tuple, pads: tuple, dilation: tuple) -> tuple | None:
@@ -148,36 +169,41 @@ def _flipped_padding(kernel: tuple, pads: tuple, dilation: tuple) -> tuple | Non
 
 
 @functools.lru_cache(maxsize=64)
-def _conv_batch_major_vjp(geom: tuple) -> Any:
-    """The stride-1 batch-major convolution with its data gradient computed as a
-    convolution (cuDNN's backward-data): ``dx = conv(dy, w')``, ``w'`` the weights with
-    in/out channels swapped and the taps flipped. The generic rules gave ``col2im(W^T dy)``:
-    a GEMM with a 64-deep contraction writing the ``(N, C*KH*KW, OH*OW)`` columns, which
-    arrive transposed (the product's output viewed through the transpose rule), and a
-    col2im reading them at a stride. Measured on PoCL (2 cores, 64 channels, 32x32, batch 64):
-    GEMM 22.5 ms + transposed col2im 15.5 ms, against im2col 7 ms + the forward's GEMM
-    shape, 22 ms. Forward mode and ``vmap`` go through the composition itself."""
+def _conv_dgrad_as_conv(geom: tuple, batch_major: bool) -> Any:
+    """The stride-1 convolution with its data gradient computed as a convolution (cuDNN's
+    backward-data): ``dx = conv(dy, w')``, ``w'`` the weights with in/out channels swapped
+    and the taps flipped. The generic rules gave ``col2im(W^T dy)``: a GEMM with a 64-deep
+    contraction writing the ``C*KH*KW``-row columns, which arrive transposed (the product's
+    output viewed through the transpose rule), and a col2im reading them at a stride.
+    Measured on PoCL (2 cores, batch-major, 64 channels, 32x32, batch 64): GEMM 22.5 ms +
+    transposed col2im 15.5 ms, against im2col 7 ms + the forward's GEMM shape, 22 ms. The
+    weight gradient is one product per image summed over the batch (batch-major), or one
+    product over the whole batch. Forward mode and ``vmap`` go through the composition
+    itself."""
     kernel, pad, dilation, out_hw = geom
 
     def conv(x: Any, w2d: Any) -> Any:
-        return _conv_batch_major(x, w2d, geom, (1, 1))
+        return _conv_gemm(x, w2d, geom, (1, 1), batch_major)
 
     def fwd(x: Any, w2d: Any) -> tuple:
-        cols = im2col(x, kernel=kernel, stride=(1, 1), padding=pad, dilation=dilation,
-                      out_hw=out_hw, batch_major=True)
-        y = xp.reshape(xp.matmul(w2d, cols), (x.shape[0], w2d.shape[0]) + tuple(out_hw))
-        return y, (cols, w2d, tuple(x.shape))
+        cols = _columns(x, geom, (1, 1), batch_major)
+        return _product(w2d, cols, x.shape[0], out_hw, batch_major), \
+            (cols, w2d, tuple(x.shape))
 
     def bwd(res: tuple, dy: Any) -> tuple:
         cols, w2d, (N, C, H, W) = res
-        O = w2d.shape[0]
-        dy3 = xp.reshape(dy, (N, O, out_hw[0] * out_hw[1]))
-        dw = xp.sum(xp.matmul(dy3, xp.permute_dims(cols, (0, 2, 1))), axis=0)
+        O, L = w2d.shape[0], out_hw[0] * out_hw[1]
+        if batch_major:
+            dy3 = xp.reshape(dy, (N, O, L))
+            dw = xp.sum(xp.matmul(dy3, xp.permute_dims(cols, (0, 2, 1))), axis=0)
+        else:
+            dy2 = xp.reshape(xp.permute_dims(dy, (1, 0, 2, 3)), (O, N * L))
+            dw = xp.matmul(dy2, xp.permute_dims(cols, (1, 0)))
         w4 = xp.reshape(w2d, (O, C) + tuple(kernel))
         flipped = xp.reshape(xp.flip(xp.permute_dims(w4, (1, 0, 2, 3)), axis=(2, 3)),
                              (C, O * kernel[0] * kernel[1]))
         q = tuple(d * (k - 1) - p for k, p, d in zip(kernel, pad, dilation))
-        dx = _conv_batch_major(dy, flipped, (kernel, q, dilation, (H, W)), (1, 1))
+        dx = _conv_gemm(dy, flipped, (kernel, q, dilation, (H, W)), (1, 1), batch_major)
         return dx, dw
 
     f = custom_vjp(conv)

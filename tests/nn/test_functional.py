@@ -163,13 +163,15 @@ def test_conv_layouts(device, rng, monkeypatch, variant, batch_major):
 @pytest.mark.parametrize("kw", [dict(padding=1), dict(padding=(2, 1), dilation=(2, 1)),
                                 dict(), dict(padding=(1, 0))],
                          ids=["pad1", "dilated", "valid", "pad10"])
-def test_conv_data_gradient_as_convolution(device, rng, monkeypatch, kw):
-    """Stride-1 batch-major convolutions compute the data gradient as a convolution of the
-    output gradient with the flipped, channel-swapped weights (no col2im): values and both
-    gradients against PyTorch, under jit (no col2im step in its program), forward mode
-    against reverse mode, a second derivative against PyTorch's, and vmap."""
+@pytest.mark.parametrize("batch_major", [True, False])
+def test_conv_data_gradient_as_convolution(device, rng, monkeypatch, kw, batch_major):
+    """Stride-1 convolutions compute the data gradient as a convolution of the output
+    gradient with the flipped, channel-swapped weights (no col2im), in both im2col layouts:
+    values and both gradients against PyTorch, under jit (no col2im step in its program),
+    forward mode against reverse mode, a second derivative against PyTorch's, and vmap."""
     from clnp_nn.functional import conv
-    monkeypatch.setattr(conv, "BATCH_MAJOR", True)
+    monkeypatch.setattr(conv, "BATCH_MAJOR", batch_major)
+    monkeypatch.setattr(conv, "DGRAD_AS_CONV", True)
     dt = _dtype(device)
     x = rng.standard_normal(X4).astype(dt)
     w = rng.standard_normal((6, 4, 3, 2)).astype(dt)
