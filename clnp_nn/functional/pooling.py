@@ -9,7 +9,6 @@ matrix products with averaging matrices built from PyTorch's bin edges
 """
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -18,6 +17,7 @@ import clnp as xp
 
 from . import _checks as chk
 from ._kernels import im2col
+from ._kernels import max_pool2d as _max_pool2d_prim
 
 __all__ = ["max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"]
 
@@ -91,8 +91,7 @@ def max_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
     """
     fn = "max_pool2d"
     x4, k, s, p, d, out_hw = _window(fn, x, kernel_size, stride, padding, dilation)
-    w = _windows(x4, k, s, p, d, out_hw, -math.inf)
-    y = xp.permute_dims(xp.max(w, axis=1), (1, 0, 2, 3))
+    y = _max_pool2d_prim(x4, kernel=k, stride=s, padding=p, dilation=d, out_hw=out_hw)
     return y if x.ndim == 4 else y[0]
 
 

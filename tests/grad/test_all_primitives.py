@@ -277,7 +277,9 @@ CHECKED_ELSEWHERE = {"jit": "test_jit.py", "cond": "test_lax.py", "while": "test
                      # clnp_nn's kernels (registered when clnp_nn is imported)
                      "nn_im2col": "../nn/test_functional.py",
                      "nn_col2im": "../nn/test_functional.py",
-                     "nn_erf": "../nn/test_functional.py"}
+                     "nn_erf": "../nn/test_functional.py",
+                     **{f"nn_max_pool2d{s}": "../nn/test_max_pool2d.py"
+                        for s in ("", "_weight", "_grad", "_tangent")}}
 
 
 def test_non_differentiable_primitives_give_zero(device, rng):
