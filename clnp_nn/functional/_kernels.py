@@ -649,6 +649,8 @@ def _max_pool2d_source(kind: str, dtype: np.dtype, elem: bool) -> tuple[str, str
             "  }"]
     src = "\n".join(_prelude(dtype) + [
         f"// clnp_nn max_pool2d {kind} {dtype}",
+        # ct * w + acc must round twice, as the composition's product and sum did
+        "#pragma OPENCL FP_CONTRACT OFF",
         f"__kernel void {name}({geom},",
         "    " + ",\n    ".join(params) + ")",
         "{",
