@@ -14,6 +14,9 @@
   the kernel needs no atomics. ``N`` and ``C`` follow from the shape of ``cols``, whose rank
   says its layout (3: batch-major).
 - ``nn_erf(x)``: the error function (OpenCL's ``erf``), which the elementwise op table lacks.
+- ``nn_max_pool2d(x, *, kernel, stride, padding, dilation, out_hw)``: the window maxima of
+  ``x`` (N, C, H, W) as (N, C, OH, OW), and for its derivatives ``nn_max_pool2d_weight``,
+  ``nn_max_pool2d_grad`` and ``nn_max_pool2d_tangent`` (see the max_pool2d section below).
 
 Both im2col and col2im are linear, so each one's JVP is itself and its VJP the other; under
 ``vmap`` the batch axis folds into ``N``. ``jit`` records them as opaque steps.

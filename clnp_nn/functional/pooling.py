@@ -1,9 +1,11 @@
 """Pooling: ``max_pool2d``, ``avg_pool2d``, ``adaptive_avg_pool2d`` (NCHW, PyTorch's
 semantics).
 
-Max and average pooling gather their windows with the im2col kernel (padding filled with
-``-inf`` for max) and reduce them with clnp's reductions, so the backward pass is the
-reduction's rule followed by the col2im kernel. Adaptive average pooling is two small
+Max pooling is the ``nn_max_pool2d`` primitive (``_kernels``): a window-max kernel, and for
+its derivatives a tie-weight kernel and gather kernels (ties share a window's cotangent
+evenly), with the semantics of the im2col + ``max`` composition it replaced. Average pooling
+gathers its windows with the im2col kernel and sums them, so its backward pass is the sum's
+rule followed by the col2im kernel. Adaptive average pooling is two small
 matrix products with averaging matrices built from PyTorch's bin edges
 (``floor(i*H/OH)`` to ``ceil((i+1)*H/OH)``), which handles uneven bins exactly.
 """
@@ -56,6 +58,10 @@ def _windows(x4: Any, k: tuple, s: tuple, p: tuple, d: tuple, out_hw: tuple,
 def max_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
                dilation: Any = 1) -> Any:
     """The maximum over each ``kernel_size`` window (padding never wins: it is ``-inf``).
+
+    A window holding NaN gives NaN. The gradient splits each window's cotangent evenly
+    among the elements equal to its maximum (JAX's rule; PyTorch gives it all to one of
+    them), and overlapping windows add their shares.
 
     Parameters
     ----------
