@@ -636,7 +636,7 @@ def _render_max_pool2d(kind: str, dtype: np.dtype, shape: str) -> tuple[str, str
 
 def _weight_dtype(dtype: np.dtype) -> np.dtype:
     """The tie weights' dtype: x's compute type (float32 for float16 and bfloat16)."""
-    return np.dtype(C.compute_ctype(dtype) == "double" and np.float64 or np.float32)
+    return np.dtype(np.float64 if dtype == np.float64 else np.float32)
 
 
 def _max_pool2d_launch(kind: str, *inputs: Array, kernel: tuple, stride: tuple,
