@@ -61,13 +61,50 @@ def race(cases: dict[str, Callable[[], Any]], reps: int) -> dict[str, float]:
     return {k: statistics.median(v) * 1e3 for k, v in runs.items()}
 
 
+def bench_shape(shape: tuple, rng: np.random.Generator, reps: int) -> None:
+    """Checks and times the cases on one input shape, printing a row per case."""
+    import torch
+    tf = torch.nn.functional
+    x_np = rng.standard_normal(shape).astype(np.float32)
+    ct_np = rng.standard_normal(shape[:2] + (shape[2] // 2, shape[3] // 2)).astype(
+        np.float32)
+    x, ct = clnp.asarray(x_np), clnp.asarray(ct_np)
+    xt, ctt = torch.tensor(x_np, requires_grad=True), torch.tensor(ct_np)
+    ref_y = tf.max_pool2d(xt, 2)
+    ref_y.backward(ctt)
+    fwd, bwd = {}, {}
+    for name, pool in (("clnp", F.max_pool2d), ("composition", composition)):
+        fwd[name] = cg.jit(lambda a, pool=pool: pool(a, 2))
+        bwd[name] = cg.jit(cg.grad(lambda a, c, pool=pool: clnp.sum(pool(a, 2) * c)))
+        np.testing.assert_array_equal(np.asarray(fwd[name](x)), ref_y.detach().numpy())
+        np.testing.assert_allclose(np.asarray(bwd[name](x, ct)), xt.grad.numpy(),
+                                   rtol=1e-6, atol=1e-6)
+
+    def torch_bwd() -> Any:
+        xt.grad = None
+        tf.max_pool2d(xt, 2).backward(ctt)
+        return xt.grad
+
+    for case, cases in (
+            ("forward", {"clnp": lambda: fwd["clnp"](x),
+                         "composition": lambda: fwd["composition"](x),
+                         "torch": lambda: tf.max_pool2d(xt.detach(), 2)}),
+            ("forward + backward", {"clnp": lambda: bwd["clnp"](x, ct),
+                                    "composition": lambda: bwd["composition"](x, ct),
+                                    "torch": torch_bwd})):
+        r = race(cases, reps)
+        print(f"{str(shape) + ' ' + case:34s} {r['clnp']:9.3f} {r['composition']:12.3f} "
+              f"{r['torch']:9.3f} {r['composition'] / r['clnp']:9.2f}x "
+              f"{r['torch'] / r['clnp']:10.2f}x")
+
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--reps", type=int, default=200)
     args = ap.parse_args()
     import torch
     torch.set_num_threads(os.cpu_count() or 1)
-    tf = torch.nn.functional
     dev = clnp.default_device()
     print(f"device: {dev.key} ({dev.name}); torch {torch.__version__} on cpu "
           f"({torch.get_num_threads()} threads); load average {os.getloadavg()[0]:.2f}; "
@@ -76,38 +113,7 @@ def main() -> None:
           f"{'comp/clnp':>10s} {'torch/clnp':>11s}")
     rng = np.random.default_rng(0)
     for shape in SHAPES:
-        x_np = rng.standard_normal(shape).astype(np.float32)
-        ct_np = rng.standard_normal(shape[:2] + (shape[2] // 2, shape[3] // 2)).astype(
-            np.float32)
-        x, ct = clnp.asarray(x_np), clnp.asarray(ct_np)
-        xt, ctt = torch.tensor(x_np, requires_grad=True), torch.tensor(ct_np)
-        ref_y = tf.max_pool2d(xt, 2)
-        ref_y.backward(ctt)
-        fwd, bwd = {}, {}
-        for name, pool in (("clnp", F.max_pool2d), ("composition", composition)):
-            fwd[name] = cg.jit(lambda a, pool=pool: pool(a, 2))
-            bwd[name] = cg.jit(cg.grad(lambda a, c, pool=pool: clnp.sum(pool(a, 2) * c)))
-            np.testing.assert_array_equal(np.asarray(fwd[name](x)), ref_y.detach().numpy())
-            np.testing.assert_allclose(np.asarray(bwd[name](x, ct)), xt.grad.numpy(),
-                                       rtol=1e-6, atol=1e-6)
-
-        def torch_bwd() -> Any:
-            xt.grad = None
-            tf.max_pool2d(xt, 2).backward(ctt)
-            return xt.grad
-
-        for case, cases in (
-                ("forward", {"clnp": lambda: fwd["clnp"](x),
-                             "composition": lambda: fwd["composition"](x),
-                             "torch": lambda: tf.max_pool2d(xt.detach(), 2)}),
-                ("forward + backward", {"clnp": lambda: bwd["clnp"](x, ct),
-                                        "composition": lambda: bwd["composition"](x, ct),
-                                        "torch": torch_bwd})):
-            r = race(cases, args.reps)
-            print(f"{str(shape) + ' ' + case:34s} {r['clnp']:9.3f} {r['composition']:12.3f} "
-                  f"{r['torch']:9.3f} {r['composition'] / r['clnp']:9.2f}x "
-                  f"{r['torch'] / r['clnp']:10.2f}x")
-
+        bench_shape(shape, rng, args.reps)
 
 if __name__ == "__main__":
     main()
