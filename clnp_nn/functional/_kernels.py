@@ -14,6 +14,9 @@
   the kernel needs no atomics. ``N`` and ``C`` follow from the shape of ``cols``, whose rank
   says its layout (3: batch-major).
 - ``nn_erf(x)``: the error function (OpenCL's ``erf``), which the elementwise op table lacks.
+- ``nn_max_pool2d(x, *, kernel, stride, padding, dilation, out_hw)``: the window maxima of
+  ``x`` (N, C, H, W) as (N, C, OH, OW), and for its derivatives ``nn_max_pool2d_weight``,
+  ``nn_max_pool2d_grad`` and ``nn_max_pool2d_tangent`` (see the max_pool2d section below).
 
 Both im2col and col2im are linear, so each one's JVP is itself and its VJP the other; under
 ``vmap`` the batch axis folds into ``N``. ``jit`` records them as opaque steps.
@@ -398,3 +401,358 @@ def _erf_slope(x: Any) -> Any:
 JVP["nn_erf"] = lambda primals, tangents, out: tangents[0] * _erf_slope(primals[0])
 VJP["nn_erf"] = lambda ct, primals, out: (ct * _erf_slope(primals[0]),)
 BATCH["nn_erf"] = lambda prim, vals, batched, size: prim.bind(vals[0])
+
+
+# ------------------------------------------------------------------------------ max_pool2d
+# Max pooling as four gather kernels that keep the semantics of the composition they
+# replace (im2col with -inf padding, clnp.max over the window, then the max reduction's
+# rules followed by col2im), which are JAX's:
+#
+# - nn_max_pool2d(x) -> y (N, C, OH, OW): each window's maximum. Padding never wins: a
+#   window holds at least one input element (padding is at most half the kernel), so it
+#   is left out; NaN propagates by clnp.maximum's rule.
+# - nn_max_pool2d_weight(x, y) -> w (N, C, OH, OW), in x's compute type: the tie weight
+#   1 / count, count being how many of the window's taps equal y (padding taps too where y
+#   is -inf, since they are -inf); for float16/bfloat16 rounded to x's dtype, as the
+#   composition's division was. A NaN window has count 0 and weight inf. Counting is a
+#   separate pass that only differentiation pays for: recounting inside the gradient
+#   kernel (a data-dependent branch per element) made it 3x slower on PoCL.
+# - nn_max_pool2d_grad(x, y, w, ct) -> dx (N, C, H, W): each input element gathers, from
+#   every window holding it, ct * ((x == y) * w): winners share ct evenly, a loser gets
+#   ct * 0 (NaN where ct is not finite), and every element of a NaN window gets NaN
+#   (0 * inf), as the composition's ct * ((x == y) / count) does.
+# - nn_max_pool2d_tangent(x, y, w, t) -> dy (N, C, OH, OW): the sum over the window's taps
+#   of t * ((x == y) * w), padding taps having t = 0: forward mode, and the transpose of
+#   the gradient with respect to ct.
+#
+# The gradient is linear in ct and the tangent in t; both are piecewise constant in x, y
+# and w (a comparison and a count), so their own rules are each other and the weight has
+# none (JAX's max rules alike).
+
+_MAX = "(m != m || v != v) ? m + v : (m > v ? m : v)"   # clnp.maximum's rule: NaN propagates
+
+
+def _round_half(dtype: np.dtype, v: str) -> str:
+    """``v`` rounded to ``dtype``'s storage and back, as a value stored between two of the
+    composition's operations was."""
+    if dtype.name == "float16":
+        return f"clnp_h2f(clnp_f2h({v}))"
+    if dtype.name == "bfloat16":
+        return f"clnp_bf2f(clnp_f2bf({v}))"
+    return f"({v})"
+
+
+def _taps(dtype: np.dtype, step: str) -> list[str]:
+    """C lines running ``step`` on every in-bounds tap value ``v`` of window (oh, ow)."""
+    ct = C.compute_ctype(dtype)
+    return [
+        "for (int a = 0; a < KH; ++a) {",
+        "  const int ih = oh * SH - PH + a * DH;",
+        "  if (ih < 0 || ih >= H) continue;",
+        "  for (int b = 0; b < KW; ++b) {",
+        "    const int iw = ow * SW - PW + b * DW;",
+        "    if (iw < 0 || iw >= W) continue;",
+        f"    const {ct} v = {C.load(dtype, 'x', 'xb + ih * xh + iw * xw')};",
+        f"    {step}",
+        "  }",
+        "}",
+    ]
+
+
+def _finish_weight(dtype: np.dtype) -> list[str]:
+    """C lines turning the count ``k`` of window (oh, ow), whose maximum is ``m``, into its
+    weight ``k``: padding taps count where m is -inf (a branch almost never taken)."""
+    return [
+        "if ((PH || PW) && m == -INFINITY) {",
+        "  int real = 0;",
+        "  for (int a = 0; a < KH; ++a) {",
+        "    const int ih = oh * SH - PH + a * DH;",
+        "    for (int b = 0; b < KW; ++b) {",
+        "      const int iw = ow * SW - PW + b * DW;",
+        "      real += ih >= 0 && ih < H && iw >= 0 && iw < W;",
+        "    }",
+        "  }",
+        "  k += KH * KW - real;",
+        "}",
+        f"k = {_round_half(dtype, 'one / k')};",
+    ]
+
+
+def _fwd_body(dtype: np.dtype) -> list[str]:
+    ct = C.compute_ctype(dtype)
+    return [f"{ct} m = -INFINITY;",
+            *_taps(dtype, f"m = {_MAX};"),
+            C.store(dtype, "out", "d + l", "m")]
+
+
+def _weight_body(dtype: np.dtype) -> list[str]:
+    ct = C.compute_ctype(dtype)
+    return [f"const {ct} m = {C.load(dtype, 'y', 'yb + oh * yh + ow * yw')};",
+            f"{ct} k = 0;",
+            *_taps(dtype, "k += v == m;"),
+            *_finish_weight(dtype),
+            "out[d + l] = k;"]
+
+
+def _share(dtype: np.dtype, v: str) -> str:
+    """``v`` (ct or t) times element xv's weight in window (oh, ow): (xv == yv) * w. The
+    arithmetic form, not a select, keeps the inner loops vectorisable (2.2x faster on
+    PoCL than choosing between the winner's and the loser's value)."""
+    ct = C.compute_ctype(dtype)
+    return _round_half(dtype, f"{v} * (({ct})(xv == yv) * kv)")
+
+
+def _window_values(dtype: np.dtype) -> list[str]:
+    ct = C.compute_ctype(dtype)
+    return [f"const {ct} yv = {C.load(dtype, 'y', 'yb + oh * yh + ow * yw')};",
+            f"const {ct} kv = k[kb + oh * kh + ow * kw];"]
+
+
+def _grad_body(dtype: np.dtype, shape: str) -> list[str]:
+    ct = C.compute_ctype(dtype)
+    gv = f"const {ct} gv = {C.load(dtype, 'g', 'gb + oh * gh + ow * gw')};"
+    if shape == "element":
+        return [
+            f"const {ct} xv = {C.load(dtype, 'x', 'xb + h * xh + w * xw')};",
+            f"{ct} acc = 0;",
+            "for (int ki = 0; ki < KH; ++ki) {",
+            "  const int hh = h + PH - ki * DH;",
+            "  if (hh < 0 || hh % SH) continue;",
+            "  const int oh = hh / SH;",
+            "  if (oh >= OH) continue;",
+            "  for (int kj = 0; kj < KW; ++kj) {",
+            "    const int ww = w + PW - kj * DW;",
+            "    if (ww < 0 || ww % SW) continue;",
+            "    const int ow = ww / SW;",
+            "    if (ow >= OW) continue;",
+            *["    " + line for line in _window_values(dtype) + [gv]],
+            f"    acc += {_share(dtype, 'gv')};",
+            "  }",
+            "}",
+            C.store(dtype, "out", "d + l", "acc")]
+    # row: the work-item owns input row h, zeroes it, then for every tap (ki, kj) whose
+    # windows read this row walks the stretch of those windows (cut to the row as col2im's
+    # row kernel does) adding each one's share to the element it reads: no division per
+    # element, no write conflicts, a fixed order of sums (and, as col2im's row kernel did,
+    # float16/bfloat16 round at each addition)
+    return [
+        f"for (int w = 0; w < W; ++w) {C.store(dtype, 'out', 'd + w', f'({ct})0')}",
+        "for (int ki = 0; ki < KH; ++ki) {",
+        "  const int hh = h + PH - ki * DH;",
+        "  if (hh < 0 || hh % SH) continue;",
+        "  const int oh = hh / SH;",
+        "  if (oh >= OH) continue;",
+        "  for (int kj = 0; kj < KW; ++kj) {",
+        "    const int off = kj * DW - PW;",
+        *[line[2:] for line in _ROW_RANGE],
+        "    for (int ow = lo; ow < hi; ++ow) {",
+        "      const int iw = ow * SW + off;",
+        f"      const {ct} xv = {C.load(dtype, 'x', 'xb + h * xh + iw * xw')};",
+        *["      " + line for line in _window_values(dtype) + [gv]],
+        "      " + C.store(dtype, "out", "d + iw",
+                          C.load(dtype, "out", "d + iw") + " + " + _share(dtype, "gv")),
+        "    }",
+        "  }",
+        "}"]
+
+
+def _tangent_body(dtype: np.dtype) -> list[str]:
+    ct = C.compute_ctype(dtype)
+    tv = f"const {ct} tv = {C.load(dtype, 'g', 'gb + ih * gh + iw * gw')};"
+    step = f"{{ const {ct} xv = v; {tv} acc += {_share(dtype, 'tv')}; }}"
+    return [
+        *_window_values(dtype),
+        # the padding taps' t * w: 0, or NaN in a NaN window (0 * inf)
+        f"{ct} acc = (PH || PW) ? 0 * kv : 0;",
+        *_taps(dtype, step),
+        C.store(dtype, "out", "d + l", "acc")]
+
+
+_MAX_POOL2D_OPERANDS = {"fwd": "x", "weight": "xy", "grad": "xykg", "tangent": "xykg"}
+_MAX_POOL2D_BODY = {"fwd": _fwd_body, "weight": _weight_body, "tangent": _tangent_body}
+
+
+_SUFFIX = {"row": "", "element": "_e"}
+
+
+def _max_pool2d_source(kind: str, dtype: np.dtype, shape: str) -> tuple[str, str]:
+    """One of the four kernels in one of its shapes. "element" (GPUs): range (rows*cols
+    rounded up, C, N), one result element per work-item. "row" (CPUs): range (rows or
+    fewer, C, N), a work-item loops over whole rows: of windows for the forward, weight and
+    tangent kernels (a window at a time: on PoCL as fast as or faster than sweeping the
+    row tap by tap, 0.036 vs 0.051 ms for the digits CNN's second pool), of input elements
+    for the gradient, which walks the windows' taps as col2im's row kernel does. (A
+    gradient kernel for windows that do not overlap, each storing its shares into its own
+    band of rows, measured 0.137 vs 0.127 ms on the first pool and 0.080 vs 0.101 on the
+    second: not worth a kernel of its own.) Operands: x, y, k (the weights) and g (ct, or
+    the tangent t), each read through its offset and four strides."""
+    st, ct = C.storage_ctype(dtype), C.compute_ctype(dtype)
+    geom = ", ".join(f"const int {g}" for g in _GEOM)
+    name = f"clnp_nn_max_pool2d{'' if kind == 'fwd' else '_' + kind}{_SUFFIX[shape]}"
+    rows, cols = ("H", "W") if kind == "grad" else ("OH", "OW")
+    r, c = ("h", "w") if kind == "grad" else ("oh", "ow")
+    ops = _MAX_POOL2D_OPERANDS[kind]
+    params = [f"__global const {ct if p == 'k' else st} *{p}, const long {p}o, "
+              f"const long {p}n, const long {p}c, const long {p}h, const long {p}w"
+              for p in ops]
+    params.append(f"__global {ct if kind == 'weight' else st} *out")
+    body = _grad_body(dtype, shape) if kind == "grad" else _MAX_POOL2D_BODY[kind](dtype)
+    if shape == "element":
+        loop = [
+            "  const int l = get_global_id(0);",
+            f"  if (l >= {rows} * {cols}) return;",
+            f"  const int {c} = l % {cols}, {r} = l / {cols};",
+            f"  const long d = ((long)n * C + c) * ({rows} * {cols});",
+            *["  " + line for line in body]]
+    else:
+        if kind != "grad":           # one window at a time along the row
+            body = [f"for (int {c} = 0; {c} < {cols}; ++{c}) {{", f"  const int l = {c};",
+                    *["  " + line for line in body], "}"]
+        loop = [
+            f"  for (int {r} = get_global_id(0); {r} < {rows}; {r} += get_global_size(0)) {{",
+            f"    const long d = (((long)n * C + c) * {rows} + {r}) * {cols};",
+            *["    " + line for line in body],
+            "  }"]
+    src = "\n".join(_prelude(dtype) + [
+        f"// clnp_nn max_pool2d {kind} ({shape}) {dtype}",
+        # ct * w + acc must round twice, as the composition's product and sum did
+        "#pragma OPENCL FP_CONTRACT OFF",
+        f"__kernel void {name}({geom},",
+        "    " + ",\n    ".join(params) + ")",
+        "{",
+        "  const int c = get_global_id(1), n = get_global_id(2);",
+        f"  const {ct} one = 1;",
+        *[f"  const long {p}b = {p}o + n * {p}n + c * {p}c;" for p in ops],
+        *loop,
+        "}"])
+    return src, name
+
+
+def _render_max_pool2d(kind: str, dtype: np.dtype, shape: str) -> tuple[str, str, list]:
+    src, name = _max_pool2d_source(kind, dtype, shape)
+    return src, name, ([_I32] * len(_GEOM) + [None, _I64, _I64, _I64, _I64, _I64]
+                       * len(_MAX_POOL2D_OPERANDS[kind]) + [None])
+
+
+def _weight_dtype(dtype: np.dtype) -> np.dtype:
+    """The tie weights' dtype: x's compute type (float32 for float16 and bfloat16)."""
+    return np.dtype(np.float64 if dtype == np.float64 else np.float32)
+
+
+def _max_pool2d_launch(kind: str, *inputs: Array, kernel: tuple, stride: tuple,
+                       padding: tuple, dilation: tuple, out_hw: tuple) -> Array:
+    """Runs kernel ``kind`` on ``inputs`` (read through their strides; x, the first, is
+    (N, C, H, W)) and returns its new contiguous result."""
+    x = inputs[0]
+    N, C_, H, W = x.shape
+    dtype = _weight_dtype(x.dtype) if kind == "weight" else x.dtype
+    out = Array.empty((N, C_, H, W) if kind == "grad" else (N, C_) + tuple(out_hw), dtype,
+                      x.device)
+    if out.size == 0:
+        return out
+    _fits_int("max_pool2d", (N, C_, H * W, out_hw[0] * out_hw[1]))
+    dev = x.device
+    shape = "row" if _variant(dev) == "row" else "element"
+    rows, cols = (H, W) if kind == "grad" else out_hw
+    kern = dev.kernel((f"clnp_nn_max_pool2d_{kind}{_SUFFIX[shape]}", x.dtype),
+                      lambda: _render_max_pool2d(kind, x.dtype, shape))
+    if shape == "element":
+        Ls = local_size(dev)
+        gsize, lsize = (-(-(rows * cols) // Ls) * Ls, C_, N), (Ls, 1, 1)
+    else:
+        gsize, lsize = (_row_items(rows, C_ * N), C_, N), None
+    args = []
+    for a in inputs:
+        args += [a._buf, a._offset, *a._strides]
+    launch(dev, kern, gsize, lsize,
+           *_geometry(C_, (H, W), kernel, out_hw, stride, padding, dilation), *args, out._buf)
+    return out
+
+
+@def_impl("nn_max_pool2d")
+def max_pool2d_impl(x: Array, **p: Any) -> Array:
+    return _max_pool2d_launch("fwd", x, **p)
+
+
+@def_impl("nn_max_pool2d_weight")
+def max_pool2d_weight_impl(x: Array, y: Array, **p: Any) -> Array:
+    return _max_pool2d_launch("weight", x, y, **p)
+
+
+@def_impl("nn_max_pool2d_grad")
+def max_pool2d_grad_impl(x: Array, y: Array, w: Array, ct: Array, **p: Any) -> Array:
+    return _max_pool2d_launch("grad", x, y, w, ct, **p)
+
+
+@def_impl("nn_max_pool2d_tangent")
+def max_pool2d_tangent_impl(x: Array, y: Array, w: Array, t: Array, **p: Any) -> Array:
+    return _max_pool2d_launch("tangent", x, y, w, t, **p)
+
+
+def max_pool2d(x: Any, *, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple,
+               out_hw: tuple) -> Any:
+    """The maximum of each window of ``x`` (N, C, H, W), as (N, C, OH, OW); arguments are
+    checked by the caller (:func:`clnp_nn.functional.max_pool2d`)."""
+    return primitive("nn_max_pool2d").bind(x, kernel=tuple(kernel), stride=tuple(stride),
+                                           padding=tuple(padding), dilation=tuple(dilation),
+                                           out_hw=tuple(out_hw))
+
+
+def max_pool2d_weight(x: Any, y: Any, **p: Any) -> Any:
+    """The tie weight 1 / count of each window of :func:`max_pool2d` at ``x`` (pooled value
+    ``y``), in x's compute type (inf where y is NaN)."""
+    return primitive("nn_max_pool2d_weight").bind(x, y, **p)
+
+
+def max_pool2d_grad(x: Any, y: Any, w: Any, ct: Any, **p: Any) -> Any:
+    """The gradient of :func:`max_pool2d` at ``x`` (pooled value ``y``, tie weights ``w``)
+    for the cotangent ``ct`` (N, C, OH, OW): (N, C, H, W), ties sharing their window's."""
+    return primitive("nn_max_pool2d_grad").bind(x, y, w, ct, **p)
+
+
+def max_pool2d_tangent(x: Any, y: Any, w: Any, t: Any, **p: Any) -> Any:
+    """The forward-mode derivative of :func:`max_pool2d` at ``x`` (pooled value ``y``, tie
+    weights ``w``) along ``t`` (N, C, H, W): each window's ties averaged, (N, C, OH, OW)."""
+    return primitive("nn_max_pool2d_tangent").bind(x, y, w, t, **p)
+
+
+def _jvp_max_pool2d(primals: tuple, tangents: tuple, out: Any, **p: Any) -> Any:
+    if tangents[0] is None:
+        return None
+    x = primals[0]
+    return max_pool2d_tangent(x, out, max_pool2d_weight(x, out, **p), tangents[0], **p)
+
+
+def _vjp_max_pool2d(ct: Any, primals: tuple, out: Any, **p: Any) -> tuple:
+    x = primals[0]
+    return (max_pool2d_grad(x, out, max_pool2d_weight(x, out, **p), ct, **p),)
+
+
+JVP["nn_max_pool2d"] = _jvp_max_pool2d
+VJP["nn_max_pool2d"] = _vjp_max_pool2d
+# piecewise constant: derivative zero wherever it exists
+JVP["nn_max_pool2d_weight"] = lambda primals, tangents, out, **p: None
+VJP["nn_max_pool2d_weight"] = lambda ct, primals, out, **p: (None, None)
+# linear in their last operand, piecewise constant in the others
+JVP["nn_max_pool2d_grad"] = lambda primals, tangents, out, **p: (
+    None if tangents[3] is None else max_pool2d_grad(*primals[:3], tangents[3], **p))
+VJP["nn_max_pool2d_grad"] = lambda ct, primals, out, **p: (
+    None, None, None, max_pool2d_tangent(*primals[:3], ct, **p))
+JVP["nn_max_pool2d_tangent"] = lambda primals, tangents, out, **p: (
+    None if tangents[3] is None else max_pool2d_tangent(*primals[:3], tangents[3], **p))
+VJP["nn_max_pool2d_tangent"] = lambda ct, primals, out, **p: (
+    None, None, None, max_pool2d_grad(*primals[:3], ct, **p))
+
+
+def _batch_max_pool2d(prim: Any, vals: tuple, batched: tuple, size: int, **p: Any) -> Any:
+    """The batch axis folds into N: (B, N, C, ., .) operands, unbatched ones broadcast."""
+    from clnp_grad._vmap import _materialize
+    vals = [_materialize(v, b, size) for v, b in zip(vals, batched)]
+    N = vals[0].shape[1]
+    out = prim.bind(*[xp.reshape(v, (size * N,) + tuple(v.shape[2:])) for v in vals], **p)
+    return xp.reshape(out, (size, N) + tuple(out.shape[1:]))
+
+
+for _name in ("nn_max_pool2d", "nn_max_pool2d_weight", "nn_max_pool2d_grad",
+              "nn_max_pool2d_tangent"):
+    BATCH[_name] = _batch_max_pool2d

@@ -1,15 +1,16 @@
 """Pooling: ``max_pool2d``, ``avg_pool2d``, ``adaptive_avg_pool2d`` (NCHW, PyTorch's
 semantics).
 
-Max and average pooling gather their windows with the im2col kernel (padding filled with
-``-inf`` for max) and reduce them with clnp's reductions, so the backward pass is the
-reduction's rule followed by the col2im kernel. Adaptive average pooling is two small
+Max pooling is the ``nn_max_pool2d`` primitive (``_kernels``): a window-max kernel, and for
+its derivatives a tie-weight kernel and gather kernels (ties share a window's cotangent
+evenly), with the semantics of the im2col + ``max`` composition it replaced. Average pooling
+gathers its windows with the im2col kernel and sums them, so its backward pass is the sum's
+rule followed by the col2im kernel. Adaptive average pooling is two small
 matrix products with averaging matrices built from PyTorch's bin edges
 (``floor(i*H/OH)`` to ``ceil((i+1)*H/OH)``), which handles uneven bins exactly.
 """
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ import clnp as xp
 
 from . import _checks as chk
 from ._kernels import im2col
+from ._kernels import max_pool2d as _max_pool2d_prim
 
 __all__ = ["max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"]
 
@@ -57,6 +59,10 @@ def max_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
                dilation: Any = 1) -> Any:
     """The maximum over each ``kernel_size`` window (padding never wins: it is ``-inf``).
 
+    A window holding NaN gives NaN. The gradient splits each window's cotangent evenly
+    among the elements equal to its maximum (JAX's rule; PyTorch gives it all to one of
+    them), and overlapping windows add their shares.
+
     Parameters
     ----------
     x : Array
@@ -91,8 +97,7 @@ def max_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
     """
     fn = "max_pool2d"
     x4, k, s, p, d, out_hw = _window(fn, x, kernel_size, stride, padding, dilation)
-    w = _windows(x4, k, s, p, d, out_hw, -math.inf)
-    y = xp.permute_dims(xp.max(w, axis=1), (1, 0, 2, 3))
+    y = _max_pool2d_prim(x4, kernel=k, stride=s, padding=p, dilation=d, out_hw=out_hw)
     return y if x.ndim == 4 else y[0]
 
 

@@ -279,7 +279,9 @@ CHECKED_ELSEWHERE = {"jit": "test_jit.py", "cond": "test_lax.py", "while": "test
                      "nn_col2im": "../nn/test_functional.py",
                      "nn_erf": "../nn/test_functional.py",
                      # clnp_nn.parallel's pmap (registered when it is imported)
-                     "pmap": "../parallel/test_pmap_transforms.py"}
+                     "pmap": "../parallel/test_pmap_transforms.py",
+                     **{f"nn_max_pool2d{s}": "../nn/test_max_pool2d.py"
+                        for s in ("", "_weight", "_grad", "_tangent")}}
 
 
 def test_non_differentiable_primitives_give_zero(device, rng):
