@@ -34,11 +34,13 @@ step (so the optimizers and the batch-norm updates agree too; a weight whose PyT
 is below 1e-3 of the model's largest, such as the conv biases that batch norm cancels, may
 differ by up to 2 * lr, since Adam's first update is about lr * sign(g)). Times are medians of
 ``--reps`` steps after warm-up steps, with ``clnp.synchronize()`` (and
-``torch.cuda.synchronize()``, ``jax.block_until_ready``) inside each timed region; the three
-peers' steps interleave within each repetition so that load from other processes hits them
-alike. On a CPU with few cores the peers also disturb each other: PyTorch's OpenMP threads
-spin for a while after each step (``OMP_WAIT_POLICY``), and on the shared 2-core machine its
-step time swung from 3 ms to over 300 ms between runs (docs/performance.md).
+``torch.cuda.synchronize()``, ``jax.block_until_ready``) inside each timed region. The peers
+take turns of ``--block`` consecutive steps, the first of each turn untimed, so that load from
+other processes hits them alike while no timed step follows another framework's: on a CPU
+with few cores the peers disturb each other, PyTorch's OpenMP threads and XLA's pool spinning
+for a while after each step (``OMP_WAIT_POLICY``), which cost whichever peer came next
+1.5-2 ms per step on the shared 2-core machine when the peers alternated step by step, and
+PyTorch's own step time swung from 3 ms to over 300 ms between runs (docs/performance.md).
 """
 from __future__ import annotations
 
@@ -64,7 +66,7 @@ from clnp_nn import optim  # noqa: E402
 
 import common  # noqa: E402  (examples/common.py)
 import digits_cnn  # noqa: E402  (examples/digits_cnn.py)
-from bench_nn_conv import SYNCS, race  # noqa: E402
+from bench_nn_conv import SYNCS, timed  # noqa: E402
 
 LR, WEIGHT_DECAY = 3e-3, 1e-4
 CONV_LAYERS, BN_LAYERS, LINEAR_LAYER = (0, 4), (1, 5), 9    # indices in make_model's Sequential
@@ -272,11 +274,29 @@ def check(peers: dict[str, Any]) -> None:
                                                f"{k} vs clnp")
 
 
+def race_blocks(steps: dict[str, Callable[[], Any]], reps: int, block: int) -> dict[str, float]:
+    """Median step time of each peer: the peers take turns running ``block`` consecutive
+    steps, the first of each turn untimed, until each has ``reps`` timed steps. A step right
+    after another framework's pays for that framework's worker threads still spinning
+    (PyTorch's OpenMP threads, XLA's pool): 1.5-2 ms per step on the 2-core machine, whichever
+    peer came next, when the peers alternated step by step."""
+    import statistics
+    runs: dict[str, list[float]] = {k: [] for k in steps}
+    while any(len(v) < reps for v in runs.values()):
+        for k, f in steps.items():
+            f()
+            for _ in range(min(block - 1, reps - len(runs[k]))):
+                runs[k].append(timed(f))
+    return {k: statistics.median(v) for k, v in runs.items()}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--warmup", type=int, default=3, help="untimed steps before timing")
+    ap.add_argument("--block", type=int, default=6,
+                    help="consecutive steps per turn of each peer, the first untimed")
     ap.add_argument("--csv", default=None, help="also write the table as CSV")
     a = ap.parse_args()
     if a.batch < 2:
@@ -307,10 +327,10 @@ def main() -> None:
     n_kernels = len(clnp_peer.step_fn.lower(clnp_peer.state, clnp_peer.batch).kernel_sources())
     print(f"clnp's jitted step launches {n_kernels} kernels")
     steps: dict[str, Callable[[], Any]] = {k: p.step for k, p in peers.items()}
-    for _ in range(a.warmup - 1):         # race() runs one more warm-up step of each
+    for _ in range(a.warmup):
         for f in steps.values():
             f()
-    r = race(steps, a.reps)
+    r = race_blocks(steps, a.reps, max(2, a.block))
     name = "digits CNN training step (AdamW)"
     jcols = (f" {r['jax'] * 1e3:9.3f} {r['jax'] / r['clnp']:8.2f}x" if "jax" in r else
              f" {'-':>9s} {'-':>9s}")
