@@ -352,15 +352,16 @@ def _row_vector_walk(spec: FusedReduceSpec, dtypes: list[np.dtype],
         out.append(f"  va{m} = {_combine(op, acc, f'va{m}', f'vr{m}', w)};")
         out.append(f"  acc{m} = {_combine(op, acc, f'acc{m}', f'sr{m}')};")
     out.append(f"  r += span; j{last} += span;")
-    out.append(f"  if (j{last} == q{last}) {{ j{last} = 0; " +
-               ("".join(f"if (++j{d} == q{d}) {{ j{d} = 0; " for d in range(last - 1, 0, -1))
-                + "++j0;" + " }" * (last - 1)) + " }")
+    out.append(f"  if (j{last} == q{last}) {{ j{last} = 0; {_carry(last)} }}")
     out.append("}")
+    return out + _fold_lanes(spec, w)
+
+
+def _fold_lanes(spec: FusedReduceSpec, w: int) -> list[str]:
+    """Each reduction's vector accumulator ``va<m>`` folded into its scalar ``acc<m>``."""
     lanes = "0123456789abcdef"
-    for m, (op, _, acc, _) in enumerate(spec.reds):
-        for i in range(w):
-            out.append(f"acc{m} = {_combine(op, acc, f'acc{m}', f'va{m}.s{lanes[i]}')};")
-    return out
+    return [f"acc{m} = {_combine(op, acc, f'acc{m}', f'va{m}.s{lanes[i]}')};"
+            for m, (op, _, acc, _) in enumerate(spec.reds) for i in range(w)]
 
 
 def _vector_loop(spec: FusedReduceSpec, dtypes: list[np.dtype], arrays: list[int]) -> list[str]:
@@ -372,11 +373,7 @@ def _vector_loop(spec: FusedReduceSpec, dtypes: list[np.dtype], arrays: list[int
     out.append(f"for (; r + {w} <= rhi; r += {w}) {{")
     out += ["  " + s for s in _element(spec, dtypes, arrays, w)]
     out.append("}")
-    lanes = "0123456789abcdef"
-    for m, (op, _, acc, _) in enumerate(spec.reds):
-        for i in range(w):
-            out.append(f"acc{m} = {_combine(op, acc, f'acc{m}', f'va{m}.s{lanes[i]}')};")
-    return out
+    return out + _fold_lanes(spec, w)
 
 
 def _group_combine(spec: FusedReduceSpec) -> list[str]:

@@ -135,6 +135,22 @@ def _render_col2im(dtype: np.dtype) -> tuple[str, str, list]:
     return src, "clnp_nn_col2im", args
 
 
+def _windows_holding() -> list[str]:
+    """The opening of two loops over the taps ``(ki, kj)`` whose windows ``(oh, ow)`` read
+    input pixel ``(h, w)`` (the element kernels' gathers: col2im, the max-pool gradient);
+    the caller's lines follow at two levels of indentation, then it closes both loops."""
+    return ["for (int ki = 0; ki < KH; ++ki) {",
+            "  const int hh = h + PH - ki * DH;",
+            "  if (hh < 0 || hh % SH) continue;",
+            "  const int oh = hh / SH;",
+            "  if (oh >= OH) continue;",
+            "  for (int kj = 0; kj < KW; ++kj) {",
+            "    const int ww = w + PW - kj * DW;",
+            "    if (ww < 0 || ww % SW) continue;",
+            "    const int ow = ww / SW;",
+            "    if (ow >= OW) continue;"]
+
+
 def _render_im2col_elem(dtype: np.dtype) -> tuple[str, str, list]:
     """Range (OH*OW rounded up to the work-group size, N, C*KH*KW), one element per
     work-item: neighbouring work-items write neighbouring columns (coalesced on GPUs)."""
@@ -179,16 +195,7 @@ def _render_col2im_elem(dtype: np.dtype) -> tuple[str, str, list]:
         "  const int c = get_global_id(1), n = get_global_id(2);",
         "  const int w = p % W, h = p / W;",
         f"  {ct} acc = 0;",
-        "  for (int ki = 0; ki < KH; ++ki) {",
-        "    const int hh = h + PH - ki * DH;",
-        "    if (hh < 0 || hh % SH) continue;",
-        "    const int oh = hh / SH;",
-        "    if (oh >= OH) continue;",
-        "    for (int kj = 0; kj < KW; ++kj) {",
-        "      const int ww = w + PW - kj * DW;",
-        "      if (ww < 0 || ww % SW) continue;",
-        "      const int ow = ww / SW;",
-        "      if (ow >= OW) continue;",
+        *["  " + line for line in _windows_holding()],
         "      const long r = (long)(c * KH + ki) * KW + kj;",
         "      const long col = (long)oh * OW + ow;",
         f"      acc += {C.load(dtype, 'cols', 'co + r * rs + n * ns + col * cs')};",
@@ -515,16 +522,7 @@ def _grad_body(dtype: np.dtype, shape: str) -> list[str]:
         return [
             f"const {ct} xv = {C.load(dtype, 'x', 'xb + h * xh + w * xw')};",
             f"{ct} acc = 0;",
-            "for (int ki = 0; ki < KH; ++ki) {",
-            "  const int hh = h + PH - ki * DH;",
-            "  if (hh < 0 || hh % SH) continue;",
-            "  const int oh = hh / SH;",
-            "  if (oh >= OH) continue;",
-            "  for (int kj = 0; kj < KW; ++kj) {",
-            "    const int ww = w + PW - kj * DW;",
-            "    if (ww < 0 || ww % SW) continue;",
-            "    const int ow = ww / SW;",
-            "    if (ow >= OW) continue;",
+            *_windows_holding(),
             *["    " + line for line in _window_values(dtype) + [gv]],
             f"    acc += {_share(dtype, 'gv')};",
             "  }",
