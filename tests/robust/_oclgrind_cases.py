@@ -451,6 +451,65 @@ def fused_and_loops():
     check(grad(A(h)), 2 * np.tanh(h) * (1 - np.tanh(h) ** 2), 1e-4)
 
 
+@case("jit")
+def masks_rows_and_carries():
+    """Bools as vector masks, reductions walking rows over several dims, strided kernels
+    with carried indices (lengths past a vector with a tail)."""
+    import clnp_grad as cg
+    x, y = rnd(40), rnd(40)
+    b = x > 0.3
+    f = cg.jit(lambda x, y, b: (clnp.where(x > y, x, y - x), clnp.logical_and(x < y, b),
+                                clnp.astype(b, clnp.float32) * y))
+    for got, want in zip(f(A(x), A(y), A(b)), (np.where(x > y, x, y - x), (x < y) & b,
+                                                b.astype(np.float32) * y)):
+        check(got, want)
+    v = rnd(3, 2, 4, 9)
+    bn = cg.jit(lambda v: clnp.sum((v - clnp.mean(v, axis=(0, 2, 3), keepdims=True)) ** 2,
+                                   axis=(0, 2, 3)))
+    check(bn(A(v)), ((v - v.mean(axis=(0, 2, 3), keepdims=True)) ** 2).sum(axis=(0, 2, 3)),
+          1e-4)
+    t = rnd(5, 3, 7, 3)
+    check(clnp.permute_dims(A(t), (2, 0, 3, 1)) * 2.0 + 1.0,
+          np.transpose(t, (2, 0, 3, 1)) * 2.0 + 1.0)
+
+
+# ----------------------------------------------------------------------------- clnp_nn
+@case("nn")
+def conv_pool_batch_norm():
+    """clnp_nn's kernels: convolution in both im2col layouts with the data gradient as a
+    convolution and through col2im, max pooling (overlapping and plain windows), a training
+    batch norm, forward and backward under jit."""
+    import clnp_grad as cg
+    import clnp_nn.functional as F
+    from clnp_nn.functional import conv
+    x, w = rnd(2, 3, 6, 6), rnd(4, 3, 3, 3)
+    xp_ = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    want = np.einsum("nchwij,ocij->nohw", np.lib.stride_tricks.sliding_window_view(
+        xp_, (3, 3), axis=(2, 3)), w)
+    loss = lambda x, w: clnp.sum(F.conv2d(x, w, padding=1) ** 2)    # noqa: E731
+    grads = []
+    for batch_major, as_conv in ((False, True), (True, True), (False, False)):
+        conv.BATCH_MAJOR, conv.DGRAD_AS_CONV = batch_major, as_conv
+        try:
+            check(F.conv2d(A(x), A(w), padding=1), want, 1e-4)
+            grads.append([N(g) for g in cg.jit(cg.grad(loss, argnums=(0, 1)))(A(x), A(w))])
+        finally:
+            conv.BATCH_MAJOR = conv.DGRAD_AS_CONV = None
+    for g in grads[1:]:
+        for a, b in zip(g, grads[0]):
+            check(a, b, 1e-3)
+    p = rnd(2, 3, 7, 7)
+    for k, s, pad in ((3, 2, 1), (2, 2, 0)):
+        y = F.max_pool2d(A(p), k, s, pad)
+        g = cg.jit(cg.grad(lambda v: clnp.sum(F.max_pool2d(v, k, s, pad) ** 2)))(A(p))
+        assert np.isfinite(N(g)).all() and N(y).shape[2] == (7 + 2 * pad - k) // s + 1
+    ones, zeros = clnp.ones((3,)), clnp.zeros((3,))
+    bn = cg.jit(cg.grad(lambda v: clnp.sum(
+        F.batch_norm(v, zeros, ones, training=True)[0] * clnp.arange(3.0)[:, None, None])))
+    gb = N(bn(A(p)))
+    check(gb.sum(axis=(0, 2, 3)), np.zeros(3, np.float32), 1e-3)   # zero-mean per channel
+
+
 # ----------------------------------------------------------------------------- custom kernels
 @case("custom")
 def elementwise_kernels():

@@ -59,13 +59,14 @@ BENIGN_API = (
 )
 
 FULL = ["elementwise", "reduction", "scan", "sort", "gemm", "linalg", "fft", "random",
-        "indexing", "scatter", "manipulation", "jit", "custom"]
+        "indexing", "scatter", "manipulation", "jit", "custom", "nn"]
 # CPU layouts simulate in seconds, so CI runs every family there; the GPU layouts leave out
 # the four slowest families (sort, gemm, random, manipulation: minutes in the uninitialized
 # pass), which the full run covers.
 FAST = {
     "": FULL,
-    "--gpu": ["elementwise", "reduction", "scan", "indexing", "linalg", "fft", "jit", "custom"],
+    "--gpu": ["elementwise", "reduction", "scan", "indexing", "linalg", "fft", "jit", "custom",
+              "nn"],
 }
 
 
