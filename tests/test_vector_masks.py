@@ -99,3 +99,23 @@ def test_relu_gradient(device):
     g = cg.jit(cg.grad(lambda x: clnp.sum(clnp.maximum(x, 0.0) * 2.0)))(_a(x_h, device))
     ref = np.where(x_h > 0, 2.0, np.where(x_h == 0, 1.0, 0.0)).astype(np.float32)
     np.testing.assert_array_equal(clnp.asnumpy(g), ref)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
+                                   "uint64", "float16", "bfloat16", "float32", "float64"])
+def test_casts_to_and_from_bool(device, dtype):
+    """astype to bool from every lane size (a comparison with a zero of the lanes' own type)
+    and back, eagerly and under jit, on arrays long enough for vectors."""
+    if dtype == "float64" and not device.has_fp64:
+        pytest.skip("no float64")
+    rng = np.random.default_rng(5)
+    x_h = rng.integers(0, 3, N).astype(np.float32)
+    x = clnp.astype(clnp.asarray(x_h, device=device), getattr(clnp, dtype))
+    to_bool = clnp.astype(x, clnp.bool)
+    np.testing.assert_array_equal(clnp.asnumpy(to_bool), x_h != 0)
+    back = clnp.astype(to_bool, getattr(clnp, dtype))
+    np.testing.assert_array_equal(clnp.asnumpy(clnp.astype(back, clnp.float32)),
+                                  (x_h != 0).astype(np.float32))
+    jf = cg.jit(lambda v: clnp.astype(clnp.astype(v, clnp.bool), getattr(clnp, dtype)))
+    np.testing.assert_array_equal(clnp.asnumpy(clnp.astype(jf(x), clnp.float32)),
+                                  (x_h != 0).astype(np.float32))

@@ -213,7 +213,11 @@ def convert(expr: str, src: np.dtype, dst: np.dtype, width: int = 1,
     if dst.kind == "b":
         if sc:
             return f"(({expr}).x != 0 || ({expr}).y != 0)"
-        return f"(({expr}) != 0)" if width == 1 else f"convert_int{width}(({expr}) != 0)"
+        if width == 1:
+            return f"(({expr}) != 0)"
+        # a zero of the lanes' own type: OpenCL refuses an int scalar beside char/short lanes
+        zero = f"({compute_ctype(src, width)})(0)"
+        return f"convert_int{width}(({expr}) != {zero})"
     if dc:
         r = real_ctype(dst)
         if sc:
