@@ -111,6 +111,19 @@ def jax_peer(x: np.ndarray, w1: np.ndarray, w2: np.ndarray) -> dict[str, Any] | 
             "device": jax.devices()[0].platform}
 
 
+def torch_device(torch: Any) -> str:
+    """PyTorch's device beside clnp's: "cuda" where clnp runs on a GPU and PyTorch sees one
+    (TF32 off, its queue drained in every timed region), else "cpu" on every core."""
+    torch.set_num_threads(os.cpu_count() or 1)
+    if clnp.default_device().is_cpu or not torch.cuda.is_available():
+        return "cpu"
+    SYNCS.append(torch.cuda.synchronize)
+    # full float32 as clnp computes it (PyTorch's cuDNN convolutions default to TF32)
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
+    return "cuda"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--batch", type=int, default=16)
@@ -120,13 +133,7 @@ def main() -> None:
     ap.add_argument("--csv", default=None, help="also write the table as CSV")
     a = ap.parse_args()
     import torch
-    torch.set_num_threads(os.cpu_count() or 1)
-    tdev = "cuda" if not clnp.default_device().is_cpu and torch.cuda.is_available() else "cpu"
-    if tdev == "cuda":
-        SYNCS.append(torch.cuda.synchronize)
-        # full float32 as clnp computes it (PyTorch's cuDNN convolutions default to TF32)
-        torch.backends.cudnn.allow_tf32 = False
-        torch.backends.cuda.matmul.allow_tf32 = False
+    tdev = torch_device(torch)
     TF = torch.nn.functional
     N, C, S = a.batch, a.channels, a.size
     rng = np.random.default_rng(0)

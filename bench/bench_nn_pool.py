@@ -23,10 +23,8 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import statistics
 import sys
-import time
-from typing import Any, Callable
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -37,6 +35,9 @@ import clnp_grad as cg  # noqa: E402
 import clnp_nn.functional as F  # noqa: E402
 from clnp_nn.functional.pooling import _window, _windows  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_nn_conv import race  # noqa: E402  (interleaved medians, synchronised)
+
 SHAPES = [(64, 32, 8, 8), (64, 64, 4, 4)]
 
 
@@ -45,20 +46,6 @@ def composition(x: Any, kernel_size: int) -> Any:
     x4, k, s, p, d, out_hw = _window("max_pool2d", x, kernel_size, None, 0, 1)
     return clnp.permute_dims(clnp.max(_windows(x4, k, s, p, d, out_hw, -math.inf), axis=1),
                              (1, 0, 2, 3))
-
-
-def race(cases: dict[str, Callable[[], Any]], reps: int) -> dict[str, float]:
-    for f in cases.values():
-        f()
-    runs: dict[str, list[float]] = {k: [] for k in cases}
-    for _ in range(reps):
-        for k, f in cases.items():
-            clnp.synchronize()
-            t = time.perf_counter()
-            f()
-            clnp.synchronize()
-            runs[k].append(time.perf_counter() - t)
-    return {k: statistics.median(v) * 1e3 for k, v in runs.items()}
 
 
 def bench_shape(shape: tuple, rng: np.random.Generator, reps: int) -> None:
@@ -92,7 +79,7 @@ def bench_shape(shape: tuple, rng: np.random.Generator, reps: int) -> None:
             ("forward + backward", {"clnp": lambda: bwd["clnp"](x, ct),
                                     "composition": lambda: bwd["composition"](x, ct),
                                     "torch": torch_bwd})):
-        r = race(cases, reps)
+        r = {k: v * 1e3 for k, v in race(cases, reps).items()}
         print(f"{str(shape) + ' ' + case:34s} {r['clnp']:9.3f} {r['composition']:12.3f} "
               f"{r['torch']:9.3f} {r['composition'] / r['clnp']:9.2f}x "
               f"{r['torch'] / r['clnp']:10.2f}x")

@@ -66,7 +66,7 @@ from clnp_nn import optim  # noqa: E402
 
 import common  # noqa: E402  (examples/common.py)
 import digits_cnn  # noqa: E402  (examples/digits_cnn.py)
-from bench_nn_conv import SYNCS, timed  # noqa: E402
+from bench_nn_conv import timed, torch_device  # noqa: E402
 
 LR, WEIGHT_DECAY = 3e-3, 1e-4
 CONV_LAYERS, BN_LAYERS, LINEAR_LAYER = (0, 4), (1, 5), 9    # indices in make_model's Sequential
@@ -303,13 +303,7 @@ def main() -> None:
     if a.batch < 2:
         ap.error("--batch must be at least 2 (batch norm's unbiased running variance)")
     import torch
-    torch.set_num_threads(os.cpu_count() or 1)
-    tdev = "cuda" if not clnp.default_device().is_cpu and torch.cuda.is_available() else "cpu"
-    if tdev == "cuda":
-        SYNCS.append(torch.cuda.synchronize)
-        # full float32 as clnp computes it (PyTorch's cuDNN convolutions default to TF32)
-        torch.backends.cudnn.allow_tf32 = False
-        torch.backends.cuda.matmul.allow_tf32 = False
+    tdev = torch_device(torch)
 
     x, y = batch_of(a.batch)
     model = digits_cnn.make_model(cg.random.key(0))
