@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Mapping
 
 import numpy as np
 
@@ -68,11 +69,19 @@ def template(op: str, dtype: np.dtype, width: int = 1) -> str:
     on vectors (``width > 1``) the record's mask template first (``_ops``: ``vmask``)."""
     rec = _ops.lookup(op)
     for c in ((rec.vmask, rec.c) if width > 1 else (rec.c,)):
-        for key in (dtype.name, C.compute_ctype(dtype), dt.kind(dtype)):
-            t = c.get(key)
-            if t is not None:
-                return t
+        t = _entry(c, dtype)
+        if t is not None:
+            return t
     raise TypeError(f"{op} has no kernel for {dtype}")
+
+
+def _entry(table: Mapping[str, str], dtype: np.dtype) -> str | None:
+    """``table``'s template for ``dtype``: by dtype name, then C type, then kind."""
+    for key in (dtype.name, C.compute_ctype(dtype), dt.kind(dtype)):
+        t = table.get(key)
+        if t is not None:
+            return t
+    return None
 
 
 # ops whose vector templates take bool masks as they are (-1/0 lanes): copies and bit ops
@@ -82,8 +91,7 @@ _MASK_SAFE = frozenset({"copy", "bitwise_and", "bitwise_or", "bitwise_xor"})
 def _masked(ins: Instr) -> bool:
     """Whether ``ins`` has a vector template for its compute dtype that makes or takes
     masks (a comparison, ``where``, a logical op)."""
-    m = _ops.lookup(ins.op).vmask
-    return any(k in m for k in (ins.dtype.name, C.compute_ctype(ins.dtype), dt.kind(ins.dtype)))
+    return _entry(_ops.lookup(ins.op).vmask, ins.dtype) is not None
 
 
 # Helpers this module defines itself (float16 support); the rest come from ``.helpers``.
@@ -285,6 +293,16 @@ def can_vectorize(spec_body: tuple[Instr, ...], dtypes: list[np.dtype]) -> bool:
     return all(dt.kind(d) in "fiub" for d in dtypes)
 
 
+def carry_step(index: str, extent: str, ndim: int) -> str:
+    """Statement stepping the C-order indices ``{index}0 .. {index}{ndim-1}`` (extents
+    ``{extent}0 ..``) to the next element: the last index steps, each wrap carries into the
+    index before it (the carried walks of strided elementwise kernels and of ``jit``'s fused
+    reductions)."""
+    stmt = "".join(f"if (++{index}{d} == {extent}{d}) {{ {index}{d} = 0; "
+                   for d in range(ndim - 1, 0, -1))
+    return stmt + f"++{index}0;" + " }" * (ndim - 1)
+
+
 def render_elementwise(spec: EwSpec) -> tuple[str, str, list]:
     """Return ``(source, kernel_name, scalar_arg_dtypes)`` for ``spec``.
 
@@ -368,8 +386,7 @@ def render_elementwise(spec: EwSpec) -> tuple[str, str, list]:
             lines.append(f"  {idx} i{d} = " + ("rem;" if d == 0 else f"rem % d{d}; rem /= d{d};"))
         lines.append(f"  for ({idx} e = e0; e < e1; ++e) {{")
         lines += ["    " + s for s in _body(spec, dtypes, None, 1)]
-        lines.append("    " + "".join(f"if (++i{d} == d{d}) {{ i{d} = 0; "
-                                      for d in range(last, 0, -1)) + "++i0;" + " }" * last)
+        lines.append("    " + carry_step("i", "d", last + 1))
         lines.append("  }")
     elif spec.inner:
         # a stretch of the innermost dim per work-item: the div/mod of the outer indices

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from clnp._codegen import ctypes as C
-from clnp._codegen.elementwise import Instr, Operand, instructions, prelude
+from clnp._codegen.elementwise import Instr, Operand, carry_step, instructions, prelude
 from clnp._codegen.reduction import _LIMITS, _REDUCE
 
 
@@ -184,14 +184,11 @@ def _serial_or_group_body(spec: FusedReduceSpec, dtypes: list[np.dtype],
     if carry:
         # the reduced indices decomposed once, then stepped with a carry: a div/mod per dim
         # and element cost more than the element's own work on CPUs
-        lines.append("  long rem_r = r;")
-        for d in reversed(range(spec.nr)):
-            lines.append(f"  long j{d} = " + ("rem_r;" if d == 0 else
-                                               f"rem_r % q{d}; rem_r /= q{d};"))
+        lines += ["  " + s for s in _reduced_index(spec.nr, const=False)]
     lines.append(f"  for (; r < rhi; {step}) {{")
     lines += ["    " + s for s in _element(spec, dtypes, arrays, 1, stepped=carry)]
     if carry:
-        lines.append("    " + _carry(spec.nr))
+        lines.append("    " + carry_step("j", "q", spec.nr))
     lines.append("  }")
     if group:
         lines += ["  " + s for s in _group_combine(spec)]
@@ -220,10 +217,7 @@ def _kvec_body(spec: FusedReduceSpec, dtypes: list[np.dtype], arrays: list[int])
     lines += ["  const long rlo = part * chunk, rhi = min(R, rlo + chunk);",
               "  for (long r = rlo; r < rhi; ++r) {"]
     if spec.nr > 1:
-        lines.append("    long rem_r = r;")
-        for d in reversed(range(spec.nr)):
-            lines.append(f"    const long j{d} = " + ("rem_r;" if d == 0 else
-                                                      f"rem_r % q{d}; rem_r /= q{d};"))
+        lines += ["    " + s for s in _reduced_index(spec.nr, const=True)]
     lines.append(f"    for (int q = 0; q < {KV}; ++q) {{")
     lines += ["      " + s for s in _element(spec, dtypes, arrays, 1, lane="q")]
     lines += ["    }", "  }"]
@@ -238,28 +232,23 @@ def _kvec_body(spec: FusedReduceSpec, dtypes: list[np.dtype], arrays: list[int])
     return lines
 
 
-def _carry(nr: int) -> str:
-    """Statement stepping the reduced indices ``j0..j{nr-1}`` (C order) to the next
-    element: the last dim steps, each wrap carries into the dim before it."""
-    stmt = "".join(f"if (++j{d} == q{d}) {{ j{d} = 0; " for d in range(nr - 1, 0, -1))
-    return stmt + "++j0;" + " }" * (nr - 1)
+def _reduced_index(nr: int, const: bool) -> list[str]:
+    """Decompose the reduced position ``r`` into ``j0..j{nr-1}`` over dims ``q0..`` (C
+    order); ``const`` where the walk does not step them afterwards."""
+    decl = "const long" if const else "long"
+    return ["long rem_r = r;"] + [f"{decl} j{d} = " + ("rem_r;" if d == 0 else
+                                                       f"rem_r % q{d}; rem_r /= q{d};")
+                                  for d in reversed(range(nr))]
 
 
 def _element(spec: FusedReduceSpec, dtypes: list[np.dtype], arrays: list[int],
-             w: int, lane: str = "", stepped: bool = False, row: bool = False) -> list[str]:
+             w: int, lane: str = "", stepped: bool = False) -> list[str]:
     """One step of the walk at reduced index ``r`` (``w`` elements when vectorised); with
     ``lane`` (``kvec`` kernels), at kept index ``i0 + lane`` into accumulator arrays, the
-    reduced indices already decomposed (``stepped``: likewise, kept by the caller); with
-    ``row`` (``_row_vector_walk``), at element ``t`` of the innermost reduced dim from the
-    row starts ``ob{k}``/``osb{j}``."""
-    if row:
-        return _row_element(spec, dtypes, arrays, w)
+    reduced indices already decomposed (``stepped``: likewise, kept by the caller)."""
     out: list[str] = []
     if spec.nr > 1 and w == 1 and not lane and not stepped:
-        out.append("long rem_r = r;")
-        for d in reversed(range(spec.nr)):
-            out.append(f"const long j{d} = " + ("rem_r;" if d == 0 else
-                                                 f"rem_r % q{d}; rem_r /= q{d};"))
+        out += _reduced_index(spec.nr, const=True)
     for k, op in enumerate(spec.inputs):
         ct = C.compute_ctype(op.dtype, w)
         if op.scalar:
@@ -287,10 +276,10 @@ def _element(spec: FusedReduceSpec, dtypes: list[np.dtype], arrays: list[int],
 
 
 def _row_element(spec: FusedReduceSpec, dtypes: list[np.dtype], arrays: list[int],
-                 w: int, row_acc: bool = False) -> list[str]:
+                 w: int) -> list[str]:
     """``_element`` inside a row of the innermost reduced dim: unit-stride operands at
-    ``ob{k} + t``, operands constant along the row at ``ob{k}``; with ``row_acc`` into the
-    row's own accumulators (``vr``/``sr``)."""
+    ``ob{k} + t``, operands constant along the row at ``ob{k}``, folded into the row's own
+    accumulators (``vr``/``sr``)."""
     out: list[str] = []
     for k, op in enumerate(spec.inputs):
         ct = C.compute_ctype(op.dtype, w)
@@ -307,7 +296,7 @@ def _row_element(spec: FusedReduceSpec, dtypes: list[np.dtype], arrays: list[int
         out.append(C.store(dt, f"s{j}", f"osb{j} + t", val, w))
     for m, (op, vid, acc, _) in enumerate(spec.reds):
         v = C.convert(f"v{vid}", dtypes[vid], acc, w)
-        a = (f"vr{m}" if w > 1 else f"sr{m}") if row_acc else f"va{m}" if w > 1 else f"acc{m}"
+        a = f"vr{m}" if w > 1 else f"sr{m}"
         out.append(f"{a} = {_combine(op, acc, a, v, w)};")
     return out
 
@@ -325,9 +314,7 @@ def _row_vector_walk(spec: FusedReduceSpec, dtypes: list[np.dtype],
     for m, (op, _, acc, _) in enumerate(spec.reds):
         out.append(f"{C.compute_ctype(acc, w)} va{m} = ({C.compute_ctype(acc, w)})"
                    f"({neutral(op, acc)});")
-    out.append("long rem_r = r;")
-    for d in reversed(range(nr)):
-        out.append(f"long j{d} = " + ("rem_r;" if d == 0 else f"rem_r % q{d}; rem_r /= q{d};"))
+    out += _reduced_index(nr, const=False)
     out.append("while (r < rhi) {")
     out.append(f"  const long span = min(q{last} - j{last}, rhi - r);")
     for k in arrays:
@@ -343,16 +330,16 @@ def _row_vector_walk(spec: FusedReduceSpec, dtypes: list[np.dtype],
         out.append(f"  {ct} vr{m} = ({ct})({neutral(op, acc)});")
         out.append(f"  {C.compute_ctype(acc)} sr{m} = {neutral(op, acc)};")
     out.append(f"  for (; t + {w} <= span; t += {w}) {{")
-    out += ["    " + s for s in _row_element(spec, dtypes, arrays, w, row_acc=True)]
+    out += ["    " + s for s in _row_element(spec, dtypes, arrays, w)]
     out.append("  }")
     out.append("  for (; t < span; ++t) {")
-    out += ["    " + s for s in _row_element(spec, dtypes, arrays, 1, row_acc=True)]
+    out += ["    " + s for s in _row_element(spec, dtypes, arrays, 1)]
     out.append("  }")
     for m, (op, _, acc, _) in enumerate(spec.reds):
         out.append(f"  va{m} = {_combine(op, acc, f'va{m}', f'vr{m}', w)};")
         out.append(f"  acc{m} = {_combine(op, acc, f'acc{m}', f'sr{m}')};")
     out.append(f"  r += span; j{last} += span;")
-    out.append(f"  if (j{last} == q{last}) {{ j{last} = 0; {_carry(last)} }}")
+    out.append(f"  if (j{last} == q{last}) {{ j{last} = 0; {carry_step('j', 'q', last)} }}")
     out.append("}")
     return out + _fold_lanes(spec, w)
 

@@ -33,7 +33,6 @@ from clnp import _capture
 from clnp import _capture_hooks as _hooks
 from clnp._bound import BoundKernel, bind
 from clnp._donation import invalidate, sole_owner
-from clnp import _dtypes as dt
 from clnp._array import Array, c_strides
 from clnp._codegen import ctypes as C
 from clnp._codegen.elementwise import Instr, Operand, can_vectorize
@@ -1012,8 +1011,7 @@ class Executable:
                 all(m in ("unit", "bcast") for m in rmodes) and \
                 all(m == "unit" for m in rmodes[len(views) - len(sides):]) and \
                 can_vectorize(tuple(body), all_dtypes) and \
-                all(r[0] in ("sum", "prod") and r[2].kind in "fiu" for r in reds) and \
-                all(dkind(d) in "fiub" for d in all_dtypes):
+                all(r[0] in ("sum", "prod") and r[2].kind in "fiu" for r in reds):
             vec = max(1, min(16, 64 // max(C.compute_itemsize(d) for d in all_dtypes)))
         # a column reduction: one kept dim, unit-stride (or constant) in every operand
         kept_unit = vec == 1 and nk == 1 and \

@@ -27,13 +27,11 @@ and conversions from ``clnp._codegen.ctypes``, combines from ``clnp._codegen.red
 """
 from __future__ import annotations
 
-import dataclasses
 import re
 from dataclasses import dataclass
 
 import numpy as np
 
-from clnp import _ops
 from clnp._codegen import ctypes as C
 from clnp._codegen.elementwise import (
     Instr,
@@ -44,12 +42,9 @@ from clnp._codegen.elementwise import (
 )
 from clnp._codegen.reduction import _REDUCE
 
-from .codegen import _HELPER, _combine, _kept_index, _red_offset, neutral
-from clnp._dtypes import kind as dkind
+from .codegen import _HELPER, _combine, _kept_index, _red_offset, _reduced_index, neutral
 
 _V = re.compile(r"\bv(\d+)\b")
-# comparisons: plain C operators, lanewise on vectors (-1/0 mask lanes, _ops: vmask)
-_COMPARE = frozenset({"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"})
 
 
 @dataclass(frozen=True)
@@ -98,22 +93,6 @@ class _Plan:
         roots = [r[1] for r in spec.reds] + [v for v, _ in spec.elem_outs] + \
             [v for v, _ in spec.row_outs]
         self.needed = self.closure(spec, roots, through_rows=True)
-        # bool masks only converted to numbers (the max's gradient, x == max(x)): in vectors
-        # a comparison yields -1/0 lanes, which the conversion makes 0/1 (``C.convert``)
-        users: dict[int, list[Instr]] = {}
-        for ins in spec.body:
-            for a in ins.args:
-                users.setdefault(a, []).append(ins)
-        stored = {r[1] for r in spec.reds} | {v for v, _ in spec.elem_outs} | \
-            {v for v, _ in spec.row_outs}
-        self.masks = {
-            n_in + j for j, ins in enumerate(spec.body)
-            if ins.out_dtype.kind == "b" and self.elem[n_in + j] and n_in + j not in stored
-            and (_ops.lookup(ins.op).vec or ins.op in _COMPARE) and dkind(ins.dtype) in "fiu" and
-            all(d.kind in "fiu" and d.name != "float16" for d in ins.arg_dtypes) and
-            users.get(n_in + j) and
-            all(u.op == "copy" and u.out_dtype.kind in "fiu" and u.out_dtype.name != "float16"
-                for u in users[n_in + j])}
 
     def closure(self, spec: RowSpec, roots: list[int], through_rows: bool) -> set[int]:
         """Value ids ``roots`` depend on; per-row values end the walk unless
@@ -299,18 +278,15 @@ def _walk(spec: RowSpec, P: _Plan, need: set[int], reds: list[int], outs: list[i
 
 def _width(spec: RowSpec, P: _Plan, need: set[int], reds: list[int], outs: list[int]) -> int:
     """Vector width of one pass: ``spec.vec`` allows vectors (layout and strides), the
-    pass's own per-element ops must be vector-safe (``can_vectorize``: no bool, float16 or
-    scalar-only casts), its accumulators real or integer; 64 bytes of its widest value."""
+    pass's own per-element ops must be vector-safe (``can_vectorize``: bools only where an
+    op's vector form takes masks, no float16-only templates or scalar-only casts), its
+    accumulators real or integer; 64 bytes of its widest value."""
     if spec.vec <= 1:
         return 1
-    i32, f32 = np.dtype(np.int32), np.dtype(np.float32)
-    # a mask checked as int arithmetic on its operands, its conversion as one from int
-    ops = tuple(dataclasses.replace(ins, op="subtract", out_dtype=i32)
-                if P.n_in + j in P.masks else
-                dataclasses.replace(ins, arg_dtypes=(i32,)) if ins.args[0] in P.masks else ins
-                for j, ins in enumerate(spec.body)
+    f32 = np.dtype(np.float32)
+    ops = tuple(ins for j, ins in enumerate(spec.body)
                 if P.n_in + j in need and P.elem[P.n_in + j])
-    ds = [i32 if i in P.masks else d if i in need else f32 for i, d in enumerate(P.dtypes)]
+    ds = [d if i in need else f32 for i, d in enumerate(P.dtypes)]
     accs = [spec.reds[m][2] for m in reds]
     if not can_vectorize(ops, ds) or any(a.kind not in "fiu" or a.itemsize < 4 and
                                          a.kind == "f" for a in accs):
@@ -325,10 +301,7 @@ def _element(spec: RowSpec, P: _Plan, need: set[int], reds: list[int], outs: lis
     """One step of a pass at reduced index ``r`` (``w`` elements when vectorised)."""
     out: list[str] = []
     if spec.nr > 1 and w == 1:
-        out.append("long rem_r = r;")
-        for d in reversed(range(spec.nr)):
-            out.append(f"const long j{d} = " + ("rem_r;" if d == 0 else
-                                                 f"rem_r % q{d}; rem_r /= q{d};"))
+        out += _reduced_index(spec.nr, const=True)
     for v in sorted(need):
         if P.elem[v] and v >= P.n_in:
             continue
