@@ -56,6 +56,22 @@ _ROW_RANGE = [
 ]
 
 
+def _row_taps_reading() -> list[str]:
+    """The opening of two loops over the taps ``(ki, kj)`` whose windows read input row
+    ``h``, with the stretch ``[lo, hi)`` of output columns ``ow`` whose tap lies inside the
+    row, at input column ``ow*SW + off`` (the row kernels' gathers: col2im, the max-pool
+    gradient); the caller's lines follow at two levels of indentation, then it closes both
+    loops."""
+    return ["for (int ki = 0; ki < KH; ++ki) {",
+            "  const int hh = h + PH - ki * DH;",
+            "  if (hh < 0 || hh % SH) continue;",
+            "  const int oh = hh / SH;",
+            "  if (oh >= OH) continue;",
+            "  for (int kj = 0; kj < KW; ++kj) {",
+            "    const int off = kj * DW - PW;",
+            *["  " + line for line in _ROW_RANGE]]
+
+
 def _render_im2col(dtype: np.dtype) -> tuple[str, str, list]:
     """Range (OH or fewer, N, C*KH*KW): a work-item writes rows of OW columns (stepping by
     the range along OH), the padding runs apart from the interior, whose reads are
@@ -113,14 +129,7 @@ def _render_col2im(dtype: np.dtype) -> tuple[str, str, list]:
         "  for (int h = get_global_id(0); h < H; h += get_global_size(0)) {",
         "  const long d = (((long)n * C + c) * H + h) * W;",
         f"  for (int w = 0; w < W; ++w) {C.store(dtype, 'x', 'd + w', f'({ct})0')}",
-        "  for (int ki = 0; ki < KH; ++ki) {",
-        "    const int hh = h + PH - ki * DH;",
-        "    if (hh < 0 || hh % SH) continue;",
-        "    const int oh = hh / SH;",
-        "    if (oh >= OH) continue;",
-        "    for (int kj = 0; kj < KW; ++kj) {",
-        "      const int off = kj * DW - PW;",
-        *["    " + line for line in _ROW_RANGE],
+        *["  " + line for line in _row_taps_reading()],
         "      const long s = co + ((long)(c * KH + ki) * KW + kj) * rs + n * ns",
         "                     + (long)oh * OW * cs;",
         "      for (int ow = lo; ow < hi; ++ow) {",
@@ -535,14 +544,7 @@ def _grad_body(dtype: np.dtype, shape: str) -> list[str]:
     # float16/bfloat16 round at each addition)
     return [
         f"for (int w = 0; w < W; ++w) {C.store(dtype, 'out', 'd + w', f'({ct})0')}",
-        "for (int ki = 0; ki < KH; ++ki) {",
-        "  const int hh = h + PH - ki * DH;",
-        "  if (hh < 0 || hh % SH) continue;",
-        "  const int oh = hh / SH;",
-        "  if (oh >= OH) continue;",
-        "  for (int kj = 0; kj < KW; ++kj) {",
-        "    const int off = kj * DW - PW;",
-        *[line[2:] for line in _ROW_RANGE],
+        *_row_taps_reading(),
         "    for (int ow = lo; ow < hi; ++ow) {",
         "      const int iw = ow * SW + off;",
         f"      const {ct} xv = {C.load(dtype, 'x', 'xb + h * xh + iw * xw')};",

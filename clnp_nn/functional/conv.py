@@ -202,7 +202,7 @@ def _conv_dgrad_as_conv(geom: tuple, batch_major: bool) -> Any:
         w4 = xp.reshape(w2d, (O, C) + tuple(kernel))
         flipped = xp.reshape(xp.flip(xp.permute_dims(w4, (1, 0, 2, 3)), axis=(2, 3)),
                              (C, O * kernel[0] * kernel[1]))
-        q = tuple(d * (k - 1) - p for k, p, d in zip(kernel, pad, dilation))
+        q = _flipped_padding(kernel, tuple((p, p) for p in pad), dilation)
         dx = _conv_gemm(dy, flipped, (kernel, q, dilation, (H, W)), (1, 1), batch_major)
         return dx, dw
 
