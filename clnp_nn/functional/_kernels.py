@@ -56,17 +56,23 @@ _ROW_RANGE = [
 ]
 
 
+def _tap_rows() -> list[str]:
+    """The opening of a loop over the kernel rows ``ki`` whose windows (output row ``oh``)
+    read input row ``h``."""
+    return ["for (int ki = 0; ki < KH; ++ki) {",
+            "  const int hh = h + PH - ki * DH;",
+            "  if (hh < 0 || hh % SH) continue;",
+            "  const int oh = hh / SH;",
+            "  if (oh >= OH) continue;"]
+
+
 def _row_taps_reading() -> list[str]:
     """The opening of two loops over the taps ``(ki, kj)`` whose windows read input row
     ``h``, with the stretch ``[lo, hi)`` of output columns ``ow`` whose tap lies inside the
     row, at input column ``ow*SW + off`` (the row kernels' gathers: col2im, the max-pool
     gradient); the caller's lines follow at two levels of indentation, then it closes both
     loops."""
-    return ["for (int ki = 0; ki < KH; ++ki) {",
-            "  const int hh = h + PH - ki * DH;",
-            "  if (hh < 0 || hh % SH) continue;",
-            "  const int oh = hh / SH;",
-            "  if (oh >= OH) continue;",
+    return [*_tap_rows(),
             "  for (int kj = 0; kj < KW; ++kj) {",
             "    const int off = kj * DW - PW;",
             *["  " + line for line in _ROW_RANGE]]
@@ -148,11 +154,7 @@ def _windows_holding() -> list[str]:
     """The opening of two loops over the taps ``(ki, kj)`` whose windows ``(oh, ow)`` read
     input pixel ``(h, w)`` (the element kernels' gathers: col2im, the max-pool gradient);
     the caller's lines follow at two levels of indentation, then it closes both loops."""
-    return ["for (int ki = 0; ki < KH; ++ki) {",
-            "  const int hh = h + PH - ki * DH;",
-            "  if (hh < 0 || hh % SH) continue;",
-            "  const int oh = hh / SH;",
-            "  if (oh >= OH) continue;",
+    return [*_tap_rows(),
             "  for (int kj = 0; kj < KW; ++kj) {",
             "    const int ww = w + PW - kj * DW;",
             "    if (ww < 0 || ww % SW) continue;",
