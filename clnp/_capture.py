@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 import pyopencl as cl
 
 from ._array import Array
-from ._bound import bind
+from ._bound import Launch, bind
 from ._runtime import Device
 
 from . import _capture_hooks as _hooks
@@ -87,7 +87,7 @@ class Replay:
                     _hooks.note_launch(kernel, gsize, lsize, args)
                 kernel(queue, gsize, lsize, *args)
             elif kind == "p":
-                _, kernel, gsize, lsize, slots, fixed = step
+                _, kernel, gsize, lsize, slots, fixed, launch = step
                 for pos, k in slots:
                     kernel.set_arg(pos, bufs[k])
                 for pos, b in fixed:
@@ -95,7 +95,7 @@ class Replay:
                 if _hooks.current() is not None:
                     _hooks.note_preset_launch(kernel, gsize, lsize, dict(
                         [(pos, bufs[k]) for pos, k in slots] + list(fixed)))
-                cl.enqueue_nd_range_kernel(queue, kernel, gsize, lsize)
+                launch(queue)
             else:   # "u": an upload of constant host data into a buffer
                 _, k, dst, host = step
                 target = bufs[k] if k is not None else dst
@@ -169,7 +169,7 @@ def capture(fn: Callable[..., Any], inputs: Sequence[Array], device: Device
         else:
             slots = tuple((p, slot_of[id(b)]) for p, b in preset.items() if id(b) in slot_of)
             fixed = tuple((p, b) for p, b in preset.items() if id(b) not in slot_of)
-            steps.append(("p", kernel, gsize, lsize, slots, fixed))
+            steps.append(("p", kernel, gsize, lsize, slots, fixed, Launch(kernel, gsize, lsize)))
     for dst, host in uploads.get(len(rec.launches), ()):
         steps.append(("u", slot_of.get(id(dst)), dst, host))
     return result, Replay(device, steps, outs, n)

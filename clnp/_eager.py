@@ -624,7 +624,7 @@ def reduce_plan(device: Device, n_out: int, nred: int, inner: int, so: int,
             vec = max(16, min(256, 1024 // itemsize))   # a kilobyte of accumulators
             blocks = n_out // inner * -(-inner // vec)
             return "tile", 16, max(1, min(nred // 32, -(-target // blocks))), vec
-        if gcolumn and not cpu and outer:
+        if gcolumn and not cpu and outer and nred >= _GCOL_MIN_RED:
             return _gcolumn_plan(device, n_out, nred)
         vec = column_vec(device, itemsize)
         return "column", local_size(device), max(1, min(-(-target // -(-n_out // vec)),
@@ -645,6 +645,11 @@ def reduce_plan(device: Device, n_out: int, nred: int, inner: int, so: int,
 
 
 _GCOL_GROUP = 512   # gcolumn work-group size (rows of items share a group's outputs)
+# gcolumn only for reduced lengths that give each of a group's rows of items a few elements:
+# shorter ones (a split-K product's 4 partial sums) leave most items idle, and one item per
+# output (``column``) reads them as coalesced. H200: the sum of [4, 256, 1024] partials took
+# 57 us as gcolumn
+_GCOL_MIN_RED = 64
 
 
 def _gcolumn_plan(device: Device, n_out: int, nred: int) -> tuple[str, int, int, int]:

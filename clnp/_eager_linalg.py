@@ -40,6 +40,7 @@ from . import _capture_hooks as _hooks
 from . import _autotune
 from . import _dtypes as dt
 from ._array import Array, c_strides
+from ._bound import Launch
 from ._codegen.gemm import GemmSpec, gemm_dtype, render_gemm
 from ._codegen.mma import MmaSpec, render_mma
 from ._eager import (_I32, _span_ok, collapse, contiguous_copy, convert_element_type,
@@ -406,7 +407,7 @@ class _Launch:
     every scalar argument set (only the three buffers change between calls), the launch
     sizes and the epilogue (the sum of split-K partials, a final conversion)."""
     __slots__ = ("kern", "gsize", "lsize", "dst_shape", "dst_dtype", "swap", "parts",
-                 "out_shape", "out_dtype", "sacc", "rdt", "spec", "args")
+                 "out_shape", "out_dtype", "sacc", "rdt", "spec", "args", "launch")
 
     def __call__(self, lhs: Array, rhs: Array) -> Array:
         device = lhs._device
@@ -432,7 +433,7 @@ class _Launch:
         if _hooks.current() is not None:
             _hooks.note_preset_launch(k, self.gsize, self.lsize,
                                       {7: a._buf, 13: b._buf, 19: dst._buf})
-        cl.enqueue_nd_range_kernel(device.queue, k, self.gsize, self.lsize)
+        self.launch(device.queue)
         return dst
 
 
@@ -543,6 +544,7 @@ def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype
         plan.lsize = (spec.lx, spec.ly, 1)
     plan.dst_shape, plan.dst_dtype, plan.swap, plan.parts = dst_shape, cdt, swap, parts
     plan.spec, plan.args = spec, args
+    plan.launch = Launch(plan.kern, plan.gsize, plan.lsize)
     plan.out_shape, plan.out_dtype = out_shape, out_dtype
     # the sum of the partials: 64-bit for integers, else in the partials' dtype, stored
     # straight as the result's dtype when tensor cores computed them

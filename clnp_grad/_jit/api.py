@@ -62,17 +62,22 @@ def _leaf_sig(x: Any) -> Any:
                     f"(mark it static with static_argnums/static_argnames)")
 
 
-def _fast_key(args: tuple) -> tuple | None:
-    """The signature of a call whose arguments are all concrete Arrays (a tree of leaves
-    only, none weakly typed), or None: the per-call path of ``jit(f)(x, y)``."""
+def _fast_key(args: tuple) -> tuple[tuple, Sequence[Any]] | None:
+    """The signature of a call whose positional arguments are pytrees of concrete Arrays
+    only (none weakly typed), with the leaves; or None: the per-call path of
+    ``jit(f)(x, y)`` and ``jit(step)(params, x, y)``."""
     # the matmul precision picks the product kernels an executable launches (as
     # jax_default_matmul_precision is part of JAX's cache key)
     key: list = [get_matmul_precision()]
-    for a in args:
+    flat: Sequence[Any] = args
+    if not all(type(a) is Array for a in args):
+        flat, tdef = tree_flatten(args)
+        key.append(tdef)
+    for a in flat:
         if type(a) is not Array:
             return None
         key.append((a._shape, a._dtype, a._device))
-    return tuple(key)
+    return tuple(key), flat
 
 
 def _bottom(x: Any) -> Any:
@@ -157,11 +162,11 @@ class Jitted:
     # -- calls
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not kwargs and current_interpreter() is EVAL:
-            key = _fast_key(args)
-            hit = self._fast.get(key) if key is not None else None
+            fast = _fast_key(args)
+            hit = self._fast.get(fast[0]) if fast is not None else None
             if hit is not None:
                 exe, out_def = hit
-                outs = exe.run(args)
+                outs = exe.run(fast[1])
                 return outs[0] if out_def is _LEAF else tree_unflatten(out_def, outs)
         flat, tdef, static, rebuild = self._split(args, kwargs)
         sig = (tdef, static, tuple(_leaf_sig(x) for x in flat))
@@ -176,12 +181,12 @@ class Jitted:
         if self.donate_argnums and not exe.built:
             exe.donated = self._donated_leaves(args, static)
         if current_interpreter() is EVAL and not any(isinstance(x, Tracer) for x in flat):
-            if not kwargs and not static and len(flat) == len(args):
-                key = _fast_key(args)
-                if key is not None:
+            if not kwargs and not static:
+                fast = _fast_key(args)
+                if fast is not None:
                     if len(self._fast) >= _CACHE_SIZE:
                         self._fast.clear()
-                    self._fast[key] = (exe, out_def)
+                    self._fast[fast[0]] = (exe, out_def)
             outs = exe.run(flat)
         else:   # Python scalars enter the primitive as the 0-d arrays they were traced as
             device = exe.device
