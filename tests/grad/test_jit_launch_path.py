@@ -159,3 +159,63 @@ def test_gpu_sum_of_short_leading_axis_is_one_item_per_output(device, rng, monke
     np.testing.assert_allclose(clnp.asnumpy(clnp.sum(clnp.asarray(a, device=device),
                                                      axis=0)), a.sum(axis=0), rtol=1e-5,
                                atol=1e-6)
+
+
+def _split_products(device, rng):
+    """Products whose GPU plan splits K on a device of few compute units, one batched."""
+    a = rng.standard_normal((6, 2100)).astype(np.float32)
+    b = rng.standard_normal((2100, 5)).astype(np.float32)
+    c = rng.standard_normal((3, 7, 1500)).astype(np.float32)
+    d = rng.standard_normal((3, 1500, 9)).astype(np.float32)
+    return [(clnp.asarray(x, device=device), clnp.asarray(y, device=device), x, y)
+            for x, y in ((a, b), (c, d))]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
+def test_serial_split_k_matches_two_launches(device, rng, monkeypatch, dtype):
+    """GPU local-memory products that split K sum their parts in the GEMM kernel (one launch),
+    in part order: the same bits on every call (the tile semaphores reset themselves), and
+    the partials' sum by a second launch (the eager reduction's order) to rounding, with the
+    layouts' kernels forced on any device."""
+    from clnp import _eager_linalg as linalg
+    if not device.supports(np.dtype(dtype)):
+        pytest.skip(f"no {dtype}")
+    monkeypatch.setattr(linalg, "_FORCE_KIND", "gpu")
+    monkeypatch.setattr(linalg, "_GPU_SPLIT_TILES", 8)     # split on a device of any size
+    for x, y, xh, yh in _split_products(device, rng):
+        x, y = x.astype(dtype), y.astype(dtype)
+        monkeypatch.setattr(linalg, "SERIAL_SPLIT_K", True)
+        one = [clnp.asnumpy(x @ y) for _ in range(3)]
+        monkeypatch.setattr(linalg, "SERIAL_SPLIT_K", False)
+        two = clnp.asnumpy(x @ y)
+        for r in one[1:]:
+            np.testing.assert_array_equal(r, one[0])
+        scale = np.abs(two).max()
+        np.testing.assert_allclose(one[0], two, rtol=1e-5, atol=1e-5 * scale)
+        want = np.matmul(xh.astype(np.float64), yh.astype(np.float64))
+        np.testing.assert_allclose(one[0].real, want, rtol=1e-3, atol=1e-3 * np.abs(want).max())
+
+
+def test_serial_split_k_is_one_launch_with_epilogue(device, rng, monkeypatch):
+    """Under jit, a split product and its elementwise epilogue are one kernel with the fixup,
+    two without, with equal values."""
+    from clnp import _eager_linalg as linalg
+    monkeypatch.setattr(linalg, "_FORCE_KIND", "gpu")
+    monkeypatch.setattr(linalg, "_GPU_SPLIT_TILES", 8)
+    (x, y, xh, yh), _ = _split_products(device, rng)
+    bias = clnp.asarray(rng.standard_normal(5).astype(np.float32), device=device)
+
+    def f(x, y, bias):
+        return clnp.maximum(x @ y + bias, 0.0)
+    got = {}
+    for serial in (True, False):
+        monkeypatch.setattr(linalg, "SERIAL_SPLIT_K", serial)
+        jf = cg.jit(f)
+        got[serial] = [clnp.asnumpy(jf(x, y, bias)) for _ in range(3)]
+        srcs = jf.lower(x, y, bias).kernel_sources()
+        assert len(srcs) == (1 if serial else 2), [s[:90] for s in srcs]
+        assert ("serial split-K" in srcs[0]) == serial
+    for r in got[True] + got[False][1:]:
+        np.testing.assert_array_equal(r, got[False][0])
+    want = np.maximum(xh.astype(np.float64) @ yh + clnp.asnumpy(bias), 0)
+    np.testing.assert_allclose(got[True][0], want, rtol=1e-4, atol=1e-3)
