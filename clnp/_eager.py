@@ -211,14 +211,16 @@ def plan_elementwise(device: Device, body: tuple[Instr, ...], args: Sequence[Any
     index = "int" if small else "long"
     tile = _EW_TILE if device.is_cpu and n >= _EW_TILE * _EW_TILE and _transposed(cshape, cstr) \
         else 0
-    inner = _EW_INNER if device.is_cpu and not contiguous and not tile and len(cshape) > 1 \
-        and cshape[-1] >= _EW_INNER // 2 else 0
+    strided = device.is_cpu and not contiguous and not tile and len(cshape) > 1
+    unit = _unit_pattern(cstr, len(arrays)) if strided else ()
+    if unit and not can_vectorize(body, list(in_dtypes) + [i.out_dtype for i in body] +
+                                  list(out_dtypes)):
+        unit = ()
+    inner = _EW_INNER if strided and cshape[-1] >= (_EW_STRETCH_MIN_VEC if unit else
+                                                    _EW_STRETCH_MIN) else 0
     # CPUs, innermost dims too short for stretches: consecutive elements across all dims
-    carry = _EW_INNER if device.is_cpu and not contiguous and not tile and not inner and \
-        len(cshape) > 1 and n >= 2 * _EW_INNER else 0
-    unit = _unit_pattern(cstr, len(arrays)) if inner else ()
-    if unit and can_vectorize(body, list(in_dtypes) + [i.out_dtype for i in body] +
-                              list(out_dtypes)):
+    carry = _EW_INNER if strided and not inner and n >= 2 * _EW_INNER else 0
+    if inner and unit:
         inner = _EW_INNER_VEC
     else:
         unit = ()
@@ -292,6 +294,13 @@ _EW_INNER = 64
 # AVX-512, jitted relu(x * p + 0.5) at (4096, 4096): 256 beat 64 and 1024 for float32,
 # float16 and bfloat16 rows and columns)
 _EW_INNER_VEC = 256
+# Stretches (rather than carried indices) from innermost dims this long, or this long where
+# they are walked in vectors. Kernel times (PoCL, AVX-512, jitted, 4096 rows of length L
+# from a transposed view): (64, 64, L) as relu(y / s * s + s) with s per row, carry against
+# vector stretch: L=4 0.039/0.027 ms, 8 0.073/0.026, 16 0.144/0.023, 24 0.217/0.030; a
+# 4-d transposed view times 2, carry against scalar stretch: L=4 0.053/0.057, 8 0.10/0.071,
+# 16 0.20/0.11, 24 0.30/0.14 (the digits CNN's batch norm over 4x4 maps, 0.30 -> 0.05 ms)
+_EW_STRETCH_MIN, _EW_STRETCH_MIN_VEC = 8, 4
 
 
 def _unit_pattern(cstr: Sequence[Sequence[int]], n_arrays: int) -> tuple[int, ...]:

@@ -437,3 +437,45 @@ def test_tensor_cores_copy_a_transposed_lhs(device, rng, key, monkeypatch):
     for g, w in zip(got, want):
         np.testing.assert_allclose(np.asarray(g).astype(np.float64), w, rtol=tol,
                                    atol=tol * np.abs(w).max())
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float16", "float32", "float64",
+                                   "complex64", "complex128"])
+def test_cpu_column_stores(device, rng, dtype, monkeypatch):
+    """Products whose kernel writes an output with unit stride along its M (on CPUs the
+    swapped C^T = B^T A^T: a small A times a B over 2 MiB, a convolution's NCHW output, and
+    a.T @ b.T) store it a column at a time: tiles ragged along both dims, fewer rows than a
+    sub-tile, a batch with A broadcast, every computing dtype."""
+    dt = np.dtype(dtype)
+    if not device.supports(dt):
+        pytest.skip(f"no {dtype}")
+    monkeypatch.setattr(linalg, "_local", threading.local())
+
+    def data(shape):
+        if dt.kind == "i":
+            return rng.integers(-9, 10, shape).astype(dt)
+        return _data(rng, shape, dt)
+
+    # 4100 columns: B spans 2.1 MB even in 4-byte dtypes
+    sa, sb = data((13, 130)), data((2, 130, 4100))
+    ta, tb = data((37, 70)), data((130, 37))
+    na, nb = data((5, 21)), data((3, 5))
+    cases = [(sa, sb, sa, sb), (ta, tb, ta.T, tb.T), (na, nb, na.T, nb.T)]
+    for a, b, want_a, want_b in cases:
+        x, y = clnp.asarray(a, device=device), clnp.asarray(b, device=device)
+        got = (x @ y if a is sa else x.T @ y.T).to_numpy()
+        hi = np.int64 if dt.kind == "i" else np.complex128 if dt.kind == "c" else np.float64
+        want = np.matmul(want_a.astype(hi), want_b.astype(hi))
+        assert got.dtype == dt and got.shape == want.shape
+        if dt.kind == "i":
+            np.testing.assert_array_equal(got, want.astype(dt))
+        else:
+            # float16: exact operands, float32 sums, one rounding to float16 at the end
+            tol = 2e-3 if dt == F16 else _tol(dtype) * np.sqrt(want_a.shape[-1])
+            scale = max(1.0, float(np.abs(want).max()))
+            assert np.abs(got.astype(hi) - want).max() <= tol * scale, (dtype, want.shape)
+    if device.is_cpu and dt != F16:
+        # each product ran through the column stores: its kernel's C has scm == 1 (float16
+        # operands are converted to float32 first, whose products are not planned)
+        plans = list(linalg._local.plans.values())
+        assert plans and all(p.swap and p.args[21] == 1 and p.args[22] != 1 for p in plans)

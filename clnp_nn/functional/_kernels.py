@@ -47,13 +47,13 @@ def _prelude(dtype: np.dtype) -> list[str]:
     return ["#pragma OPENCL EXTENSION cl_khr_fp64 : enable"] if C.uses_fp64([dtype]) else []
 
 
-_ROW_RANGE = [
-    # the output columns ow whose input column iw = ow*SW + off lies inside [0, W)
-    "  int lo = off >= 0 ? 0 : (-off + SW - 1) / SW;",
-    "  int hi = W - 1 - off >= 0 ? (W - 1 - off) / SW + 1 : 0;",
-    "  if (hi > OW) hi = OW;",
-    "  if (lo > hi) lo = hi;",
-]
+def _row_range(lo: str = "lo", hi: str = "hi") -> list[str]:
+    """Lines defining ``[lo, hi)``: the output columns ow whose input column
+    iw = ow*SW + off lies inside [0, W)."""
+    return [f"  int {lo} = off >= 0 ? 0 : (-off + SW - 1) / SW;",
+            f"  int {hi} = W - 1 - off >= 0 ? (W - 1 - off) / SW + 1 : 0;",
+            f"  if ({hi} > OW) {hi} = OW;",
+            f"  if ({lo} > {hi}) {lo} = {hi};"]
 
 
 def _tap_rows() -> list[str]:
@@ -75,7 +75,7 @@ def _row_taps_reading() -> list[str]:
     return [*_tap_rows(),
             "  for (int kj = 0; kj < KW; ++kj) {",
             "    const int off = kj * DW - PW;",
-            *["  " + line for line in _ROW_RANGE]]
+            *["  " + line for line in _row_range()]]
 
 
 def _render_im2col(dtype: np.dtype) -> tuple[str, str, list]:
@@ -94,11 +94,12 @@ def _render_im2col(dtype: np.dtype) -> tuple[str, str, list]:
         "  const int n = get_global_id(1), r = get_global_id(2);",
         "  const int kj = r % KW, kt = r / KW, ki = kt % KH, c = kt / KH;",
         "  const int off = kj * DW - PW;",
+        *_row_range("lo0", "hi0"),
         "  for (int oh = get_global_id(0); oh < OH; oh += get_global_size(0)) {",
         "  const int ih = oh * SH - PH + ki * DH;",
         "  const long d = r * rs + n * ns + (long)oh * OW;",
-        *_ROW_RANGE,
-        "  if (ih < 0 || ih >= H) lo = hi = 0;",
+        "  const int inside = ih >= 0 && ih < H;",
+        "  const int lo = inside ? lo0 : 0, hi = inside ? hi0 : 0;",
         "  const long s = xo + n * sn + c * sc + ih * sh + off * sw;",
         "  int ow = 0;",
         f"  for (; ow < lo; ++ow) {C.store(dtype, 'y', 'd + ow', 'fill')}",
