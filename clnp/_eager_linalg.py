@@ -506,9 +506,7 @@ def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype
     direct = mma and out_dtype in (dt.float16, dt.bfloat16, dt.float32)
     # GPU local-memory kernels sum their parts themselves (serial split-K), where the fixup
     # is on: one launch instead of the partials' and their sum's
-    fixup = ""
-    if parts > 1 and cfg["kind"] == "gpu" and SERIAL_SPLIT_K:
-        fixup = "ptx" if tensor_cores(device) else "cl"
+    fixup = parts > 1 and cfg["kind"] == "gpu" and SERIAL_SPLIT_K
     if parts > 1 and not fixup:
         # partials [parts, batch, M, N]
         dst_shape, cdt = (parts, nb, M, N), pacc

@@ -120,9 +120,8 @@ class GemmSpec:
     epilogue: tuple[Instr, ...] = field(default=(), repr=False)
     ep_inputs: tuple[Operand, ...] = field(default=(), repr=False)
     ep_outputs: tuple[tuple[int, np.dtype], ...] = field(default=(), repr=False)
-    # gpu: serial split-K (module docstring): "" (off), "cl" (OpenCL fences) or "ptx"
-    # (NVIDIA: PTX's device-scope membar.gl; its kernels' sources say so in a comment
-    fixup: str = field(default="", repr=False)
+    # gpu: serial split-K (module docstring); its kernels' sources say so in a comment
+    fixup: bool = field(default=False, repr=False)
 
 
 def _acc_ctype(spec: GemmSpec, width: int = 1) -> str:
@@ -173,7 +172,7 @@ def _signature(spec, ti: str = "", to: str = "") -> tuple[list[str], list]:
         params.append(f"const {I} {name.lower()}_off")
         params += [f"const {I} {s}" for s in strides]
         argtypes += [None, it] + [it] * len(strides)
-    if getattr(spec, "fixup", ""):
+    if getattr(spec, "fixup", False):
         params += [f"__global {_acc_ctype(spec)} *restrict W", "__global int *restrict S"]
         argtypes += [None, None]
     for k, op in enumerate(getattr(spec, "ep_inputs", ()), start=1):
@@ -761,26 +760,17 @@ def _fixup(spec: GemmSpec, acc: str, row: Any) -> list[str]:
         for j in range(tn):
             c = f"bn0 + tx * {V} + {row(j, lx)}"
             cells.append((i, j, f"{r} < M && {c} < N", f"({I})({r}) * N + {c}"))
-    # OpenCL's global fence is the portable spelling; NVIDIA's compiler makes it far
-    # costlier than the device-scope fence that publishing to other compute units needs
-    # (H200: a 3-part 256x1024 product 38 -> 72 us with it)
-    fence = ('asm volatile("membar.gl;" ::: "memory");' if spec.fixup == "ptx" else
-             "mem_fence(CLK_GLOBAL_MEM_FENCE);")
     L += [f"    if ({ok}) w[{e}] = acc{i}_{j};" for i, j, ok, e in cells]
-    L += [f"    {fence}",
-          "    barrier(CLK_LOCAL_MEM_FENCE);",
+    L += ["    mem_fence(CLK_GLOBAL_MEM_FENCE);",
+          "    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);",
           "    const int t = (b * get_num_groups(1) + get_group_id(1)) * get_num_groups(0) + "
           "get_group_id(0);",
           "    if (tid == 0) last = atomic_inc(S + t) == parts - 1;",
           "    barrier(CLK_LOCAL_MEM_FENCE);",
           "    if (!last) return;",
-          f"    {fence}",
+          "    mem_fence(CLK_GLOBAL_MEM_FENCE);",
           f"    volatile __global const {acc} *w0 = W + (long)b * M * N;"]
-    # part by part, every cell's load of a part in flight together (a cell's own chain of
-    # dependent loads would pay the memory latency parts x cells times)
     for i, j, ok, e in cells:
-        L.append(f"    if ({ok}) acc{i}_{j} = w0[{e}];")
-    L += ["    for (int q = 1; q < parts; ++q) {", "      volatile __global const "
-          f"{acc} *wq = w0 + q * wp;"]
-    L += [f"      if ({ok}) acc{i}_{j} += wq[{e}];" for i, j, ok, e in cells]
-    return L + ["    }", "    if (tid == 0) atomic_xchg(S + t, 0);", "  }"]
+        L.append(f"    if ({ok}) {{ const {I} e = {e}; {acc} s = w0[e]; "
+                 f"for (int q = 1; q < parts; ++q) s += w0[q * wp + e]; acc{i}_{j} = s; }}")
+    return L + ["    if (tid == 0) atomic_xchg(S + t, 0);", "  }"]

@@ -167,20 +167,15 @@ def test_product_read_elsewhere_is_not_fused(device):
 def test_split_k_sums_partials_into_the_epilogue(device):
     """A few outputs and a long K split the product into partial products: one elementwise
     kernel then sums them and evaluates the epilogue (two kernels, where the eager product
-    and a separate elementwise kernel take three); GPU local-memory kernels sum them
-    themselves (serial split-K) and take the epilogue (one kernel)."""
+    and a separate elementwise kernel take three)."""
     M, K, N = 5, 6000, 7
     xh, wh, bh = _data((M, K), 23), _data((K, N), 24), _data(N, 25)
     x, w, b = (clnp.asarray(v, device=device) for v in (xh, wh, bh))
     ref = np.maximum(xh @ wh + bh, 0)
     jf = cg.jit(lambda x, w, b: _relu_bias(x @ w, b))
     src = jf.lower(x, w, b).kernel_sources()
-    serial = "serial split-K" in src[0]
-    if serial:
-        assert len(src) == 1 and "epilogue" in src[0]
-    else:
-        assert len(src) == 2 and "clnp gemm" in src[0] and "epilogue" not in src[0]
-        assert "add_add" in src[1] or "add, add" in src[1]       # the partials' sum
+    assert len(src) == 2 and "clnp gemm" in src[0] and "epilogue" not in src[0]
+    assert "add_add" in src[1] or "add, add" in src[1]       # the partials' sum
     np.testing.assert_allclose(_np(jf(x, w, b)), ref, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(_np(jf(x, w, b)), ref, rtol=1e-4, atol=1e-4)
     # the product read transposed, with a second stored value
@@ -189,7 +184,7 @@ def test_split_k_sums_partials_into_the_epilogue(device):
         return h, clnp.maximum(h, 0.0)
     jt = cg.jit(f)
     wt = clnp.asarray(np.ascontiguousarray(wh.T), device=device)
-    assert len(jt.lower(wt, x, b).kernel_sources()) == (1 if serial else 2)
+    assert len(jt.lower(wt, x, b).kernel_sources()) == 2
     h, r = jt(wt, x, b)
     np.testing.assert_allclose(_np(r), ref, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(_np(h), xh @ wh + bh, rtol=1e-4, atol=1e-4)
