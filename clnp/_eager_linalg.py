@@ -504,10 +504,7 @@ def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype
     # float16 or float32 directly (so is the sum of the partials)
     pacc = dt.float32 if mma else acc
     direct = mma and out_dtype in (dt.float16, dt.bfloat16, dt.float32)
-    # GPU local-memory kernels sum their parts themselves (serial split-K), where the fixup
-    # is on: one launch instead of the partials' and their sum's
-    fixup = parts > 1 and cfg["kind"] == "gpu" and SERIAL_SPLIT_K
-    if parts > 1 and not fixup:
+    if parts > 1:
         # partials [parts, batch, M, N]
         dst_shape, cdt = (parts, nb, M, N), pacc
         scb0, scb1, scm, scn = bsizes[1] * M * N, M * N, N, 1
@@ -520,27 +517,22 @@ def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype
         spec = MmaSpec(acc, cdt, index=index, **geo)
         kern = device.kernel(spec, lambda: render_mma(spec))
     else:
-        spec = GemmSpec(acc, cfg["kind"], index=index, fixup=fixup, **geo)
+        spec = GemmSpec(acc, cfg["kind"], index=index, **geo)
         kern = device.kernel(spec, lambda: render_gemm(spec))
     A = [None, lhs._offset, sam, sak, sab0, sab1]
     B = [None, rhs._offset, sbk, sbn, sbb0, sbb1]
-    Cs = [None, 0, scm, scn, scb0, scb1, 0 if fixup else nb * M * N]
+    Cs = [None, 0, scm, scn, scb0, scb1, nb * M * N]
     if swap:
         A, B = ([None, rhs._offset, sbn, sbk, sbb0, sbb1],
                 [None, lhs._offset, sak, sam, sab0, sab1])
         Cs[2:4] = [scn, scm]
     args = [gm, gn, K, kchunk, bsizes[1], parts, rm] + A + B + Cs
-    if fixup:
-        args += [_splitk_workspace(device, parts * nb * M * N * pacc.itemsize),
-                 _semaphores(device, nb * tiles_m * tiles_n)]
     plan = _Launch()
     # a kernel object of the plan's own: its arguments stay set between calls
     plan.kern = cl.Kernel(kern.program, kern.function_name)
     it = np.int32 if index == "int" else np.int64
     for i, v in enumerate(args):
-        if isinstance(v, cl.Buffer):     # the fixup's workspace and semaphores
-            plan.kern.set_arg(i, v)
-        elif v is not None:
+        if v is not None:
             plan.kern.set_arg(i, (np.int32 if i < 7 else it)(v))
     if cpu:
         plan.gsize, plan.lsize = (tiles_n, tiles_m, nb * parts), (1, 1, 1)
@@ -550,8 +542,7 @@ def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype
     else:
         plan.gsize = (tiles_n * spec.lx, tiles_m * spec.ly, nb * parts)
         plan.lsize = (spec.lx, spec.ly, 1)
-    plan.dst_shape, plan.dst_dtype, plan.swap = dst_shape, cdt, swap
-    plan.parts = 1 if fixup else parts     # the parts the caller sums
+    plan.dst_shape, plan.dst_dtype, plan.swap, plan.parts = dst_shape, cdt, swap, parts
     plan.spec, plan.args = spec, args
     plan.launch = Launch(plan.kern, plan.gsize, plan.lsize)
     plan.out_shape, plan.out_dtype = out_shape, out_dtype
@@ -560,32 +551,6 @@ def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype
     plan.sacc = dt.int64 if acc.kind == "i" else pacc
     plan.rdt = out_dtype if direct else plan.sacc
     return plan
-
-
-# GPU split-K products sum their partials in the GEMM kernel (gemm.py: ``GemmSpec.fixup``);
-# False: a second launch sums them (tests compare both)
-SERIAL_SPLIT_K = True
-# per device: the split-K workspace the fixup kernels share (launches on one in-order queue
-# never overlap), grown to the largest need; semaphores are per launch plan
-_WORKSPACES: dict[Any, Any] = {}
-
-
-def _splitk_workspace(device: Device, nbytes: int) -> Any:
-    """A buffer of at least ``nbytes`` for the partial tiles of serial split-K products on
-    ``device``. A larger need allocates a larger buffer for later plans; earlier plans keep
-    theirs (their kernels hold it)."""
-    ws = _WORKSPACES.get(device)
-    if ws is None or ws.size < nbytes:
-        ws = _WORKSPACES[device] = cl.Buffer(device.context, cl.mem_flags.READ_WRITE,
-                                             max(nbytes, 1 << 20))
-    return ws
-
-
-def _semaphores(device: Device, n: int) -> Any:
-    """``n`` zeroed tile counters for one serial split-K launch plan (its kernel leaves them
-    zeroed)."""
-    return cl.Buffer(device.context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR,
-                     hostbuf=np.zeros(max(n, 1), np.int32))
 
 
 def epilogue_plan(lhs: Array, rhs: Array, dimension_numbers: Any,

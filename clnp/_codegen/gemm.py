@@ -31,14 +31,7 @@ Two ways to map the work onto work-items (``GemmSpec.kind``):
     in rolled loops (unrolled, their hoisted offsets would cost every path registers).
 
 The K range may be split into ``parts`` (split-K, for few outputs and long K): part ``p``
-writes its partial tile to ``C + p * scp`` and the caller reduces the partials. GPU kernels
-with ``GemmSpec.fixup`` sum them themselves (serial split-K): each part parks its tile in the
-workspace ``W`` (``[parts, batch, M, N]``, dense, in the accumulator type) and counts itself
-in the tile's semaphore ``S``; the group that completes the count sums the parts in order
-(the result does not depend on which group finishes last), evaluates the epilogue and stores
-C, then resets the semaphore for the next launch. That needs launches of one kernel to run
-one after the other (clnp's in-order queue) and ``W`` to be no other kernel's at the same
-time; it saves the launch of a second kernel, which NVIDIA's driver charges ~10 us for.
+writes its partial tile to ``C + p * scp`` and the caller reduces the partials.
 
 Kernel arguments (``I`` = the spec's index type)::
 
@@ -46,7 +39,6 @@ Kernel arguments (``I`` = the spec's index type)::
     A, I a_off, I sam, I sak, I sab0, I sab1,
     B, I b_off, I sbk, I sbn, I sbb0, I sbb1,
     C, I c_off, I scm, I scn, I scb0, I scb1, I scp
-    [fixup: __global acc *W, __global int *S]
 
 The batch index ``b`` (global dim 2, together with the part) is split as ``b0 = b / nb1``,
 ``b1 = b % nb1``.
@@ -77,7 +69,6 @@ register (unrolled, like their stores).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -120,8 +111,6 @@ class GemmSpec:
     epilogue: tuple[Instr, ...] = field(default=(), repr=False)
     ep_inputs: tuple[Operand, ...] = field(default=(), repr=False)
     ep_outputs: tuple[tuple[int, np.dtype], ...] = field(default=(), repr=False)
-    # gpu: serial split-K (module docstring); its kernels' sources say so in a comment
-    fixup: bool = field(default=False, repr=False)
 
 
 def _acc_ctype(spec: GemmSpec, width: int = 1) -> str:
@@ -172,9 +161,6 @@ def _signature(spec, ti: str = "", to: str = "") -> tuple[list[str], list]:
         params.append(f"const {I} {name.lower()}_off")
         params += [f"const {I} {s}" for s in strides]
         argtypes += [None, it] + [it] * len(strides)
-    if getattr(spec, "fixup", False):
-        params += [f"__global {_acc_ctype(spec)} *restrict W", "__global int *restrict S"]
-        argtypes += [None, None]
     for k, op in enumerate(getattr(spec, "ep_inputs", ()), start=1):
         if op.scalar:
             params.append(f"const {C.compute_ctype(op.dtype)} es{k}")
@@ -302,8 +288,6 @@ def _ep_prologue(spec) -> list[str]:
 
 def _header(spec: GemmSpec) -> list[str]:
     lines = [f"// clnp gemm {spec}"]
-    if spec.fixup:
-        lines.append("// serial split-K: the last part of each tile sums the parts")
     if C.uses_fp64([spec.dtype]):
         lines.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
     return lines
@@ -602,7 +586,6 @@ def _render_gpu(spec: GemmSpec) -> list[str]:
     L = [
         f"  __local {acc} As[2][{bk}][{bm + pad}] __attribute__((aligned(16)));",
         f"  __local {acc} Bs[2][{bk}][{bn + pad}] __attribute__((aligned(16)));",
-    ] + (["  __local int last;"] if spec.fixup else []) + [
         "  const int tx = get_local_id(0), ty = get_local_id(1);",
         f"  const int tid = ty * {lx} + tx;",
         f"  const int bm0 = get_group_id(1) * {bm}, bn0 = get_group_id(0) * {bn};",
@@ -730,8 +713,6 @@ def _render_gpu(spec: GemmSpec) -> list[str]:
         L += ["  } else {"] + ["    " + x for x in general] + ["  }"]
     else:
         L += ["  {"] + ["    " + x for x in general] + ["  }"]
-    if spec.fixup:
-        L += _fixup(spec, acc, row)
     for i in range(tm):
         r = f"bm0 + ty * {V} + {row(i, ly)}"
         L.append(f"  if ({r} < M) {{")
@@ -741,36 +722,3 @@ def _render_gpu(spec: GemmSpec) -> list[str]:
             L.append(f"    if ({cc} < N) " + _ep_statement(spec, r, cc, f"acc{i}_{j}"))
         L.append("  }")
     return L
-
-
-def _fixup(spec: GemmSpec, acc: str, row: Any) -> list[str]:
-    """Serial split-K (module docstring): with ``parts > 1`` every group parks its tile in W
-    and counts itself; all but the tile's last group return, the last one replaces its sums
-    by the sum of every part's, in part order, before the store. The fences before the count
-    publish this group's tile to the other compute units (CUDA's threadfence reduction);
-    the last group reads the parts through volatile loads, past any non-coherent cache."""
-    I, tm, tn, lx, ly, V = spec.index, spec.tm, spec.tn, spec.lx, spec.ly, spec.vec
-    L = ["  if (parts > 1) {",
-         # W's extent is parts times C's: 64-bit offsets whatever C's index type
-         "    const long wp = (long)(get_num_groups(2) / parts) * M * N;",
-         f"    __global {acc} *w = W + p * wp + (long)b * M * N;"]
-    cells = []
-    for i in range(tm):
-        r = f"bm0 + ty * {V} + {row(i, ly)}"
-        for j in range(tn):
-            c = f"bn0 + tx * {V} + {row(j, lx)}"
-            cells.append((i, j, f"{r} < M && {c} < N", f"({I})({r}) * N + {c}"))
-    L += [f"    if ({ok}) w[{e}] = acc{i}_{j};" for i, j, ok, e in cells]
-    L += ["    mem_fence(CLK_GLOBAL_MEM_FENCE);",
-          "    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);",
-          "    const int t = (b * get_num_groups(1) + get_group_id(1)) * get_num_groups(0) + "
-          "get_group_id(0);",
-          "    if (tid == 0) last = atomic_inc(S + t) == parts - 1;",
-          "    barrier(CLK_LOCAL_MEM_FENCE);",
-          "    if (!last) return;",
-          "    mem_fence(CLK_GLOBAL_MEM_FENCE);",
-          f"    volatile __global const {acc} *w0 = W + (long)b * M * N;"]
-    for i, j, ok, e in cells:
-        L.append(f"    if ({ok}) {{ const {I} e = {e}; {acc} s = w0[e]; "
-                 f"for (int q = 1; q < parts; ++q) s += w0[q * wp + e]; acc{i}_{j} = s; }}")
-    return L + ["    if (tid == 0) atomic_xchg(S + t, 0);", "  }"]
