@@ -43,10 +43,14 @@ class _Out:
 class Replay:
     """The launches of one captured call, re-enqueued on new input and output buffers."""
 
-    __slots__ = ("device", "steps", "outs", "n_inputs")
+    __slots__ = ("device", "steps", "outs", "n_inputs", "kept_nbytes")
 
-    def __init__(self, device: Device, steps: list[tuple], outs: list[_Out], n_inputs: int):
+    def __init__(self, device: Device, steps: list[tuple], outs: list[_Out], n_inputs: int,
+                 kept_nbytes: int = 0):
         self.device, self.steps, self.outs, self.n_inputs = device, steps, outs, n_inputs
+        # bytes of the buffers allocated during the captured call that the replay keeps
+        # (scratch and intermediate values): memory held for as long as the replay lives
+        self.kept_nbytes = kept_nbytes
 
     @property
     def n_launches(self) -> int:
@@ -172,5 +176,24 @@ def capture(fn: Callable[..., Any], inputs: Sequence[Array], device: Device
             steps.append(("p", kernel, gsize, lsize, slots, fixed, Launch(kernel, gsize, lsize)))
     for dst, host in uploads.get(len(rec.launches), ()):
         steps.append(("u", slot_of.get(id(dst)), dst, host))
-    return result, Replay(device, steps, outs, n)
+    return result, Replay(device, steps, outs, n, _kept_nbytes(steps, rec.allocated))
+
+
+def _kept_nbytes(steps: list[tuple], allocated: set[int]) -> int:
+    """Bytes of the distinct buffers the replay ``steps`` keep that the captured call
+    allocated (buffers that existed before it, such as cached tables, are not counted)."""
+    kept: dict[int, Any] = {}
+    for step in steps:
+        if step[0] == "b":
+            bufs = step[3]
+        elif step[0] == "p":
+            bufs = [b for _, b in step[5]]
+        elif step[0] == "k":
+            bufs = step[4]
+        else:
+            bufs = [step[2]] if step[1] is None else []
+        for b in bufs:
+            if isinstance(b, cl.MemoryObjectHolder) and id(b) in allocated:
+                kept[id(b)] = b
+    return sum(_nbytes(b) for b in kept.values())
 

@@ -51,6 +51,7 @@ from .._ir import Graph, Lit, Var
 from .codegen import FusedReduceSpec, render_fused_reduce
 from .fusion import Group, external_inputs, op_signature, partition
 from .rowcodegen import RowSpec, render_rows
+from .replay import CallReplay
 
 # Outputs per item of CPU column reductions (FusedReduceSpec.kvec): 16 float32 sums are one
 # 64-byte cache line of each row read
@@ -354,6 +355,7 @@ class Executable:
         self.consts: list[tuple[int, Any]] = []
         self.n_slots = 0
         self.built = False
+        self.replay: CallReplay | None = None     # made when the build has finished
 
     def _slot(self, n: int) -> int:
         """The slot of the value with Var id ``n`` (assigned on first use)."""
@@ -373,6 +375,10 @@ class Executable:
     def run(self, flat: Sequence[Any]) -> list[Any]:
         if not self.built:
             return self._build(flat)
+        return self.replay.run(flat, self._run_steps)
+
+    def _run_steps(self, flat: Sequence[Any]) -> list[Any]:
+        """A call through the steps (the replay's fallback, and the call it records)."""
         env: list[Any] = [None] * self.n_slots
         for s, a, w, st in zip(self.in_slots, flat, self.weak, self.in_strides):
             # inputs run as contiguous, offset-0 buffers (the layout the kernels were
@@ -440,6 +446,8 @@ class Executable:
         self.out_refs = [(True, self.slot[x.n]) if isinstance(x, Var) else (False, x.value)
                          for x in g.outs]
         self._plan_donations(keep, last)
+        self.replay = CallReplay(device, self.in_strides,
+                                 not self.donor_inputs and not self.donated)
         self.built = True
         return [env[self.slot[x.n]] if isinstance(x, Var) else _as_array(x.value, device)
                 for x in g.outs]

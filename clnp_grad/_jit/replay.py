@@ -1,0 +1,176 @@
+"""Whole-call replay: a compiled call's launches recorded once and enqueued again as a list.
+
+An executable's call walks its steps: it allocates every intermediate from the pool, binds
+the buffers of each bound kernel and enqueues it. For a small step (the MLP training step of
+``bench/bench_jit.py``: 23 launches) that Python costs as much as the launches themselves, and
+on NVIDIA's OpenCL each enqueue already costs ~10 us of driver time. So an executable's second
+call is recorded with ``clnp._capture`` (the same mechanism that replays opaque primitives
+inside a step), and later calls replay the recording: the outputs are allocated, the inputs'
+and outputs' buffers bound, every launch enqueued; the intermediates keep the buffers of the
+recorded call (TinyJit's trade: memory for host time).
+
+What makes a call replayable, checked here and by ``capture`` itself:
+
+- every input is an array (a weakly typed Python scalar is a kernel argument that changes
+  per call) laid out as the executable was built for (offset 0, the planned strides);
+- no input is donated (an output taking a donated buffer depends on who else holds it);
+- nothing in the call reads data back to the host (host-driven control flow) or sets a
+  scalar argument per call: ``capture`` refuses those;
+- the intermediates' buffers fit in the device's replay budget (:data:`BUDGET_FRACTION` of
+  its memory, at most :data:`BUDGET_MAX` bytes) together with every other live replay's.
+  Replays past the budget are dropped least recently used first, as they are under memory
+  pressure (``clnp.release_memory()``, a refused allocation): their executables record again
+  on a later call.
+
+A replay enqueues a fixed list of kernels on buffers it keeps, so calls of one executable
+are serialised by a lock: two threads interleaving their launches would share intermediates.
+"""
+from __future__ import annotations
+
+import threading
+import weakref
+from collections import OrderedDict
+from typing import Any, Callable, Sequence
+
+from clnp import _capture
+from clnp import _capture_hooks as _hooks
+from clnp._array import Array
+from clnp._runtime import Device, on_memory_pressure
+
+# A device's live replays keep at most this many bytes of intermediates together, and at most
+# this fraction of its global memory
+BUDGET_MAX = 256 << 20
+BUDGET_FRACTION = 1 / 16
+# Switch for tests and measurements: False runs every call through the steps
+ENABLED = True
+
+_UNTRIED, _ACTIVE, _REFUSED = 0, 1, 2
+
+
+class CallReplay:
+    """The recorded launches of one executable's call, or why there are none.
+
+    ``run(flat, steps_run)`` answers a call: through the replay when one is recorded and the
+    call fits it, else by ``steps_run(flat)`` (recording that call when none was tried)."""
+
+    __slots__ = ("device", "strides", "replay", "state", "lock", "__weakref__")
+
+    def __init__(self, device: Device, strides: Sequence[tuple | None], replayable: bool):
+        self.device = device
+        self.strides = tuple(strides)        # the planned strides of each input (None: weak)
+        self.replay: _capture.Replay | None = None
+        self.state = _UNTRIED if replayable and None not in self.strides else _REFUSED
+        self.lock = threading.RLock()
+
+    def run(self, flat: Sequence[Any], steps_run: Callable[[Sequence[Any]], list]) -> list:
+        with self.lock:
+            rep = self.replay
+            if rep is not None and self._fits(flat):
+                _BUDGETS[self.device].touch(self)
+                return rep(flat)
+            if self.state == _UNTRIED and ENABLED and _hooks.current() is None and \
+                    self._fits(flat) and len({id(a._buf) for a in flat}) == len(flat):
+                return self._record(flat, steps_run)
+            return steps_run(flat)
+
+    def _fits(self, flat: Sequence[Any]) -> bool:
+        """Every input an array in the layout the executable was built for."""
+        for a, st in zip(flat, self.strides):
+            if type(a) is not Array or a._offset or a._strides != st:
+                return False
+        return True
+
+    def _record(self, flat: Sequence[Any], steps_run: Callable[[Sequence[Any]], list]) -> list:
+        outs, rep = _capture.capture(lambda *xs: steps_run(xs), list(flat), self.device)
+        if rep is None:
+            self.state = _REFUSED          # reads back, or sets scalars per call
+        elif _BUDGETS[self.device].admit(self, rep.kept_nbytes):
+            self.replay, self.state = rep, _ACTIVE
+        else:
+            self.state = _REFUSED          # larger than the whole budget
+        return list(outs)
+
+    def drop(self) -> None:
+        """Forget the recording (its buffers return to the pool); a later call records
+        again."""
+        with self.lock:
+            self.replay = None
+            if self.state == _ACTIVE:
+                self.state = _UNTRIED
+
+
+class _Budget:
+    """A device's live replays, least recently used first, with their kept bytes (held
+    weakly: a discarded executable's replay leaves the account with it)."""
+
+    def __init__(self, device: Device):
+        self.limit = min(BUDGET_MAX, int(device.global_mem * BUDGET_FRACTION))
+        self.live: OrderedDict[int, tuple[Any, int]] = OrderedDict()
+        # reentrant: a collected owner's weakref callback may run inside a locked section
+        self.lock = threading.RLock()
+
+    def touch(self, owner: CallReplay) -> None:
+        key = id(owner)
+        if key in self.live:
+            self.live.move_to_end(key)
+
+    def admit(self, owner: CallReplay, nbytes: int) -> bool:
+        """Whether ``owner`` may keep ``nbytes``, dropping older replays to make room."""
+        if nbytes > self.limit:
+            return False
+        with self.lock:
+            used = sum(n for _, n in self.live.values())
+            victims = []
+            for key, (ref, n) in list(self.live.items()):
+                if used + nbytes <= self.limit:
+                    break
+                victims.append(ref())
+                del self.live[key]
+                used -= n
+            key = id(owner)
+            self.live[key] = (weakref.ref(owner, lambda _, k=key: self._gone(k)), nbytes)
+        for v in victims:
+            if v is not None:
+                v.drop()
+        return True
+
+    def _gone(self, key: int) -> None:
+        with self.lock:
+            self.live.pop(key, None)
+
+    def clear(self) -> None:
+        with self.lock:
+            owners = [r() for r, _ in self.live.values()]
+            self.live.clear()
+        for o in owners:
+            if o is not None:
+                o.drop()
+
+    def kept_bytes(self) -> int:
+        return sum(n for _, n in self.live.values())
+
+
+class _Budgets(dict):
+    def __missing__(self, device: Device) -> _Budget:
+        b = self[device] = _Budget(device)
+        return b
+
+
+_BUDGETS: dict[Device, _Budget] = _Budgets()
+
+
+def kept_bytes(device: Device) -> int:
+    """Bytes of intermediates the live replays on ``device`` keep."""
+    b = _BUDGETS.get(device)
+    return b.kept_bytes() if b is not None else 0
+
+
+def release(device: Device | None = None) -> None:
+    """Drop the live replays (of ``device``, or of every device): their buffers go back to
+    the pool, and their executables record again on a later call."""
+    for d, b in list(_BUDGETS.items()):
+        if device is None or d is device:
+            b.clear()
+
+
+on_memory_pressure(release)
