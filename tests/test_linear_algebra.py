@@ -231,6 +231,29 @@ def test_local_memory_kernel_few_tiles_split_k(device, rng, gpu_kernel, monkeypa
         _check(y.T @ x.T, _ref_matmul(b.T, a.T), k=sa[-1])
 
 
+def test_local_memory_kernel_thin_products(device, rng, gpu_kernel, monkeypatch):
+    """Products with a short side or a short K chunk take their configuration's tile over
+    four times the items (``_thin``), and compute the same products."""
+    monkeypatch.setattr(device, "compute_units", 132)
+    plans = []
+    run = _linalg._run
+
+    def recording_run(*a, **kw):
+        plans.append(run(*a, **kw))
+        return plans[-1]
+    monkeypatch.setattr(_linalg, "_run", recording_run)
+    base = _linalg.gemm_config(device, np.dtype("float32"), small=True)
+    for sa, sb, thin in [((256, 10), (10, 1024), True), ((256, 1024), (1024, 10), True),
+                         ((10, 256), (256, 1024), True), ((256, 300), (300, 512), False)]:
+        a, b = _data(rng, sa, "float32"), _data(rng, sb, "float32")
+        x, y = clnp.asarray(a, device=device), clnp.asarray(b, device=device)
+        _check(x @ y, _ref_matmul(a, b), k=sa[-1])
+        spec = plans[-1].spec
+        assert (spec.lx, spec.tm) == ((2 * base["lx"], base["tm"] // 2) if thin else
+                                      (base["lx"], base["tm"])), (sa, sb, spec)
+        assert spec.lx * spec.tn == base["lx"] * base["tn"]      # the same tile
+
+
 @pytest.mark.parametrize("dtype", ["float32", "complex64"])
 def test_cpu_kernel_other_vector_widths(device, rng, monkeypatch, dtype):
     """The CPU kernel with the vector widths of other CPUs (AVX-512: 64 bytes, SSE/NEON: 16)."""
