@@ -41,7 +41,7 @@ from clnp._eager import (_span_ok, broadcast_strides, collapse, contiguous_copy,
                          plan_elementwise)
 from clnp._eager_linalg import epilogue_plan, get_matmul_precision
 from clnp._prims import PRIMITIVES
-from clnp._creation_functions import _scalar_dtype
+from clnp._creation_functions import _scalar_dtype, zeros
 from clnp._runtime import Device, default_device
 from clnp._dtypes import kind as dkind
 
@@ -168,8 +168,11 @@ class _EwStep:
 
 
 class _RedStep:
+    """A fused reduction kernel. ``layouts``: its outputs' (the side outputs, the reductions'
+    results or partials), then scratch arrays of its own (the partials a kernel that finishes
+    its outputs combines); ``counters``: that kernel's per-output counts, kept by the step."""
     __slots__ = ("kernel", "device", "gsize", "lsize", "template", "bufs", "scalars", "outs",
-                 "finish", "layouts", "bound")
+                 "finish", "layouts", "bound", "counters")
 
     def run(self, env: list) -> None:
         device = self.device
@@ -1047,11 +1050,15 @@ class Executable:
             parts = max(1, min(_GPU_COL_ITEMS * device.compute_units // n_out, R // 16))
             chunk = -(-R // parts)
         partial = parts > 1
+        # GPUs: the last part of each output finishes it inside the kernel (atomic counts),
+        # where the partials would otherwise take a second launch
+        finish = partial and kvec == 1 and (not device.is_cpu or COLUMN_LAYOUT == "gpu") and \
+            all(C.storage_ctype(r[2]) == C.compute_ctype(r[2]) for r in reds)
         spec = FusedReduceSpec(
             tuple(Operand(_dtype_of(o), not isinstance(o, Array)) for o in operands),
             tuple(body), tuple(reds), tuple((vid[v.n], v.aval.dtype) for v in sides), nk, nr,
             "group" if group else "serial", G, vec, rmodes if vec > 1 or nr == 1 else (),
-            partial, kvec, cols)
+            partial, kvec, cols, finish)
         kernel = device.kernel(("jit-reduce", spec), lambda: render_fused_reduce(spec))
         template: list[Any] = [n_out, parts, R, chunk] + kc + rc
         bufs: list[tuple[int, int]] = []
@@ -1074,17 +1081,28 @@ class Executable:
             k += 1
             out_specs.append((self._slot(v.n), v.aval.shape, v.aval.dtype))
         ocontig = kst[-1]
-        finish: list[Any] = [None] * len(sides)
+        finish_fns: list[Any] = [None] * len(sides)
         for m, r in enumerate(grp.reds):
             v = r.out_binders[0]
             bufs.append((len(template), -1 - len(out_specs)))
-            template += [None, 0] + (ocontig if not partial else [0] * nk)
-            if partial:
+            template += [None, 0] + (ocontig if not partial or finish else [0] * nk)
+            if partial and not finish:
                 out_specs.append((self._slot(v.n), (n_out * parts,), r.params["acc_dtype"]))
-                finish.append(self._partials_finisher(r, n_out, parts, device))
+                finish_fns.append(self._partials_finisher(r, n_out, parts, device))
             else:
                 out_specs.append((self._slot(v.n), v.aval.shape, v.aval.dtype))
-                finish.append(None)
+                finish_fns.append(None)
+        scratch: list[tuple] = []
+        if finish:
+            # the partials of each reduction, allocated per call; the counters, zeroed once
+            # and reset by the kernel, belong to the step
+            for m, r in enumerate(grp.reds):
+                acc = r.params["acc_dtype"]
+                bufs.append((len(template), -1 - len(out_specs) - m))
+                template.append(None)
+                scratch.append(((n_out * parts,), (1,), acc, n_out * parts * acc.itemsize))
+            cnt = zeros((n_out,), dtype=np.dtype(np.uint32), device=device)
+            template.append(cnt._buf)
         step = _RedStep()
         step.kernel, step.device = kernel, device
         items = -(-n_out // kvec) * parts
@@ -1104,10 +1122,11 @@ class Executable:
         # first call: the kernel, then each partial result's finishing reduction, captured
         step.outs, step.finish = out_specs, [None] * len(out_specs)
         step.layouts = [(shape, c_strides(shape), d, max(math.prod(shape) * d.itemsize, 1))
-                        for _, shape, d in out_specs]
+                        for _, shape, d in out_specs] + scratch
+        step.counters = cnt if finish else None
         step.bound = None
         step.run(env)
-        for j, ((slot, _, _), fin) in enumerate(zip(out_specs, finish)):
+        for j, ((slot, _, _), fin) in enumerate(zip(out_specs, finish_fns)):
             if fin is not None:
                 env[slot], step.finish[j] = _capture.capture(fin, [env[slot]], device)
         return step

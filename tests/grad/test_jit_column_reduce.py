@@ -95,3 +95,44 @@ def test_broadcast_operand_along_columns(device):
     a, b = jf(x, w)
     np.testing.assert_allclose(_np(a), (xs * ws).sum(0), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(_np(b), (xs.T * 2).sum(0), rtol=1e-5, atol=1e-5)
+
+
+def test_gpu_partials_finished_in_kernel(device, monkeypatch, layout):
+    """GPU layouts (forced on any device as a 132-unit GPU): reductions split into parts
+    finish in the same kernel (the last part of each output combines the partials): one
+    kernel per fused reduction, right on every call (the counters reset), for column sums with
+    a side output, long rows in work-groups, a full sum, max, and integers."""
+    monkeypatch.setattr(device, "is_cpu", False)
+    monkeypatch.setattr(device, "compute_units", 132)
+    rng = np.random.default_rng(5)
+
+    def relu_bias(a, g):
+        d = g * (a > 0)
+        return d, clnp.sum(d, axis=0)
+
+    def rows(x):
+        y = x * 2.0
+        return clnp.sum(y, axis=1), clnp.max(y, axis=1)
+
+    def full(x):
+        return clnp.sum(clnp.exp(x * 0.01))
+
+    def ints(k):
+        return clnp.sum(k * 3, axis=0)
+    cases = [(relu_bias, [(256, 1024), (256, 1024)], np.float32,
+              lambda a, g: (g * (a > 0), (g * (a > 0)).sum(0))),
+             (rows, [(4, 40000)], np.float32, lambda x: ((x * 2).sum(1), (x * 2).max(1))),
+             (full, [(100000,)], np.float32, lambda x: np.exp(x * 0.01).sum()),
+             (ints, [(3000, 40)], np.int32, lambda k: (k * 3).sum(0))]
+    for fn, shapes, dt, ref in cases:
+        jf = cg.jit(fn)
+        for call in range(4):
+            hs = [(rng.standard_normal(s) * 10).astype(dt) for s in shapes]
+            args = [clnp.asarray(h, device=device) for h in hs]
+            got = jf(*args)
+            want = ref(*[h.astype(np.float64) if dt != np.int32 else h for h in hs])
+            for g_, w_ in zip(got if isinstance(got, tuple) else (got,),
+                              want if isinstance(want, tuple) else (want,)):
+                np.testing.assert_allclose(_np(g_), w_, rtol=2e-5, atol=1e-3)
+        srcs = jf.lower(*args).kernel_sources()
+        assert len(srcs) == 1 and "atomic_inc(&cnt[o])" in srcs[0], (fn.__name__, len(srcs))
