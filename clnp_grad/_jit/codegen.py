@@ -39,6 +39,11 @@ arrays ``p<m>``, fences, and counts itself on ``cnt[o]``; the part that counts l
 stores the output and resets the counter for the next launch. A bias gradient, a column sum
 over 256 rows in 16 parts, is then one launch instead of two.
 
+With ``post``, an elementwise program runs where each output is finished (after its store;
+in ``finish`` kernels, by the part that finishes it) on the reduction results in their output
+dtype and on operands ``e<k>`` of the output's shape, storing its values to ``t<j>``: the
+SGD update of a bias, ``b - lr * sum(g, axis=0)``, in the bias gradient's kernel.
+
 Sample (sum of ``exp(a0 - a1)`` over rows, float32, serial, vec 8)::
 
     __kernel void clnp_jr_sub_exp(const long n_out, const long parts, const long R, ...)
@@ -77,6 +82,17 @@ class FusedReduceSpec:
     kvec: int = 1            # serial: consecutive outputs per item (nk == 1, module docstring)
     cols: bool = False       # serial: items ordered part-major (module docstring)
     finish: bool = False     # partial: the last part of each output finishes it (docstring)
+    # epilogue on the finished outputs (module docstring): its operands (("red", m): the
+    # m-th reduction's result; else an Operand read at the output's kept index), its SSA
+    # program over them, and its stored values (value id, storage dtype)
+    post_inputs: tuple = ()
+    post: tuple[Instr, ...] = ()
+    post_outs: tuple[tuple[int, np.dtype], ...] = ()
+
+    def post_dtypes(self) -> list[np.dtype]:
+        ins = [self.reds[src[1]][3] if isinstance(src, tuple) else src.dtype
+               for src in self.post_inputs]
+        return ins + [i.out_dtype for i in self.post]
 
     @property
     def name(self) -> str:
@@ -144,6 +160,20 @@ def render_fused_reduce(spec: FusedReduceSpec) -> tuple[str, str, list]:
                    for m, (_, _, acc, _) in enumerate(spec.reds)]
         params.append("__global volatile uint *cnt")
         argtypes += [None] * (len(spec.reds) + 1)
+    for k, src in enumerate(spec.post_inputs):
+        if isinstance(src, tuple):
+            continue
+        if src.scalar:
+            params.append(f"const {C.compute_ctype(src.dtype)} e{k}")
+            argtypes.append(C.scalar_arg_dtype(src.dtype))
+            continue
+        params.append(f"__global const {C.storage_ctype(src.dtype)} *restrict e{k}")
+        params += [f"const long eo{k}"] + [f"const long ek{k}_{d}" for d in range(nk)]
+        argtypes += [None] + [L] * (1 + nk)
+    for j, (_, dt) in enumerate(spec.post_outs):
+        params.append(f"__global {C.storage_ctype(dt)} *t{j}")
+        params += [f"const long to{j}"] + [f"const long tk{j}_{d}" for d in range(nk)]
+        argtypes += [None] + [L] * (1 + nk)
 
     dtypes = [o.dtype for o in spec.inputs] + [i.out_dtype for i in spec.body]
     group = spec.mode == "group"
@@ -160,8 +190,10 @@ def render_fused_reduce(spec: FusedReduceSpec) -> tuple[str, str, list]:
     lines.append("}")
     text = "\n".join(lines)
     head = prelude("// clnp jit fused reduction: " + ", ".join(
-        [i.op for i in spec.body] + [r[0] for r in spec.reds]), spec.body,
-        dtypes + [r[2] for r in spec.reds] + [r[3] for r in spec.reds], text,
+        [i.op for i in spec.body] + [r[0] for r in spec.reds] + [i.op for i in spec.post]),
+        spec.body + spec.post,
+        dtypes + [r[2] for r in spec.reds] + [r[3] for r in spec.reds] + spec.post_dtypes(),
+        text,
         4 if spec.vec > 1 else 1,
         tuple((h, C.compute_ctype(acc)) for op, _, acc, _ in spec.reds
               for h in _HELPER.findall(_REDUCE[op][0])))
@@ -241,6 +273,10 @@ def _kvec_body(spec: FusedReduceSpec, dtypes: list[np.dtype], arrays: list[int])
         else:
             lines.append("    " + C.store(dt, f"r{m}", f"ro{m} + (i0 + q) * rk{m}_0",
                                           C.convert(f"acc{m}[q]", acc, dt, to_storage=True)))
+    if spec.post:
+        lines.append(f"  for (int q = 0; q < {KV}; ++q)")
+        lines += ["  " + x for x in _post(spec, lambda m: f"acc{m}[q]",
+                                          lambda p: f"(i0 + q) * {p}_0")]
     return lines
 
 
@@ -405,7 +441,35 @@ def _stores(spec: FusedReduceSpec) -> list[str]:
             out.append(C.store(acc, f"r{m}", f"ro{m} + o * parts + part", f"acc{m}"))
             continue
         out.append(_final_store(spec, m))
-    return out
+    return out + _post(spec, lambda m: f"acc{m}", _kept_offset(spec.nk))
+
+
+def _kept_offset(nk: int):
+    return lambda p: " + ".join(f"i{d} * {p}_{d}" for d in range(nk))
+
+
+def _post(spec: FusedReduceSpec, acc, pos) -> list[str]:
+    """The epilogue at the output just finished (module docstring): ``acc(m)`` names the
+    m-th accumulator, ``pos(prefix)`` the kept offset with strides ``prefix_<d>``."""
+    if not spec.post:
+        return []
+    dtypes = spec.post_dtypes()
+    out = ["{"]
+    for k, src in enumerate(spec.post_inputs):
+        if isinstance(src, tuple):
+            _, _, a, dt = spec.reds[src[1]]
+            # rounded to the result's dtype, as a separate kernel would read the stored value
+            expr = C.convert(acc(src[1]), a, dt)
+        elif src.scalar:
+            expr = f"e{k}"
+        else:
+            expr = C.load(src.dtype, f"e{k}", f"eo{k} + {pos(f'ek{k}')}")
+        out.append(f"  const {C.compute_ctype(dtypes[k])} v{k} = {expr};")
+    out += ["  " + x for x in instructions(spec.post, dtypes, len(spec.post_inputs), 1)]
+    for j, (vid, dt) in enumerate(spec.post_outs):
+        val = C.convert(f"v{vid}", dtypes[vid], dt, to_storage=True)
+        out.append("  " + C.store(dt, f"t{j}", f"to{j} + {pos(f'tk{j}')}", val))
+    return out + ["}"]
 
 
 def _final_store(spec: FusedReduceSpec, m: int) -> str:
@@ -429,5 +493,6 @@ def _finish(spec: FusedReduceSpec) -> list[str]:
                 f"((volatile __global {ct} *)p{m})[o * parts + q]; "
                 f"acc{m} = {_combine(op, acc, f'acc{m}', 'pv')}; }}"]
     out += ["  " + _final_store(spec, m) for m in range(len(spec.reds))]
+    out += ["  " + x for x in _post(spec, lambda m: f"acc{m}", _kept_offset(spec.nk))]
     out += ["  cnt[o] = 0;", "}"]
     return out

@@ -480,7 +480,7 @@ class Executable:
         if grp.kind == "ew":
             return self._build_ew(grp, env)
         if grp.kind == "reduce":
-            if not grp.eqns and len(grp.reds) == 1:
+            if not grp.eqns and not grp.post and len(grp.reds) == 1:
                 return self._build_opaque(grp.reds[0], env)
             return self._build_reduce(grp, env)
         if grp.kind == "view":
@@ -975,15 +975,35 @@ class Executable:
         return step
 
     # reductions ------------------------------------------------------------------------
-    def _build_reduce(self, grp: Group, env: dict[int, Any]) -> _RedStep:
+    def _post_program(self, grp: Group, env: dict[int, Any]) -> tuple[list, list, list, dict]:
+        """The program of a reduce group's ``post`` equations: ``_program``'s operands, with
+        each reduction's result standing as a ``_RowResult`` (it lives in a register)."""
+        slots = [self._slot(r.out_binders[0].n) for r in grp.reds]
+        for m, (s, r) in enumerate(zip(slots, grp.reds)):
+            env[s] = _RowResult(m, r.out_binders[0].aval.dtype)
+        members = {b.n for e in grp.post for b in e.out_binders}
+        try:
+            return self._program(Group("ew", eqns=grp.post, members=members), env)
+        finally:
+            for s in slots:
+                del env[s]
+
+    def _build_reduce(self, grp: Group, env: dict[int, Any]) -> Any:
         device = self.device
-        operands, refs, body, vid = self._program(grp, env)
+        operands, refs, body, vid = self._program(dataclasses.replace(grp, post=[]), env)
         shape, axes = grp.shape, grp.axes
         kept = [i for i in range(len(shape)) if i not in axes]
         kshape = [shape[i] for i in kept]
         rshape = [shape[i] for i in axes]
         n_out, R = math.prod(kshape), math.prod(rshape)
         sides = [v for e in grp.eqns for v in e.out_binders if v.n in grp.escapes]
+        post_ops: list[Any] = []
+        post_refs: list[tuple] = []
+        post_body: list[Instr] = []
+        post_vid: dict[int, int] = {}
+        if grp.post:
+            post_ops, post_refs, post_body, post_vid = self._post_program(grp, env)
+        post_arrays = [o for o in post_ops if isinstance(o, Array)]
         # strides of every array operand and side output over (kept, reduced)
         views: list[tuple[list[int], list[int]]] = []
         for val in operands:
@@ -993,7 +1013,10 @@ class Executable:
         for v in sides:     # side outputs are fresh C-ordered arrays
             st = c_strides(v.aval.shape)
             views.append(([st[i] for i in kept], [st[i] for i in axes]))
-        kc, kst = collapse(kshape, [v[0] for v in views] + [[s for s in c_strides(tuple(kshape))]])
+        # the epilogue's arrays have the output's (kept) shape
+        post_k = [list(broadcast_strides(a, tuple(kshape))) for a in post_arrays]
+        kc, kst = collapse(kshape, [v[0] for v in views] + post_k +
+                           [[s for s in c_strides(tuple(kshape))]])
         rc, rst = collapse(rshape, [v[1] for v in views])
         kc, rc = kc or [1], rc or [1]
         kst = [s or [0] for s in kst]
@@ -1054,11 +1077,23 @@ class Executable:
         # where the partials would otherwise take a second launch
         finish = partial and kvec == 1 and (not device.is_cpu or COLUMN_LAYOUT == "gpu") and \
             all(C.storage_ctype(r[2]) == C.compute_ctype(r[2]) for r in reds)
+        if grp.post and partial and not finish:
+            # the outputs are finished by a second launch: the epilogue is a step after it
+            members = {b.n for e in grp.post for b in e.out_binders}
+            post = Group("ew", eqns=grp.post, shape=tuple(kshape), members=members,
+                         escapes=grp.escapes & members, index=grp.index)
+            main = dataclasses.replace(grp, post=[], members=grp.members - members,
+                                       escapes=grp.escapes - members)
+            return _SeqStep([self._build_reduce(main, env), self._build_ew(post, env)])
+        post_escaping = [v for e in grp.post for v in e.out_binders if v.n in grp.escapes]
+        post_inputs = tuple(("red", o.m) if isinstance(o, _RowResult) else
+                            Operand(_dtype_of(o), not isinstance(o, Array)) for o in post_ops)
         spec = FusedReduceSpec(
             tuple(Operand(_dtype_of(o), not isinstance(o, Array)) for o in operands),
             tuple(body), tuple(reds), tuple((vid[v.n], v.aval.dtype) for v in sides), nk, nr,
             "group" if group else "serial", G, vec, rmodes if vec > 1 or nr == 1 else (),
-            partial, kvec, cols, finish)
+            partial, kvec, cols, finish, post_inputs, tuple(post_body),
+            tuple((post_vid[v.n], v.aval.dtype) for v in post_escaping))
         kernel = device.kernel(("jit-reduce", spec), lambda: render_fused_reduce(spec))
         template: list[Any] = [n_out, parts, R, chunk] + kc + rc
         bufs: list[tuple[int, int]] = []
@@ -1092,6 +1127,11 @@ class Executable:
             else:
                 out_specs.append((self._slot(v.n), v.aval.shape, v.aval.dtype))
                 finish_fns.append(None)
+        # the epilogue's outputs follow the reductions' (their arguments come last)
+        n_main = len(out_specs)
+        for v in post_escaping:
+            out_specs.append((self._slot(v.n), v.aval.shape, v.aval.dtype))
+            finish_fns.append(None)
         scratch: list[tuple] = []
         if finish:
             # the partials of each reduction, allocated per call; the counters, zeroed once
@@ -1103,6 +1143,20 @@ class Executable:
                 scratch.append(((n_out * parts,), (1,), acc, n_out * parts * acc.itemsize))
             cnt = zeros((n_out,), dtype=np.dtype(np.uint32), device=device)
             template.append(cnt._buf)
+        k = len(views)
+        for val, (is_slot, ref) in zip(post_ops, post_refs):
+            if isinstance(val, Array):
+                bufs.append((len(template), ref))
+                template += [None, val._offset] + kst[k]
+                k += 1
+            elif isinstance(val, _ScalarOperand):
+                template.append(np.asarray(val.value, _carg(val.dtype))[()])
+            elif not isinstance(val, _RowResult):    # weak scalar argument
+                scalars.append((len(template), ref, _carg(_dtype_of(val))))
+                template.append(np.asarray(val, _carg(_dtype_of(val)))[()])
+        for j in range(len(post_escaping)):
+            bufs.append((len(template), -1 - (n_main + j)))
+            template += [None, 0] + ocontig
         step = _RedStep()
         step.kernel, step.device = kernel, device
         items = -(-n_out // kvec) * parts

@@ -22,6 +22,10 @@ Walking the equations in order:
 - Row fusion (``rows.fuse_rows``): a reduction over the trailing axes and the groups on the
   same rows (further reductions, elementwise groups of the full or a per-row shape, per-row
   views) become one ``rows`` group: one kernel walking each row.
+- Reduction epilogues: a connected part of an elementwise group of a reduction's output shape
+  that reads the results of one ``reduce`` group (and otherwise values computed before it)
+  joins that group as its ``post`` program, evaluated on each output where the reduction
+  finishes it: a bias gradient and the optimizer's update of the bias in one kernel.
 
 The result is a list of ``Group``s in a dependency order; ``executable`` turns each into a
 launchable step.
@@ -89,6 +93,9 @@ class Group:
     # reduction of the per-row parts finishes)
     outer: dict[int, tuple[int, ...]] = field(default_factory=dict)
     per_row: set[int] = field(default_factory=set)    # of those: reductions of per-row values
+    # reduce: elementwise equations on the reductions' results (their output shape), in
+    # order: evaluated where each output is finished
+    post: list[Eqn] = field(default_factory=list)
 
 
 def partition(g: Graph) -> list[Group]:
@@ -157,6 +164,7 @@ def partition(g: Graph) -> list[Group]:
     groups = _inline_small(groups, owner, outs)
     groups = _gemm_epilogues(groups, owner, outs)
     groups = fuse_rows(groups, owner, outs)
+    groups = _reduce_epilogues(groups, owner, outs)
     return _order(groups, owner)
 
 
@@ -299,11 +307,90 @@ def _gemm_epilogues(groups: list[Group], owner: dict[int, Group], outs: set[int]
     return [grp for grp in groups if grp.index not in merged]
 
 
+def _components(eqns: list[Eqn]) -> list[list[Eqn]]:
+    """``eqns`` split into the parts that share no value (each in the original order)."""
+    parent = list(range(len(eqns)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+    made = {b.n: i for i, e in enumerate(eqns) for b in e.out_binders}
+    for i, e in enumerate(eqns):
+        for x in e.inputs:
+            j = made.get(x.n) if isinstance(x, Var) else None
+            if j is not None:
+                parent[find(i)] = find(j)
+    parts: dict[int, list[Eqn]] = {}
+    for i, e in enumerate(eqns):
+        parts.setdefault(find(i), []).append(e)
+    return list(parts.values())
+
+
+def _reduce_epilogues(groups: list[Group], owner: dict[int, Group], outs: set[int]
+                      ) -> list[Group]:
+    """Move the parts of elementwise groups that finish one reduction's results into that
+    reduction's group as its ``post`` program (module docstring)."""
+    deps: dict[int, set[int]] = {}
+    for grp in groups:
+        deps[grp.index] = {owner[x.n].index for e in grp.gemm + grp.eqns + grp.reds + grp.post
+                           for x in e.inputs if isinstance(x, Var) and x.n in owner and
+                           owner[x.n] is not grp}
+
+    def reaches(src: int, dst: int) -> bool:
+        stack, seen = [src], set()
+        while stack:
+            i = stack.pop()
+            if i == dst:
+                return True
+            if i not in seen:
+                seen.add(i)
+                stack.extend(deps.get(i, ()))
+        return False
+
+    gone: set[int] = set()
+    for h in groups:
+        if h.kind != "ew":
+            continue
+        for comp in _components(h.eqns):
+            made = {b.n for e in comp for b in e.out_binders}
+            srcs = list({owner[x.n].index: owner[x.n] for e in comp for x in e.inputs
+                         if isinstance(x, Var) and x.n not in made and x.n in owner}.values())
+            reds = [g for g in srcs if g.kind == "reduce"]
+            if len(reds) != 1:
+                continue
+            r = reds[0]
+            results = {e.out_binders[0].n for e in r.reds}
+            read = {x.n for e in comp for x in e.inputs if isinstance(x, Var) and
+                    owner.get(x.n) is r}
+            if not r.reds or not read <= results or \
+                    r.reds[0].out_binders[0].aval.shape != h.shape or \
+                    any(reaches(g.index, r.index) for g in srcs if g is not r):
+                continue
+            r.post += comp
+            for e in comp:
+                h.eqns.remove(e)
+                for b in e.out_binders:
+                    owner[b.n] = r
+                    r.members.add(b.n)
+                    h.members.discard(b.n)
+                    if b.n in h.escapes:
+                        h.escapes.discard(b.n)
+                        r.escapes.add(b.n)
+            deps[r.index] |= {g.index for g in srcs if g is not r}
+        if not h.eqns:
+            gone.add(h.index)
+            for d in deps.values():
+                d.discard(h.index)
+    return [grp for grp in groups if grp.index not in gone]
+
+
 def _order(groups: list[Group], owner: dict[int, Group]) -> list[Group]:
     """Groups in a dependency order (Kahn's algorithm, ties broken by creation order)."""
     deps: dict[int, set[int]] = {grp.index: set() for grp in groups}
     for grp in groups:
-        for e in grp.gemm + grp.eqns + grp.reds:
+        for e in grp.gemm + grp.eqns + grp.reds + grp.post:
             for x in e.inputs:
                 if isinstance(x, Var):
                     src = owner.get(x.n)
@@ -328,7 +415,7 @@ def external_inputs(grp: Group) -> list[Any]:
     """Operands a group reads from outside (Vars, in first-use order, and Lits)."""
     seen: set[Any] = set()
     out: list[Any] = []
-    for e in grp.eqns + grp.reds:
+    for e in grp.eqns + grp.reds + grp.post:
         for x in e.inputs:
             if isinstance(x, Var):
                 if x.n in grp.members or x.n in seen:
