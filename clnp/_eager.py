@@ -696,7 +696,7 @@ def _reduce_into(x: Array, kept: Sequence[int], axes: Sequence[int], out: Array,
         lanes, vec = vec, _gcolumn_vec(x, oshape, ostr, rstr)
         lanes = max(1, lanes // vec)
     fused = mode == "group" and parts > 1 and not device.is_cpu and n_out <= _FUSED_MAX \
-        and fusable(op, acc_dtype)
+        and fusable(op, acc_dtype, device.extensions)
     if fused:
         # no second launch to amortise: smaller chunks keep more bytes in flight (measured
         # on an H200: 21 us instead of 27 for the first stage of a 2^24 float32 sum)
@@ -707,8 +707,7 @@ def _reduce_into(x: Array, kept: Sequence[int], axes: Sequence[int], out: Array,
     spec = ReduceSpec(op, x.dtype, acc_dtype, first_out, len(oshape), len(rshape), G, index,
                       mode, vec, lanes, fused)
     dst = out if parts == 1 or fused else Array.empty((n_out, parts), acc_dtype, device)
-    extra = (Array.empty((n_out * parts,), acc_dtype, device), _counters(device)) if fused \
-        else ()
+    extra = (_partials(device, acc_dtype, n_out * parts), _counters(device)) if fused else ()
     _launch_reduce(spec, x, dst, n_out, parts, chunk, nred, oshape, rshape, ostr, rstr,
                    *extra)
     if parts > 1 and not fused:
@@ -727,6 +726,21 @@ def _counters(device: Device) -> Array:
         c = _COUNTERS[device] = full(shape=(_FUSED_MAX,), value=0, dtype=np.dtype(np.uint32),
                                      device=device)
     return c
+
+
+_PARTIALS: dict[tuple[Device, np.dtype], Array] = {}
+
+
+def _partials(device: Device, acc_dtype: np.dtype, n: int) -> Array:
+    """The device's zeroed buffer of at least ``n`` partial results of fused reductions in
+    ``acc_dtype``, grown when too short. Its values are exchanged atomically, and an atomic
+    exchange reads the old value: zeroed, it is never uninitialised (Oclgrind)."""
+    key = (device, acc_dtype)
+    p = _PARTIALS.get(key)
+    if p is None or p.size < n:
+        p = _PARTIALS[key] = full(shape=(max(n, 1024),), value=0, dtype=acc_dtype,
+                                  device=device)
+    return p
 
 
 def _gcolumn_vec(x: Array, oshape, ostr, rstr) -> int:

@@ -88,10 +88,52 @@ class ReduceSpec:
 FUSED_OPS = ("sum", "prod", "max", "min")
 
 
-def fusable(op: str, acc_dtype: np.dtype) -> bool:
-    """Whether ``op`` accumulating in ``acc_dtype`` has a ``fused`` kernel (partials are
-    stored in a plain buffer: real and integer accumulators)."""
-    return op in FUSED_OPS and dkind(acc_dtype) in "fiu"
+def fusable(op: str, acc_dtype: np.dtype, extensions: Any = ()) -> bool:
+    """Whether ``op`` accumulating in ``acc_dtype`` has a ``fused`` kernel on a device with
+    ``extensions``: real and integer accumulators whose partials cross work-groups through
+    atomics (:func:`shared_store`)."""
+    return op in FUSED_OPS and dkind(acc_dtype) in "fiu" and shares(acc_dtype, extensions)
+
+
+# Kernels whose work-groups hand values to one another (the last group of an output combining
+# the others' partials: ``fused`` reductions here, ``finish`` in clnp_grad.jit's fused
+# reductions) store and read those values with atomic operations, and reset their counters
+# with one: OpenCL 1.2 orders nothing between work-groups but atomics, and Oclgrind reports
+# plain accesses there as data races. 8-byte values need cl_khr_int64_base_atomics.
+ATOMICS64 = "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable"
+_WORD = {4: {"f": "float", "i": "int", "u": "uint"}, 8: {"f": "double", "i": "long",
+                                                          "u": "ulong"}}
+
+
+def shares(dtype: np.dtype, extensions: Any = ()) -> bool:
+    """Whether values of ``dtype`` can be handed between work-groups on a device with
+    ``extensions`` (4-byte reals and integers; 8-byte ones with 64-bit atomics)."""
+    d = np.dtype(dtype)
+    return dkind(d) in "fiu" and (d.itemsize == 4 or (
+        d.itemsize == 8 and "cl_khr_int64_base_atomics" in extensions))
+
+
+def shared_store(dtype: np.dtype, ptr: str, idx: str, value: str) -> str:
+    """``ptr[idx] = value`` as an atomic exchange (another work-group reads it)."""
+    d = np.dtype(dtype)
+    t = _WORD[d.itemsize][dkind(d)]
+    if d.itemsize == 4:
+        return f"atomic_xchg((volatile __global {t} *)({ptr} + {idx}), ({t})({value}));"
+    return f"atom_xchg((volatile __global long *)({ptr} + {idx}), as_long(({t})({value})));"
+
+
+def shared_load(dtype: np.dtype, ptr: str, idx: str) -> str:
+    """``ptr[idx]`` read atomically (an addition of zero): a value another work-group
+    stored with :func:`shared_store`."""
+    d = np.dtype(dtype)
+    t = _WORD[d.itemsize][dkind(d)]
+    if d.itemsize == 4:
+        return f"as_{t}(atomic_add((volatile __global int *)({ptr} + {idx}), 0))"
+    return f"as_{t}(atom_add((volatile __global long *)({ptr} + {idx}), 0L))"
+
+
+def uses_atomics64(dtypes: Any) -> bool:
+    return any(np.dtype(d).itemsize == 8 and dkind(np.dtype(d)) in "fiu" for d in dtypes)
 
 
 _BOOL = np.dtype(np.bool_)
@@ -144,6 +186,8 @@ def render_reduction(spec: ReduceSpec) -> tuple[str, str, list]:
     lines = [f"// clnp reductions of {spec.in_dtype}: {', '.join(s.op for s in specs)}"]
     if C.uses_fp64(dtypes):
         lines.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
+    if any(s.fused for s in specs) and uses_atomics64(s.acc_dtype for s in specs):
+        lines.append(ATOMICS64)
     if helpers:
         from .helpers import render_helpers
         lines.append(render_helpers(helpers))
@@ -265,23 +309,23 @@ def _render_kernel(spec: ReduceSpec) -> tuple[str, list[tuple[str, str]], list]:
     if spec.fused:
         # release: the partial is stored and fenced before the count; the group that counts
         # last reads every partial of its output (volatile: not from a stale cache)
+        pv = shared_load(spec.acc_dtype, "pbuf", "o * parts + i")
         lines += ["  if (lid == 0) {",
-                  "    pbuf[grp] = scratch[0];",
+                  "    " + shared_store(spec.acc_dtype, "pbuf", "grp", "scratch[0]"),
                   "    mem_fence(CLK_GLOBAL_MEM_FENCE);",
                   "    last = atomic_inc(&cnt[o]) == (uint)(parts - 1);",
                   "  }",
                   "  barrier(CLK_LOCAL_MEM_FENCE);",
                   "  if (!last) return;",
                   "  mem_fence(CLK_GLOBAL_MEM_FENCE);",
-                  f"  {{ const volatile __global {acc} *pv = pbuf + o * parts;",
-                  f"    {acc} a = {neutral};",
+                  f"  {{ {acc} a = {neutral};",
                   f"    for ({idx} i = lid; i < parts; i += {g}) "
-                  f"a = {combine.format(a='a', b='pv[i]')};",
+                  f"a = {combine.format(a='a', b=pv)};",
                   "    scratch[lid] = a; }"]
         lines += _tree(g, acc, combine)
         lines += ["  if (lid == 0) {",
                   "    " + C.store(spec.out_dtype, "y", "yo + o", res),
-                  "    cnt[o] = 0;",
+                  "    atomic_xchg(&cnt[o], 0u);",
                   "  }", "}"]
         return "\n".join(lines), helpers, argtypes
     lines.append("  if (lid == 0) {")

@@ -60,7 +60,8 @@ import numpy as np
 
 from clnp._codegen import ctypes as C
 from clnp._codegen.elementwise import Instr, Operand, carry_step, instructions, prelude
-from clnp._codegen.reduction import _LIMITS, _REDUCE
+from clnp._codegen.reduction import (_LIMITS, _REDUCE, ATOMICS64, shared_load, shared_store,
+                                     uses_atomics64)
 
 
 _HELPER = re.compile(r"clnp_(\w+?)_\{T\}")
@@ -197,6 +198,8 @@ def render_fused_reduce(spec: FusedReduceSpec) -> tuple[str, str, list]:
         4 if spec.vec > 1 else 1,
         tuple((h, C.compute_ctype(acc)) for op, _, acc, _ in spec.reds
               for h in _HELPER.findall(_REDUCE[op][0])))
+    if spec.finish and uses_atomics64(r[2] for r in spec.reds):
+        head.insert(1, ATOMICS64)
     return "\n".join(head + lines), spec.name, argtypes
 
 
@@ -481,18 +484,18 @@ def _final_store(spec: FusedReduceSpec, m: int) -> str:
 def _finish(spec: FusedReduceSpec) -> list[str]:
     """Store this part's accumulators; the last part of the output to count itself combines
     all of them in order and stores the output (module docstring)."""
-    out = [C.store(acc, f"p{m}", "o * parts + part", f"acc{m}")
+    out = [shared_store(acc, f"p{m}", "o * parts + part", f"acc{m}")
            for m, (_, _, acc, _) in enumerate(spec.reds)]
     out += ["mem_fence(CLK_GLOBAL_MEM_FENCE);",
             "if (atomic_inc(&cnt[o]) == (uint)(parts - 1)) {",
             "  mem_fence(CLK_GLOBAL_MEM_FENCE);"]
     for m, (op, _, acc, _) in enumerate(spec.reds):
-        ct = C.storage_ctype(acc)
+        ct = C.compute_ctype(acc)
         out += [f"  acc{m} = {neutral(op, acc)};",
                 f"  for (long q = 0; q < parts; ++q) {{ const {ct} pv = "
-                f"((volatile __global {ct} *)p{m})[o * parts + q]; "
+                f"{shared_load(acc, f'p{m}', 'o * parts + q')}; "
                 f"acc{m} = {_combine(op, acc, f'acc{m}', 'pv')}; }}"]
     out += ["  " + _final_store(spec, m) for m in range(len(spec.reds))]
     out += ["  " + x for x in _post(spec, lambda m: f"acc{m}", _kept_offset(spec.nk))]
-    out += ["  cnt[o] = 0;", "}"]
+    out += ["  atomic_xchg(&cnt[o], 0u);", "}"]
     return out

@@ -37,6 +37,7 @@ from clnp._array import Array, c_strides
 from clnp._codegen import ctypes as C
 from clnp._codegen.elementwise import Instr, Operand, can_vectorize
 from clnp._codegen.gemm import render_gemm
+from clnp._codegen.reduction import shares
 from clnp._eager import (_span_ok, broadcast_strides, collapse, contiguous_copy,
                          plan_elementwise)
 from clnp._eager_linalg import epilogue_plan, get_matmul_precision
@@ -169,10 +170,10 @@ class _EwStep:
 
 class _RedStep:
     """A fused reduction kernel. ``layouts``: its outputs' (the side outputs, the reductions'
-    results or partials), then scratch arrays of its own (the partials a kernel that finishes
-    its outputs combines); ``counters``: that kernel's per-output counts, kept by the step."""
+    results or partials, the epilogue's values); ``keep``: arrays of its own that every
+    launch uses (a kernel finishing its outputs: the partials and per-output counts)."""
     __slots__ = ("kernel", "device", "gsize", "lsize", "template", "bufs", "scalars", "outs",
-                 "finish", "layouts", "bound", "counters")
+                 "finish", "layouts", "bound", "keep")
 
     def run(self, env: list) -> None:
         device = self.device
@@ -1076,7 +1077,7 @@ class Executable:
         # GPUs: the last part of each output finishes it inside the kernel (atomic counts),
         # where the partials would otherwise take a second launch
         finish = partial and kvec == 1 and (not device.is_cpu or COLUMN_LAYOUT == "gpu") and \
-            all(C.storage_ctype(r[2]) == C.compute_ctype(r[2]) for r in reds)
+            all(shares(r[2], device.extensions) for r in reds)
         if grp.post and partial and not finish:
             # the outputs are finished by a second launch: the epilogue is a step after it
             members = {b.n for e in grp.post for b in e.out_binders}
@@ -1132,17 +1133,16 @@ class Executable:
         for v in post_escaping:
             out_specs.append((self._slot(v.n), v.aval.shape, v.aval.dtype))
             finish_fns.append(None)
-        scratch: list[tuple] = []
+        keep: list[Array] = []
         if finish:
-            # the partials of each reduction, allocated per call; the counters, zeroed once
-            # and reset by the kernel, belong to the step
-            for m, r in enumerate(grp.reds):
-                acc = r.params["acc_dtype"]
-                bufs.append((len(template), -1 - len(out_specs) - m))
-                template.append(None)
-                scratch.append(((n_out * parts,), (1,), acc, n_out * parts * acc.itemsize))
-            cnt = zeros((n_out,), dtype=np.dtype(np.uint32), device=device)
-            template.append(cnt._buf)
+            # the partials of each reduction and the per-output counts belong to the step:
+            # zeroed once (the counts are reset by the kernel; the partials, rewritten every
+            # launch, are read and written only atomically, whose old values must be set)
+            for r in grp.reds:
+                keep.append(zeros((n_out * parts,), dtype=r.params["acc_dtype"], device=device))
+                template.append(keep[-1]._buf)
+            keep.append(zeros((n_out,), dtype=np.dtype(np.uint32), device=device))
+            template.append(keep[-1]._buf)
         k = len(views)
         for val, (is_slot, ref) in zip(post_ops, post_refs):
             if isinstance(val, Array):
@@ -1176,8 +1176,8 @@ class Executable:
         # first call: the kernel, then each partial result's finishing reduction, captured
         step.outs, step.finish = out_specs, [None] * len(out_specs)
         step.layouts = [(shape, c_strides(shape), d, max(math.prod(shape) * d.itemsize, 1))
-                        for _, shape, d in out_specs] + scratch
-        step.counters = cnt if finish else None
+                        for _, shape, d in out_specs]
+        step.keep = keep
         step.bound = None
         step.run(env)
         for j, ((slot, _, _), fin) in enumerate(zip(out_specs, finish_fns)):

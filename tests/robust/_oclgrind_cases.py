@@ -473,6 +473,23 @@ def masks_rows_and_carries():
           np.transpose(t, (2, 0, 3, 1)) * 2.0 + 1.0)
 
 
+@case("jit")
+def finished_reductions_epilogues_replay():
+    """Column sums split into parts that the kernel finishes (GPU layouts: atomic counts,
+    the last part combining the partials), reduction epilogues (a bias update on the sum, a
+    full reduction's scaling), and calls replayed from a recording (three calls)."""
+    import clnp_grad as cg
+    a, g, bias = rnd(256, 48), rnd(256, 48), rnd(48)     # GPU layouts: 16 and 6 parts
+    step = cg.jit(lambda a, g, b: (g * (a > 0), b - 0.1 * clnp.sum(g * (a > 0), axis=0),
+                                   clnp.sum(a * a) * 0.5 + 1.0))
+    d = g * (a > 0)
+    for _ in range(3):
+        got = step(A(a), A(g), A(bias))
+        for x, want in zip(got, (d, bias - np.float32(0.1) * d.sum(axis=0),
+                                 (a * a).sum() * 0.5 + 1.0)):
+            check(x, want, 1e-4)
+
+
 # ----------------------------------------------------------------------------- clnp_nn
 @case("nn")
 def conv_pool_batch_norm():
