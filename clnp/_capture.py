@@ -52,6 +52,39 @@ class Replay:
         # (scratch and intermediate values): memory held for as long as the replay lives
         self.kept_nbytes = kept_nbytes
 
+    def kept_buffers(self) -> list[tuple[int, Any]]:
+        """``(step index, buffer)`` for every buffer a step uses that the replay keeps (not
+        an input's or output's, which calls rebind), in step order."""
+        out: list[tuple[int, Any]] = []
+        for i, step in enumerate(self.steps):
+            kind = step[0]
+            bufs = (step[3] if kind == "b" else [b for _, b in step[5]] if kind == "p" else
+                    step[4] if kind == "k" else [step[2]] if step[1] is None else [])
+            out += [(i, b) for b in bufs if isinstance(b, cl.MemoryObjectHolder)]
+        return out
+
+    def rebind(self, mapping: dict[int, Any]) -> None:
+        """Use ``mapping[id(old)]`` wherever a step keeps buffer ``old`` (the kernels that
+        hold it as an argument are set again)."""
+        def new(a: Any) -> Any:
+            return mapping.get(id(a), a) if isinstance(a, cl.MemoryObjectHolder) else a
+        for i, step in enumerate(self.steps):
+            kind = step[0]
+            if kind == "b":
+                _, bound, slots, kept = step
+                args = tuple(new(a) for a in kept)
+                for pos, (a, b) in enumerate(zip(kept, args)):
+                    if a is not b:
+                        bound.kernel.set_arg(pos, b)
+                self.steps[i] = ("b", bound, slots, args)
+            elif kind == "p":
+                self.steps[i] = step[:5] + (tuple((p, new(b)) for p, b in step[5]),) + \
+                    step[6:]
+            elif kind == "k":
+                self.steps[i] = step[:4] + (tuple(new(a) for a in step[4]),) + step[5:]
+            elif kind == "u" and step[1] is None:
+                self.steps[i] = (step[0], None, new(step[2]), step[3])
+
     @property
     def n_launches(self) -> int:
         return sum(1 for s in self.steps if s[0] in ("k", "p", "b"))

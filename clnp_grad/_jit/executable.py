@@ -52,7 +52,7 @@ from .._ir import Graph, Lit, Var
 from .codegen import FusedReduceSpec, render_fused_reduce
 from .fusion import Group, external_inputs, op_signature, partition
 from .rowcodegen import RowSpec, render_rows
-from .replay import CallReplay
+from .replay import CallReplay, note_value_buffer
 
 # Outputs per item of CPU column reductions (FusedReduceSpec.kvec): 16 float32 sums are one
 # 64-byte cache line of each row read
@@ -104,6 +104,8 @@ def _new_array(device: Device, shape: tuple, strides: tuple, dtype: np.dtype,
     out = _new(Array)
     out._buf, out._offset, out._shape = device.alloc(nbytes), 0, shape
     out._strides, out._dtype, out._device = strides, dtype, device
+    if _hooks.current() is not None:      # a recording: the buffer may be shared later
+        note_value_buffer(out._buf)
     return out
 
 
@@ -261,6 +263,8 @@ class _SplitGemmStep:
             launch.kern.set_arg(14, it(y._offset))
             self.offs = (a._offset, b._offset)
         part = launch.partials(a, b)
+        if _hooks.current() is not None:
+            note_value_buffer(part._buf)
         shape, strides, dtype = self.layout
         for s, off in zip(self.pslots, self.poffs):
             env[s] = Array(part._buf, off, shape, strides, dtype, self.device)
@@ -310,6 +314,10 @@ class _ReplayStep:
 
     def run(self, env: list) -> None:
         res = self.replay([env[i] for i in self.ins])
+        if _hooks.current() is not None:     # a recording: fresh outputs may be shared later
+            for o, how in zip(res, self.replay.outs):
+                if how.src == -1:
+                    note_value_buffer(o._buf)
         for slot, o in zip(self.outs, res):
             env[slot] = o
 

@@ -22,6 +22,14 @@ What makes a call replayable, checked here and by ``capture`` itself:
   pressure (``clnp.release_memory()``, a refused allocation): their executables record again
   on a later call.
 
+The recorded call's intermediates each had a buffer of their own while it was recorded (the
+recording holds them, so the pool could not hand one's memory to the next as the steps do).
+Those the executable allocated for its steps' values (``note_value_buffer``; not scratch an
+eager implementation keeps, which may hold state between calls) are packed afterwards by
+their first and last launch, in the order of the launches, onto shared buffers: the replay
+keeps about the memory the steps would use at their peak, and reuses it as they do (on
+CPUs, warm in cache: the MLP step's 9 MB of distinct intermediates ran 3-5 % slower on PoCL).
+
 A replay enqueues a fixed list of kernels on buffers it keeps, so calls of one executable
 are serialised by a lock: two threads interleaving their launches would share intermediates.
 """
@@ -45,6 +53,52 @@ BUDGET_FRACTION = 1 / 16
 ENABLED = True
 
 _UNTRIED, _ACTIVE, _REFUSED = 0, 1, 2
+_LOCAL = threading.local()
+
+
+def note_value_buffer(buf: Any) -> None:
+    """The executable allocated ``buf`` for a step's value (packed if a recording is
+    running on this thread)."""
+    ids = getattr(_LOCAL, "ids", None)
+    if ids is not None:
+        ids.add(id(buf))
+
+
+def _pack(rep: _capture.Replay, values: set[int], device: Device) -> None:
+    """Move the kept buffers of ``values`` onto shared ones (module docstring): each buffer
+    takes the smallest free shared one that fits, freed after its last launch (one launch
+    reading a buffer and writing another never gets the same one for both)."""
+    first: dict[int, int] = {}
+    last: dict[int, int] = {}
+    size: dict[int, int] = {}
+    for i, b in rep.kept_buffers():
+        key = id(b)
+        if key in values:
+            first.setdefault(key, i)
+            last[key] = i
+            size[key] = _capture._nbytes(b)
+    if not first:
+        return
+    free: list[tuple[int, Any]] = []            # (bytes, shared buffer)
+    busy: list[tuple[int, int, Any]] = []       # (last launch, bytes, shared buffer)
+    mapping: dict[int, Any] = {}
+    made = 0
+    for key in sorted(first, key=lambda k: (first[k], k)):
+        now = first[key]
+        for item in [t for t in busy if t[0] < now]:
+            busy.remove(item)
+            free.append(item[1:])
+        fits = [f for f in free if f[0] >= size[key]]
+        if fits:
+            pick = min(fits, key=lambda f: f[0])
+            free.remove(pick)
+        else:
+            pick = (size[key], device.alloc(size[key]))
+            made += size[key]
+        mapping[key] = pick[1]
+        busy.append((last[key],) + pick)
+    rep.rebind(mapping)
+    rep.kept_nbytes += made - sum(size.values())
 
 
 class CallReplay:
@@ -81,7 +135,13 @@ class CallReplay:
         return True
 
     def _record(self, flat: Sequence[Any], steps_run: Callable[[Sequence[Any]], list]) -> list:
-        outs, rep = _capture.capture(lambda *xs: steps_run(xs), list(flat), self.device)
+        _LOCAL.ids = values = set()
+        try:
+            outs, rep = _capture.capture(lambda *xs: steps_run(xs), list(flat), self.device)
+        finally:
+            _LOCAL.ids = None
+        if rep is not None:
+            _pack(rep, values, self.device)
         if rep is None:
             self.state = _REFUSED          # reads back, or sets scalars per call
         elif _BUDGETS[self.device].admit(self, rep.kept_nbytes):

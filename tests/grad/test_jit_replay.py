@@ -269,3 +269,25 @@ def test_replay_enqueues_the_steps_kernels(device, rng):
         step(p, x, y)
     rep = _executable(step).replay.replay
     assert rep.n_launches == len(step.lower(p, x, y).kernel_sources())
+
+
+def test_intermediates_share_buffers_by_lifetime(device, rng):
+    """A chain of products whose every intermediate dies at the next launch keeps two
+    buffers, not one per intermediate, and computes the chain."""
+    def chain(a, w):
+        for _ in range(6):
+            a = a @ w
+        return a
+    f = cg.jit(chain)
+    ah = rng.standard_normal((64, 64)).astype(np.float32) * 0.3
+    wh = rng.standard_normal((64, 64)).astype(np.float32) * 0.2
+    a, w = clnp.asarray(ah, device=device), clnp.asarray(wh, device=device)
+    for _ in range(3):
+        got = f(a, w)
+    want = ah
+    for _ in range(6):
+        want = want @ wh
+    np.testing.assert_allclose(clnp.asnumpy(got), want, rtol=1e-3, atol=1e-5)
+    rep = _executable(f).replay.replay
+    one = 64 * 64 * 4
+    assert one <= rep.kept_nbytes <= 2 * 1.1 * one, rep.kept_nbytes
