@@ -217,6 +217,26 @@ def _inline_small(groups: list[Group], owner: dict[int, Group], outs: set[int]
     return [grp for grp in groups if grp.index not in merged]
 
 
+def _group_deps(groups: list[Group], owner: dict[int, Group]) -> dict[int, set[int]]:
+    """Each group's index -> the indices of the groups computing values it reads."""
+    return {grp.index: {owner[x.n].index for e in grp.gemm + grp.eqns + grp.reds + grp.post
+                        for x in e.inputs if isinstance(x, Var) and x.n in owner and
+                        owner[x.n] is not grp} for grp in groups}
+
+
+def _reaches(deps: dict[int, set[int]], src: int, dst: int) -> bool:
+    """Whether group ``src`` depends on group ``dst`` (transitively) under ``deps``."""
+    stack, seen = [src], set()
+    while stack:
+        i = stack.pop()
+        if i == dst:
+            return True
+        if i not in seen:
+            seen.add(i)
+            stack.extend(deps.get(i, ()))
+    return False
+
+
 def _is_matrix_product(e: Eqn) -> bool:
     """Whether ``e`` is a ``dot_general`` of two arrays with one free dim each (a matrix
     product, batched or not: its output's last two dims are M and N)."""
@@ -241,22 +261,10 @@ def _gemm_epilogues(groups: list[Group], owner: dict[int, Group], outs: set[int]
                     readers.setdefault(x.n, set()).add(grp.index)
     for n in outs:
         readers.setdefault(n, set()).add(-1)
-    deps: dict[int, set[int]] = {}
-    for grp in groups:
-        deps[grp.index] = {owner[x.n].index for e in grp.eqns + grp.reds for x in e.inputs
-                           if isinstance(x, Var) and x.n in owner and owner[x.n] is not grp}
+    deps = _group_deps(groups, owner)
 
     def reaches(src: int, dst: int) -> bool:
-        """Whether group ``src`` depends on group ``dst`` (transitively)."""
-        stack, seen = [src], set()
-        while stack:
-            i = stack.pop()
-            if i == dst:
-                return True
-            if i not in seen:
-                seen.add(i)
-                stack.extend(deps.get(i, ()))
-        return False
+        return _reaches(deps, src, dst)
 
     merged: set[int] = set()
     for h in groups:
@@ -332,22 +340,10 @@ def _reduce_epilogues(groups: list[Group], owner: dict[int, Group], outs: set[in
                       ) -> list[Group]:
     """Move the parts of elementwise groups that finish one reduction's results into that
     reduction's group as its ``post`` program (module docstring)."""
-    deps: dict[int, set[int]] = {}
-    for grp in groups:
-        deps[grp.index] = {owner[x.n].index for e in grp.gemm + grp.eqns + grp.reds + grp.post
-                           for x in e.inputs if isinstance(x, Var) and x.n in owner and
-                           owner[x.n] is not grp}
+    deps = _group_deps(groups, owner)
 
     def reaches(src: int, dst: int) -> bool:
-        stack, seen = [src], set()
-        while stack:
-            i = stack.pop()
-            if i == dst:
-                return True
-            if i not in seen:
-                seen.add(i)
-                stack.extend(deps.get(i, ()))
-        return False
+        return _reaches(deps, src, dst)
 
     gone: set[int] = set()
     for h in groups:
