@@ -248,7 +248,9 @@ class _GemmStep:
 class _SplitGemmStep:
     """A product split along K and its epilogue: the GEMM kernel writes the partial products
     (``[parts, ...output]``), then one elementwise kernel sums them and evaluates the
-    epilogue (``ew``, whose operands include the partials, at slots ``pslots``)."""
+    epilogue (``ew``, whose operands include the partials, at slots ``pslots``). Without
+    ``ew``, the partials are left at ``pslots`` for the groups reading the product, whose
+    programs sum them (``_SplitValue``)."""
     __slots__ = ("launch", "device", "a", "b", "offs", "layout", "pslots", "poffs", "ew")
 
     def run(self, env: list) -> None:
@@ -268,12 +270,15 @@ class _SplitGemmStep:
         shape, strides, dtype = self.layout
         for s, off in zip(self.pslots, self.poffs):
             env[s] = Array(part._buf, off, shape, strides, dtype, self.device)
+        if self.ew is None:
+            return
         self.ew.run(env)
         for s in self.pslots:
             env[s] = None
 
     def sources(self) -> list[str]:
-        return [_kernel_source(self.device, self.launch.kern)] + self.ew.sources()
+        ew = self.ew.sources() if self.ew is not None else []
+        return [_kernel_source(self.device, self.launch.kern)] + ew
 
 
 class _SeqStep:
@@ -443,7 +448,9 @@ class Executable:
             s = self._slot(n)
             self.consts.append((s, c))
             env[s] = c
-        for grp in partition(g):
+        groups = partition(g)
+        self.program_reads = _program_reads(groups, g)
+        for grp in groups:
             self.steps.append(self._build_group(grp, env))
         # last uses, so that intermediates return to the pool as soon as possible
         keep = {self.slot[x.n] for x in g.outs if isinstance(x, Var)}
@@ -510,13 +517,9 @@ class Executable:
         nk = len(shape) - len(axes)
         n_out, R = math.prod(shape[:nk]), math.prod(shape[nk:])
         target = 4 * device.compute_units * (1 if device.is_cpu else 8)
-        # reductions of per-row values over kept axes only: their values are stored per row
-        # and reduced after the kernel, nothing is reduced inside it
-        by_rows = [r for r in grp.reds if r.out_binders[0].n in grp.per_row]
         all_reds = grp.reds
         red_vars = [r.out_binders[0] for r in all_reds]
         values = [b for e in grp.eqns for b in e.out_binders] + red_vars
-        red_vars = [v for v in red_vars if v.n not in grp.per_row]
         # complex values stay off the row kernels (16-bit floats run on them, rounded per op)
         odd = any(dkind(v.aval.dtype) == "c" for v in values) or \
             any(isinstance(x, Var) and dkind(x.aval.dtype) == "c"
@@ -525,9 +528,8 @@ class Executable:
         if not n_out or not R or odd or (n_out < target and R >= 8192):
             return _SeqStep([self._build_group(sub, env) for sub in grp.sub])
         # a result over more axes than the rows is each row's part, in the accumulator dtype
-        kreds = [r for r in all_reds if r not in by_rows]
         rdt = [r.params["acc_dtype"] if v.n in grp.outer else v.aval.dtype
-               for r, v in zip(kreds, red_vars)]
+               for r, v in zip(all_reds, red_vars)]
         red_slots = [self._slot(v.n) for v in red_vars]
         for m, s in enumerate(red_slots):
             env[s] = _RowResult(m, rdt[m])
@@ -593,13 +595,10 @@ class Executable:
         dtypes = [_dtype_of(o) if not isinstance(o, _RowResult) else o.dtype
                   for o in operands] + [i.out_dtype for i in body]
         reds = [(r.params["op"], vid[r.inputs[0].n], r.params["acc_dtype"], rdt[m])
-                for m, r in enumerate(kreds)]
+                for m, r in enumerate(all_reds)]
         rdt_of = {v.n: d for v, d in zip(red_vars, rdt)}
         red_of = {r.out_binders[0].n: r for r in all_reds}
-        for r in by_rows:
-            rdt_of[r.out_binders[0].n] = r.params["acc_dtype"]
-        row_ids = [vid[red_of[v.n].inputs[0].n] if v.n in grp.per_row else vid[v.n]
-                   for v in row_outs]
+        row_ids = [vid[v.n] for v in row_outs]
         red_ids = tuple(vid[v.n] for v in red_vars)
         spec = RowSpec(
             tuple(Operand(d, r == "scalar") for d, r in zip(dtypes, roles)), tuple(roles),
@@ -888,6 +887,23 @@ class Executable:
         body: list[Instr] = []
         lit_ids: dict[tuple, int] = {}
         pending: list[tuple] = []
+        for x in ins:
+            sv = env[self.slot[x.n]] if isinstance(x, Var) else None
+            if not isinstance(sv, _SplitValue):
+                continue
+            # a split product: its partials are operands, summed in order where read
+            d = x.aval.dtype
+            first = vid.pop(x.n)
+            operands[first], refs[first] = sv.parts[0], (True, sv.slots[0])
+            acc: Any = first
+            for k, (slot, part) in enumerate(zip(sv.slots[1:], sv.parts[1:])):
+                vid[("part", x.n, k)] = len(operands)
+                operands.append(part)
+                refs.append((True, slot))
+                dtypes.append(d)
+                res = x if k == len(sv.parts) - 2 else _Tmp(("sum", x.n, k))
+                pending.append(("add", (acc, _Tmp(("part", x.n, k))), (d, d), d, d, res))
+                acc = res
         for e in grp.eqns:
             name = e.prim.name
             if name == "full":
@@ -1209,6 +1225,10 @@ class Executable:
 
     # opaque primitives and views -------------------------------------------------------
     def _build_opaque(self, e: Any, env: dict[int, Any], view: bool = False) -> Any:
+        if e.prim.name == "dot_general":
+            step = self._split_partials(e, env)
+            if step is not None:
+                return step
         device = self.device
         prim = e.prim
         operands: list[tuple[bool, Any]] = []
@@ -1249,6 +1269,40 @@ class Executable:
             return st
         return _ReplayStep(rep, aslots, out_slots)
 
+    def _split_partials(self, e: Any, env: dict[int, Any]) -> _SplitGemmStep | None:
+        """A product the planner splits along K whose every reader is a fused kernel's
+        program (elementwise, reduction or row groups): its partials, left for those programs
+        to sum where they read it (one launch less than the eager product's sum)."""
+        out = e.out_binders[0]
+        if not self.program_reads.get(out.n):
+            return None
+        lhs, rhs = (env[self.slot[x.n]] if isinstance(x, Var) else None for x in e.inputs)
+        if not isinstance(lhs, Array) or not isinstance(rhs, Array):
+            return None
+        (lc, rc), (lb, rb) = e.params["dimension_numbers"]
+        dn = ((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb)))
+        if e.params.get("preferred_element_type") not in (None, out.aval.dtype):
+            return None
+        planned = epilogue_plan(lhs, rhs, dn, [])
+        if planned is None or planned[1] is not None:
+            return None
+        launch = planned[0]
+        if not 1 < launch.parts <= _SPLIT_READ_MAX or launch.dst_dtype != out.aval.dtype or \
+                tuple(launch.out_shape) != tuple(out.aval.shape):
+            return None
+        shape = tuple(out.aval.shape)
+        step = _SplitGemmStep()
+        step.launch, step.device, step.ew = launch, self.device, None
+        step.a, step.b = self.slot[e.inputs[0].n], self.slot[e.inputs[1].n]
+        step.offs = (lhs._offset, rhs._offset)
+        step.layout = (shape, c_strides(shape), out.aval.dtype)
+        step.pslots = list(range(self.n_slots, self.n_slots + launch.parts))
+        self.n_slots += launch.parts
+        step.poffs = [p * math.prod(shape) for p in range(launch.parts)]
+        step.run(env)
+        env[self._slot(out.n)] = _SplitValue(step.pslots, [env[p] for p in step.pslots])
+        return step
+
     def _call_step(self, e: Any, env: dict[int, Any], done: bool = False) -> _CallStep:
         st = _CallStep()
         st.impl, st.params, st.device = e.prim.impl, e.params, self.device
@@ -1259,6 +1313,53 @@ class Executable:
         if not done:
             st.run(env)
         return st
+
+
+# a split product whose readers sum its partials: at most this many (each an operand)
+_SPLIT_READ_MAX = 8
+
+
+class _SplitValue:
+    """Stands for a split product in ``env`` while its readers' programs are built: the slots
+    holding its partials at run time, and this call's partial views."""
+    __slots__ = ("slots", "parts")
+
+    def __init__(self, slots: list[int], parts: list[Array]):
+        self.slots, self.parts = slots, parts
+
+
+class _Tmp:
+    """A value of a program that no equation binds (a partial sum): keyed like a Var."""
+    __slots__ = ("n",)
+
+    def __init__(self, n: Any):
+        self.n = n
+
+
+def _program_reads(groups: list[Group], g: Graph) -> dict[int, bool]:
+    """Var id -> whether every reader of the value is a fused kernel's program (an
+    elementwise, reduction or row group's equations; not a product's operand, a view, an
+    opaque step or a graph output)."""
+    ok: dict[int, bool] = {}
+    for grp in groups:
+        programs = grp.kind in ("ew", "reduce", "rows", "gemm")
+        for e in grp.eqns + grp.reds + grp.post + grp.views:
+            for x in e.inputs:
+                if isinstance(x, Var):
+                    ok[x.n] = ok.get(x.n, True) and programs and e not in grp.views
+        for e in grp.gemm:
+            for x in e.inputs:
+                if isinstance(x, Var):
+                    ok[x.n] = False
+        if grp.kind in ("opaque", "view"):
+            for e in grp.eqns:
+                for x in e.inputs:
+                    if isinstance(x, Var):
+                        ok[x.n] = False
+    for x in g.outs:
+        if isinstance(x, Var):
+            ok[x.n] = False
+    return ok
 
 
 class _RowResult:
@@ -1311,7 +1412,8 @@ def _step_inputs(step: Any) -> list[int]:
     if isinstance(step, _SeqStep):
         return [s for st in step.steps for s in _step_inputs(st)]
     if isinstance(step, _SplitGemmStep):
-        return [step.a, step.b] + [s for s in _step_inputs(step.ew) if s not in step.pslots]
+        ew = _step_inputs(step.ew) if step.ew is not None else []
+        return [step.a, step.b] + [s for s in ew if s not in step.pslots]
     if isinstance(step, _ViewStep):
         return [step.src]
     if isinstance(step, _ReplayStep):

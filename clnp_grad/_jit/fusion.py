@@ -92,7 +92,6 @@ class Group:
     # rows: reduction results over more axes than the rows (Var id -> the kept axes that a
     # reduction of the per-row parts finishes)
     outer: dict[int, tuple[int, ...]] = field(default_factory=dict)
-    per_row: set[int] = field(default_factory=set)    # of those: reductions of per-row values
     # reduce: elementwise equations on the reductions' results (their output shape), in
     # order: evaluated where each output is finished
     post: list[Eqn] = field(default_factory=list)

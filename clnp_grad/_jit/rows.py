@@ -23,9 +23,10 @@ form; the executable reads an outside array of shape ``K`` per row); and no outs
 depends on the row group and feeds it (that would be a cycle between steps).
 
 A reduction over the rows and some kept axes too (a loss ``sum(f(x) * w)``) joins as each row's
-part, reduced in the kernel, and a reduction of the parts after it; a reduction of per-row
-values over kept axes joins as the per-row values, stored, and that reduction after the kernel.
-Their results are not available inside the group.
+part, reduced in the kernel, and a reduction of the parts after it; its result is not
+available inside the group. A reduction of per-row values over kept axes only (a loss's mean
+over rows) does not join: it is a fused reduction of its own over the per-row values the
+kernel stores, which takes its consumers as its epilogue (``fusion._reduce_epilogues``).
 
 The absorbed groups are kept (``Group.sub``, in a dependency order): the executable falls back
 to them where the row kernel does not apply (empty shapes, complex values, a few long
@@ -122,7 +123,6 @@ def fuse_rows(groups: list[Any], owner: dict[int, Any], outs: set[int]) -> list[
         parts = [seed]
         part_ix = {seed.index}
         outer: dict[int, tuple[int, ...]] = {}     # results finished by a later reduction
-        per_row: set[int] = set()     # of those, reductions of per-row values (no row part)
         changed = True
         while changed:
             changed = False
@@ -164,8 +164,6 @@ def fuse_rows(groups: list[Any], owner: dict[int, Any], outs: set[int]) -> list[
                 if wider:
                     rest = tuple(a for a in h.axes if a < rows.nk)
                     outer.update({r.out_binders[0].n: rest for r in h.reds})
-                    if h.shape != rows.S:
-                        per_row |= {r.out_binders[0].n for r in h.reds}
                 parts += take
                 part_ix |= merged_ix
                 members |= have
@@ -200,7 +198,6 @@ def fuse_rows(groups: list[Any], owner: dict[int, Any], outs: set[int]) -> list[
         grp.escapes = escapes
         grp.alias = alias
         grp.outer = outer
-        grp.per_row = per_row
         deps[grp.index] = set().union(*(deps[i] for i in part_ix)) - part_ix
         comp[grp.index] = set(part_ix)
         for i in part_ix:
@@ -249,7 +246,11 @@ def _absorbable(h: Any, rows: _Rows, axes: tuple[int, ...], members: set[int]) -
         if h.shape == rows.S:
             if not set(axes) <= set(h.axes):
                 return False
-        elif not rows.per_row(h.shape) or not any(a < rows.nk for a in h.axes):
+        else:
+            # a reduction of per-row values over kept axes (a loss's mean over rows) stays a
+            # fused reduction of its own: it reads the per-row values the kernel stores, and
+            # takes its consumers as its epilogue (fusion._reduce_epilogues), where the
+            # reduction after the row kernel and its consumers were two kernels
             return False
         return all(_reads_ok(e, rows, members | h.members) for e in h.eqns)
     if h.kind == "ew":

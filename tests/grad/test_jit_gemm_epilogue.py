@@ -256,3 +256,44 @@ def test_epilogue_spec_errors():
     # eager products have no epilogue: their source is unchanged by the feature
     plain = render_gemm(GemmSpec(f32, "cpu", 6, 32, vec=16))[0]
     assert "epilogue" not in plain and "ep1" not in plain
+
+
+@pytest.mark.parametrize("kind", [None, "gpu"])
+def test_split_k_partials_summed_by_their_readers(device, monkeypatch, kind):
+    """A split product whose readers are fused reductions or row kernels: its partials are
+    their operands, summed in order where read (no kernel of its own sums them), on the
+    device's own kernels and the GPU ones. A product that is also an output is summed first."""
+    M, K, N = 5, 6000, 40          # CPU kernels: 4 parts
+    if kind:
+        monkeypatch.setattr(_linalg, "_FORCE_KIND", kind)
+        monkeypatch.setattr(device, "compute_units", 132)
+        M, K, N = 256, 1536, 256   # 64 tiles of 32x32 on 132 units: 5 parts
+    xh, wh, ah = _data((M, K), 41), _data((K, N), 42), _data((M, N), 43)
+    x, w, a = (clnp.asarray(v, device=device) for v in (xh, wh, ah))
+    z = xh.astype(np.float64) @ wh
+
+    def colsum(x, w, a):
+        d = (x @ w) * (a > 0)
+        return d, clnp.sum(d, axis=0)
+
+    def softmax(x, w):
+        z = x @ w
+        e = clnp.exp(z - clnp.max(z, axis=1, keepdims=True))
+        return e / clnp.sum(e, axis=1, keepdims=True)
+
+    jc, js = cg.jit(colsum), cg.jit(softmax)
+    for _ in range(3):
+        d, s = jc(x, w, a)
+        np.testing.assert_allclose(_np(d), z * (ah > 0), rtol=1e-4, atol=1e-3)
+        np.testing.assert_allclose(_np(s), (z * (ah > 0)).sum(0), rtol=1e-4, atol=1e-3)
+        e = np.exp(z - z.max(1, keepdims=True))
+        np.testing.assert_allclose(_np(js(x, w)), e / e.sum(1, keepdims=True), rtol=1e-4,
+                                   atol=1e-5)
+    for jf, args in ((jc, (x, w, a)), (js, (x, w))):
+        src = jf.lower(*args).kernel_sources()
+        assert len(src) == 2 and "clnp gemm" in src[0] and "add" in src[1], \
+            [t[:50] for t in src]
+    both = cg.jit(lambda x, w: (x @ w, clnp.sum(x @ w, axis=0)))
+    p, s = both(x, w)
+    np.testing.assert_allclose(_np(p), z, rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(_np(s), z.sum(0), rtol=1e-4, atol=1e-3)

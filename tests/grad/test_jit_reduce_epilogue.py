@@ -167,3 +167,28 @@ def test_mlp_training_step_against_numpy(device, layout, rng):
         p, ph = jf(p, xd, yd), np_step(ph)
         for a, b in zip(p, ph):
             np.testing.assert_allclose(_np(a), b, rtol=1e-4, atol=1e-5)
+
+
+def test_mean_loss_over_rows(device, layout, rng):
+    """A loss averaged over rows of a row kernel's values (softmax cross-entropy): the row
+    kernel stores its per-row values, and one fused reduction sums them and scales the sum
+    (no eager reduction, no elementwise kernel after it)."""
+    def loss(z, y):
+        m = clnp.max(z, axis=1, keepdims=True)
+        lse = m[:, 0] + clnp.log(clnp.sum(clnp.exp(z - m), axis=1))
+        return clnp.mean(lse - clnp.sum(z * y, axis=1))
+    zh = rng.standard_normal((300, 10)).astype(np.float32)
+    yh = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 300)]
+    z, y = clnp.asarray(zh, device=device), clnp.asarray(yh, device=device)
+    jf = cg.jit(cg.value_and_grad(loss))
+    for _ in range(2):
+        val, g = jf(z, y)
+    e = np.exp(zh - zh.max(1, keepdims=True))
+    s = e / e.sum(1, keepdims=True)
+    want = np.mean(np.log(e.sum(1)) + zh.max(1) - (zh * yh).sum(1))
+    np.testing.assert_allclose(float(val), want, rtol=1e-5)
+    np.testing.assert_allclose(_np(g), (s - yh) / 300, rtol=1e-4, atol=1e-7)
+    srcs = jf.lower(z, y).kernel_sources()
+    heads = [t.splitlines()[0] for t in srcs]
+    assert not any("clnp elementwise" in h or "clnp reductions of" in h for h in heads), heads
+    assert sum("fused reduction" in h and "divide" in h for h in heads) == 1, heads
