@@ -496,7 +496,11 @@ class Executable:
         if grp.kind == "ew":
             return self._build_ew(grp, env)
         if grp.kind == "reduce":
-            if not grp.eqns and not grp.post and len(grp.reds) == 1:
+            if not grp.eqns and not grp.post and len(grp.reds) == 1 and not isinstance(
+                    env.get(self.slot.get(getattr(grp.reds[0].inputs[0], "n", None))),
+                    _SplitValue):
+                # one reduction of another step's value: the eager reduction (a split
+                # product's partials are summed by a fused reduction instead)
                 return self._build_opaque(grp.reds[0], env)
             return self._build_reduce(grp, env)
         if grp.kind == "view":
@@ -1338,24 +1342,28 @@ class _Tmp:
 
 def _program_reads(groups: list[Group], g: Graph) -> dict[int, bool]:
     """Var id -> whether every reader of the value is a fused kernel's program (an
-    elementwise, reduction or row group's equations; not a product's operand, a view, an
-    opaque step or a graph output)."""
+    elementwise, reduction or row group's equations, or a product's epilogue; not a
+    product's operand, a view, an opaque step or a graph output). A row group counts as the
+    groups it absorbed, which run instead where its kernel does not apply; a lone reduction
+    of a split product is a fused reduction (``_build_group``)."""
     ok: dict[int, bool] = {}
-    for grp in groups:
-        programs = grp.kind in ("ew", "reduce", "rows", "gemm")
-        for e in grp.eqns + grp.reds + grp.post + grp.views:
+
+    def note(grp: Group) -> None:
+        if grp.kind == "rows":
+            for sub in grp.sub:
+                note(sub)
+            return
+        programs = grp.kind in ("ew", "reduce", "gemm")
+        for e in grp.eqns + grp.reds + grp.post:
             for x in e.inputs:
                 if isinstance(x, Var):
-                    ok[x.n] = ok.get(x.n, True) and programs and e not in grp.views
+                    ok[x.n] = ok.get(x.n, True) and programs
         for e in grp.gemm:
             for x in e.inputs:
                 if isinstance(x, Var):
                     ok[x.n] = False
-        if grp.kind in ("opaque", "view"):
-            for e in grp.eqns:
-                for x in e.inputs:
-                    if isinstance(x, Var):
-                        ok[x.n] = False
+    for grp in groups:
+        note(grp)
     for x in g.outs:
         if isinstance(x, Var):
             ok[x.n] = False

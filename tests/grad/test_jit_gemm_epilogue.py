@@ -304,3 +304,9 @@ def test_split_k_partials_summed_by_their_readers(device, monkeypatch, kind):
     p, s = both(x, w)
     np.testing.assert_allclose(_np(p), z, rtol=1e-4, atol=1e-3)
     np.testing.assert_allclose(_np(s), z.sum(0), rtol=1e-4, atol=1e-3)
+    # a lone reduction of the product is a fused reduction summing the partials (the eager
+    # reduction once received the partials' placeholder)
+    lone = cg.jit(lambda x, w: clnp.sum(x @ w, axis=0))
+    for _ in range(3):
+        np.testing.assert_allclose(_np(lone(x, w)), z.sum(0), rtol=1e-4, atol=1e-3)
+    assert len(lone.lower(x, w).kernel_sources()) == 2
