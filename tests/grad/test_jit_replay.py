@@ -291,3 +291,19 @@ def test_intermediates_share_buffers_by_lifetime(device, rng):
     rep = _executable(f).replay.replay
     one = 64 * 64 * 4
     assert one <= rep.kept_nbytes <= 2 * 1.1 * one, rep.kept_nbytes
+
+
+def test_constant_and_argument_outputs(device, rng):
+    """Outputs that are a Python constant (uploaded by the recorded call: uploaded again by
+    every replay, into a fresh array) or an argument itself come back right on every call."""
+    f = cg.jit(lambda a, b: (a * 2.0, 3.0, b))
+    for i in range(4):
+        ah = rng.standard_normal(6).astype(np.float32)
+        a = clnp.asarray(ah, device=device)
+        b = clnp.asarray(ah + i, device=device)
+        x, c, same = f(a, b)
+        np.testing.assert_allclose(clnp.asnumpy(x), ah * 2, rtol=1e-6)
+        assert float(c) == 3.0
+        np.testing.assert_array_equal(clnp.asnumpy(same), ah + i)
+        c[...] = 7.0                      # a fresh array each call: the next call is unaffected
+    assert _state(f) == R._ACTIVE
