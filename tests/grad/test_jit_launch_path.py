@@ -49,10 +49,10 @@ def test_fold_constants_values(device):
     add/multiply/divide), through views and conversions, and a uniform constant that a
     product reads is still materialised."""
     def f(x):
-        c = clnp.full((), 3.0, dtype=clnp.float32) * 0.1          # rounded in float32
+        c = clnp.full((), 3.0, dtype=clnp.float32, device=x.device) * 0.1   # float32 rounding
         d = clnp.broadcast_to(clnp.reshape(c / 7.0, (1,)), (4,))
         e = clnp.astype(d, clnp.float32) - 1.5
-        m = clnp.full((4, 3), 2.0, dtype=clnp.float32)
+        m = clnp.full((4, 3), 2.0, dtype=clnp.float32, device=x.device)
         return x * e + 1.0, e @ m
     x = clnp.asarray(np.arange(4, dtype=np.float32), device=device)
     jf = cg.jit(f)
@@ -70,7 +70,7 @@ def test_fold_constants_leaves_other_dtypes(device):
     """Only float32/float64 uniform values are folded: integer and half-precision arithmetic
     keeps its device semantics (wrap-around, float16 rounding)."""
     def f(x):
-        i = clnp.full((), 2**31 - 1, dtype=clnp.int32) + 1     # wraps on the device
+        i = clnp.full((), 2**31 - 1, dtype=clnp.int32, device=x.device) + 1   # wraps there
         return x + i
     x = clnp.asarray(np.zeros(3, np.int32), device=device)
     g = cg.make_ir(f)(x)
