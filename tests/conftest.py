@@ -26,6 +26,27 @@ def _test_devices():
 DEVICES = _test_devices()
 
 
+def run_in_threads(work, n: int = 4, timeout: float = 300) -> None:
+    """Run ``work(i)`` on ``n`` threads at once and fail on a hung thread or the first
+    exception one of them raised (re-raised here, in the test's thread)."""
+    import threading
+    errors: list = []
+
+    def guarded(i: int) -> None:
+        try:
+            work(i)
+        except BaseException as e:  # reported by the main thread
+            errors.append(e)
+    threads = [threading.Thread(target=guarded, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=timeout)
+    assert not any(t.is_alive() for t in threads), "a thread did not finish"
+    if errors:
+        raise errors[0]
+
+
 def load_tool(name: str) -> ModuleType:
     """The script ``tools/<name>.py`` as a module (registered under ``name``, which its
     dataclasses look up; loaded once per process)."""

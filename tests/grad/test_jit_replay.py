@@ -3,14 +3,13 @@ call is recorded and later calls enqueue the recording. Every case compares with
 or NumPy on calls after the recording, where the replay (or its refusal) is what runs."""
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import pytest
 
 import clnp
 import clnp_grad as cg
 from clnp_grad._jit import replay as R
+from conftest import run_in_threads
 
 
 def _executable(f):
@@ -238,26 +237,16 @@ def test_same_executable_from_four_threads(device, rng):
     """Four threads call one replayed executable with the same shapes at once: the calls are
     serialised, so no thread reads another's intermediates."""
     f = cg.jit(lambda a, b: clnp.sum(clnp.tanh(a @ b) * 2.0, axis=1) - 1.0)
-    errors: list = []
 
     def run(seed):
         r = np.random.default_rng(seed)
-        try:
-            for _ in range(20):
-                ah = r.standard_normal((24, 8)).astype(np.float32)
-                bh = r.standard_normal((8, 24)).astype(np.float32)
-                got = f(clnp.asarray(ah, device=device), clnp.asarray(bh, device=device))
-                np.testing.assert_allclose(clnp.asnumpy(got),
-                                           (np.tanh(ah @ bh) * 2.0).sum(1) - 1.0,
-                                           rtol=1e-4, atol=1e-4)
-        except Exception as e:  # reported by the main thread
-            errors.append(e)
-    threads = [threading.Thread(target=run, args=(s,)) for s in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=300)
-    assert not any(t.is_alive() for t in threads) and not errors, errors[:1]
+        for _ in range(20):
+            ah = r.standard_normal((24, 8)).astype(np.float32)
+            bh = r.standard_normal((8, 24)).astype(np.float32)
+            got = f(clnp.asarray(ah, device=device), clnp.asarray(bh, device=device))
+            np.testing.assert_allclose(clnp.asnumpy(got), (np.tanh(ah @ bh) * 2.0).sum(1) - 1.0,
+                                       rtol=1e-4, atol=1e-4)
+    run_in_threads(run)
     assert _state(f) == R._ACTIVE
 
 

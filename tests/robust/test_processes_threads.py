@@ -10,12 +10,12 @@ import os
 import subprocess
 import sys
 import textwrap
-import threading
 from pathlib import Path
 
 import numpy as np
 import pyopencl as cl
 import pytest
+from conftest import run_in_threads
 
 import clnp
 
@@ -30,35 +30,25 @@ def _script(body: str, timeout: float = 60) -> subprocess.CompletedProcess:
 
 
 # ----------------------------------------------------------------------------- threads
-def _worker(device, seed: int, errors: list, iterations: int = 25) -> None:
+def _worker(device, seed: int, iterations: int = 25) -> None:
     rng = np.random.default_rng(seed)
-    try:
-        for i in range(iterations):
-            n = int(rng.integers(1, 300))
-            h = rng.standard_normal((n, 3)).astype(np.float32)
-            x = clnp.asarray(h, device=device)
-            got = clnp.sum(x * 2 + 1, axis=0).to_numpy()
-            np.testing.assert_allclose(got, (h * 2 + 1).sum(axis=0), rtol=1e-4, atol=1e-4)
-            s = clnp.sort(x[:, i % 3]).to_numpy()
-            np.testing.assert_array_equal(s, np.sort(h[:, i % 3]))
-            m = clnp.asarray(h[:3].T.copy(), device=device)
-            np.testing.assert_allclose((m @ x[:3]).to_numpy(), h[:3].T @ h[:3], rtol=1e-4,
-                                       atol=1e-4)
-    except Exception as e:  # reported by the main thread
-        errors.append(e)
+    for i in range(iterations):
+        n = int(rng.integers(1, 300))
+        h = rng.standard_normal((n, 3)).astype(np.float32)
+        x = clnp.asarray(h, device=device)
+        got = clnp.sum(x * 2 + 1, axis=0).to_numpy()
+        np.testing.assert_allclose(got, (h * 2 + 1).sum(axis=0), rtol=1e-4, atol=1e-4)
+        s = clnp.sort(x[:, i % 3]).to_numpy()
+        np.testing.assert_array_equal(s, np.sort(h[:, i % 3]))
+        m = clnp.asarray(h[:3].T.copy(), device=device)
+        np.testing.assert_allclose((m @ x[:3]).to_numpy(), h[:3].T @ h[:3], rtol=1e-4,
+                                   atol=1e-4)
 
 
 def test_eager_ops_from_four_threads(device):
     """Four threads issue eager ops of varying shapes on one device at once (shared queue,
     pool and kernel caches): every result is NumPy's."""
-    errors: list = []
-    threads = [threading.Thread(target=_worker, args=(device, s, errors)) for s in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=300)
-    assert not any(t.is_alive() for t in threads), "a thread did not finish"
-    assert not errors, errors[0]
+    run_in_threads(lambda s: _worker(device, s))
 
 
 def test_jitted_calls_from_threads(device):
@@ -67,26 +57,17 @@ def test_jitted_calls_from_threads(device):
     import clnp_grad as cg
 
     f = cg.jit(lambda x, y: clnp.tanh(x) * y + clnp.sum(x, axis=0))
-    errors: list = []
 
     def run(seed):
         rng = np.random.default_rng(seed)
-        try:
-            for i in range(15):
-                n = 2 + (seed + i) % 4
-                a = rng.standard_normal((n, 3)).astype(np.float32)
-                b = rng.standard_normal((3,)).astype(np.float32)
-                got = f(clnp.asarray(a, device=device), clnp.asarray(b, device=device))
-                np.testing.assert_allclose(got.to_numpy(), np.tanh(a) * b + a.sum(axis=0),
-                                           rtol=1e-5, atol=1e-5)
-        except Exception as e:  # reported by the main thread
-            errors.append(e)
-    threads = [threading.Thread(target=run, args=(s,)) for s in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=300)
-    assert not any(t.is_alive() for t in threads) and not errors, errors[:1]
+        for i in range(15):
+            n = 2 + (seed + i) % 4
+            a = rng.standard_normal((n, 3)).astype(np.float32)
+            b = rng.standard_normal((3,)).astype(np.float32)
+            got = f(clnp.asarray(a, device=device), clnp.asarray(b, device=device))
+            np.testing.assert_allclose(got.to_numpy(), np.tanh(a) * b + a.sum(axis=0),
+                                       rtol=1e-5, atol=1e-5)
+    run_in_threads(run)
 
 
 # ----------------------------------------------------------------------------- processes
