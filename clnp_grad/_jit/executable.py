@@ -624,19 +624,7 @@ class Executable:
         template: list[Any] = [n_out, R] + kc + rc
         bufs: list[tuple[int, int]] = []
         scalars: list[tuple[int, int, np.dtype]] = []
-        k = 0
-        for val, (is_slot, ref), role in zip(operands, refs, roles):
-            if role == "red":
-                continue
-            if isinstance(val, Array):
-                bufs.append((len(template), ref))
-                template += [None, val._offset] + kst[k] + rst[k]
-                k += 1
-            elif isinstance(val, _ScalarOperand):
-                template.append(np.asarray(val.value, _carg(val.dtype))[()])
-            else:    # weak scalar argument
-                scalars.append((len(template), ref, _carg(_dtype_of(val))))
-                template.append(np.asarray(val, _carg(_dtype_of(val)))[()])
+        k = _bind_operands(operands, refs, lambda k: kst[k] + rst[k], template, bufs, scalars)
         out_specs: list[tuple[int, tuple, np.dtype]] = []
         for v in elem_outs:
             bufs.append((len(template), -1 - len(out_specs)))
@@ -755,7 +743,6 @@ class Executable:
         n_in = len(operands)
         # value ids of the epilogue: the product first, then the other operands in order
         remap = {i: (0 if i == p0 else i + 1 if i < p0 else i) for i in range(n_in)}
-        body0 = body
         body = [dataclasses.replace(ins, args=tuple(remap.get(a, a) for a in ins.args))
                 for ins in body]
         ep_in: list[Operand] = []
@@ -787,8 +774,7 @@ class Executable:
             return None
         launch, ep_strides = planned
         if ep_strides is None:
-            return self._split_gemm(launch, lhs_v, rhs_v, operands, refs, body0, p0,
-                                    [vid[v.n] for v in escaping], escaping, grp.shape, env)
+            return self._split_gemm(launch, lhs_v, rhs_v, grp, prod, env)
         spec = launch.spec
         if spec.index == "int" and not _span_ok([a for a, _ in arrays], 0):
             return None
@@ -827,47 +813,38 @@ class Executable:
         step.run(env)
         return step
 
-    def _split_gemm(self, launch: Any, lhs_v: Var, rhs_v: Var, operands: list, refs: list,
-                    body: list[Instr], p0: int, out_ids: list[int], escaping: list[Var],
-                    shape: tuple[int, ...], env: dict[int, Any]) -> _SplitGemmStep:
-        """The product's partials, then one elementwise kernel summing them into the
-        epilogue (``body`` with the product remapped, ids as ``_program`` made them)."""
-        device = self.device
-        parts, d = launch.parts, launch.dst_dtype
-        size = math.prod(shape)
-        strides = c_strides(shape)
+    def _split_gemm(self, launch: Any, lhs_v: Var, rhs_v: Var, grp: Group, prod: Var,
+                    env: dict[int, Any]) -> _SplitGemmStep:
+        """The product's partials, then the group as one elementwise kernel that reads the
+        product as their sum (``_SplitValue``, as any other reader of partials does)."""
+        step = self._partials_step(launch, lhs_v, rhs_v, grp.shape, env)
+        ps = self._slot(prod.n)
+        env[ps] = _SplitValue(step.pslots, [env[p] for p in step.pslots])
+        outer = {b.n for e in grp.gemm for b in e.out_binders}
+        try:
+            step.ew = self._build_ew(Group("ew", eqns=grp.eqns, shape=grp.shape,
+                                           members=grp.members - outer, escapes=grp.escapes,
+                                           index=grp.index), env)
+        finally:
+            del env[ps]
+        for s in step.pslots:
+            del env[s]
+        return step
+
+    def _partials_step(self, launch: Any, lhs_v: Var, rhs_v: Var, shape: tuple[int, ...],
+                       env: dict[int, Any]) -> _SplitGemmStep:
+        """The partial products of ``launch`` (split along K) at new slots, computed once on
+        ``env``; its ``ew`` is for the caller to set."""
         step = _SplitGemmStep()
-        step.launch, step.device = launch, device
+        step.launch, step.device, step.ew = launch, self.device, None
         step.a, step.b = self.slot[lhs_v.n], self.slot[rhs_v.n]
         lhs, rhs = env[step.a], env[step.b]
         step.offs = (lhs._offset, rhs._offset)
-        step.layout = (shape, strides, d)
-        step.pslots = list(range(self.n_slots, self.n_slots + parts))
-        self.n_slots += parts
-        step.poffs = [p * size for p in range(parts)]
-        # value ids: the partials, the other operands, the sum's adds, then the epilogue
-        others = [i for i in range(len(operands)) if i != p0]
-        n2 = parts + len(others)
-        new_id = {i: parts + k for k, i in enumerate(others)}
-        adds = []
-        acc = 0
-        for p in range(1, parts):
-            adds.append(Instr("add", (acc, p), (d, d), d, d))
-            acc = n2 + p - 1
-        new_id[p0] = acc
-        shift = n2 + len(adds) - len(operands)
-        ids = lambda a: new_id[a] if a < len(operands) else a + shift  # noqa: E731
-        body2 = adds + [dataclasses.replace(ins, args=tuple(ids(a) for a in ins.args))
-                        for ins in body]
-        part = launch.partials(lhs, rhs)
-        for s, off in zip(step.pslots, step.poffs):
-            env[s] = Array(part._buf, off, shape, strides, d, device)
-        ops2 = [env[s] for s in step.pslots] + [operands[i] for i in others]
-        refs2 = [(True, s) for s in step.pslots] + [refs[i] for i in others]
-        step.ew = self._ew_step(ops2, refs2, body2, [ids(i) for i in out_ids], escaping, shape,
-                                env)
-        for s in step.pslots:
-            del env[s]
+        step.layout = (shape, c_strides(shape), launch.dst_dtype)
+        step.pslots = list(range(self.n_slots, self.n_slots + launch.parts))
+        self.n_slots += launch.parts
+        step.poffs = [p * math.prod(shape) for p in range(launch.parts)]
+        step.run(env)
         return step
 
     # elementwise groups --------------------------------------------------------------
@@ -1127,17 +1104,7 @@ class Executable:
         template: list[Any] = [n_out, parts, R, chunk] + kc + rc
         bufs: list[tuple[int, int]] = []
         scalars: list[tuple[int, int, np.dtype]] = []
-        k = 0
-        for val, (is_slot, ref) in zip(operands, refs):
-            if isinstance(val, Array):
-                bufs.append((len(template), ref))
-                template += [None, val._offset] + kst[k] + rst[k]
-                k += 1
-            elif isinstance(val, _ScalarOperand):
-                template.append(np.asarray(val.value, _carg(val.dtype))[()])
-            else:    # weak scalar argument
-                scalars.append((len(template), ref, _carg(_dtype_of(val))))
-                template.append(np.asarray(val, _carg(_dtype_of(val)))[()])
+        k = _bind_operands(operands, refs, lambda k: kst[k] + rst[k], template, bufs, scalars)
         out_specs: list[tuple[int, tuple, np.dtype]] = []
         for j, v in enumerate(sides):
             bufs.append((len(template), -1 - j))
@@ -1171,17 +1138,9 @@ class Executable:
                 template.append(keep[-1]._buf)
             keep.append(zeros((n_out,), dtype=np.dtype(np.uint32), device=device))
             template.append(keep[-1]._buf)
-        k = len(views)
-        for val, (is_slot, ref) in zip(post_ops, post_refs):
-            if isinstance(val, Array):
-                bufs.append((len(template), ref))
-                template += [None, val._offset] + kst[k]
-                k += 1
-            elif isinstance(val, _ScalarOperand):
-                template.append(np.asarray(val.value, _carg(val.dtype))[()])
-            elif not isinstance(val, _RowResult):    # weak scalar argument
-                scalars.append((len(template), ref, _carg(_dtype_of(val))))
-                template.append(np.asarray(val, _carg(_dtype_of(val)))[()])
+        # the epilogue's arrays: strides over the kept dims only, after the main operands'
+        _bind_operands(post_ops, post_refs, lambda j: kst[len(views) + j], template, bufs,
+                       scalars)
         for j in range(len(post_escaping)):
             bufs.append((len(template), -1 - (n_main + j)))
             template += [None, 0] + ocontig
@@ -1294,16 +1253,8 @@ class Executable:
         if not 1 < launch.parts <= _SPLIT_READ_MAX or launch.dst_dtype != out.aval.dtype or \
                 tuple(launch.out_shape) != tuple(out.aval.shape):
             return None
-        shape = tuple(out.aval.shape)
-        step = _SplitGemmStep()
-        step.launch, step.device, step.ew = launch, self.device, None
-        step.a, step.b = self.slot[e.inputs[0].n], self.slot[e.inputs[1].n]
-        step.offs = (lhs._offset, rhs._offset)
-        step.layout = (shape, c_strides(shape), out.aval.dtype)
-        step.pslots = list(range(self.n_slots, self.n_slots + launch.parts))
-        self.n_slots += launch.parts
-        step.poffs = [p * math.prod(shape) for p in range(launch.parts)]
-        step.run(env)
+        step = self._partials_step(launch, e.inputs[0], e.inputs[1], tuple(out.aval.shape),
+                                   env)
         env[self._slot(out.n)] = _SplitValue(step.pslots, [env[p] for p in step.pslots])
         return step
 
@@ -1402,6 +1353,27 @@ def weak_dtype(v: Any) -> np.dtype:
 
 def _carg(d: np.dtype) -> np.dtype:
     return C.scalar_arg_dtype(d)
+
+
+def _bind_operands(operands: list, refs: list, strides: Callable[[int], list],
+                   template: list, bufs: list, scalars: list) -> int:
+    """Append a program's operands to a kernel's argument ``template``: an array's buffer
+    (rebound per call: its position and slot go to ``bufs``), offset and ``strides(j)`` (the
+    j-th array's); a constant's value; a weak scalar argument's value (set again per call:
+    ``scalars``). A reduction result held in a register (``_RowResult``) takes none. Returns
+    the number of arrays."""
+    k = 0
+    for val, (_, ref) in zip(operands, refs):
+        if isinstance(val, Array):
+            bufs.append((len(template), ref))
+            template += [None, val._offset] + strides(k)
+            k += 1
+        elif isinstance(val, _ScalarOperand):
+            template.append(np.asarray(val.value, _carg(val.dtype))[()])
+        elif not isinstance(val, _RowResult):    # weak scalar argument
+            scalars.append((len(template), ref, _carg(_dtype_of(val))))
+            template.append(np.asarray(val, _carg(_dtype_of(val)))[()])
+    return k
 
 
 def _normal_input(a: Any) -> Any:
