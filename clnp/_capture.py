@@ -55,13 +55,7 @@ class Replay:
     def kept_buffers(self) -> list[tuple[int, Any]]:
         """``(step index, buffer)`` for every buffer a step uses that the replay keeps (not
         an input's or output's, which calls rebind), in step order."""
-        out: list[tuple[int, Any]] = []
-        for i, step in enumerate(self.steps):
-            kind = step[0]
-            bufs = (step[3] if kind == "b" else [b for _, b in step[5]] if kind == "p" else
-                    step[4] if kind == "k" else [step[2]] if step[1] is None else [])
-            out += [(i, b) for b in bufs if isinstance(b, cl.MemoryObjectHolder)]
-        return out
+        return [(i, b) for i, step in enumerate(self.steps) for b in _kept_by(step)]
 
     def rebind(self, mapping: dict[int, Any]) -> None:
         """Use ``mapping[id(old)]`` wherever a step keeps buffer ``old`` (the kernels that
@@ -212,21 +206,18 @@ def capture(fn: Callable[..., Any], inputs: Sequence[Array], device: Device
     return result, Replay(device, steps, outs, n, _kept_nbytes(steps, rec.allocated))
 
 
+def _kept_by(step: tuple) -> list[Any]:
+    """The buffers replay step ``step`` keeps: its fixed arguments, or the target of an
+    upload into a kept buffer."""
+    kind = step[0]
+    args = (step[3] if kind == "b" else [b for _, b in step[5]] if kind == "p" else
+            step[4] if kind == "k" else [step[2]] if step[1] is None else [])
+    return [b for b in args if isinstance(b, cl.MemoryObjectHolder)]
+
+
 def _kept_nbytes(steps: list[tuple], allocated: set[int]) -> int:
     """Bytes of the distinct buffers the replay ``steps`` keep that the captured call
     allocated (buffers that existed before it, such as cached tables, are not counted)."""
-    kept: dict[int, Any] = {}
-    for step in steps:
-        if step[0] == "b":
-            bufs = step[3]
-        elif step[0] == "p":
-            bufs = [b for _, b in step[5]]
-        elif step[0] == "k":
-            bufs = step[4]
-        else:
-            bufs = [step[2]] if step[1] is None else []
-        for b in bufs:
-            if isinstance(b, cl.MemoryObjectHolder) and id(b) in allocated:
-                kept[id(b)] = b
+    kept = {id(b): b for step in steps for b in _kept_by(step) if id(b) in allocated}
     return sum(_nbytes(b) for b in kept.values())
 

@@ -92,7 +92,7 @@ def fusable(op: str, acc_dtype: np.dtype, extensions: Any = ()) -> bool:
     """Whether ``op`` accumulating in ``acc_dtype`` has a ``fused`` kernel on a device with
     ``extensions``: real and integer accumulators whose partials cross work-groups through
     atomics (:func:`shared_store`)."""
-    return op in FUSED_OPS and dkind(acc_dtype) in "fiu" and shares(acc_dtype, extensions)
+    return op in FUSED_OPS and shares(acc_dtype, extensions)
 
 
 # Kernels whose work-groups hand values to one another (the last group of an output combining
@@ -133,6 +133,8 @@ def shared_load(dtype: np.dtype, ptr: str, idx: str) -> str:
 
 
 def uses_atomics64(dtypes: Any) -> bool:
+    """Whether values of any of ``dtypes`` handed between work-groups need 64-bit atomics
+    (a program using them enables :data:`ATOMICS64`)."""
     return any(np.dtype(d).itemsize == 8 and dkind(np.dtype(d)) in "fiu" for d in dtypes)
 
 

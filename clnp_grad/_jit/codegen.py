@@ -448,6 +448,8 @@ def _stores(spec: FusedReduceSpec) -> list[str]:
 
 
 def _kept_offset(nk: int):
+    """``pos(prefix)``: the offset of the output at kept indices ``i0..`` with strides
+    ``prefix_0..``."""
     return lambda p: " + ".join(f"i{d} * {p}_{d}" for d in range(nk))
 
 
@@ -477,7 +479,7 @@ def _post(spec: FusedReduceSpec, acc, pos) -> list[str]:
 
 def _final_store(spec: FusedReduceSpec, m: int) -> str:
     _, _, acc, dt = spec.reds[m]
-    pos = f"ro{m} + " + " + ".join(f"i{d} * rk{m}_{d}" for d in range(spec.nk))
+    pos = f"ro{m} + " + _kept_offset(spec.nk)(f"rk{m}")
     return C.store(dt, f"r{m}", pos, C.convert(f"acc{m}", acc, dt, to_storage=True))
 
 
