@@ -20,8 +20,63 @@ import pyopencl as cl
 
 from . import _capture_hooks as _hooks
 
-_enqueue = _PYOPENCL_ENQUEUE = cl.enqueue_nd_range_kernel
 _UNSET = object()      # compares unequal to every value
+
+
+def launches_work(gsize: Sequence[int]) -> bool:
+    """Whether a launch over the global size ``gsize`` runs any work-item: the one test
+    every clnp launch passes (``Kernel.__call__``, ``Launch``), so that an empty shape
+    never reaches the driver. A launch over no work-items is no launch at all: PoCL 3.0
+    (the runtime ``pip install clnp[pocl]`` brings) divides by zero in its enqueue of a zero
+    global size (SIGFPE, fatal once ``faulthandler`` is enabled: issue #28), and OpenCL 1.2
+    devices refuse it (``CL_INVALID_GLOBAL_WORK_SIZE``).
+
+    Examples
+    --------
+    >>> from clnp._bound import launches_work
+    >>> launches_work((128, 4)), launches_work((0,)), launches_work((64, 0, 2))
+    (True, False, False)
+    """
+    return 0 not in gsize
+
+
+def enqueue(queue: Any, kernel: Any, gsize: tuple[int, ...], lsize: tuple[int, ...] | None
+            ) -> Any:
+    """``clEnqueueNDRangeKernel`` through PyOpenCL, with the kernel's arguments as they are
+    set; None (no launch) over zero work-items."""
+    if not launches_work(gsize):
+        return None
+    return cl.enqueue_nd_range_kernel(queue, kernel, gsize, lsize)
+
+
+_enqueue = _PYOPENCL_ENQUEUE = enqueue
+_KERNEL_CALL = cl.Kernel.__call__
+
+
+class Kernel(cl.Kernel):
+    """A ``pyopencl.Kernel`` whose call over zero work-items launches nothing (and returns
+    None instead of an event): every kernel clnp makes is one (``Device.kernel``, bound and
+    planned copies, ``RawKernel``), so empty shapes are safe on every launch path.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> from clnp._bound import Kernel
+    >>> d = clnp.default_device()
+    >>> src = "__kernel void one(__global int *x) { x[get_global_id(0)] = 1; }"
+    >>> k = d.kernel(("doc-example", "one"), lambda: (src, "one", None))
+    >>> isinstance(k, Kernel)
+    True
+    >>> x = clnp.zeros(4, dtype=clnp.int32)
+    >>> k(d.queue, (0,), None, x._buf) is None          # no work-items: no launch
+    True
+    """
+
+    def __call__(self, queue: Any, global_size: tuple[int, ...],
+                 local_size: tuple[int, ...] | None, *args: Any, **kwargs: Any) -> Any:
+        if not launches_work(global_size):
+            return None
+        return _KERNEL_CALL(self, queue, global_size, local_size, *args, **kwargs)
 
 # Launches without an event, straight through the OpenCL library, on the platforms where that
 # saves time. PyOpenCL makes an event object for every launch; NVIDIA's driver charges for it
@@ -35,10 +90,33 @@ _lib: Any = None
 _by_context: dict[int, bool] = {}
 
 
+def opencl_library_path() -> str:
+    """The OpenCL ICD loader PyOpenCL itself uses: the one mapped into this process (a
+    PyOpenCL wheel brings its own, ``pyopencl/.libs/libOpenCL-*.so``, and a pip-only
+    environment has no other), else the system's. Calling through the same loader keeps one
+    platform list per process.
+
+    Examples
+    --------
+    >>> from clnp._bound import opencl_library_path
+    >>> "OpenCL" in opencl_library_path()
+    True
+    """
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                path = line.rsplit(None, 1)[-1] if line.count(" ") >= 5 else ""
+                if "libOpenCL" in path.rsplit("/", 1)[-1]:
+                    return path
+    except OSError:      # not Linux
+        pass
+    return ctypes.util.find_library("OpenCL") or "libOpenCL.so.1"
+
+
 def _library() -> Any:
     global _lib
     if _lib is None:
-        lib = ctypes.CDLL(ctypes.util.find_library("OpenCL") or "libOpenCL.so.1")
+        lib = ctypes.CDLL(opencl_library_path())
         f = lib.clEnqueueNDRangeKernel
         f.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint, ctypes.c_void_p,
                       ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint, ctypes.c_void_p,
@@ -68,7 +146,7 @@ class Launch:
     def __init__(self, kernel: Any, gsize: tuple[int, ...], lsize: tuple[int, ...] | None):
         self.kernel, self.gsize, self.lsize = kernel, gsize, lsize
         self.fast: Any = None
-        if NO_EVENT and _wants_no_event(kernel):
+        if NO_EVENT and launches_work(gsize) and _wants_no_event(kernel):
             try:
                 fn = _library()
             except (OSError, AttributeError):
@@ -101,7 +179,7 @@ class BoundKernel:
     def __init__(self, kernel: Any, gsize: tuple[int, ...], lsize: tuple[int, ...] | None,
                  args: Sequence[Any], bufpos: Sequence[int], valpos: Sequence[int],
                  arg_dtypes: Sequence[Any]):
-        k = cl.Kernel(kernel.program, kernel.function_name)
+        k = Kernel(kernel.program, kernel.function_name)
         skip = set(bufpos)
         for pos, a in enumerate(args):
             if pos not in skip:

@@ -17,6 +17,7 @@ import pyopencl as cl
 
 from . import _dtypes as dt
 from ._array import Array
+from ._bound import Kernel
 from ._codegen.custom import CustomArg, CustomSpec, render_custom_elementwise
 from ._eager import (_I32, _PADDED_NDIM, _dense, _rel_span, broadcast_shapes,
                      broadcast_strides, collapse, contiguous_copy, local_size)
@@ -773,7 +774,7 @@ def raw_kernel_object(device: Device, code: str, name: str, options: tuple[str, 
     if k is None:
         prg = device.build(code, options)
         try:
-            k = cl.Kernel(prg, name)
+            k = Kernel(prg, name)
         except cl.Error:
             names = sorted(kk.function_name for kk in prg.all_kernels())
             raise ValueError(f"RawKernel: the source defines no kernel named {name!r} "

@@ -40,7 +40,7 @@ from . import _capture_hooks as _hooks
 from . import _autotune
 from . import _dtypes as dt
 from ._array import Array, c_strides
-from ._bound import Launch
+from ._bound import Kernel, Launch
 from ._codegen.gemm import GemmSpec, gemm_dtype, render_gemm
 from ._codegen.mma import MmaSpec, render_mma
 from ._eager import (_I32, _span_ok, collapse, contiguous_copy, convert_element_type,
@@ -553,7 +553,7 @@ def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype
     args = [gm, gn, K, kchunk, bsizes[1], parts, rm] + A + B + Cs
     plan = _Launch()
     # a kernel object of the plan's own: its arguments stay set between calls
-    plan.kern = cl.Kernel(kern.program, kern.function_name)
+    plan.kern = Kernel(kern.program, kern.function_name)
     it = np.int32 if index == "int" else np.int64
     for i, v in enumerate(args):
         if v is not None:

@@ -21,6 +21,7 @@ import pyopencl.tools as cl_tools
 from . import _dtypes as dt
 from . import _capture_hooks as _capture
 from . import _program_cache
+from ._bound import Kernel
 from ._warn import user_stacklevel
 
 __all__ = ["Device", "devices", "default_device", "set_default_device", "synchronize",
@@ -459,7 +460,7 @@ class Device:
         k = self._kernels.get(key)
         if k is None:
             source, name, arg_dtypes = make()
-            k = cl.Kernel(self.build(source), name)  # one object per spec: own arg dtypes
+            k = Kernel(self.build(source), name)  # one object per spec: own arg dtypes
             if arg_dtypes is not None:
                 k.set_scalar_arg_dtypes(arg_dtypes)
                 k._clnp_arg_dtypes = tuple(arg_dtypes)    # for _bound.bind

@@ -16,6 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from clnp._namespace import hide_imports as _hide_imports
+from clnp._warn import register_library_package as _register_library_package
+
 from clnp._prims import def_impl, primitive
 
 from ._ad import grad, jvp, value_and_grad, vjp
@@ -73,3 +75,6 @@ __all__ = ["jit", "clear_caches", "grad", "value_and_grad", "vjp", "jvp", "stop_
            "LeakedTracerError", "register_pytree_node", "tree_flatten", "tree_unflatten",
            "tree_map", "tree_leaves", "tree_structure", "random", "lax", "psum", "pmean", "pmax",
            "pmin", "all_gather", "psum_scatter", "ppermute", "all_to_all", "axis_index"]
+
+# frames in clnp_grad are library code for error messages (user_line) and warnings
+_register_library_package(__file__)

@@ -12,6 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from clnp._mixin import ArrayOperators
+from clnp._warn import is_library_frame
 
 
 class ConcretizationError(TypeError):
@@ -90,8 +91,7 @@ def user_line() -> str:
     """`` at file:line (code)`` for the innermost frame outside clnp's own packages."""
     import traceback
     for fr in reversed(traceback.extract_stack()[:-1]):
-        f = fr.filename.replace("\\", "/")
-        if "/clnp/" in f or "/clnp_grad/" in f or "/clnp_nn/" in f or f.startswith("<frozen"):
+        if is_library_frame(fr.filename):
             continue
         return f" at {fr.filename}:{fr.lineno} ({(fr.line or '').strip()})"
     return ""

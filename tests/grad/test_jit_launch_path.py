@@ -131,9 +131,56 @@ def test_launch_without_event(device, rng, no_event_everywhere):
     buf = clnp.zeros(64, dtype=clnp.float32, device=device)
     k.set_arg(0, buf._buf)
     launch = _bound.Launch(k, (64,), (16,))
-    assert launch.fast is not None
+    # the foreign call goes through the OpenCL loader PyOpenCL uses (a pip-only environment
+    # has no other); were it missing, the launch goes through PyOpenCL instead
+    try:
+        _bound._library()
+        available = True
+    except (OSError, AttributeError):
+        available = False
+    assert (launch.fast is not None) == available
     launch(device.queue)
     np.testing.assert_array_equal(clnp.asnumpy(buf), np.full(64, 7, np.float32))
+
+
+def test_launch_falls_back_to_pyopencl(device, no_event_everywhere, monkeypatch):
+    """Where the foreign call is unavailable (no OpenCL library found), a launch goes through
+    PyOpenCL's enqueue, with the same result."""
+    def no_library():
+        raise OSError("no libOpenCL")
+    monkeypatch.setattr(_bound, "_library", no_library)
+    calls = []
+    enqueue = _bound._enqueue
+    k = cl.Kernel(cl.Program(device.context, "__kernel void k(__global float *a)"
+                             "{ a[get_global_id(0)] = 5.0f; }").build(), "k")
+    buf = clnp.zeros(64, dtype=clnp.float32, device=device)
+    k.set_arg(0, buf._buf)
+    launch = _bound.Launch(k, (64,), (16,))
+    assert launch.fast is None
+    monkeypatch.setattr(_bound, "_enqueue", lambda *a: calls.append(a) or enqueue(*a))
+    launch(device.queue)
+    assert len(calls) == 1
+    np.testing.assert_array_equal(clnp.asnumpy(buf), np.full(64, 5, np.float32))
+
+
+def test_no_launch_over_zero_work_items(device, no_event_everywhere, monkeypatch):
+    """A launch over a zero global size reaches no driver, on every path: a kernel's call,
+    a bound kernel and a prepared launch (PoCL 3.0 divides by zero enqueueing one: #28)."""
+    calls = []
+    monkeypatch.setattr(cl, "enqueue_nd_range_kernel", lambda *a, **k: calls.append(a))
+    src = "__kernel void k(__global float *a, int n) { a[get_global_id(0)] = n; }"
+    k = device.kernel(("test-zero-work", src), lambda: (src, "k", [None, np.int32]))
+    assert isinstance(k, _bound.Kernel)
+    buf = clnp.zeros(4, dtype=clnp.float32, device=device)
+    assert k(device.queue, (0,), None, buf._buf, 3) is None
+    assert k(device.queue, (4, 0), (1, 1), buf._buf, 3) is None
+    bound = _bound.bind(k, (0,), None, [buf._buf, 3], [0])
+    bound(device.queue, [buf._buf])
+    launch = _bound.Launch(bound.kernel, (0,), None)
+    assert launch.fast is None
+    launch(device.queue)
+    assert calls == []
+    np.testing.assert_array_equal(clnp.asnumpy(buf), np.zeros(4, np.float32))
 
 
 def test_launch_error_is_pyopencl_error(device, no_event_everywhere):

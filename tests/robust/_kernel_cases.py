@@ -6,12 +6,13 @@ work-group and split reductions) and checks the result against NumPy. Before eac
 driver writes a ``@@case <family>.<name>`` line to stderr, so that every Oclgrind diagnostic
 that follows can be attributed to the case whose kernels produced it.
 
-Usage: ``python _oclgrind_cases.py [--gpu] FAMILY [FAMILY ...]``. ``--gpu`` makes clnp treat
+Usage: ``python _kernel_cases.py [--gpu] FAMILY [FAMILY ...]``. ``--gpu`` makes clnp treat
 the simulated device as a GPU (``Device.is_cpu = False``), so the generators emit their GPU
 layouts: local-memory tiles, barriers, work-group reductions, the GEMM ``gpu`` kind.
 """
 from __future__ import annotations
 
+import re
 import sys
 from typing import Callable
 
@@ -537,6 +538,286 @@ def elementwise_kernels():
     check(d, a[::-1] - b)
 
 
+# ----------------------------------------------------------------------------- empty shapes
+# Every kernel generator on empty and zero-size operands (issue #28): zero rows, zero
+# columns, zero reduced lengths with and without ``initial=``, zero batches, zero inner
+# products, empty index sets. ``same`` compares with NumPy, or requires an exception where
+# NumPy raises one. test_empty_shapes.py runs this family with faulthandler enabled after
+# the device is initialised (as pytest does) and with the divisor audit of ``main``.
+def same(fn, *hosts, tol=1e-5):
+    """``fn(numpy, *hosts)`` against ``fn(clnp, *device copies)``."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            want = fn(np, *hosts)
+        except Exception as e:                 # NumPy refuses: clnp must refuse too
+            try:
+                got = fn(clnp, *[A(h) for h in hosts])
+            except Exception:
+                return
+            raise AssertionError(f"NumPy raised {type(e).__name__}: {e}; clnp returned "
+                                 f"{got!r}") from None
+        got = fn(clnp, *[A(h) for h in hosts])
+    if isinstance(want, tuple):
+        for g, w in zip(got, want):
+            check(g, w, tol)
+    else:
+        check(got, want, tol)
+
+
+EMPTY = [(0,), (0, 5), (5, 0), (2, 0, 3)]
+
+
+def zeros(shape, dtype=np.float32):
+    return np.zeros(shape, dtype)
+
+
+@case("empty")
+def elementwise_empty():
+    for shape in EMPTY:
+        h = zeros(shape)
+        same(lambda xp, x: xp.sin(x) * 2 + 1, h)
+        same(lambda xp, x: xp.where(x > 0, x, -x), h)
+        same(lambda xp, x: (x.astype(xp.int32) // 3) % 2, h)
+        same(lambda xp, x: x.T + 1, h)
+    same(lambda xp, a, b: a + b, zeros((0, 1)), zeros((1, 5)))
+    same(lambda xp, a, b: a * b, zeros((5, 1)), zeros((1, 0)))
+    same(lambda xp, a: a[::2, ::-1] - 1, zeros((0, 6)))
+    same(lambda xp, a: a[:, 1:3].T * 3, zeros((6, 0)).T)
+    x = A(zeros((0, 5)))
+    x += 1
+    x[...] = 2.0
+    check(x, zeros((0, 5)))
+
+
+@case("empty")
+def reductions_empty():
+    for op in ("sum", "prod", "max", "min", "mean", "any", "all"):
+        for shape, axis in (((3, 0), 1), ((3, 0), 0), ((0, 5), 0), ((0, 5), 1), ((0,), None),
+                            ((2, 0, 3), (0, 2)), ((2, 0, 3), 1), ((9000, 0), 1),
+                            ((0, 9000), 0), ((0, 9000), 1)):
+            h = zeros(shape) if op not in ("any", "all") else zeros(shape, bool)
+            same(lambda xp, x: getattr(xp, op)(x, axis=axis), h)
+    for shape, axis in (((3, 0), 1), ((0, 5), 0), ((0,), None)):
+        same(lambda xp, x: xp.max(x, axis=axis, initial=-1.0), zeros(shape))
+        same(lambda xp, x: xp.sum(x, axis=axis, initial=2.0) if xp is np else
+             xp.sum(x, axis=axis) + 2.0, zeros(shape))
+        same(lambda xp, x: xp.var(x, axis=axis), zeros(shape))
+        same(lambda xp, x: xp.count_nonzero(x, axis=axis), zeros(shape))
+    same(lambda xp, x: xp.sum(x.T, axis=1), zeros((0, 7)))
+    same(lambda xp, x: xp.prod(x, axis=1), zeros((4, 0), np.complex64))
+    for shape, axis in (((3, 0), 1), ((0, 5), 1), ((5, 0), 0), ((0,), None), ((0, 5), 0)):
+        same(lambda xp, x: xp.argmax(x, axis=axis), zeros(shape))
+        same(lambda xp, x: xp.argmin(x, axis=axis), zeros(shape))
+
+
+@case("empty")
+def scans_empty():
+    for shape in ((0,), (0, 5), (5, 0), (0, 5000), (5000, 0)):
+        for axis in range(len(shape)):
+            same(lambda xp, x: xp.cumsum(x, axis=axis), zeros(shape))
+            same(lambda xp, x: xp.cumprod(x, axis=axis), zeros(shape))
+    same(lambda xp, x: xp.cumsum(x.astype(xp.int32), axis=1), zeros((3, 0)))
+
+
+@case("empty")
+def sort_search_empty():
+    for shape in ((0,), (3, 0), (0, 3), (0, 600)):
+        for axis in range(len(shape)):
+            same(lambda xp, x: xp.sort(x, axis=axis), zeros(shape))
+            same(lambda xp, x: xp.argsort(x, axis=axis), zeros(shape))
+    same(lambda xp, s, q: xp.searchsorted(s, q), zeros((0,)), np.arange(5, dtype=np.float32))
+    same(lambda xp, s, q: xp.searchsorted(s, q), np.arange(5, dtype=np.float32), zeros((0,)))
+    same(lambda xp, s, q: xp.searchsorted(s, q), zeros((0,)), zeros((0, 3)))
+    same(lambda xp, x: xp.unique_values(x) if xp is clnp else np.unique(x), zeros((0,)))
+    same(lambda xp, x: xp.nonzero(x)[0], zeros((0,)))
+    same(lambda xp, x: xp.nonzero(x), zeros((3, 0)))
+
+
+@case("empty")
+def gemm_empty():
+    for sa, sb in (((0, 5), (5, 3)), ((3, 0), (0, 4)), ((3, 5), (5, 0)), ((0, 0), (0, 0)),
+                   ((2, 0, 4), (4, 3)), ((0,), (0,)), ((4, 0), (0,)), ((300, 0), (0, 300))):
+        same(lambda xp, a, b: a @ b, zeros(sa), zeros(sb))
+    same(lambda xp, a, b: a @ b, zeros((3, 0), np.float64), zeros((0, 2), np.float64))
+    same(lambda xp, a, b: a @ b, zeros((0, 2), np.complex64), zeros((2, 3), np.complex64))
+    same(lambda xp, a, b: xp.tensordot(a, b, axes=1), zeros((3, 0)), zeros((0, 2)))
+
+
+@case("empty")
+def linalg_empty():
+    f64 = np.float64
+    for name in ("inv", "det", "cholesky", "eigvalsh", "slogdet", "matrix_rank", "pinv"):
+        for shape in ((0, 0), (0, 3, 3), (2, 0, 0)):
+            same(lambda xp, m: getattr(xp.linalg, name)(m), zeros(shape, f64))
+    same(lambda xp, m, b: xp.linalg.solve(m, b), zeros((0, 0), f64), zeros((0, 2), f64))
+    same(lambda xp, m, b: xp.linalg.solve(m, b), zeros((0, 3, 3), f64), zeros((0, 3, 2), f64))
+    same(lambda xp, m: xp.linalg.qr(m)[1].shape, zeros((0, 3), f64))
+    for shape in ((0, 3), (3, 0), (0, 0)):
+        same(lambda xp, m: xp.linalg.svd(m, compute_uv=False) if xp is np else
+             xp.linalg.svdvals(m), zeros(shape, f64))
+        same(lambda xp, m: xp.linalg.norm(m), zeros(shape, f64))
+    same(lambda xp, m: xp.linalg.eigvals(m) if hasattr(xp.linalg, "eigvals") else
+         np.linalg.eigvals(m), zeros((0, 0), f64))
+
+
+@case("empty")
+def fft_empty():
+    c = np.complex64
+    for fn in ("fft", "ifft"):
+        same(lambda xp, x: getattr(xp.fft, fn)(x, axis=-1), zeros((0, 8), c), tol=1e-4)
+        same(lambda xp, x: getattr(xp.fft, fn)(x, axis=0), zeros((0, 8), c))
+        same(lambda xp, x: getattr(xp.fft, fn)(x), zeros((0,), c))
+    same(lambda xp, x: xp.fft.rfft(x), zeros((0, 8)))
+    same(lambda xp, x: xp.fft.irfft(x, n=8), zeros((0, 5), c))
+    same(lambda xp, x: xp.fft.fftn(x), zeros((0, 4), c))
+
+
+@case("empty")
+def random_empty():
+    g = clnp.random.default_rng(3)
+    for draw in (lambda: g.normal(size=0), lambda: g.random((0, 5)),
+                 lambda: g.integers(0, 9, (3, 0)), lambda: g.standard_exponential((0,)),
+                 lambda: g.permutation(0), lambda: g.uniform(0, 1, (2, 0)),
+                 lambda: g.standard_gamma(2.0, (0, 3))):
+        x = N(draw())
+        assert x.size == 0, x.shape
+    x = A(zeros((0, 3)))
+    g.shuffle(x)
+    assert N(x).shape == (0, 3)
+
+
+@case("empty")
+def indexing_empty():
+    h = np.arange(15, dtype=np.float32).reshape(5, 3)
+    e = np.zeros(0, np.int64)
+    same(lambda xp, x, i: x[i], h, e)
+    same(lambda xp, x, i: x[i, 1:], h, e)
+    same(lambda xp, x, i: xp.take(x, i, axis=1), h, e)
+    same(lambda xp, x, i: x[i], zeros((0, 3)), e)
+    same(lambda xp, x, m: x[m], zeros((0, 3)), zeros((0, 3), bool))
+    same(lambda xp, x, m: x[m], h, zeros((5, 3), bool))
+    same(lambda xp, x, i: xp.take_along_axis(x, i, axis=1), h, np.zeros((5, 0), np.int64))
+    for host in (h.copy(), zeros((0, 3))):
+        x = A(host)
+        x[A(e)] = 1.0
+        x[A(np.zeros(host.shape, bool))] = 2.0
+        x[0:0] = 3.0
+        check(x, host)
+    x, hx = A(h.copy()), h.copy()
+    clnp.put(x, A(e), A(np.zeros(0, np.float32)))
+    clnp.add.at(x, A(e), 1.0)
+    clnp.put_along_axis(x, A(np.zeros((5, 0), np.int64)), 1.0, axis=1)
+    check(x, hx)
+
+
+@case("empty")
+def ufunc_methods_empty():
+    same(lambda xp, x: xp.add.reduce(x, axis=1), zeros((3, 0)))
+    same(lambda xp, x: xp.add.reduce(x, axis=0), zeros((0, 4)))
+    same(lambda xp, x: xp.maximum.reduce(x, axis=1), zeros((3, 0)))
+    same(lambda xp, x: xp.multiply.accumulate(x, axis=0), zeros((0, 4)))
+    same(lambda xp, x: xp.add.accumulate(x, axis=1), zeros((4, 0)))
+    same(lambda xp, a, b: xp.multiply.outer(a, b), zeros((0,)), np.ones(3, np.float32))
+    same(lambda xp, x, i: xp.add.reduceat(x, i), np.ones(4, np.float32),
+         np.zeros(0, np.int64))
+
+
+@case("empty")
+def manipulation_empty():
+    h = zeros((0, 3))
+    same(lambda xp, a, b: xp.concat([a, b], axis=0) if xp is clnp else
+         np.concatenate([a, b], axis=0), h, np.ones((2, 3), np.float32))
+    same(lambda xp, a: xp.stack([a, a], axis=1), h)
+    same(lambda xp, a: xp.flip(a, axis=1), h)
+    same(lambda xp, a: xp.roll(a, 2, axis=1), h)
+    same(lambda xp, a: xp.roll(a, 1), zeros((4, 0)))
+    same(lambda xp, a: xp.reshape(a.T, (0, 1, 3)), h.T)
+    same(lambda xp, a: xp.tile(a, (2, 3)), h)
+    same(lambda xp, a: xp.repeat(a, 2, axis=0), h)
+    same(lambda xp, a: xp.repeat(a, 0, axis=1), np.ones((2, 3), np.float32))
+    same(lambda xp, a: xp.pad(a, ((1, 1), (0, 2))), h)
+    same(lambda xp, a: xp.broadcast_to(a, (4, 0, 3)) + 0, h)
+    same(lambda xp, a: xp.moveaxis(a, 0, 1) * 1, zeros((0, 2, 3)))
+    same(lambda xp, a: xp.unique_counts(a) if xp is clnp else
+         np.unique(a, return_counts=True), zeros((0,), np.int32))
+    same(lambda xp, a: xp.histogram(a, bins=4, range=(0, 1))[0], zeros((0,)))
+    same(lambda xp, a, b: xp.isin(a, b), zeros((0,), np.int32), np.arange(3, dtype=np.int32))
+    same(lambda xp, a, b: xp.isin(a, b), np.arange(3, dtype=np.int32), zeros((0,), np.int32))
+
+
+@case("empty")
+def jit_empty():
+    import clnp_grad as cg
+    for shape in ((0, 5), (3, 0), (0,), (9000, 0), (0, 9000)):
+        h = zeros(shape)
+        ax = -1
+        fused = cg.jit(lambda x: clnp.sum(x, axis=ax) - clnp.max(clnp.exp(x) + 1, axis=ax,
+                                                                  initial=0.0))
+        check(fused(A(h)), h.sum(ax) - np.max(np.exp(h) + 1, axis=ax, initial=0.0))
+        col = cg.jit(lambda x: clnp.sum(x * 2, axis=0) + 1.0)
+        check(col(A(h)), (h * 2).sum(0) + 1.0)
+        ew = cg.jit(lambda x: clnp.tanh(x) * x + 1)
+        check(ew(A(h)), np.tanh(h) * h + 1)
+        rows = cg.jit(lambda x: x - clnp.mean(x, axis=-1, keepdims=True))
+        with np.errstate(invalid="ignore"):
+            want = h - h.mean(-1, keepdims=True) if h.shape[-1] else h
+        check(rows(A(h)), want)
+        for _ in range(2):                           # the second call records a replay
+            check(fused(A(h)), h.sum(ax) - np.max(np.exp(h) + 1, axis=ax, initial=0.0))
+    for sa, sb in (((0, 5), (5, 3)), ((3, 0), (0, 4)), ((3, 5), (5, 0))):
+        a, b = zeros(sa), zeros(sb)
+        bias = np.ones(sb[1], np.float32)
+        ep = cg.jit(lambda a, b, c: clnp.maximum(a @ b + c, 0.0) * 2)
+        for _ in range(3):
+            check(ep(A(a), A(b), A(bias)), np.maximum(a @ b + bias, 0) * 2)
+    h = zeros((0, 4))
+    loop = cg.jit(lambda x: cg.lax.fori_loop(0, 3, lambda i, c: c * 0.5 + 1.0, x))
+    check(loop(A(h)), h)
+    scan = cg.jit(lambda x: cg.lax.scan(lambda c, r: (c + r, c * r), clnp.zeros(4), x)[1])
+    check(scan(A(h)), h)
+    grad = cg.jit(cg.grad(lambda x: clnp.sum(clnp.tanh(x) ** 2)))
+    check(grad(A(zeros((3, 0)))), zeros((3, 0)))
+    vg = cg.jit(cg.value_and_grad(lambda w, x: clnp.sum((x @ w) ** 2)))
+    v, g = vg(A(np.ones((4, 2), np.float32)), A(zeros((0, 4))))
+    check(v, np.float32(0))
+    check(g, zeros((4, 2)))
+
+
+@case("empty")
+def nn_empty():
+    import clnp_grad as cg
+    import clnp_nn.functional as F
+    x, w = zeros((0, 3, 6, 6)), rnd(4, 3, 3, 3)
+    check(F.conv2d(A(x), A(w), padding=1), zeros((0, 4, 6, 6)))
+    gx = cg.grad(lambda x, w: clnp.sum(F.conv2d(x, w, padding=1) ** 2), argnums=(0, 1))(
+        A(x), A(w))
+    check(gx[0], x)
+    check(gx[1], zeros(w.shape))
+    check(F.max_pool2d(A(x), 2, 2), zeros((0, 3, 3, 3)))
+    check(F.avg_pool2d(A(x), 2, 2), zeros((0, 3, 3, 3)))
+    check(F.linear(A(zeros((0, 8))), A(rnd(5, 8)), A(rnd(5))), zeros((0, 5)))
+    check(F.softmax(A(zeros((0, 7))), axis=-1), zeros((0, 7)))
+    check(F.layer_norm(A(zeros((0, 6))), (6,)), zeros((0, 6)))
+    check(F.embedding(A(np.zeros((0,), np.int64)), A(rnd(10, 4))), zeros((0, 4)))
+
+
+@case("empty")
+def custom_empty():
+    addsub = clnp.ElementwiseKernel("T x, T y", "T s, T d", "s = x + y; d = x - y",
+                                    "addsub_empty")
+    s, d = addsub(A(zeros((0, 5))), A(zeros((5,))))
+    check(s, zeros((0, 5)))
+    check(d, zeros((0, 5)))
+    k = clnp.RawKernel("__kernel void fill7(__global float *x, int n) {"
+                       " int i = get_global_id(0); if (i < n) x[i] = 7.0f; }", "fill7")
+    x = A(zeros((0,)))
+    k((0,), None, (x, 0))
+    k((0,), (8,), (x, 0))
+    check(x, zeros((0,)))
+
+
 # ----------------------------------------------------------------------------- canaries
 # Deliberately broken kernels (not in the full run): test_oclgrind.py::test_checks_are_on
 # asserts that each pass reports them, so a check that is off cannot pass unnoticed. Their
@@ -568,12 +849,152 @@ def uninitialized_private():
     k(A(rnd(9)))
 
 
+# The divisor audit's canary: a kernel that divides by its parameter ``n`` in a branch no
+# work-item takes (so that no runtime traps), launched with n = 0 and n = 3;
+# test_empty_shapes.py asserts that the audit reports the first launch and only it.
+@case("audit_canary")
+def divide_by_zero_parameter():
+    k = clnp.RawKernel("__kernel void canary_divide(__global int *x, int n, int m) {"
+                       " const int i = get_global_id(0);"
+                       " if (i > 1 << 30) x[0] = 7 / n + 5 % m; }", "canary_divide")
+    x = A(np.zeros(4, np.int32))
+    k((4,), None, (x, 0, 3))
+    k((4,), None, (x, 3, 3))
+
+
+# ----------------------------------------------------------------------------- driver
+_INT_PARAM = re.compile(r"\b(char|short|int|long|uint|ulong|ushort|uchar|size_t|idx_t)\b")
+
+
+def _strip_comments(src: str) -> str:
+    return re.sub(r"//[^\n]*", "", re.sub(r"/\*.*?\*/", "", src, flags=re.S))
+
+
+def _params(src: str, name: str) -> list[tuple[str, bool]]:
+    """``(name, is_integer)`` of each parameter of kernel ``name`` in ``src``."""
+    m = re.search(r"__kernel\s+void\s+" + re.escape(name) + r"\s*\(([^)]*)\)", src)
+    if m is None:
+        return []
+    out = []
+    for p in m.group(1).split(","):
+        words = re.findall(r"[A-Za-z_]\w*", p)
+        if words:
+            out.append((words[-1], "*" not in p and bool(_INT_PARAM.search(p))
+                        and not re.search(r"\b(float|double|half)\b", p)))
+    return out
+
+
+class Audit:
+    """The divisor audit, a check of generated code that runs on any OpenCL device: every
+    launch over work-items whose kernel divides (``/``, ``%``, ``/=``, ``%=``) by an
+    integer parameter passed as 0 is a finding. Integer division by zero is undefined in
+    OpenCL C; x86 CPUs trap on it (SIGFPE), and Oclgrind silently answers 0, so neither a
+    run on another CPU runtime nor Oclgrind would report it. Also records which kernel
+    generators (``render*`` functions) the cases reached."""
+
+    def __init__(self) -> None:
+        import clnp._bound as B
+        import clnp._runtime as R
+        self.sources: dict[int, str] = {}
+        self.findings: list[str] = []
+        self.generators: set[str] = set()
+        self.launches = 0
+        audit = self
+        build = R.Device.build
+
+        def recording_build(dev, source, *a, **k):
+            prg = build(dev, source, *a, **k)
+            audit.sources[prg.int_ptr] = source
+            return prg
+        R.Device.build = recording_build
+        call = B.Kernel.__call__
+
+        def audited_call(k, queue, gsize, lsize, *args, **kw):
+            if B.launches_work(gsize):
+                audit.check(k, dict(enumerate(args)))
+            return call(k, queue, gsize, lsize, *args, **kw)
+        B.Kernel.__call__ = audited_call
+        set_arg = B.Kernel.set_arg
+
+        def recording_set_arg(k, pos, value):
+            k.__dict__.setdefault("_audit_args", {})[pos] = value
+            return set_arg(k, pos, value)
+        B.Kernel.set_arg = recording_set_arg
+        launch = B.Launch.__call__
+
+        def audited_launch(lo, queue):
+            if B.launches_work(lo.gsize):
+                audit.check(lo.kernel, lo.kernel.__dict__.get("_audit_args", {}))
+            return launch(lo, queue)
+        B.Launch.__call__ = audited_launch
+        self._wrap_generators()
+
+    def _wrap_generators(self) -> None:
+        """Replace every ``render*`` function of clnp's packages, in its own module and
+        wherever it was imported, with one that records its name."""
+        import importlib
+        import pkgutil
+        import clnp_grad
+        import clnp_nn
+        # every module first: one imported lazily later would bind the unwrapped function
+        for pkg in (clnp, clnp_grad, clnp_nn):
+            for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
+                if not info.name.endswith("__main__"):
+                    importlib.import_module(info.name)
+        mods = [m for n, m in list(sys.modules.items())
+                if n.split(".")[0] in ("clnp", "clnp_grad", "clnp_nn") and m is not None]
+        wrapped = {}
+        for m in mods:
+            for attr, fn in list(vars(m).items()):
+                if not (callable(fn) and attr.lstrip("_").startswith("render")):
+                    continue
+                if not getattr(fn, "__module__", "").startswith(("clnp", "clnp_grad",
+                                                                 "clnp_nn")):
+                    continue
+                w = wrapped.get(id(fn))
+                if w is None:
+                    w = wrapped[id(fn)] = self._recorder(fn)
+                setattr(m, attr, w)
+
+    def _recorder(self, fn):
+        name = f"{fn.__module__}.{fn.__name__}"
+        audit = self
+
+        def recorded(*a, **k):
+            audit.generators.add(name)
+            return fn(*a, **k)
+        recorded.__wrapped__ = fn
+        return recorded
+
+    def check(self, kernel, args: dict) -> None:
+        self.launches += 1
+        zero = {pos for pos, v in args.items()
+                if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v == 0}
+        if not zero:
+            return
+        src = self.sources.get(kernel.program.int_ptr)
+        if src is None:
+            return
+        body = _strip_comments(src)
+        for pos, (pname, is_int) in enumerate(_params(body, kernel.function_name)):
+            if pos in zero and is_int and re.search(
+                    r"(?<![/*])[/%]=?\s*\(?\s*" + re.escape(pname) + r"\b", body):
+                self.findings.append(f"{kernel.function_name} divides by {pname} = 0")
+
+
 def main(argv: list[str]) -> int:
     gpu = "--gpu" in argv
+    audit = Audit() if "--audit" in argv else None
     names = [a for a in argv if not a.startswith("--")]
     if gpu:
         dev().is_cpu = False       # the generators' switch between CPU and GPU layouts
         dev().is_gpu = True
+    # as pytest does: a signal a runtime would otherwise absorb (PoCL's SIGFPE handler,
+    # installed when the device starts) is fatal once faulthandler is enabled after the
+    # device's initialisation
+    clnp.asnumpy(clnp.ones(2, device=dev()) + 1)
+    import faulthandler
+    faulthandler.enable()
     failed = 0
     for fam in names:
         for name, fn in CASES[fam].items():
@@ -592,6 +1013,13 @@ def main(argv: list[str]) -> int:
                     for n in p.get_info(cl.program_info.KERNEL_NAMES).split(";") if n})
     print(f"@@stats {len(progs)} programs, {len(names)} kernel names: {' '.join(names)}",
           file=sys.stderr, flush=True)
+    if audit is not None:
+        for f in sorted(set(audit.findings)):
+            print(f"@@fail divisor audit: {f}", file=sys.stderr, flush=True)
+        failed += bool(audit.findings)
+        print(f"@@launches {audit.launches}", file=sys.stderr, flush=True)
+        print(f"@@generators {' '.join(sorted(audit.generators))}", file=sys.stderr,
+              flush=True)
     print("@@done", file=sys.stderr, flush=True)
     return 1 if failed else 0
 
