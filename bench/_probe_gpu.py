@@ -2,7 +2,10 @@
 host time per call, and ew_chain kernel variants."""
 import sys, time, os, statistics
 sys.path.insert(0, "bench")
-import numpy as np, pyopencl as cl, clnp, clnp_grad
+import numpy as np
+import pyopencl as cl
+import clnp
+import clnp_grad
 from bench_grad import make_problem, mlp_loss
 
 dev = clnp.default_device()

@@ -6,7 +6,7 @@ with ``p`` a row (``p[j]``, shape (n,)) and a column (``s[i]``, shape (n, 1)) of
 
 On CPU devices these are the strided kernels that walk the innermost dim in stretches per
 work-item; a column operand (innermost stride 0) makes the stretch compute in vectors, a
-splat of one load (``clnp._eager._unit_pattern``). Times are medians of ``--reps`` runs
+splat of one load (``clnp._core.eager._unit_pattern``). Times are medians of ``--reps`` runs
 after warm-up, with ``clnp.synchronize()`` inside each timed region; results are checked
 against NumPy before anything is timed. The ratio column is PyTorch time / clnp time.
 """

@@ -362,7 +362,7 @@ def main() -> None:
                    + ", ".join(PEERS))
     p.add_argument("--csv", default=None)
     args = p.parse_args()
-    device = clnp._runtime.select_device(args.device) if args.device else clnp.default_device()
+    device = clnp._runtime.device.select_device(args.device) if args.device else clnp.default_device()
     rows = run(device, args.n, args.reps, args.quick, tuple(args.peers.split(",")))
     print(f"device: {device!r}")
     print(rows[0]["peers"])

@@ -17,7 +17,7 @@ with the queue drained (``work_s`` leaves the import out). Cache directories are
 
 Every repetition starts from new empty directories. The child also reports a checksum of its
 results, which must agree between all runs (binaries loaded from disk compute the same), and
-the counters of ``clnp._program_cache``. Times are medians over ``--reps``.
+the counters of ``clnp._runtime.program_cache``. Times are medians over ``--reps``.
 """
 from __future__ import annotations
 

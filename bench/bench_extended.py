@@ -294,7 +294,7 @@ def main() -> None:
     p.add_argument("--csv", default=None)
     p.add_argument("--quick", action="store_true", help="small sizes (smoke test)")
     args = p.parse_args()
-    device = clnp._runtime.select_device(args.device) if args.device else clnp.default_device()
+    device = clnp._runtime.device.select_device(args.device) if args.device else clnp.default_device()
     rows = run(device, args.reps, args.quick)
     peers = ["numpy"] + (["torch"] if torch is not None else []) + \
         (["jax"] if jax is not None else [])

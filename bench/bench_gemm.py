@@ -21,7 +21,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import clnp  # noqa: E402
-from clnp._eager_linalg import tensor_cores  # noqa: E402
+from clnp._routines.dot_general import tensor_cores  # noqa: E402
 from bench_core import timeit, write_csv  # noqa: E402
 
 try:
@@ -97,7 +97,7 @@ def main() -> None:
     p.add_argument("--reps", type=int, default=7)
     p.add_argument("--csv", default=None)
     args = p.parse_args()
-    device = clnp._runtime.select_device(args.device) if args.device else clnp.default_device()
+    device = clnp._runtime.device.select_device(args.device) if args.device else clnp.default_device()
     print(f"device: {device!r}")
     rows = run(device, [int(s) for s in args.sizes.split(",")], args.reps)
     if args.csv:

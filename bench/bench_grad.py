@@ -161,7 +161,7 @@ def main() -> None:
     p.add_argument("--reps", type=int, default=9)
     p.add_argument("--csv", default=None)
     args = p.parse_args()
-    device = clnp._runtime.select_device(args.device) if args.device else clnp.default_device()
+    device = clnp._runtime.device.select_device(args.device) if args.device else clnp.default_device()
     rows = run(device, args.batch, args.reps)
     print(f"clnp device: {device!r}")
     print(rows[0]["workload"] + " (float32; peer/clnp > 1 means clnp is faster)")

@@ -47,7 +47,7 @@ import pyopencl as cl  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import clnp  # noqa: E402
 import clnp_grad  # noqa: E402
-from clnp._eager_linalg import tensor_cores  # noqa: E402
+from clnp._routines.dot_general import tensor_cores  # noqa: E402
 
 from bench_core import timeit, write_csv  # noqa: E402
 # the MLP problem, its loss and the PyTorch loss are bench_grad's: one definition

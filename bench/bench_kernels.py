@@ -219,7 +219,7 @@ def main() -> None:
     args = p.parse_args()
     global STAT
     STAT = min if args.stat == "min" else statistics.median
-    device = clnp._runtime.select_device(args.device) if args.device else clnp.default_device()
+    device = clnp._runtime.device.select_device(args.device) if args.device else clnp.default_device()
     instrument(device)
     rows = run(device, args.reps, args.n)
     print(f"device: {device!r}")

@@ -34,8 +34,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import clnp  # noqa: E402
-from clnp._prims import primitive  # noqa: E402
-from clnp._runtime import select_device  # noqa: E402
+from clnp._core.prims import primitive  # noqa: E402
+from clnp._runtime.device import select_device  # noqa: E402
 
 
 def _medians_ms(fns: list[tuple[Callable[[], Any], int]], reps: int) -> list[float]:

@@ -17,7 +17,7 @@ For each float32 size (MiB per device), the shards already on their devices:
 - ``host_chunk_<c>``: the same reduction (``transport.reduce_collective``) with other chunk
   sizes, ``whole`` = no chunking: the choice of the default;
 - ``exchange_add``: the alternative for two devices (what a ring does at N = 2): each device
-  receives the other's shard (``clnp._transfer.copy_to_device``, chunked through the host) and
+  receives the other's shard (``clnp._core.transfer.copy_to_device``, chunked through the host) and
   adds on the device;
 - peers: ``d2h_h2d_one``: one shard read to the host and written back (the transfers any
   host-staged scheme needs per device), ``numpy_add``: NumPy adding two host arrays of the size,
@@ -25,7 +25,7 @@ For each float32 size (MiB per device), the shards already on their devices:
   (``torch.cuda.nccl.all_reduce``, one process).
 
 Where host staging goes through pinned memory (GPUs by default, any device with
-``CLNP_PINNED=1``; ``clnp._staging``), every run also times ``pmap_psum``, ``exchange_add`` and
+``CLNP_PINNED=1``; ``clnp._runtime.staging``), every run also times ``pmap_psum``, ``exchange_add`` and
 ``d2h_h2d_one`` through pageable NumPy memory (suffix ``_pageable``, pinned staging turned off
 for the call, as before it existed), and ``d2h_h2d_one_pinned_block``: one shard read into a
 pinned block and written back from it (the floor any staged transfer can reach), and
@@ -64,8 +64,8 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import clnp  # noqa: E402
-from clnp import _staging  # noqa: E402
-from clnp._transfer import copy_to_device, start_read, upload  # noqa: E402
+from clnp._runtime import staging as _staging  # noqa: E402
+from clnp._core.transfer import copy_to_device, start_read, upload  # noqa: E402
 from clnp_nn import parallel as P  # noqa: E402
 from clnp_nn.parallel import transport  # noqa: E402
 
@@ -92,7 +92,7 @@ def interleaved(fns: dict, sync, reps: int) -> dict:
 
 
 def pageable(fn):
-    """``fn`` with pinned staging turned off for the call (``clnp._staging.FORCE``): the
+    """``fn`` with pinned staging turned off for the call (``clnp._runtime.staging.FORCE``): the
     host-staged transfers then use pageable NumPy memory, as before pinned staging."""
     def run():
         saved, _staging.FORCE = _staging.FORCE, False

@@ -18,7 +18,7 @@ command, ``python -m clnp``, each run in a fresh child Python process, in two mo
 
 Each child reports, timed from before ``import clnp`` to the end of the script with every queue
 drained: ``total_s`` (the first pass), ``import_s`` (``import clnp``), and the program work the
-runtime did, counted by wrapping ``clnp._runtime.Device.build`` (every OpenCL program clnp
+runtime did, counted by wrapping ``clnp._runtime.device.Device.build`` (every OpenCL program clnp
 creates goes through it): ``programs`` created in the process, how many were ``loaded`` from
 clnp's binary cache and how many ``built`` from source, and the seconds spent in each
 (``load_s``, ``build_s``; ``kernel_s`` is their sum). PoCL generates each kernel's machine code

@@ -10,49 +10,50 @@ from __future__ import annotations
 import math as _math
 import sys as _sys
 
-from . import _dtypes
-from ._array import Array
-from ._runtime import (Device, DeviceMemoryError, KernelBuildError, UnsupportedDtypeError,
-                       default_device, devices, set_default_device, synchronize)
-from ._memory import MemoryInfo, memory_info, release_memory
-from . import _eager  # noqa: F401  (registers the eager primitive implementations)
-from . import _eager_search  # noqa: F401  (argmax/argmin, scans, nonzero, searchsorted)
-from . import _eager_sort  # noqa: F401  (sort/argsort/unique/isin)
-from . import _eager_linalg  # noqa: F401  (dot_general)
-from ._eager_linalg import get_matmul_precision, matmul_precision, set_matmul_precision
-from ._autotune import autotune
-from . import _eager_linalg_ext  # noqa: F401  (linalg: cholesky, lu, qr, eigh, svd, eig)
-from . import _eager_fft  # noqa: F401  (fft)
-from . import _eager_random  # noqa: F401  (rng_bits)
-from ._creation_functions import *  # noqa: F401,F403
-from ._creation_functions import __all__ as _c_all
-from ._data_type_functions import *  # noqa: F401,F403
-from ._data_type_functions import __all__ as _d_all
-from ._elementwise_functions import *  # noqa: F401,F403
-from ._elementwise_functions import __all__ as _e_all
-from ._indexing import *  # noqa: F401,F403
-from ._indexing import __all__ as _i_all
-from ._info import __array_namespace_info__
-from ._manipulation_functions import *  # noqa: F401,F403
-from ._manipulation_functions import __all__ as _m_all
-from ._manipulation_functions import matrix_transpose
-from ._statistical_functions import *  # noqa: F401,F403
-from ._statistical_functions import __all__ as _s_all
-from ._searching_functions import *  # noqa: F401,F403
-from ._searching_functions import __all__ as _search_all
-from ._cumulative_functions import *  # noqa: F401,F403
-from ._cumulative_functions import __all__ as _cum_all
-from ._utility_functions import *  # noqa: F401,F403
-from ._utility_functions import __all__ as _util_all
-from ._sorting_functions import *  # noqa: F401,F403
-from ._sorting_functions import __all__ as _sort_all
-from ._set_functions import *  # noqa: F401,F403
-from ._set_functions import __all__ as _set_all
-from ._linear_algebra_functions import *  # noqa: F401,F403
-from ._linear_algebra_functions import __all__ as _la_all
-from . import _elementwise_functions, _indexing, _inplace  # noqa: F401  (used by the operator mixin)
-from . import _ndarray_methods  # noqa: F401  (flat, put, choose, resize: used by the mixin)
-from ._ndarray_methods import flatiter
+from ._runtime import dtypes as _dtypes
+from ._core.array import Array
+from ._runtime.device import (Device, DeviceMemoryError, KernelBuildError, UnsupportedDtypeError,
+                              default_device, devices, set_default_device, synchronize)
+from ._runtime.memory import MemoryInfo, memory_info, release_memory
+from ._core import eager as _eager  # noqa: F401  (registers the eager primitive implementations)
+from ._routines import search as _eager_search  # noqa: F401  (argmax/argmin, scans, nonzero, searchsorted)
+from ._routines import sort as _eager_sort  # noqa: F401  (sort/argsort/unique/isin)
+from ._routines import dot_general as _eager_linalg  # noqa: F401  (dot_general)
+from ._routines.dot_general import get_matmul_precision, matmul_precision, set_matmul_precision
+from ._routines.autotune import autotune
+from ._routines import linalg as _eager_linalg_ext  # noqa: F401  (linalg: cholesky, lu, qr, eigh, svd, eig)
+from ._routines import fft as _eager_fft  # noqa: F401  (fft)
+from ._routines import random_bits as _eager_random  # noqa: F401  (rng_bits)
+from ._array_api.creation import *  # noqa: F401,F403
+from ._array_api.creation import __all__ as _c_all
+from ._array_api.data_types import *  # noqa: F401,F403
+from ._array_api.data_types import __all__ as _d_all
+from ._array_api.elementwise import *  # noqa: F401,F403
+from ._array_api.elementwise import __all__ as _e_all
+from ._array_api.indexing import *  # noqa: F401,F403
+from ._array_api.indexing import __all__ as _i_all
+from ._array_api.info import __array_namespace_info__
+from ._array_api.manipulation import *  # noqa: F401,F403
+from ._array_api.manipulation import __all__ as _m_all
+from ._array_api.manipulation import matrix_transpose
+from ._array_api.statistical import *  # noqa: F401,F403
+from ._array_api.statistical import __all__ as _s_all
+from ._array_api.searching import *  # noqa: F401,F403
+from ._array_api.searching import __all__ as _search_all
+from ._array_api.cumulative import *  # noqa: F401,F403
+from ._array_api.cumulative import __all__ as _cum_all
+from ._array_api.utility import *  # noqa: F401,F403
+from ._array_api.utility import __all__ as _util_all
+from ._array_api.sorting import *  # noqa: F401,F403
+from ._array_api.sorting import __all__ as _sort_all
+from ._array_api.sets import *  # noqa: F401,F403
+from ._array_api.sets import __all__ as _set_all
+from ._array_api.linear_algebra import *  # noqa: F401,F403
+from ._array_api.linear_algebra import __all__ as _la_all
+from ._array_api import elementwise as _elementwise_functions
+from ._array_api import indexing as _indexing, inplace as _inplace  # noqa: F401  (used by the operator mixin)
+from ._numpy import ndarray_methods as _ndarray_methods  # noqa: F401  (flat, put, choose, resize: used by the mixin)
+from ._numpy.ndarray_methods import flatiter
 from . import fft  # noqa: F401  (clnp.fft: the Array API fft extension)
 from . import linalg  # noqa: F401  (clnp.linalg: the Array API linalg extension)
 from . import random  # noqa: F401  (clnp.random: NumPy's random API, Philox)
@@ -62,14 +63,15 @@ __dir__ = _hide_imports(__name__)
 for _public in (fft, linalg, random):
     _public.__dir__ = _hide_imports(_public.__name__)  # type: ignore[method-assign]
 del _public
-from . import _numpy_functions as _npf
-from ._custom_kernels import ElementwiseKernel, RawKernel
-from ._ufunc import ufunc
+from ._numpy import functions as _npf
+from ._routines.custom_kernels import ElementwiseKernel, RawKernel
+from ._array_api.ufunc import ufunc
 # NumPy names beyond the standard; a name defined above keeps that definition
 _np_all = [_n for _n in _npf.__all__ if _n not in globals()]
 globals().update({_n: getattr(_npf, _n) for _n in _np_all})
-from . import (_np_grids, _np_indexing, _np_math, _np_misc, _np_poly, _np_select, _np_sets,
-               _np_shape, _np_windows)
+from ._numpy import (grids as _np_grids, index_helpers as _np_indexing, math as _np_math,
+                     misc as _np_misc, polynomial as _np_poly, selection as _np_select,
+                     sets as _np_sets, shape as _np_shape, windows as _np_windows)
 # more NumPy names (issue #12 item 3), one module per area
 _np_more = (_np_grids, _np_indexing, _np_math, _np_misc, _np_poly, _np_select, _np_sets,
             _np_shape, _np_windows)
@@ -77,8 +79,8 @@ _np_more_all = [_n for _m in _np_more for _n in _m.__all__ if _n not in globals(
 globals().update({_n: getattr(_m, _n) for _m in _np_more for _n in _m.__all__
                   if _n in _np_more_all})
 from . import lib  # noqa: F401  (clnp.lib.stride_tricks)
-from ._numpy_signatures import install as _install_numpy_signatures
-from ._ufunc import install_composites as _install_composites
+from ._numpy.signatures import install as _install_numpy_signatures
+from ._array_api.ufunc import install_composites as _install_composites
 _install_composites(globals())           # NumPy-layer elementwise functions as ufuncs
 # NumPy's positional parameters and extra keywords; array-likes for the standard's functions
 _install_numpy_signatures(globals(), tuple(_m_all + _s_all + _search_all + _cum_all +
@@ -88,17 +90,17 @@ _install_numpy_signatures(globals(), tuple(_m_all + _s_all + _search_all + _cum_
 __version__ = "0.1.0"
 __array_api_version__ = "2025.12"
 
-from ._array import ndarray  # noqa: E402  (NumPy's name; its constructor is NumPy's)
+from ._core.array import ndarray  # noqa: E402  (NumPy's name; its constructor is NumPy's)
 # The dtype names are NumPy's scalar types, as in CuPy (``clnp.float32 is numpy.float32``):
 # ``clnp.float32(3)`` makes a NumPy scalar and ``x.dtype == clnp.float32`` holds; arrays'
 # ``.dtype`` is a ``numpy.dtype`` object (clnp._scalar_types).
-from ._scalar_types import *  # noqa: F401,F403,E402
-from ._scalar_types import __all__ as _scalar_all  # noqa: E402
+from ._core.scalar_types import *  # noqa: F401,F403,E402
+from ._core.scalar_types import __all__ as _scalar_all  # noqa: E402
 bool = bool_  # noqa: A001,F405 - the standard's name
-from ._host_io import *  # noqa: F401,F403,E402  (printing, files, host iteration)
-from ._host_io import __all__ as _host_all  # noqa: E402
-from ._host_funcs import *  # noqa: F401,F403,E402  (frompyfunc, vectorize: Python on the host)
-from ._host_funcs import __all__ as _host_funcs_all  # noqa: E402
+from ._numpy.host_io import *  # noqa: F401,F403,E402  (printing, files, host iteration)
+from ._numpy.host_io import __all__ as _host_all  # noqa: E402
+from ._numpy.host_functions import *  # noqa: F401,F403,E402  (frompyfunc, vectorize: Python on the host)
+from ._numpy.host_functions import __all__ as _host_funcs_all  # noqa: E402
 
 e = _math.e
 inf = _math.inf
@@ -173,7 +175,7 @@ __all__ = sorted(set(_c_all + _d_all + _e_all + _i_all + _m_all + _s_all + _sear
 
 # An error raised inside a public function names the function the user called, whichever
 # inner function raised it (issue #13): "zeros: shape must be ..." rather than "full: ...".
-from ._helpers import names_its_errors as _names_its_errors  # noqa: E402
+from ._core.checks import names_its_errors as _names_its_errors  # noqa: E402
 # One wrapper per function: clnp.linalg.matmul stays clnp.matmul.
 _wrapped: dict = {}
 for _mod, _prefix in ((_sys.modules[__name__], ""), (linalg, "linalg."), (fft, "fft."),
@@ -200,7 +202,7 @@ def __getattr__(name: str) -> object:
     if kind is None:
         raise AttributeError(f"module 'clnp' has no attribute {name!r}")
     import numpy
-    from ._scalar_types import unsupported_dtype_message
+    from ._core.scalar_types import unsupported_dtype_message
     probe = {"datetime": "datetime64[s]", "string": "U1", "structured": "V4",
              "object": "O", "long double": "float128"}[kind]
     try:

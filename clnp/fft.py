@@ -12,12 +12,12 @@ from __future__ import annotations
 import operator
 from typing import Any, Literal, Optional, Sequence, Union
 
-from . import _dtypes as dt
-from ._creation_functions import _device, _dtype, arange
-from ._elementwise_functions import multiply, subtract, where, greater_equal
-from ._helpers import check_array, is_array, normalize_axes, normalize_axis
-from ._manipulation_functions import roll
-from ._prims import primitive
+from ._runtime import dtypes as dt
+from ._array_api.creation import _device, _dtype, arange
+from ._array_api.elementwise import multiply, subtract, where, greater_equal
+from ._core.checks import check_array, is_array, normalize_axes, normalize_axis
+from ._array_api.manipulation import roll
+from ._core.prims import primitive
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft",
            "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]

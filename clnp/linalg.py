@@ -1,6 +1,6 @@
 """``clnp.linalg``: the Array API ``linalg`` extension (2025.12), computed on the device.
 
-Every decomposition runs on the device (``clnp._codegen.linalg``, one work-group per matrix
+Every decomposition runs on the device (``clnp._kernels.linalg``, one work-group per matrix
 of a batch); nothing falls back to the host. Algorithms: Cholesky (right-looking), LU with
 partial pivoting (``solve``, ``inv``, ``det``, ``slogdet``), both blocked from order 128 on
 (panels of 64 columns, trailing updates by the GEMM kernel), Householder QR, Householder
@@ -36,12 +36,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import _dtypes as dt
-from ._helpers import is_array, normalize_axes
-from ._linalg_info import LinAlgError, checked, reports_as
-from ._linear_algebra_functions import matmul, tensordot, vecdot
-from ._manipulation_functions import matrix_transpose
-from ._prims import primitive
+from ._runtime import dtypes as dt
+from ._core.checks import is_array, normalize_axes
+from ._routines.linalg_status import LinAlgError, checked, reports_as
+from ._array_api.linear_algebra import matmul, tensordot, vecdot
+from ._array_api.manipulation import matrix_transpose
+from ._core.prims import primitive
 
 __all__ = ["cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv",
            "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer",
@@ -338,7 +338,7 @@ def solve(x1: Any, x2: Any, /) -> Any:
     if rows != M:
         raise ValueError(f"linalg.solve: x1 of shape {x1.shape} and x2 of shape {x2.shape} "
                          f"do not match ({M} equations, {rows} rows in x2)")
-    from ._eager import broadcast_shapes
+    from ._core.eager import broadcast_shapes
     b2 = () if vector else x2.shape[:-2]
     try:
         batch = broadcast_shapes(x1.shape[:-2], b2)
@@ -1174,7 +1174,7 @@ def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
     if x1.shape[ax] != 3 or x2.shape[ax] != 3:
         raise ValueError(f"linalg.cross: shapes {x1.shape} and {x2.shape} must have size 3 "
                          f"along axis {ax}")
-    from ._eager import broadcast_shapes
+    from ._core.eager import broadcast_shapes
     try:
         shape = broadcast_shapes(x1.shape, x2.shape)
     except ValueError:
@@ -1332,8 +1332,8 @@ def multi_dot(arrays: Sequence[Any], *, out: Any = None) -> Any:
     >>> print(clnp.linalg.multi_dot([a, b, clnp.asarray([1, 1])]))
     [3 7]
     """
-    from ._creation_functions import asarray
-    from ._data_type_functions import result_type
+    from ._array_api.creation import asarray
+    from ._array_api.data_types import result_type
     if not isinstance(arrays, (list, tuple)):
         raise TypeError(f"linalg.multi_dot: arrays must be a sequence of arrays; got "
                         f"{type(arrays).__name__}")

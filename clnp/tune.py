@@ -2,7 +2,7 @@
 clnp's GEMM kernels for a device and cache the result (see ``clnp.autotune``)."""
 import sys as _sys
 
-from ._autotune import main
+from ._routines.autotune import main
 
 __all__ = ["main"]
 

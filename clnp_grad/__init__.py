@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from clnp._namespace import hide_imports as _hide_imports
-from clnp._warn import register_library_package as _register_library_package
+from clnp._runtime.user_frames import register_library_package as _register_library_package
 
-from clnp._prims import def_impl, primitive
+from clnp._core.prims import def_impl, primitive
 
 from ._ad import grad, jvp, value_and_grad, vjp
 from ._core import ConcretizationError, LeakedTracerError

@@ -9,13 +9,13 @@ import itertools
 from typing import Any, Callable, NamedTuple, Sequence
 
 import clnp as xp
-from clnp._prims import Primitive, current_interpreter, set_interpreter, transforming
+from clnp._core.prims import Primitive, current_interpreter, set_interpreter, transforming
 
 from . import _rules as R
 from ._args import check_differentiable, lift
 from ._core import HIGHER_ORDER, Interpreter, Tracer
 from ._tree import tree_flatten, tree_map, tree_unflatten
-from clnp._dtypes import kind as dkind
+from clnp._runtime.dtypes import kind as dkind
 
 
 def _rule_missing(prim: Primitive, mode: str) -> NotImplementedError:
@@ -82,7 +82,7 @@ class JVPInterpreter(Interpreter):
 
 def _ZERO_OUTPUT_OPS(prim: Primitive) -> set[str]:
     """Table ops with bool output (comparisons, isnan, ...) never carry derivatives."""
-    from clnp import _ops
+    from clnp._kernels import op_table as _ops
     rec = _ops.OPS.get(prim.name)
     return {prim.name} if rec is not None and (rec.out == "bool" or prim.name in (
         "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert", "bitwise_left_shift",

@@ -23,7 +23,7 @@ from typing import Any, Callable, Hashable, Iterator, NamedTuple, Sequence
 import numpy as np
 
 import clnp as xp
-from clnp._prims import def_impl, primitive, set_interpreter
+from clnp._core.prims import def_impl, primitive, set_interpreter
 
 from . import _rules as R
 from ._core import HIGHER_ORDER

@@ -1,6 +1,6 @@
 """Tracers and the interpreter stack.
 
-A transformation pushes an interpreter (``clnp._prims.set_interpreter``); every primitive bound
+A transformation pushes an interpreter (``clnp._core.prims.set_interpreter``); every primitive bound
 while it is current reaches its ``process``. Each interpreter keeps the one below it (``prev``)
 and evaluates rules under it, so transformations nest (grad of grad, jvp of grad) and a value
 that belongs to an outer transformation is just a constant here (autodidax2's design).
@@ -11,8 +11,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from clnp._mixin import ArrayOperators
-from clnp._warn import is_library_frame
+from clnp._core.operators import ArrayOperators
+from clnp._runtime.user_frames import is_library_frame
 
 
 class ConcretizationError(TypeError):

@@ -11,7 +11,7 @@ import math
 from typing import Any, Callable, Sequence
 
 import clnp as xp
-from clnp._prims import Primitive, current_interpreter, set_interpreter
+from clnp._core.prims import Primitive, current_interpreter, set_interpreter
 
 from . import _ad
 from ._ad import JVPInterpreter, JVPTracer, Node, VJPInterpreter, VJPTracer, jvp, vjp

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from clnp._prims import Primitive, current_interpreter, set_interpreter
+from clnp._core.prims import Primitive, current_interpreter, set_interpreter
 
 from ._core import HIGHER_ORDER, Interpreter, Tracer
 from ._tree import tree_flatten, tree_unflatten

@@ -13,9 +13,9 @@ import math
 from typing import Any, Callable
 
 import clnp as xp
-from clnp import _ops
-from clnp._prims import primitive
-from clnp._dtypes import kind as dkind
+from clnp._kernels import op_table as _ops
+from clnp._core.prims import primitive
+from clnp._runtime.dtypes import kind as dkind
 
 LN2, LN10 = math.log(2.0), math.log(10.0)
 

@@ -16,12 +16,12 @@ from typing import Any
 import numpy as np
 
 import clnp as xp
-from clnp import _ops
-from clnp._prims import Primitive, primitive
+from clnp._kernels import op_table as _ops
+from clnp._core.prims import Primitive, primitive
 
 from ._rules import JVP, NON_DIFFERENTIABLE, VJP, is_float, unbroadcast
 from ._vmap import BATCH, _materialize
-from clnp._dtypes import kind as dkind
+from clnp._runtime.dtypes import kind as dkind
 
 
 def _bind(name: str, *args: Any, **params: Any) -> Any:

@@ -17,8 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 import clnp as xp
-from clnp._custom_kernels import uses_index
-from clnp._prims import Primitive, set_interpreter
+from clnp._routines.custom_kernels import uses_index
+from clnp._core.prims import Primitive, set_interpreter
 
 from ._ad import JVPTracer, Node, VJPTracer
 from ._core import HIGHER_ORDER
@@ -94,7 +94,7 @@ def _vjp_rule(interp: Any, args: tuple, params: dict, prim: Primitive) -> Any:
 
 
 def _register() -> None:
-    from clnp._prims import primitive
+    from clnp._core.prims import primitive
     for name in _WHAT:
         prim = primitive(name, multiple_results=True)
         HIGHER_ORDER[("jvp", name)] = lambda i, a, p, prim=prim: _jvp_rule(i, a, p, prim)

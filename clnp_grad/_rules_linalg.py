@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 
 import clnp as xp
-from clnp._array import Array
-from clnp._prims import primitive
+from clnp._core.array import Array
+from clnp._core.prims import primitive
 
 from ._rules import JVP, VJP, is_float
 from ._vmap import BATCH, _materialize

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 import clnp as xp
-from clnp._prims import primitive
+from clnp._core.prims import primitive
 
 VIEW_PRIMITIVES = frozenset({"slice", "reshape", "transpose", "broadcast_to"})
 

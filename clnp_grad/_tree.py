@@ -72,7 +72,7 @@ _LEAF = PyTreeDef("leaf", None, ())
 
 def _leaf_types() -> frozenset[type]:
     import numpy as np
-    from clnp._array import Array
+    from clnp._core.array import Array
     return frozenset({Array, np.ndarray, float, int, bool, complex})
 
 

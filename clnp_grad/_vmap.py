@@ -11,8 +11,8 @@ from contextlib import nullcontext
 from typing import Any, Callable, Sequence
 
 import clnp as xp
-from clnp import _ops
-from clnp._prims import Primitive, current_interpreter, primitive, set_interpreter
+from clnp._kernels import op_table as _ops
+from clnp._core.prims import Primitive, current_interpreter, primitive, set_interpreter
 
 from ._args import lift
 from ._collectives import axis_frame

@@ -21,7 +21,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 
 import clnp as xp
-from clnp._prims import EVAL, current_interpreter, def_impl, primitive, set_interpreter
+from clnp._core.prims import EVAL, current_interpreter, def_impl, primitive, set_interpreter
 
 from ._ad import JVPInterpreter, JVPTracer, Node, VJPInterpreter, VJPTracer, backward
 from ._core import HIGHER_ORDER, Tracer
@@ -29,7 +29,7 @@ from ._ir import Aval, Graph, StagingInterpreter, StagingTracer, Var, eval_graph
 from ._rules import is_float
 from ._tree import PyTreeDef, tree_flatten, tree_unflatten
 from ._vmap import BatchInterpreter, BatchTracer, _materialize
-from clnp._dtypes import kind as dkind
+from clnp._runtime.dtypes import kind as dkind
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan"]
 
@@ -53,8 +53,8 @@ def _run_graph(graph: Graph, *args: Any) -> list[Any]:
     On concrete arrays the body runs as a compiled executable (``clnp_grad.jit``'s fused
     kernels, replayed on each iteration); under a transformation it is interpreted with
     ``eval_graph`` so that the transformation sees every primitive."""
-    from clnp._array import Array
-    from clnp._prims import EVAL, current_interpreter
+    from clnp._core.array import Array
+    from clnp._core.prims import EVAL, current_interpreter
     if current_interpreter() is EVAL and all(isinstance(a, Array) for a in args):
         from ._jit.api import run_graph
         return run_graph(graph, list(args))

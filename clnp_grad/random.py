@@ -6,7 +6,7 @@ sampler is a pure function of its key, so the same key gives the same numbers, a
 works under ``grad``, ``vmap`` and (keys being ordinary traced arrays) ``jit``.
 
 Design: every draw is one application of the ``random_bits`` primitive, the eager Philox
-kernel of ``clnp.random`` (``clnp/_codegen/random.py``) with its key read from a device array
+kernel of ``clnp.random`` (``clnp/_kernels/random.py``) with its key read from a device array
 operand instead of kernel arguments. We chose that over writing Philox with clnp's uint32
 elementwise ops because the kernel change is small (the key and an optional counter offset
 are loads; the rounds and the float conversions are shared with ``clnp.random``), one draw is
@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 
 import clnp as xp
-from clnp import _dtypes as dt
-from clnp._eager import broadcast_shapes
-from clnp._prims import primitive
-from clnp._dtypes import kind as dkind
+from clnp._runtime import dtypes as dt
+from clnp._core.eager import broadcast_shapes
+from clnp._core.prims import primitive
+from clnp._runtime.dtypes import kind as dkind
 
 __all__ = ["key", "PRNGKey", "split", "fold_in", "bits", "uniform", "normal", "bernoulli",
            "randint", "categorical", "permutation", "truncated_normal"]

@@ -21,7 +21,7 @@ __all__ = ["optim", "amp", "data", "save", "load", "functional", "modules",
            "parallel"] + list(_modules_all)
 
 from clnp._namespace import hide_imports_below as _hide_imports_below  # noqa: E402
-from clnp._warn import register_library_package as _register_library_package  # noqa: E402
+from clnp._runtime.user_frames import register_library_package as _register_library_package  # noqa: E402
 
 # frames in clnp_nn are library code for error messages and warnings
 _register_library_package(__file__)

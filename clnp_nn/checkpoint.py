@@ -30,11 +30,11 @@ import numpy as np
 
 import clnp as xp
 import clnp_grad as cg
-from clnp._runtime import select_device
+from clnp._runtime.device import select_device
 
 from . import _safetensors
 from ._tree_paths import leaf_paths, structure_from_json, structure_to_json
-from clnp._dtypes import kind as dkind
+from clnp._runtime.dtypes import kind as dkind
 
 __all__ = ["save", "load"]
 

@@ -30,8 +30,8 @@ from typing import Any, Iterator
 import numpy as np
 
 import clnp as xp
-from clnp._runtime import select_device
-from clnp._dtypes import kind as dkind
+from clnp._runtime.device import select_device
+from clnp._runtime.dtypes import kind as dkind
 
 __all__ = ["DataLoader"]
 

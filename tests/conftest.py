@@ -19,7 +19,7 @@ import clnp
 def _test_devices():
     spec = os.environ.get("CLNP_TEST_DEVICES")
     if spec:
-        return [clnp._runtime.select_device(s) for s in spec.split(",") if s.strip()]
+        return [clnp._runtime.device.select_device(s) for s in spec.split(",") if s.strip()]
     return list(clnp.devices())
 
 

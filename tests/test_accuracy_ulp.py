@@ -110,7 +110,7 @@ def test_below_overflow_threshold(device, name, edge, dtype):
     """Just below the overflow threshold the result is finite and within the bound, in scalar
     code and in vectors whose other lanes are ordinary (PoCL's double exp gave inf for
     x in [709.7827111564, 709.782712893384), its double sinh/cosh NaN just below 710.4758600;
-    the guards in clnp/_codegen/elementwise.py). Both signs for sinh/cosh."""
+    the guards in clnp/_kernels/elementwise.py). Both signs for sinh/cosh."""
     if not device.supports(getattr(clnp, dtype)):
         pytest.skip(f"{device.key} has no {dtype}")
     d = np.dtype(dtype)

@@ -15,7 +15,7 @@ import pytest
 
 import clnp
 import clnp_grad as cg
-from clnp import _dtypes as dt
+from clnp._runtime import dtypes as dt
 
 BF = np.dtype(ml_dtypes.bfloat16)
 ALL = list(dt.ALL)
@@ -112,7 +112,7 @@ def test_shared_conversions_are_exact(device, width):
     filter), scalar and vector: every bfloat16 value loads exactly, float32 values store as
     ml_dtypes rounds them (any NaN: the quiet NaN of its sign)."""
     cl = pytest.importorskip("pyopencl")
-    from clnp._codegen import ctypes as C
+    from clnp._kernels import ctypes as C
     w = "" if width == 1 else str(width)
     src = f"""__kernel void bf_roundtrip(__global const ushort *b, __global float *f,
                                          __global const float *x, __global ushort *y) {{
@@ -241,7 +241,7 @@ def test_matmul_accumulates_in_float32(device, rng):
     assert mixed.dtype == np.float32
     np.testing.assert_allclose(clnp.asnumpy(mixed), ref, rtol=1e-5, atol=1e-4)
     # the dot_general primitive itself, with a batch dimension
-    from clnp._prims import primitive
+    from clnp._core.prims import primitive
     g = primitive("dot_general").bind(clnp.stack([xa, xa]), clnp.stack([xb, xb]),
                                       dimension_numbers=(((2,), (1,)), ((0,), (0,))))
     same_bits(g, np.stack([clnp.asnumpy(xa @ xb)] * 2))

@@ -189,7 +189,7 @@ def test_cumulative_hypothesis(device, shape, data):
 def test_cumulative_forced_plans(device, rng, monkeypatch, plan):
     """Every kernel mapping on every device, whichever the planner would pick (GPUs split
     outer-axis scans into chunks that CPUs never need)."""
-    from clnp import _eager_search
+    from clnp._routines import search as _eager_search
     monkeypatch.setattr(_eager_search, "_scan_plan", lambda *args: plan)
     fd = _fdtype(device)
     for shape, axis in (((5, 40), 1), ((40, 5), 0), ((3, 4, 23), 2), ((2, 100), 1), ((6, 2), 1)):

@@ -267,7 +267,7 @@ def test_block_over_the_kernels_own_limit_is_refused(device):
            "x[get_global_id(0) % 64] = s; }")
     k = clnp.RawKernel(src, "regs")
     x = clnp.zeros(64, dtype=clnp.float32, device=device)
-    kern = clnp._custom_kernels.raw_kernel_object(device, src, "regs", ())
+    kern = clnp._routines.custom_kernels.raw_kernel_object(device, src, "regs", ())
     most = kern.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE, device.cl_device)
     if most >= device.max_work_group_size:
         pytest.skip(f"{device.key}: the kernel's limit is the device's ({most})")

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 import clnp
-from clnp import _dtypes as dt
-from clnp._array import Array
-from clnp._codegen.elementwise import Instr
-from clnp._eager import run_elementwise
+from clnp._runtime import dtypes as dt
+from clnp._core.array import Array
+from clnp._kernels.elementwise import Instr
+from clnp._core.eager import run_elementwise
 
 xp = pytest.importorskip("array_api_strict")
 

@@ -1,10 +1,10 @@
-"""The eager fast path (clnp._dispatch) must agree with the general route in every case it
+"""The eager fast path (clnp._core.dispatch) must agree with the general route in every case it
 takes, and hand every case it cannot express back to it (which raises the precise errors)."""
 import numpy as np
 import pytest
 
 import clnp
-from clnp import _dispatch
+from clnp._core import dispatch as _dispatch
 
 
 @pytest.fixture
@@ -74,7 +74,7 @@ def test_tracers_bypass_the_fast_path(device, data):
 
 def test_entry_table_is_bounded(device, data, monkeypatch):
     a, b, x, y = data
-    monkeypatch.setattr("clnp._eager._PLANS_MAX", 3)
+    monkeypatch.setattr("clnp._core.eager._PLANS_MAX", 3)
     _dispatch._ENTRIES.clear()
     for k in range(1, 8):
         np.testing.assert_array_equal(np.asarray(x[:k] + y[:k]), a[:k] + b[:k])
@@ -158,7 +158,7 @@ def test_broadcast_operands_inner_stretch(device, rng=np.random.default_rng(4)):
 
 def _spy_unit(monkeypatch):
     """Record the innermost stride patterns plans pick (() where the stretch stays scalar)."""
-    from clnp import _eager
+    from clnp._core import eager as _eager
     seen: list = []
     real = _eager._unit_pattern
 
@@ -228,7 +228,7 @@ def test_broadcast_operands_inner_vectors(device, monkeypatch, rng=np.random.def
                                  np.broadcast_to(np.abs(a * s) + 1, shape))
                 if device.is_cpu:
                     # vectors where an operand is splatted (innermost stride 0); a row p[j]
-                    # alone keeps the scalar stretch (see clnp._eager._unit_pattern)
+                    # alone keeps the scalar stretch (see clnp._core.eager._unit_pattern)
                     assert any(seen) == (bs[-1] == 1), (shape, bs, dt, seen)
                 seen.clear()
                 np.testing.assert_array_equal(np.asarray(x[..., ::-1] - y), a[..., ::-1] - s)

@@ -1,5 +1,5 @@
 """float16 storage: the integer conversions every kernel loads and stores float16 with
-(``clnp._codegen.ctypes.half_helpers``) are exact, on every device, against NumPy."""
+(``clnp._kernels.ctypes.half_helpers``) are exact, on every device, against NumPy."""
 import numpy as np
 import pytest
 

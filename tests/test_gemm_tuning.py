@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import clnp
-from clnp import _autotune as tuner
-from clnp import _eager_linalg as linalg
-from clnp._codegen.mma import MmaSpec, render_mma
+from clnp._routines import autotune as tuner
+from clnp._routines import dot_general as linalg
+from clnp._kernels.mma import MmaSpec, render_mma
 
 F16, F32 = np.dtype(np.float16), np.dtype(np.float32)
 BF16 = clnp.bfloat16 if isinstance(clnp.bfloat16, np.dtype) else np.dtype(clnp.bfloat16)
@@ -281,7 +281,7 @@ def test_tensor_cores(device, rng, key):
 
 
 def test_gpu_tile_shape_checked():
-    from clnp._codegen.gemm import GemmSpec, render_gemm
+    from clnp._kernels.gemm import GemmSpec, render_gemm
     with pytest.raises(ValueError, match="GEMM tile shape"):
         render_gemm(GemmSpec(F32, "gpu", tm=3, tn=4, vec=4, bk=8))
 

@@ -1,4 +1,4 @@
-"""Tests for the OpenCL C helper library ``clnp._codegen.helpers``.
+"""Tests for the OpenCL C helper library ``clnp._kernels.helpers``.
 
 The helpers are compiled directly with PyOpenCL on the first available device (three programs:
 all integer types, float + float2, double + double2; per C type one kernel per result kind,
@@ -19,8 +19,8 @@ import pytest
 
 cl = pytest.importorskip("pyopencl")
 
-from clnp._codegen import helpers as H  # noqa: E402
-from clnp._codegen.helpers import HELPER_NAMES, helper_name, render_helpers  # noqa: E402
+from clnp._kernels import helpers as H  # noqa: E402
+from clnp._kernels.helpers import HELPER_NAMES, helper_name, render_helpers  # noqa: E402
 
 NP = {"char": np.int8, "short": np.int16, "int": np.int32, "long": np.int64,
       "uchar": np.uint8, "ushort": np.uint16, "uint": np.uint32, "ulong": np.uint64,

@@ -1,4 +1,4 @@
-"""frompyfunc, vectorize, broadcast, nested_iters, fromstring and fromregex (clnp._host_funcs)
+"""frompyfunc, vectorize, broadcast, nested_iters, fromstring and fromregex (clnp._numpy.host_functions)
 against NumPy: Python functions and text parsing run on the host, numeric results are
 uploaded."""
 from __future__ import annotations

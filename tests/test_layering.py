@@ -11,12 +11,12 @@ ROOT = Path(__file__).resolve().parents[1] / "clnp"
 
 # the public namespace: modules defining user-facing functions, and the package itself
 NAMESPACE = {
-    "clnp", "clnp.fft", "clnp.linalg", "clnp.random", "clnp._creation_functions",
-    "clnp._data_type_functions", "clnp._elementwise_functions", "clnp._indexing",
-    "clnp._manipulation_functions", "clnp._statistical_functions",
-    "clnp._searching_functions", "clnp._cumulative_functions", "clnp._utility_functions",
-    "clnp._sorting_functions", "clnp._set_functions", "clnp._linear_algebra_functions",
-    "clnp._numpy_functions", "clnp._ufunc", "clnp._numpy_signatures",
+    "clnp", "clnp.fft", "clnp.linalg", "clnp.random", "clnp._array_api.creation",
+    "clnp._array_api.data_types", "clnp._array_api.elementwise", "clnp._array_api.indexing",
+    "clnp._array_api.manipulation", "clnp._array_api.statistical",
+    "clnp._array_api.searching", "clnp._array_api.cumulative", "clnp._array_api.utility",
+    "clnp._array_api.sorting", "clnp._array_api.sets", "clnp._array_api.linear_algebra",
+    "clnp._numpy.functions", "clnp._array_api.ufunc", "clnp._numpy.signatures",
 }
 
 IMPLEMENTATION = sorted([*ROOT.glob("_eager*.py"), ROOT / "_dispatch.py",
@@ -76,5 +76,5 @@ def test_the_checker_sees_imports_inside_functions():
            "def f():\n    import clnp\n    from ._elementwise_functions import add\n"
            "    from clnp.linalg import norm\n")
     found = imports_of(src, "clnp._probe")
-    assert found & NAMESPACE == {"clnp", "clnp._elementwise_functions", "clnp.linalg"}
-    assert "clnp._dtypes" in found
+    assert found & NAMESPACE == {"clnp", "clnp._array_api.elementwise", "clnp.linalg"}
+    assert "clnp._runtime.dtypes" in found

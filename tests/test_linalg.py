@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import clnp
 import clnp_grad
-from clnp import _eager_linalg_ext
+from clnp._routines import linalg as _eager_linalg_ext
 
 la = clnp.linalg
 
@@ -697,14 +697,14 @@ def group16(monkeypatch):
     ``-cl-opt-disable``), so on PoCL that variant is built unoptimized here. clnp itself
     uses one item per group on CPUs, where the vectorizer has nothing to merge."""
     monkeypatch.setattr(_eager_linalg_ext, "_FORCE_GROUP", 16)
-    build = clnp._runtime.Device.build
+    build = clnp._runtime.device.Device.build
 
     def unoptimized(self, source, options=()):
         if self.vendor_key == "pocl" and source.startswith("// clnp linalg program") \
                 and "LS=16" in source[:80]:
             options = tuple(options) + ("-cl-opt-disable",)
         return build(self, source, options)
-    monkeypatch.setattr(clnp._runtime.Device, "build", unoptimized)
+    monkeypatch.setattr(clnp._runtime.device.Device, "build", unoptimized)
     # kernel objects are cached by spec: start from an empty cache so that no earlier,
     # optimised build of the same spec is reused (programs stay cached by source + options)
     for d in clnp.devices():

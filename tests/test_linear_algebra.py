@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import clnp
-import clnp._eager_linalg as _linalg
+import clnp._routines.dot_general as _linalg
 
 INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 FLOATS = ["float16", "float32", "float64", "complex64", "complex128"]
@@ -308,7 +308,7 @@ DOT_GENERAL = [
 @pytest.mark.parametrize("sa,sb,dn,spec", DOT_GENERAL, ids=[c[3] for c in DOT_GENERAL])
 def test_dot_general_primitive(device, rng, sa, sb, dn, spec):
     """Batch dims anywhere, several contracting dims (the layouts vmap and grad rules bind)."""
-    from clnp._prims import primitive
+    from clnp._core.prims import primitive
     f = device.default_float
     a, b = _data(rng, sa, f), _data(rng, sb, f)
     r = primitive("dot_general").bind(clnp.asarray(a, device=device),

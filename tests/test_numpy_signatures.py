@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import clnp
-from clnp._numpy_signatures import SIGNATURES
+from clnp._numpy.signatures import SIGNATURES
 
 
 def check(got, expected, rtol=1e-6, atol=1e-9):

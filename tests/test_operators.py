@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import clnp
-from clnp import _ops
+from clnp._kernels import op_table as _ops
 
 # (dunder, operator function, op name, dtype)
 BINARY = [

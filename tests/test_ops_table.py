@@ -1,4 +1,4 @@
-"""Every elementwise op of the table (``clnp._ops.OPS``) against its NumPy reference.
+"""Every elementwise op of the table (``clnp._kernels.op_table.OPS``) against its NumPy reference.
 
 Kernel builds dominate the run time (PoCL: ~0.5 s each), so the dtype sweep evaluates an op for
 *all* its dtypes in one fused kernel (the same instructions the public function would run, as
@@ -18,12 +18,12 @@ import numpy as np
 import pytest
 
 import clnp
-from clnp import _dtypes as dt
-from clnp import _ops
-from clnp._array import Array
-from clnp._codegen.elementwise import Instr
-from clnp._eager import run_elementwise
-from clnp._elementwise_functions import resolve
+from clnp._runtime import dtypes as dt
+from clnp._kernels import op_table as _ops
+from clnp._core.array import Array
+from clnp._kernels.elementwise import Instr
+from clnp._core.eager import run_elementwise
+from clnp._array_api.elementwise import resolve
 
 array_api_strict = pytest.importorskip("array_api_strict")
 
@@ -452,8 +452,8 @@ def _rejected(rec):
                          ids=lambda r: r.name)
 def test_dtype_outside_category_raises(rec, device):
     """TypeError naming the function and the dtype, before any kernel is built."""
-    from clnp._ops import BOOL_INT8, BOOL_LOGICAL
-    from clnp._ufunc import _COMPLEX_ORDER
+    from clnp._kernels.op_table import BOOL_INT8, BOOL_LOGICAL
+    from clnp._array_api.ufunc import _COMPLEX_ORDER
     ok = clnp.asarray(np.zeros(3, representative(rec, device)), device=device)
     # NumPy's bool loops (add of bools is logical_or, less of bools runs in int8) and its
     # complex order are the NumPy layer's, outside the table's categories

@@ -1,4 +1,4 @@
-"""Disk cache of compiled programs (clnp._program_cache): store, load, repair, keys, off
+"""Disk cache of compiled programs (clnp._runtime.program_cache): store, load, repair, keys, off
 switches, eviction. Every test has its own CLNP_CACHE_DIR (tmp_path) and unique sources."""
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from types import SimpleNamespace
 import pytest
 
 import clnp
-from clnp import _program_cache as pc
-from clnp import _runtime
+from clnp._runtime import program_cache as pc
+from clnp._runtime import device as _runtime
 
 
 @pytest.fixture

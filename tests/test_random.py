@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import clnp
-from clnp._prims import primitive
+from clnp._core.prims import primitive
 from clnp.random import Generator, Philox, default_rng
 
 M32 = 0xFFFFFFFF

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import clnp
-from clnp import _eager, _eager_search
+from clnp._core import eager as _eager
+from clnp._routines import search as _eager_search
 
 _OPS = ("sum", "prod", "max", "min")
 
@@ -238,7 +239,7 @@ def test_fused_single_launch(device, rng, monkeypatch):
     to finish combines them. Forced on any device (the GPU plans run on CPU drivers too).
     Repeated calls check that the counters are left at zero; equal results, that the combine
     order does not depend on which group finishes last."""
-    from clnp._codegen.reduction import ReduceSpec
+    from clnp._kernels.reduction import ReduceSpec
     monkeypatch.setattr(device, "is_cpu", False)
     a = rng.standard_normal(300_001).astype(np.float32)
     x = clnp.asarray(a, device=device)

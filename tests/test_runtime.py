@@ -14,7 +14,7 @@ import pyopencl as cl
 import pytest
 
 import clnp
-from clnp import _runtime
+from clnp._runtime import device as _runtime
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

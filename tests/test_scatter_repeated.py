@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import clnp
-from clnp import _eager
+from clnp._core import eager as _eager
 
 
 @pytest.fixture(params=["table", "sorted"])

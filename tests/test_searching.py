@@ -320,7 +320,7 @@ def test_searchsorted_edges_and_errors(device):
 def test_argmax_forced_plans(device, rng, monkeypatch, plan):
     """Every kernel mapping on every device, whichever the planner would pick (GPUs use the
     interleaved ``group`` layout that CPUs never do)."""
-    from clnp import _eager_search
+    from clnp._routines import search as _eager_search
     monkeypatch.setattr(_eager_search, "_arg_plan", lambda *args: plan)
     for shape, axis in (((5, 40), 1), ((40, 5), 0), ((3, 4, 23), None), ((70, 3), 0)):
         a = _sample(rng, "float64" if device.has_fp64 else "float32", shape, nan=True)

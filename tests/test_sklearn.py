@@ -51,7 +51,7 @@ DTYPES = ["float64", "float32"]
 @pytest.fixture
 def on_device(device):
     """sklearn's checks create inputs with ``xp.asarray(X)`` on the default device."""
-    from clnp import _runtime
+    from clnp._runtime import device as _runtime
     previous = _runtime.default_device()
     _runtime.set_default_device(device)
     try:

@@ -9,7 +9,7 @@ import pytest
 
 import clnp
 import clnp_grad as cg
-from clnp import _ops
+from clnp._kernels import op_table as _ops
 
 # table ops NumPy also has as ufuncs (real/imag are functions in NumPy)
 NUMPY_UFUNCS = [r for r in _ops.OPS.values()
@@ -350,7 +350,7 @@ def test_ufuncs_under_grad_and_vmap(device, rng):
 def test_composite_ufuncs_match_numpy(device, rng):
     """NumPy's ufuncs that clnp composes from table ops (fmax, fmod, rint, ...) are ufunc
     objects too; their methods compose calls."""
-    from clnp._ufunc import COMPOSITES
+    from clnp._array_api.ufunc import COMPOSITES
     for name in COMPOSITES:
         u, ref = getattr(clnp, name), getattr(np, name)
         assert isinstance(u, clnp.ufunc), name

@@ -2,7 +2,7 @@
 
 Contiguous elementwise kernels compute on vectors as wide as the device prefers (64 bytes,
 ``float16``, where PoCL targets AVX-512; 32 bytes on AVX2), and ``sin``/``cos``/``tan`` test
-each vector for huge lanes before calling the builtin (``clnp._codegen.elementwise``). These
+each vector for huge lanes before calling the builtin (``clnp._kernels.elementwise``). These
 tests hold that path to the OpenCL C specification's ulp bounds against NumPy in float64, over
 ordinary, huge, tiny, subnormal and non-finite arguments, check that the kernel at the other
 vector width gives the same bits, and that the fused ``jit`` kernel of a chain of these ops
@@ -18,9 +18,9 @@ import pytest
 
 import clnp
 import clnp_grad
-from clnp._array import Array
-from clnp._codegen.elementwise import EwSpec, Instr, Operand, render_elementwise
-from clnp._eager import vector_bytes
+from clnp._core.array import Array
+from clnp._kernels.elementwise import EwSpec, Instr, Operand, render_elementwise
+from clnp._core.eager import vector_bytes
 
 F32 = np.dtype(np.float32)
 # OpenCL C 3.0, 7.4 (full profile), float32 ulp bounds

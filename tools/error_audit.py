@@ -350,7 +350,7 @@ class Watch:
     def __enter__(self) -> "Watch":
         import pyopencl as cl
 
-        from clnp import _bound, _runtime
+        from clnp._runtime import launch as _bound, device as _runtime
 
         def counted(f: Callable, what: str) -> Callable:
             def wrapper(*a: Any, **k: Any) -> Any:
@@ -425,7 +425,7 @@ DATA_DEPENDENT: dict[tuple[str, str], str] = {
 def _names(name: str, fn: Callable) -> set[str]:
     """What a message may call the function: its public name or the name of the function it
     is an alias of (``amax`` is ``max``, ``concatenate`` is ``concat``)."""
-    from clnp._elementwise_functions import _ALIASES
+    from clnp._array_api.elementwise import _ALIASES
     short = _short(name)
     return {short, getattr(fn, "__name__", name), _ALIASES.get(short, short)}
 

@@ -3,7 +3,7 @@ page of ``clnp``.
 
 The ufuncs (``clnp.add``, ``clnp.sin``, ...) are instances of ``clnp.ufunc`` built from the op
 table, not functions defined in a module, so griffe's inspection records each one as an
-alias to ``clnp._ufunc.<name>``, which does not exist, and mkdocstrings leaves them out. This
+alias to ``clnp._array_api.ufunc.<name>``, which does not exist, and mkdocstrings leaves them out. This
 extension replaces those aliases with functions carrying the ufunc's signature and generated
 docstring (whose first line, the signature, is dropped: the page shows it separately).
 """
@@ -45,7 +45,7 @@ class ClnpUfuncs(griffe.Extension):
         if pkg.path != "clnp":
             return
         import clnp
-        from clnp._ufunc import ufunc
+        from clnp._array_api.ufunc import ufunc
         for name, member in list(pkg.members.items()):
             obj = getattr(clnp, name, None)
             if not (isinstance(obj, ufunc) and member.is_alias):

@@ -141,7 +141,8 @@ class Soak:
 
     def measure(self) -> dict[str, float]:
         """Every measure that must stay flat, after finishing queued work and collecting."""
-        from clnp import _eager, _eager_fft
+        from clnp._core import eager as _eager
+        from clnp._routines import fft as _eager_fft
         self.device.synchronize()
         gc.collect()
         m = self.device.memory_info()

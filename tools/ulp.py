@@ -765,7 +765,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                    "table in docs/reliability.md (markers ulp-table:<vendor>:begin/end; a new "
                    "section at the end where there is none)")
     a = p.parse_args(argv)
-    dev = clnp._runtime.select_device(a.device) if a.device else clnp.default_device()
+    dev = clnp._runtime.device.select_device(a.device) if a.device else clnp.default_device()
     res = run_all(dev, a.n, a.only, verbose=not a.markdown, dtypes=a.dtypes)
     cmd = ["python tools/ulp.py", f"-n {a.n}"]
     cmd += ["--only " + " ".join(a.only)] if a.only else []

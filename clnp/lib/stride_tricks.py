@@ -13,9 +13,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .._array import Array
-from .._helpers import is_array, normalize_axis
-from .._prims import in_transformation
+from .._core.array import Array
+from .._core.checks import is_array, normalize_axis
+from .._core.prims import in_transformation
 
 __all__ = ["as_strided", "sliding_window_view"]
 

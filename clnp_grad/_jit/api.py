@@ -28,17 +28,17 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from clnp._array import Array
-from clnp._eager_linalg import get_matmul_precision
-from clnp._prims import EVAL, current_interpreter, def_impl, primitive, set_interpreter
-from clnp._runtime import default_device
+from clnp._core.array import Array
+from clnp._routines.dot_general import get_matmul_precision
+from clnp._core.prims import EVAL, current_interpreter, def_impl, primitive, set_interpreter
+from clnp._runtime.device import default_device
 
 from .._core import HIGHER_ORDER, Tracer
 from .._ir import Graph, Var, eval_graph
 from .._tree import _LEAF, tree_flatten, tree_unflatten
 from .executable import Executable, weak_dtype
 from .staging import stage
-from clnp._dtypes import kind as dkind
+from clnp._runtime.dtypes import kind as dkind
 
 jit_p = primitive("jit", multiple_results=True)
 _CACHE_SIZE = 256

@@ -4,8 +4,8 @@ A reduction group (see ``fusion``) computes its elementwise body at every elemen
 index space, writes the body values that other steps need (*side outputs*) on the way, and folds
 one or more body values into accumulators (softmax's ``sum(exp(x - m))``, layernorm's
 ``sum((x - mu) ** 2)``, ``max`` and ``sum`` of one input together). The op templates, dtype
-conversions, loads and stores all come from ``clnp._codegen`` (``instructions``, ``prelude``,
-``ctypes``) and the combine templates from ``clnp._codegen.reduction``: one source of C per op.
+conversions, loads and stores all come from ``clnp._kernels`` (``instructions``, ``prelude``,
+``ctypes``) and the combine templates from ``clnp._kernels.reduction``: one source of C per op.
 
 The index space is (kept dims..., reduced dims...), collapsed; every array operand and side
 output has its own strides over both, so broadcasting (``x - m`` with ``m`` kept per row) and
@@ -58,9 +58,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from clnp._codegen import ctypes as C
-from clnp._codegen.elementwise import Instr, Operand, carry_step, instructions, prelude
-from clnp._codegen.reduction import (_LIMITS, _REDUCE, ATOMICS64, shared_load, shared_store,
+from clnp._kernels import ctypes as C
+from clnp._kernels.elementwise import Instr, Operand, carry_step, instructions, prelude
+from clnp._kernels.reduction import (_LIMITS, _REDUCE, ATOMICS64, shared_load, shared_store,
                                      uses_atomics64)
 
 

@@ -3,17 +3,17 @@
 ``compile_graph`` partitions the graph (``fusion``) and builds one step per group while running
 it on the first call's arguments, so the first call both compiles and computes. A step is:
 
-- ``_EwStep``: a fused elementwise kernel (``clnp._codegen.elementwise``, the eager renderer,
+- ``_EwStep``: a fused elementwise kernel (``clnp._kernels.elementwise``, the eager renderer,
   given the whole group as one SSA program), with its ``LaunchPlan`` prepared;
 - ``_RedStep``: a fused reduction (``codegen.render_fused_reduce``), its argument list prepared,
   plus a replay of the eager reduction of partial results when the reduced range is split; or
   a row kernel (``rowcodegen.render_rows``: the reductions over each row and the elementwise
   code around them), plus replays of the reductions finishing its per-row parts;
 - ``_GemmStep``: a matrix product with an elementwise group as its epilogue, one GEMM kernel
-  (``clnp._codegen.gemm`` with ``GemmSpec.epilogue``) planned as the eager product would be
+  (``clnp._kernels.gemm`` with ``GemmSpec.epilogue``) planned as the eager product would be
   (same tuned tiles), its arguments bound;
 - ``_ViewStep``: a view's geometry, fixed for the executable;
-- ``_ReplayStep``: an opaque primitive's eager launches, captured once (``clnp._capture``);
+- ``_ReplayStep``: an opaque primitive's eager launches, captured once (``clnp._core.capture``);
 - ``_CallStep``: an opaque primitive that reads data back to the host (control flow), called.
 
 A call binds the inputs, walks the steps (allocation from the pool, argument binding, enqueue),
@@ -29,22 +29,22 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from clnp import _capture
-from clnp import _capture_hooks as _hooks
-from clnp._bound import BoundKernel, bind
-from clnp._donation import invalidate, sole_owner
-from clnp._array import Array, c_strides
-from clnp._codegen import ctypes as C
-from clnp._codegen.elementwise import Instr, Operand, can_vectorize
-from clnp._codegen.gemm import render_gemm
-from clnp._codegen.reduction import shares
-from clnp._eager import (_span_ok, broadcast_strides, collapse, contiguous_copy,
-                         plan_elementwise)
-from clnp._eager_linalg import epilogue_plan, get_matmul_precision
-from clnp._prims import PRIMITIVES
-from clnp._creation_functions import _scalar_dtype, zeros
-from clnp._runtime import Device, default_device
-from clnp._dtypes import kind as dkind
+from clnp._core import capture as _capture
+from clnp._runtime import capture_hooks as _hooks
+from clnp._runtime.launch import BoundKernel, bind
+from clnp._core.donation import invalidate, sole_owner
+from clnp._core.array import Array, c_strides
+from clnp._kernels import ctypes as C
+from clnp._kernels.elementwise import Instr, Operand, can_vectorize
+from clnp._kernels.gemm import render_gemm
+from clnp._kernels.reduction import shares
+from clnp._core.eager import (_span_ok, broadcast_strides, collapse, contiguous_copy,
+                              plan_elementwise)
+from clnp._routines.dot_general import epilogue_plan, get_matmul_precision
+from clnp._core.prims import PRIMITIVES
+from clnp._array_api.creation import _scalar_dtype, zeros
+from clnp._runtime.device import Device, default_device
+from clnp._runtime.dtypes import kind as dkind
 
 _new = object.__new__
 

@@ -36,8 +36,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from clnp import _ops
-from clnp._custom_kernels import fusable_op
+from clnp._kernels import op_table as _ops
+from clnp._routines.custom_kernels import fusable_op
 
 from .._ir import Eqn, Graph, Var
 from .rows import fuse_rows

@@ -23,16 +23,16 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from clnp._array import Array, c_strides
-from clnp._codegen import ctypes as C
-from clnp._codegen.elementwise import Instr, instructions, prelude
-from clnp._eager import contiguous_copy
-from clnp._runtime import Device, launch
+from clnp._core.array import Array, c_strides
+from clnp._kernels import ctypes as C
+from clnp._kernels.elementwise import Instr, instructions, prelude
+from clnp._core.eager import contiguous_copy
+from clnp._runtime.device import Device, launch
 
 from .._ir import Graph, Lit, Var
 from .executable import check_devices
 from .fusion import is_elementwise, op_signature
-from clnp._dtypes import kind as dkind
+from clnp._runtime.dtypes import kind as dkind
 
 _ALIASES = frozenset({"broadcast_to", "reshape", "stop_gradient"})   # no data movement here
 

@@ -4,7 +4,7 @@ An executable's call walks its steps: it allocates every intermediate from the p
 the buffers of each bound kernel and enqueues it. For a small step (the MLP training step of
 ``bench/bench_jit.py``: 23 launches) that Python costs as much as the launches themselves, and
 on NVIDIA's OpenCL each enqueue already costs ~10 us of driver time. So an executable's second
-call is recorded with ``clnp._capture`` (the same mechanism that replays opaque primitives
+call is recorded with ``clnp._core.capture`` (the same mechanism that replays opaque primitives
 inside a step), and later calls replay the recording: the outputs are allocated, the inputs'
 and outputs' buffers bound, every launch enqueued; the intermediates keep the buffers of the
 recorded call (TinyJit's trade: memory for host time).
@@ -41,10 +41,10 @@ import weakref
 from collections import OrderedDict
 from typing import Any, Callable, Sequence
 
-from clnp import _capture
-from clnp import _capture_hooks as _hooks
-from clnp._array import Array
-from clnp._runtime import Device, on_memory_pressure
+from clnp._core import capture as _capture
+from clnp._runtime import capture_hooks as _hooks
+from clnp._core.array import Array
+from clnp._runtime.device import Device, on_memory_pressure
 
 # A device's live replays keep at most this many bytes of intermediates together, and at most
 # this fraction of its global memory

@@ -22,8 +22,8 @@ unit-stride) since PoCL vectorises neither transcendental functions nor loops ac
 work-items; ``group``, one work-group per row (GPUs): its items interleave over the row
 (coalesced), each pass's accumulators are combined in local memory and read back by every item.
 
-Every op's C comes from the op table (``clnp._codegen.elementwise.instructions``), loads, stores
-and conversions from ``clnp._codegen.ctypes``, combines from ``clnp._codegen.reduction``.
+Every op's C comes from the op table (``clnp._kernels.elementwise.instructions``), loads, stores
+and conversions from ``clnp._kernels.ctypes``, combines from ``clnp._kernels.reduction``.
 """
 from __future__ import annotations
 
@@ -32,15 +32,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from clnp._codegen import ctypes as C
-from clnp._codegen.elementwise import (
-    Instr,
-    Operand,
-    can_vectorize,
-    instructions,
-    prelude,
-)
-from clnp._codegen.reduction import _REDUCE
+from clnp._kernels import ctypes as C
+from clnp._kernels.elementwise import Instr, Operand, can_vectorize, instructions, prelude
+from clnp._kernels.reduction import _REDUCE
 
 from .codegen import _HELPER, _combine, _kept_index, _red_offset, _reduced_index, neutral
 

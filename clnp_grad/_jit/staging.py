@@ -16,8 +16,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from clnp import _ops
-from clnp._prims import Primitive, current_interpreter, set_interpreter
+from clnp._kernels import op_table as _ops
+from clnp._core.prims import Primitive, current_interpreter, set_interpreter
 
 from .._core import ConcretizationError, user_line
 from .._ir import Aval, Eqn, Graph, Lit, StagingInterpreter, StagingTracer, Var

@@ -3,7 +3,7 @@ by measurement.
 
 ``autotune_conv2d(x_shape, weight_shape, ...)`` times both algorithms on zero arrays of
 those shapes (forward and backward under ``jit``) and stores the faster one in a JSON file
-next to the GEMM autotuner's cache (``clnp._autotune.cache_dir()``, one file per device and
+next to the GEMM autotuner's cache (``clnp._routines.autotune.cache_dir()``, one file per device and
 driver, keyed like the GEMM cache). As with the GEMM tuner, nothing is tuned implicitly:
 without an entry a convolution runs im2col. ``set_conv_algorithm("im2col" | "winograd" |
 "auto")`` overrides the choice ("winograd" applies where F(2x2, 3x3) does: 3x3, stride 1,
@@ -59,7 +59,7 @@ def set_conv_algorithm(mode: str) -> str:
 
 
 def _path(device: Any) -> Path:
-    from clnp import _autotune
+    from clnp._routines import autotune as _autotune
     h = hashlib.sha1(_autotune.device_id(device).encode()).hexdigest()[:16]
     return _autotune.cache_dir() / f"nn-conv2d-{h}.json"
 
@@ -72,7 +72,7 @@ def _device_id(device: Any) -> str:
     asks the driver, and every convolution looks it up."""
     did = _ids.get(id(device))
     if did is None:
-        from clnp import _autotune
+        from clnp._routines import autotune as _autotune
         did = _ids[id(device)] = _autotune.device_id(device)
     return did
 
@@ -189,7 +189,7 @@ def autotune_conv2d(x_shape: tuple, weight_shape: tuple, padding: Any = 1,
 
 
 def _store(device: Any, key: str, algo: str) -> None:
-    from clnp import _autotune
+    from clnp._routines import autotune as _autotune
     table = _table(device)
     table[key] = algo
     path = _path(device)

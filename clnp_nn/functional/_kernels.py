@@ -29,12 +29,12 @@ from typing import Any
 import numpy as np
 
 import clnp as xp
-from clnp._array import Array
-from clnp._codegen import ctypes as C
-from clnp._custom_kernels import ElementwiseKernel
-from clnp._prims import def_impl, primitive
-from clnp._eager import local_size
-from clnp._runtime import launch
+from clnp._core.array import Array
+from clnp._kernels import ctypes as C
+from clnp._routines.custom_kernels import ElementwiseKernel
+from clnp._core.prims import def_impl, primitive
+from clnp._core.eager import local_size
+from clnp._runtime.device import launch
 from clnp_grad._rules import JVP, VJP
 from clnp_grad._vmap import BATCH
 

@@ -15,7 +15,7 @@ import clnp as xp
 from . import _checks as chk
 from ._precision import narrow
 from .activation import _log_softmax_wide
-from clnp._dtypes import kind as dkind
+from clnp._runtime.dtypes import kind as dkind
 
 __all__ = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss",
            "binary_cross_entropy_with_logits"]
@@ -50,7 +50,7 @@ def _check_targets(fn: str, target: Any, C: int, ignore_index: int) -> None:
     reads one flag back from the device (traced targets cannot be inspected)."""
     if _traced(target) or target.size == 0:
         return
-    from clnp._prims import EVAL, set_interpreter
+    from clnp._core.prims import EVAL, set_interpreter
     # a concrete target is checked eagerly even while a transformation traces the loss
     # (under jit the ops would otherwise be staged, and their result unknown)
     with set_interpreter(EVAL):

@@ -39,12 +39,12 @@ from typing import Any, Callable, Hashable, Iterator, Sequence
 import numpy as np
 
 import clnp
-from clnp import _capture_hooks as _hooks
-from clnp._array import Array
-from clnp._eager import contiguous_copy
-from clnp._prims import EVAL, current_interpreter, def_impl, primitive, set_interpreter
-from clnp._runtime import Device
-from clnp._transfer import copy_to_device, start_read, upload
+from clnp._runtime import capture_hooks as _hooks
+from clnp._core.array import Array
+from clnp._core.eager import contiguous_copy
+from clnp._core.prims import EVAL, current_interpreter, def_impl, primitive, set_interpreter
+from clnp._runtime.device import Device
+from clnp._core.transfer import copy_to_device, start_read, upload
 from clnp_grad._collectives import COLLECTIVES, axis_frame
 from clnp_grad._core import Tracer, _under_staging
 from clnp_grad._ir import Aval, Graph, Lit, Var

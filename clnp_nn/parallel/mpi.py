@@ -22,7 +22,7 @@ from typing import Any, Sequence
 import numpy as np
 
 import clnp
-from clnp._runtime import Device
+from clnp._runtime.device import Device
 
 DEFAULT_TIMEOUT = 300.0   # seconds a collective waits for the other processes
 _SPINS = 20000            # immediate re-polls before sleeping between tests

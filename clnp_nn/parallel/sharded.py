@@ -13,9 +13,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from clnp._array import Array
-from clnp._runtime import Device
-from clnp._transfer import start_read
+from clnp._core.array import Array
+from clnp._runtime.device import Device
+from clnp._core.transfer import start_read
 
 
 class ShardedArray:
@@ -210,7 +210,7 @@ class ShardedArray:
         """
         if device == "cpu" and not isinstance(device, Device):
             return self.to_numpy()   # type: ignore[return-value]
-        from clnp._runtime import select_device
+        from clnp._runtime.device import select_device
         return Array.from_numpy(self.to_numpy(), select_device(device))
 
     def block_until_ready(self) -> "ShardedArray":
@@ -263,7 +263,7 @@ __all__ = ["ShardedArray"]
 
 
 def _to(leaf: Any, device: Device) -> Array:
-    from clnp._transfer import copy_to_device, upload
+    from clnp._core.transfer import copy_to_device, upload
     if isinstance(leaf, ShardedArray):
         raise TypeError("a ShardedArray is already placed; index a shard (x[i]) to re-place it")
     if isinstance(leaf, Array):

@@ -18,11 +18,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from clnp import _staging
-from clnp._array import Array
-from clnp._runtime import Device
+from clnp._runtime import staging as _staging
+from clnp._core.array import Array
+from clnp._runtime.device import Device
 import clnp
-from clnp._transfer import copy_to_device, start_read, upload, write_into
+from clnp._core.transfer import copy_to_device, start_read, upload, write_into
 from clnp_grad._collectives import STACKED
 
 from . import mpi
@@ -42,7 +42,7 @@ WINDOW_BYTES = 64 << 20
 
 class _HostBuffer:
     """A host array for transfers with ``device``: a view of a pinned staging block where
-    ``clnp._staging`` stages for it (every transfer to or from it is then a DMA), else an
+    ``clnp._runtime.staging`` stages for it (every transfer to or from it is then a DMA), else an
     ordinary NumPy array. ``release()`` gives the block back (it is reused only after the
     transfers using it have completed)."""
 

@@ -9,8 +9,8 @@ import pytest
 
 import clnp
 import clnp_grad as cg
-from clnp import _ops
-from clnp._prims import PRIMITIVES, primitive
+from clnp._kernels import op_table as _ops
+from clnp._core.prims import PRIMITIVES, primitive
 from clnp_grad import _ad
 from clnp_grad import _rules as R
 

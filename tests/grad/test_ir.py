@@ -42,7 +42,7 @@ def test_ir_of_grad_contains_backward_pass(device):
 def test_typecheck_and_eval_errors(device):
     a = Var(Aval((2,), np.dtype("float32")))
     b = Var(Aval((2,), np.dtype("float32")))
-    from clnp._prims import primitive
+    from clnp._core.prims import primitive
     bad = Graph([a], [Eqn(primitive("add"), [a, b], {}, [Var(Aval((2,), a.aval.dtype))])], [a])
     with pytest.raises(TypeError, match="used before definition"):
         bad.typecheck()

@@ -83,7 +83,7 @@ def test_sin_and_cos_of_one_value_share_sincos(device, dtype):
 
 
 def test_sincos_pairs_only_same_value_and_dtype():
-    from clnp._codegen.elementwise import Instr, sincos_pairs
+    from clnp._kernels.elementwise import Instr, sincos_pairs
     f4, f8, f2 = np.dtype("float32"), np.dtype("float64"), np.dtype("float16")
     ins = lambda op, a, d=f4: Instr(op, (a,), (d,), d, d)  # noqa: E731
     assert sincos_pairs((ins("sin", 0), ins("exp", 0), ins("cos", 0))) == {0: 2, 2: 0}

@@ -12,9 +12,9 @@ import pytest
 
 import clnp
 import clnp_grad as cg
-from clnp import _eager_linalg as _linalg
-from clnp._codegen.elementwise import Instr, Operand
-from clnp._codegen.gemm import GemmSpec, render_gemm
+from clnp._routines import dot_general as _linalg
+from clnp._kernels.elementwise import Instr, Operand
+from clnp._kernels.gemm import GemmSpec, render_gemm
 
 
 def _np(x):

@@ -1,6 +1,6 @@
 """The per-call path of compiled functions: constants folded into the kernels that read them
 (``staging.fold_constants``), the fast signature of pytree arguments, launches without events
-(``clnp._bound.Launch``), and the eager sum of a short leading axis (split-K partials)."""
+(``clnp._runtime.launch.Launch``), and the eager sum of a short leading axis (split-K partials)."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,7 +9,8 @@ import pytest
 
 import clnp
 import clnp_grad as cg
-from clnp import _bound, _eager
+from clnp._runtime import launch as _bound
+from clnp._core import eager as _eager
 from clnp_grad._jit.staging import fold_constants
 
 

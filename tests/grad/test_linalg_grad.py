@@ -10,7 +10,7 @@ import pytest
 
 import clnp
 import clnp_grad as cg
-from clnp._prims import primitive
+from clnp._core.prims import primitive
 
 L = clnp.linalg
 EPS = 1e-6

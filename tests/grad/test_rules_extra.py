@@ -9,7 +9,7 @@ import pytest
 
 import clnp
 import clnp_grad as cg
-from clnp._prims import primitive
+from clnp._core.prims import primitive
 from test_all_primitives import check_grads
 
 

@@ -1,4 +1,4 @@
-"""clnp._transfer: asynchronous reads and writes, and copies between devices (within a
+"""clnp._core.transfer: asynchronous reads and writes, and copies between devices (within a
 context with clEnqueueCopyBuffer, else chunked through the host)."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import clnp
-from clnp._transfer import copy_to_device, start_read, upload, write_into
+from clnp._core.transfer import copy_to_device, start_read, upload, write_into
 
 
 def test_reads_writes_and_same_device_copy(device, rng):
@@ -42,9 +42,10 @@ def test_copy_between_devices_in_chunks(rng):
 
 
 # --------------------------------------------------------------------------------------------
-# Pinned staging (clnp._staging): on GPUs by default; forced here so that PoCL runs it.
+# Pinned staging (clnp._runtime.staging): on GPUs by default; forced here so that PoCL runs it.
 
-from clnp import _staging, _transfer  # noqa: E402
+from clnp._runtime import staging as _staging
+from clnp._core import transfer as _transfer  # noqa: E402
 from clnp_nn.parallel import transport  # noqa: E402
 
 

@@ -222,7 +222,7 @@ def default_config():
 
 @case("gemm")
 def every_candidate():
-    from clnp import _autotune as tuner
+    from clnp._routines import autotune as tuner
     kind = "cpu" if dev().is_cpu else "gpu"
     for key in ("float32", "float32:small"):
         for cfg in tuner.candidates(dev(), key, kind=kind):
@@ -266,7 +266,7 @@ def spectral():
 def blocked():
     """The blocked LU/Cholesky (panels, GEMM trailing updates), reached at a small order by
     lowering their thresholds as tests/test_linalg.py does."""
-    from clnp import _eager_linalg_ext as X
+    from clnp._routines import linalg as X
     old = X._BLOCKED_MIN, X._NB
     X._BLOCKED_MIN, X._NB = {"cpu": 8, "gpu": 8}, 8
     try:
@@ -390,7 +390,7 @@ def repeated_indices_last_wins():
 @case("scatter")
 def repeated_indices_sorted_path():
     # the path taken when the targets' span is large next to the index count
-    from clnp import _eager
+    from clnp._core import eager as _eager
     saved = _eager.SCATTER_TABLE_FLOOR, _eager.SCATTER_TABLE_RATIO
     _eager.SCATTER_TABLE_FLOOR, _eager.SCATTER_TABLE_RATIO = 0, 0
     try:
@@ -893,8 +893,8 @@ class Audit:
     generators (``render*`` functions) the cases reached."""
 
     def __init__(self) -> None:
-        import clnp._bound as B
-        import clnp._runtime as R
+        import clnp._runtime.launch as B
+        import clnp._runtime.device as R
         self.sources: dict[int, str] = {}
         self.findings: list[str] = []
         self.generators: set[str] = set()

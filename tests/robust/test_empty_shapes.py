@@ -65,7 +65,7 @@ def test_empty_shapes(device, gpu):
     # scans and linalg on empty batches
     assert int(report(res, "@@launches ")[0]) > 100
     reached = set(report(res, "@@generators ")[0].split())
-    assert {"clnp._codegen.elementwise.render_elementwise",
+    assert {"clnp._kernels.elementwise.render_elementwise",
             "clnp_grad._jit.codegen.render_fused_reduce"} <= reached, reached
 
 

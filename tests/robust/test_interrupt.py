@@ -112,7 +112,7 @@ def test_interrupt_during_long_queue_leaves_runtime_usable():
 def test_interrupted_bound_kernel_rebinds_its_scalars(device):
     """A KeyboardInterrupt between a bound kernel's ``set_arg`` and its record of the value
     (simulated with a trace function) must not let a later call skip setting the scalar."""
-    from clnp import _bound
+    from clnp._runtime import launch as _bound
     src = ("__kernel void fill(__global float *o, float v) "
            "{ o[get_global_id(0)] = v; }")
     k = device.kernel(("test-interrupt", "fill"), lambda: (src, "fill", [None, np.float32]))

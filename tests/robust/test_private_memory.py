@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 
 import clnp
-from clnp import _custom_kernels as ck
-from clnp import _private_mem as pm
+from clnp._routines import custom_kernels as ck
+from clnp._runtime import private_memory as pm
 
 ROOT = Path(__file__).resolve().parents[2]
 STACK = 2 * 1024 * 1024
@@ -171,7 +171,7 @@ def test_fitting_block_divides_the_grid():
 
 def test_worker_stack_follows_ulimit():
     """The stack PoCL's workers get is the process's default thread stack (ulimit -s)."""
-    code = "from clnp._private_mem import worker_stack_bytes as w; print(w())"
+    code = "from clnp._runtime.private_memory import worker_stack_bytes as w; print(w())"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT),
                                                        os.environ.get("PYTHONPATH", "")]))
     r = subprocess.run(["bash", "-c", f'ulimit -s 3072 && "{sys.executable}" -c "{code}"'],

@@ -1,0 +1,59 @@
+"""The hooks of launch capture (``clnp._core.capture``), kept free of imports so that the runtime
+and the eager hot paths can call them: each is one thread-local lookup when nothing records."""
+from __future__ import annotations
+
+import threading
+from typing import Any, Sequence
+
+import numpy as np
+
+_STATE = threading.local()
+
+
+class Recording:
+    """What one eager call enqueued (filled in by the hooks while it runs)."""
+
+    __slots__ = ("launches", "uploads", "readback", "allocated")
+
+    def __init__(self) -> None:
+        self.launches: list[tuple] = []   # (kernel, gsize, lsize, args | None, {pos: buf})
+        self.uploads: list[tuple] = []    # (index in launches, dst buffer, host copy)
+        self.readback = False
+        self.allocated: set[int] = set()  # ids of the buffers allocated during the call
+
+
+def current() -> Recording | None:
+    """The recording in progress on this thread, if any (the hooks' fast check)."""
+    return getattr(_STATE, "rec", None)
+
+
+def note_launch(kernel: Any, gsize: Any, lsize: Any, args: Sequence[Any]) -> None:
+    rec = getattr(_STATE, "rec", None)
+    if rec is not None:
+        rec.launches.append((kernel, gsize, lsize, list(args), None))
+
+
+def note_preset_launch(kernel: Any, gsize: Any, lsize: Any, bufs: dict[int, Any]) -> None:
+    """A launch of a private kernel object whose scalar arguments were set once; only the
+    buffers at ``bufs``' positions change between calls."""
+    rec = getattr(_STATE, "rec", None)
+    if rec is not None:
+        rec.launches.append((kernel, gsize, lsize, None, dict(bufs)))
+
+
+def note_upload(buf: Any, host: np.ndarray) -> None:
+    rec = getattr(_STATE, "rec", None)
+    if rec is not None:
+        rec.uploads.append((len(rec.launches), buf, host))
+
+
+def note_alloc(buf: Any) -> None:
+    rec = getattr(_STATE, "rec", None)
+    if rec is not None:
+        rec.allocated.add(id(buf))
+
+
+def note_readback() -> None:
+    rec = getattr(_STATE, "rec", None)
+    if rec is not None:
+        rec.readback = True
