@@ -39,7 +39,7 @@ t0 = time.perf_counter()
 import json, sys
 import numpy as np
 import clnp
-from clnp import _program_cache
+from clnp._runtime import program_cache as _program_cache
 t_import = time.perf_counter() - t0
 dev = clnp.default_device()
 rng = np.random.default_rng(0)

@@ -56,7 +56,7 @@ t0 = time.perf_counter()
 import json, runpy, sys
 import clnp
 t_import = time.perf_counter() - t0
-from clnp import _runtime, _program_cache
+from clnp._runtime import device as _runtime, program_cache as _program_cache
 st = {"programs": 0, "loaded": 0, "built": 0, "load_s": 0.0, "build_s": 0.0}
 _orig = _runtime.Device.build
 def build(self, source, options=()):

@@ -10,7 +10,12 @@ from __future__ import annotations
 import math as _math
 import sys as _sys
 
-from ._runtime import dtypes as _dtypes
+# First: the layers below reach the namespace through this handle, never by importing it
+# (clnp/_core/namespace.py); its names fill in as this module runs, as an import's would.
+from ._core import namespace as _namespace
+_namespace.bind(_sys.modules[__name__])
+
+from ._core import dtypes as _dtypes
 from ._core.array import Array
 from ._runtime.device import (Device, DeviceMemoryError, KernelBuildError, UnsupportedDtypeError,
                               default_device, devices, set_default_device, synchronize)
@@ -18,6 +23,7 @@ from ._runtime.memory import MemoryInfo, memory_info, release_memory
 from ._core import eager as _eager  # noqa: F401  (registers the eager primitive implementations)
 from ._routines import search as _eager_search  # noqa: F401  (argmax/argmin, scans, nonzero, searchsorted)
 from ._routines import sort as _eager_sort  # noqa: F401  (sort/argsort/unique/isin)
+from ._routines import scatter as _scatter  # noqa: F401  (scatter_add)
 from ._routines import dot_general as _eager_linalg  # noqa: F401  (dot_general)
 from ._routines.dot_general import get_matmul_precision, matmul_precision, set_matmul_precision
 from ._routines.autotune import autotune
@@ -54,6 +60,7 @@ from ._array_api import elementwise as _elementwise_functions
 from ._array_api import indexing as _indexing, inplace as _inplace  # noqa: F401  (used by the operator mixin)
 from ._numpy import ndarray_methods as _ndarray_methods  # noqa: F401  (flat, put, choose, resize: used by the mixin)
 from ._numpy.ndarray_methods import flatiter
+from ._numpy import protocols as _protocols  # noqa: F401  (attaches __array_ufunc__/__array_function__ to Array)
 from . import fft  # noqa: F401  (clnp.fft: the Array API fft extension)
 from . import linalg  # noqa: F401  (clnp.linalg: the Array API linalg extension)
 from . import random  # noqa: F401  (clnp.random: NumPy's random API, Philox)
@@ -63,12 +70,22 @@ __dir__ = _hide_imports(__name__)
 for _public in (fft, linalg, random):
     _public.__dir__ = _hide_imports(_public.__name__)  # type: ignore[method-assign]
 del _public
-from ._numpy import functions as _npf
+from ._numpy import (comparisons as _np_comparisons, counting as _np_counting,
+                     creation as _np_creation, diagonals as _np_diagonals, einsum as _np_einsum,
+                     elementwise as _np_elementwise, errstate as _np_errstate,
+                     interpolation as _np_interpolation, manipulation as _np_manipulation,
+                     queries as _np_queries, reductions as _np_reductions,
+                     rounding as _np_rounding, statistics as _np_statistics)
 from ._routines.custom_kernels import ElementwiseKernel, RawKernel
 from ._array_api.ufunc import ufunc
-# NumPy names beyond the standard; a name defined above keeps that definition
-_np_all = [_n for _n in _npf.__all__ if _n not in globals()]
-globals().update({_n: getattr(_npf, _n) for _n in _np_all})
+# NumPy names beyond the standard, one module per topic; a name defined above keeps that
+# definition
+_np_topics = (_np_creation, _np_queries, _np_manipulation, _np_reductions, _np_counting,
+              _np_diagonals, _np_comparisons, _np_rounding, _np_elementwise, _np_interpolation,
+              _np_statistics, _np_einsum, _np_errstate)
+_np_all = [_n for _m in _np_topics for _n in _m.__all__ if _n not in globals()]
+globals().update({_n: getattr(_m, _n) for _m in _np_topics for _n in _m.__all__
+                  if _n in _np_all})
 from ._numpy import (grids as _np_grids, index_helpers as _np_indexing, math as _np_math,
                      misc as _np_misc, polynomial as _np_poly, selection as _np_select,
                      sets as _np_sets, shape as _np_shape, windows as _np_windows)
@@ -86,6 +103,11 @@ _install_composites(globals())           # NumPy-layer elementwise functions as 
 _install_numpy_signatures(globals(), tuple(_m_all + _s_all + _search_all + _cum_all +
                                            _util_all + _sort_all + _set_all + _la_all +
                                            _i_all + ["astype"]))
+
+# Pickles made before the package layout name the array's unpickler by its old module
+# (clnp._array._unpickle): that name stays importable.
+from ._core import array as _core_array  # noqa: E402
+_sys.modules.setdefault(__name__ + "._array", _core_array)
 
 __version__ = "0.1.0"
 __array_api_version__ = "2025.12"

@@ -36,12 +36,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ._runtime import dtypes as dt
+from ._core import dtypes as dt
 from ._core.checks import is_array, normalize_axes
 from ._routines.linalg_status import LinAlgError, checked, reports_as
 from ._array_api.linear_algebra import matmul, tensordot, vecdot
 from ._array_api.manipulation import matrix_transpose
 from ._core.prims import primitive
+from ._core.namespace import namespace as _xp
+from ._core.namespace import namespace as _namespace
 
 __all__ = ["cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv",
            "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer",
@@ -59,9 +61,6 @@ SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
 _DECOMP = (dt.float32, dt.float64, dt.complex64, dt.complex128)
 
 
-def _xp() -> Any:
-    import clnp
-    return clnp
 
 
 def _bind(name: str, *args: Any, **params: Any) -> Any:
@@ -1522,7 +1521,7 @@ def tensorinv(a: Any, ind: int = 2) -> Any:
     >>> clnp.linalg.tensorinv(a, ind=1).shape
     (2, 2, 4)
     """
-    import clnp
+    clnp = _namespace()
     x = a if is_array(a) else clnp.asarray(a)
     ind = operator.index(ind)
     if ind <= 0:
@@ -1567,7 +1566,7 @@ def tensorsolve(a: Any, b: Any, axes: Sequence[int] | None = None) -> Any:
     [[1. 1. 1.]
      [1. 1. 1.]]
     """
-    import clnp
+    clnp = _namespace()
     x = a if is_array(a) else clnp.asarray(a)
     y = b if is_array(b) else clnp.asarray(b, device=x.device)
     if axes is not None:

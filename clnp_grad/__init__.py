@@ -26,6 +26,7 @@ from ._derived import checkpoint, custom_jvp, custom_vjp, hessian, jacfwd, jacre
 from ._vmap import vmap
 from ._collectives import (all_gather, all_to_all, axis_index, pmax, pmean, pmin, ppermute,
                            psum, psum_scatter)
+from . import _rules_extra  # noqa: F401  (sorting, cumprod, real FFTs, unique: JVP/VJP/batching rules)
 from . import _rules_linalg  # noqa: F401  (registers the linalg rules)
 from . import _rules_kernels  # noqa: F401  (ElementwiseKernel/RawKernel: vmap, no derivative)
 from ._ir import Graph, eval_graph, make_ir

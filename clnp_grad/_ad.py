@@ -15,7 +15,7 @@ from . import _rules as R
 from ._args import check_differentiable, lift
 from ._core import HIGHER_ORDER, Interpreter, Tracer
 from ._tree import tree_flatten, tree_map, tree_unflatten
-from clnp._runtime.dtypes import kind as dkind
+from clnp._core.dtypes import kind as dkind
 
 
 def _rule_missing(prim: Primitive, mode: str) -> NotImplementedError:

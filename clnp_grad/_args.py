@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 import clnp as xp
-from clnp._runtime.dtypes import kind as dkind
+from clnp._core.dtypes import kind as dkind
 
 _PY_SCALARS = (bool, int, float, complex)
 

@@ -5,7 +5,7 @@ A collective is written for one participant of a mapped axis, but means somethin
 that axis exists: inside ``vmap(..., axis_name=...)`` (the batching rule sees every participant
 at once, as the batch axis) or inside ``clnp_nn.parallel.pmap`` (which splits its traced
 program at each collective and combines the devices' shards there). The axis environment
-(``axis_frame``) records which names are bound and their sizes.
+(``axis_frame``, clnp_grad/_axes.py) records which names are bound and their sizes.
 
 Every collective's meaning is written once, as a function of the *stacked* participants
 (``stacked_*``: an array whose leading axis indexes the participants, in any namespace with
@@ -16,8 +16,6 @@ of ``all_to_all`` the swapped ``all_to_all``.
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import Any, Callable, Hashable, Iterator, NamedTuple, Sequence
 
 import numpy as np
@@ -26,41 +24,11 @@ import clnp as xp
 from clnp._core.prims import def_impl, primitive, set_interpreter
 
 from . import _rules as R
+from ._axes import AxisFrame, axis_frame, lookup_axis  # noqa: F401  (the axis environment)
 from ._core import HIGHER_ORDER
 
 COLLECTIVES = ("psum", "pmax", "pmin", "all_gather", "psum_scatter", "ppermute", "all_to_all",
                "axis_index")
-
-
-# ------------------------------------------------------------------------- axis environment
-class AxisFrame(NamedTuple):
-    name: Hashable
-    size: int
-    kind: str           # "vmap" or "pmap"
-
-
-_AXES: ContextVar[tuple[AxisFrame, ...]] = ContextVar("clnp_axis_env", default=())
-
-
-@contextmanager
-def axis_frame(name: Hashable, size: int, kind: str) -> Iterator[None]:
-    """Bind the mapped axis ``name`` of ``size`` participants while the block runs."""
-    token = _AXES.set(_AXES.get() + (AxisFrame(name, int(size), kind),))
-    try:
-        yield
-    finally:
-        _AXES.reset(token)
-
-
-def lookup_axis(name: Hashable, what: str) -> AxisFrame:
-    """The innermost frame binding ``name``; NameError naming the bound axes otherwise."""
-    for f in reversed(_AXES.get()):
-        if f.name == name:
-            return f
-    bound = [f.name for f in _AXES.get()]
-    raise NameError(f"{what}: unbound axis name {name!r}; collectives are valid only inside "
-                    f"clnp_nn.parallel.pmap(..., axis_name=...) or clnp_grad.vmap(..., "
-                    f"axis_name=...) naming that axis (bound here: {bound or 'none'})")
 
 
 def axis_size(axis_name: Hashable) -> int:

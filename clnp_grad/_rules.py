@@ -15,7 +15,7 @@ from typing import Any, Callable
 import clnp as xp
 from clnp._kernels import op_table as _ops
 from clnp._core.prims import primitive
-from clnp._runtime.dtypes import kind as dkind
+from clnp._core.dtypes import kind as dkind
 
 LN2, LN10 = math.log(2.0), math.log(10.0)
 
@@ -486,30 +486,7 @@ def _jvp_fft(primals: tuple, tangents: tuple, out: Any, **params: Any) -> Any:
     return _bind("fft", t, **params)
 
 
-def _vjp_fft(ct: Any, primals: tuple, out: Any, *, axis: int, n: int, kind: str,
-             inverse: bool, norm: str) -> tuple:
-    """Complex-to-complex: the DFT matrix is symmetric, so the transpose of
-    ``resize -> DFT_n`` is ``DFT_n -> resize back`` (zero padding and truncation swap).
-    Real transforms: see ``_rules_extra.vjp_real_fft``."""
-    x = primals[0]
-    if kind != "c2c":
-        return (_rules_extra.vjp_real_fft(ct, x, axis=axis, n=n, kind=kind, inverse=inverse,
-                                          norm=norm),)
-    g = _bind("fft", ct, axis=axis, n=n, kind="c2c", inverse=inverse, norm=norm)
-    m = x.shape[axis]
-    if m < n:
-        idx = [slice(None)] * g.ndim
-        idx[axis] = slice(0, m)
-        g = g[tuple(idx)]
-    elif m > n:
-        shp = list(g.shape)
-        shp[axis] = m - n
-        g = xp.concat([g, xp.zeros(tuple(shp), dtype=g.dtype, device=g.device)], axis=axis)
-    return (unbroadcast(g, x.shape, x.dtype) if is_float(x) else None,)
-
-
 JVP["fft"] = _jvp_fft
-VJP["fft"] = _vjp_fft
 
 
 # ------------------------------------------------------------------------------ gather/scatter
@@ -552,5 +529,3 @@ VJP["gather"] = _vjp_gather
 JVP["scatter_add"] = _jvp_scatter_add
 VJP["scatter_add"] = _vjp_scatter_add
 
-# sorting, cumulative products, real FFTs, unique and their batching rules
-from . import _rules_extra  # noqa: E402  (registers into JVP, VJP and _vmap.BATCH)

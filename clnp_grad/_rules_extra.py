@@ -21,7 +21,7 @@ from clnp._core.prims import Primitive, primitive
 
 from ._rules import JVP, NON_DIFFERENTIABLE, VJP, is_float, unbroadcast
 from ._vmap import BATCH, _materialize
-from clnp._runtime.dtypes import kind as dkind
+from clnp._core.dtypes import kind as dkind
 
 
 def _bind(name: str, *args: Any, **params: Any) -> Any:
@@ -342,3 +342,28 @@ def _data_dependent(prim: Primitive, vals: tuple, b: tuple, size: int, **p: Any)
 
 BATCH["nonzero"] = _data_dependent
 BATCH["unique"] = _data_dependent
+
+
+def _vjp_fft(ct: Any, primals: tuple, out: Any, *, axis: int, n: int, kind: str,
+             inverse: bool, norm: str) -> tuple:
+    """Complex-to-complex: the DFT matrix is symmetric, so the transpose of
+    ``resize -> DFT_n`` is ``DFT_n -> resize back`` (zero padding and truncation swap).
+    Real transforms: :func:`vjp_real_fft`."""
+    x = primals[0]
+    if kind != "c2c":
+        return (vjp_real_fft(ct, x, axis=axis, n=n, kind=kind, inverse=inverse,
+                             norm=norm),)
+    g = _bind("fft", ct, axis=axis, n=n, kind="c2c", inverse=inverse, norm=norm)
+    m = x.shape[axis]
+    if m < n:
+        idx = [slice(None)] * g.ndim
+        idx[axis] = slice(0, m)
+        g = g[tuple(idx)]
+    elif m > n:
+        shp = list(g.shape)
+        shp[axis] = m - n
+        g = xp.concat([g, xp.zeros(tuple(shp), dtype=g.dtype, device=g.device)], axis=axis)
+    return (unbroadcast(g, x.shape, x.dtype) if is_float(x) else None,)
+
+
+VJP["fft"] = _vjp_fft

@@ -15,7 +15,7 @@ from clnp._kernels import op_table as _ops
 from clnp._core.prims import Primitive, current_interpreter, primitive, set_interpreter
 
 from ._args import lift
-from ._collectives import axis_frame
+from ._axes import axis_frame
 from ._core import HIGHER_ORDER, Interpreter, Tracer
 from ._tree import tree_flatten, tree_unflatten
 

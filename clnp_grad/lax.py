@@ -29,7 +29,7 @@ from ._ir import Aval, Graph, StagingInterpreter, StagingTracer, Var, eval_graph
 from ._rules import is_float
 from ._tree import PyTreeDef, tree_flatten, tree_unflatten
 from ._vmap import BatchInterpreter, BatchTracer, _materialize
-from clnp._runtime.dtypes import kind as dkind
+from clnp._core.dtypes import kind as dkind
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan"]
 

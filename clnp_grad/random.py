@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 
 import clnp as xp
-from clnp._runtime import dtypes as dt
+from clnp._core import dtypes as dt
 from clnp._core.eager import broadcast_shapes
 from clnp._core.prims import primitive
-from clnp._runtime.dtypes import kind as dkind
+from clnp._core.dtypes import kind as dkind
 
 __all__ = ["key", "PRNGKey", "split", "fold_in", "bits", "uniform", "normal", "bernoulli",
            "randint", "categorical", "permutation", "truncated_normal"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from typing import Any
-from clnp._runtime.dtypes import kind as dkind
+from clnp._core.dtypes import kind as dkind
 
 __all__ = ["leaf_paths", "structure_to_json", "structure_from_json"]
 

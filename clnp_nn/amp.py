@@ -28,7 +28,7 @@ import numpy as np
 
 import clnp as xp
 import clnp_grad as cg
-from clnp._runtime.dtypes import kind as dkind
+from clnp._core.dtypes import kind as dkind
 
 __all__ = ["Policy", "get_policy", "parse_dtype", "half_dtype", "cast_to_full",
            "cast_to_half", "NoOpLossScale", "StaticLossScale", "DynamicLossScale",

@@ -34,7 +34,7 @@ from clnp._runtime.device import select_device
 
 from . import _safetensors
 from ._tree_paths import leaf_paths, structure_from_json, structure_to_json
-from clnp._runtime.dtypes import kind as dkind
+from clnp._core.dtypes import kind as dkind
 
 __all__ = ["save", "load"]
 

@@ -31,7 +31,7 @@ import numpy as np
 
 import clnp as xp
 from clnp._runtime.device import select_device
-from clnp._runtime.dtypes import kind as dkind
+from clnp._core.dtypes import kind as dkind
 
 __all__ = ["DataLoader"]
 

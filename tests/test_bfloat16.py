@@ -15,7 +15,7 @@ import pytest
 
 import clnp
 import clnp_grad as cg
-from clnp._runtime import dtypes as dt
+from clnp._core import dtypes as dt
 
 BF = np.dtype(ml_dtypes.bfloat16)
 ALL = list(dt.ALL)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import clnp
-from clnp._runtime import dtypes as dt
+from clnp._core import dtypes as dt
 from clnp._core.array import Array
 from clnp._kernels.elementwise import Instr
 from clnp._core.eager import run_elementwise

@@ -38,7 +38,12 @@ ENFORCED = {
     "clnp._array_api.indexing", "clnp._routines.dot_general", "clnp._routines.autotune", "clnp._numpy.host_io",
     "clnp._core.scalar_types",
     "clnp.linalg", "clnp._array_api.linear_algebra", "clnp._runtime.device",
-    "clnp._array_api.elementwise", "clnp._numpy.functions", "clnp._array_api.ufunc",
+    "clnp._array_api.elementwise", "clnp._array_api.ufunc",
+    "clnp._numpy.array_likes", "clnp._numpy.comparisons", "clnp._numpy.counting",
+    "clnp._numpy.creation", "clnp._numpy.diagonals", "clnp._numpy.einsum",
+    "clnp._numpy.elementwise", "clnp._numpy.errstate", "clnp._numpy.interpolation",
+    "clnp._numpy.manipulation", "clnp._numpy.queries", "clnp._numpy.reductions",
+    "clnp._numpy.rounding", "clnp._numpy.statistics",
     "clnp_grad._collectives", "clnp._routines.custom_kernels", "clnp_nn.data",
     "clnp_nn.amp", "clnp_nn.checkpoint", "clnp_nn.functional._conv_algo",
     "clnp_nn.functional._kernels", "clnp_nn.functional.activation",
@@ -51,7 +56,7 @@ ENFORCED = {
     "clnp_nn.parallel.mpi", "clnp_nn.parallel.sharded", "clnp_nn.parallel.transport",
     "clnp._numpy.index_helpers", "clnp._numpy.math", "clnp._numpy.polynomial", "clnp._numpy.selection", "clnp._numpy.sets",
     "clnp._numpy.shape", "clnp._numpy.windows", "clnp.lib.stride_tricks", "clnp._numpy.misc",
-    "clnp.random.distributions",
+    "clnp.random._distributions",
 }
 
 

@@ -1,4 +1,4 @@
-"""NumPy names beyond the standard (clnp._numpy.functions) against NumPy."""
+"""NumPy names beyond the standard (clnp/_numpy/) against NumPy."""
 from __future__ import annotations
 
 import warnings

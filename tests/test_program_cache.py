@@ -198,7 +198,7 @@ _CHILD = r"""
 import json, sys
 import numpy as np
 import clnp
-from clnp import _program_cache, _runtime
+from clnp._runtime import program_cache as _program_cache, device as _runtime
 x = clnp.asarray(np.linspace(-2.0, 3.0, 1000, dtype=np.float32))
 y = clnp.sqrt(clnp.abs(x)) * 2.0 + x
 out = [float(clnp.sum(y)), float(clnp.max(y - x)), clnp.cumulative_sum(x[:5]).tolist(),

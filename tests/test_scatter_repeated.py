@@ -12,14 +12,14 @@ import numpy as np
 import pytest
 
 import clnp
-from clnp._core import eager as _eager
+from clnp._routines import scatter
 
 
 @pytest.fixture(params=["table", "sorted"])
 def winner_path(request, monkeypatch):
     if request.param == "sorted":
-        monkeypatch.setattr(_eager, "SCATTER_TABLE_FLOOR", 0)
-        monkeypatch.setattr(_eager, "SCATTER_TABLE_RATIO", 0)
+        monkeypatch.setattr(scatter, "SCATTER_TABLE_FLOOR", 0)
+        monkeypatch.setattr(scatter, "SCATTER_TABLE_RATIO", 0)
     return request.param
 
 

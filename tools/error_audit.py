@@ -357,9 +357,11 @@ class Watch:
                 setattr(self, what, getattr(self, what) + 1)
                 return f(*a, **k)
             return wrapper
-        # every launch: a kernel object called (eager ops, plans), the enqueue function
-        # (linalg), the bound kernels of jit replays
+        # every launch: a kernel object called (eager ops, plans: clnp's kernels are
+        # clnp._runtime.launch.Kernel, whose call is its own), the enqueue function (linalg),
+        # the bound kernels of jit replays
         self._patch(cl.Kernel, "__call__", counted(cl.Kernel.__call__, "launches"))
+        self._patch(_bound.Kernel, "__call__", counted(_bound.Kernel.__call__, "launches"))
         self._patch(cl, "enqueue_nd_range_kernel",
                     counted(cl.enqueue_nd_range_kernel, "launches"))
         self._patch(_bound, "_enqueue", counted(_bound._enqueue, "launches"))

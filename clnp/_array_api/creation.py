@@ -12,12 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from .._runtime import dtypes as dt
+from .._core import dtypes as dt
 from .._core.array import Array
 from .._core.checks import is_array, normalize_shape
 from .._core.prims import primitive
 from .._runtime.device import Device, default_device, select_device
-from .._runtime.dtypes import kind as dkind
+from .._core.dtypes import kind as dkind
+from .._core.namespace import namespace as _namespace
 
 __all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
            "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like",
@@ -358,7 +359,7 @@ def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) 
         d = _dtype(dtype, dev, "full") or fill_value.dtype
         if fill_value.device is not dev:
             fill_value = asarray(fill_value, device=dev)
-        from .manipulation import broadcast_to
+        broadcast_to = _namespace().broadcast_to     # manipulation: later in this layer
         v = broadcast_to(fill_value, shape)
         return primitive("convert_element_type").bind(v, dtype=d) if d != v.dtype else \
             primitive("copy").bind(v)
@@ -677,9 +678,8 @@ def arange(start: Any, /, stop: Any = None, step: Any = 1, *, dtype: Any = None,
             raise TypeError(f"arange: a bool arange has at most 2 elements; got {n} (NumPy: "
                             f"arange() is only supported for booleans when the result has "
                             f"at most length 2)")
-        from .._numpy.functions import _xp
         vals = [bool(start), bool(start + step)][:n]
-        return _xp().asarray(np.asarray(vals, dtype=bool), device=dev)
+        return _namespace().asarray(np.asarray(vals, dtype=bool), device=dev)
     if dkind(d) in "iu":
         start, step = int(start), int(step)
         if n:
@@ -768,7 +768,7 @@ def linspace(start: Any, stop: Any, /, num: int, *, dtype: Any = None, device: A
     if endpoint and num > 1:
         out[num - 1] = stop
     if dkind(d) in "iu":
-        from .elementwise import floor
+        floor = _namespace().floor     # elementwise: later in this layer
         out = floor(out)
     if d != wide:
         out = primitive("convert_element_type").bind(out, dtype=d)
@@ -870,7 +870,7 @@ def meshgrid(*arrays: Any, indexing: str = "xy", sparse: bool = False,
     >>> [a.shape for a in clnp.meshgrid([1, 2, 3], [10, 20], sparse=True)]
     [(1, 3), (2, 1)]
     """
-    from .manipulation import broadcast_to
+    broadcast_to = _namespace().broadcast_to     # manipulation: later in this layer
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij'; got {indexing!r}")
     device = next((a.device for a in arrays if is_array(a)), None)
@@ -904,7 +904,9 @@ def meshgrid(*arrays: Any, indexing: str = "xy", sparse: bool = False,
 
 
 def _tri(x: Any, k: Any, lower: bool, fname: str) -> Any:
-    from .elementwise import greater_equal, less_equal, subtract, where
+    ns = _namespace()     # elementwise: later in this layer, reached through the namespace
+    greater_equal, less_equal, subtract, where = (ns.greater_equal, ns.less_equal, ns.subtract,
+                                                  ns.where)
     if not is_array(x):
         raise TypeError(f"{fname}: x must be a clnp array; got {type(x).__name__}")
     if x.ndim < 2:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._runtime import dtypes as dt
+from .._core import dtypes as dt
 from .._core.checks import check_array, normalize_axis
 from .._core.prims import primitive
-from .._runtime.dtypes import kind as dkind
+from .._core.dtypes import kind as dkind
 
 __all__ = ["cumulative_sum", "cumulative_prod", "cumsum", "cumprod"]
 

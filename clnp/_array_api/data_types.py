@@ -6,10 +6,10 @@ from typing import Any
 
 import numpy as np
 
-from .._runtime import dtypes as dt
+from .._core import dtypes as dt
 from .._core.checks import check_array, is_array
 from .._core.prims import primitive
-from .._runtime.dtypes import kind as dkind
+from .._core.dtypes import kind as dkind
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 

@@ -13,18 +13,19 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .._runtime import dtypes as dt
+from .._core import dtypes as dt
 from .._kernels import op_table as _ops
 from .._core.array import Array
 from .._core.dispatch import apply_fast
 from .._core.checks import is_array
 from .._core.prims import primitive
 from .ufunc import ufunc
-from .._runtime.dtypes import kind as dkind
+from .._core.dtypes import kind as dkind
 
 __all__: list[str] = []
 
 from .._core.promotion import _BOUNDS, _PY_SCALARS, _Strong, _is_int, _promote, _resolve, resolve
+from .._core.namespace import namespace as _namespace
 _FAST_TYPES = frozenset({Array, bool, int, float, complex})
 
 
@@ -353,7 +354,7 @@ def where(condition, x1=_UNSET, x2=_UNSET, /):
         condition = np.asarray(condition)
     if x1 is _UNSET and x2 is _UNSET:
         from .creation import asarray
-        from .searching import nonzero
+        nonzero = _namespace().nonzero     # searching: later in this layer
         c = condition if is_array(condition) else asarray(condition)
         return nonzero(c)
     if x1 is _UNSET or x2 is _UNSET:

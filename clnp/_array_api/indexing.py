@@ -23,11 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from .._runtime import dtypes as dt
+from .._core import dtypes as dt
 from .._core.array import Array
 from .._core.checks import check_array, check_scalar_fits, is_array, normalize_axis
 from .._core.prims import primitive
-from .._runtime.dtypes import kind as dkind
+from .._core.dtypes import kind as dkind
+from .._core import attached as _attached
 
 __all__ = ["take", "take_along_axis"]
 
@@ -382,7 +383,8 @@ def setitem(x: Any, key: Any, value: Any) -> None:
         raise TypeError("in-place assignment on a traced value: use x = x.at[idx].set(v) "
                         "style updates inside transformations")
     value = _value_for(x, value)
-    from .._core.eager import copy_into, ew_apply, scatter_into
+    from .._core.eager import copy_into, ew_apply
+    from .._routines.scatter import scatter_into
     plan = _plan(x, key)
     if not plan.advanced or all(kind == "bool" for kind, *_ in plan.adv):
         view = _bool_only(plan) if plan.advanced else plan.view
@@ -574,3 +576,6 @@ def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
     xb = broadcast_to(x, tuple(n if d == ax else bshape[d] for d, n in enumerate(x.shape)))
     return _bind_indexed("take_along_axis: ", list(range(x.ndim)), primitive("gather").bind, xb,
                          *arrays, in_bounds=in_bounds)
+
+# the core's methods implemented here (clnp/_core/attached.py)
+_attached.attach(getitem=getitem, setitem=setitem)

@@ -5,7 +5,7 @@ from typing import Any
 
 import numpy as np
 
-from .._runtime import dtypes as dt
+from .._core import dtypes as dt
 from .._runtime.device import Device, default_device, devices, select_device
 
 __all__ = ["__array_namespace_info__"]

@@ -19,6 +19,7 @@ from .._core.array import Array
 from .._core.dispatch import inplace_fast
 from .._core.checks import is_array
 from .._core.prims import primitive
+from .._core import attached as _attached
 
 # the Python spelling of each in-place operator, for messages
 SYMBOLS = {"add": "+=", "subtract": "-=", "multiply": "*=", "divide": "/=",
@@ -87,3 +88,6 @@ def inplace(name: str, x: Any, other: Any) -> Any:
     from .._core.eager import copy_into
     copy_into(x, r)
     return x
+
+# the core's methods implemented here (clnp/_core/attached.py)
+_attached.attach(inplace=inplace)

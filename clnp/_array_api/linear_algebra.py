@@ -13,10 +13,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .._runtime import dtypes as dt
+from .._core import dtypes as dt
 from .._core.checks import is_array
 from .._core.prims import primitive
-from .._runtime.dtypes import kind as dkind
+from .._core.dtypes import kind as dkind
+from .._core import attached as _attached
 
 __all__ = ["matmul", "tensordot", "vecdot", "dot", "inner", "outer", "vdot", "matvec",
            "vecmat"]
@@ -551,3 +552,6 @@ def imatmul(x: Any, other: Any) -> Any:
     from .._core.eager import copy_into
     copy_into(x, r)
     return x
+
+# the core's methods implemented here (clnp/_core/attached.py)
+_attached.attach(imatmul=imatmul)

@@ -5,10 +5,11 @@ import math
 import operator
 from typing import Any, Sequence
 
-from .._runtime import dtypes as dt
+from .._core import dtypes as dt
 from .._core.checks import check_array, is_array, normalize_axes, normalize_axis, normalize_shape
 from .._core.prims import primitive
-from .._runtime.dtypes import kind as dkind
+from .._core.dtypes import kind as dkind
+from .._core.namespace import namespace as _namespace
 
 __all__ = ["broadcast_shapes", "broadcast_arrays", "broadcast_to", "concat", "expand_dims", "flip",
            "moveaxis", "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile",
@@ -676,7 +677,7 @@ def repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Any:
             if (reps < 0).any():
                 raise ValueError("repeat: repeats must be non-negative")
             from .creation import asarray
-            from .indexing import take
+            take = _namespace().take     # indexing: later in this layer
             idx = asarray(np.repeat(np.arange(n), reps), device=x.device)
             return take(x, idx, axis=ax)
     r = operator.index(repeats)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .._runtime import dtypes as dt
+from .._core import dtypes as dt
 from .._core.checks import (SCALARS, check_array, is_array, normalize_axes, normalize_axis,
                             result_dtype_of)
 from .._core.prims import primitive
-from .._runtime.dtypes import kind as dkind
+from .._core.dtypes import kind as dkind
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted"]
 

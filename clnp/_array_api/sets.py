@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from .._runtime import dtypes as dt
+from .._core import dtypes as dt
 from .._core.checks import (SCALARS, check_array, check_scalar_fits, is_array, normalize_axis,
                             result_dtype_of)
 from .._core.prims import primitive
-from .._runtime.dtypes import kind as dkind
+from .._core.dtypes import kind as dkind
+from .._core.namespace import namespace as _namespace
 
 __all__ = ["isin", "unique", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
 
@@ -228,8 +229,7 @@ def _unique_axis(x: Any, axis: int) -> tuple[Any, Any, Any, Any]:
     sort (one stable argsort per column, last column first), and a row starts a new group
     where it differs from its predecessor (NaN differs from itself, as in NumPy's field
     comparison). Reads the number of groups back to the host."""
-    from .._numpy.functions import _xp
-    xp = _xp()
+    xp = _namespace()
     moved = xp.moveaxis(x, axis, 0)
     n, rest = moved.shape[0], tuple(moved.shape[1:])
     m = 1

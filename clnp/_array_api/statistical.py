@@ -6,10 +6,10 @@ from typing import Any
 
 import numpy as np
 
-from .._runtime import dtypes as dt
+from .._core import dtypes as dt
 from .._core.checks import check_array, normalize_axes
 from .._core.prims import primitive
-from .._runtime.dtypes import kind as dkind
+from .._core.dtypes import kind as dkind
 
 __all__ = ["max", "mean", "min", "prod", "std", "sum", "var", "all", "any"]
 

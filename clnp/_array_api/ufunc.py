@@ -21,12 +21,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._runtime import dtypes as dt
+from .._core import dtypes as dt
 from .._kernels import op_table as _ops
 from .._core.array import Array
 from .._core.checks import _prefix_message, is_array, normalize_axes, normalize_axis
 from .._core.prims import EVAL, current_interpreter, primitive
-from .._runtime.dtypes import kind as dkind
+from .._core.dtypes import kind as dkind
+from .._core.namespace import namespace as _ns
 
 
 class _NoValue:
@@ -50,9 +51,6 @@ _ARRAY_LIKE = (list, tuple, range)
 _TYPE_ORDER = "?bBhHiIlLqQefdgFDG"     # NumPy's order of ``ufunc.types``
 
 
-def _ns():
-    import clnp
-    return clnp
 
 
 def _host_or_device(x: Any) -> bool:
@@ -672,7 +670,7 @@ class ufunc:
             r = scan(x, self._op, ax)
             return r[(slice(None),) * ax + (-1,)]
         if table and _concrete(x, mask):
-            from .._routines.ufunc_methods import fold
+            from .._core.folds import fold
             r = fold(x, self._op, ax, [0], [nred], "reduce", init, mask)
             return ns.reshape(r, kshape)
         if not table and self._rec.reorderable and mask is None:
@@ -777,7 +775,7 @@ class ufunc:
                 from .._routines.ufunc_methods import scan
                 r = scan(x, self._op, ax)         # parallel: the op is associative
             elif table and _concrete(x):
-                from .._routines.ufunc_methods import fold
+                from .._core.folds import fold
                 r = fold(x, self._op, ax, [0], [n], "accumulate")
             elif loop is not None and self._rec.reorderable:
                 r = self._doubling_scan(x, ax, loop)
@@ -873,7 +871,7 @@ class ufunc:
         if table:
             self._fold_dtype(x, "reduceat")
         if table and _concrete(x):
-            from .._routines.ufunc_methods import fold
+            from .._core.folds import fold
             r = fold(x, self._op, ax, idx.tolist(), ends.tolist(), "reduce")
         elif not idx.size:          # no slices: nothing to stack
             r = _ns().empty(x.shape[:ax] + (0,) + x.shape[ax + 1:], dtype=x.dtype,

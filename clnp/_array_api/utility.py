@@ -7,7 +7,7 @@ from typing import Any
 
 from .._core.checks import SCALARS, check_array, is_array, normalize_axis
 from .._core.prims import primitive
-from .._runtime.dtypes import kind as dkind
+from .._core.dtypes import kind as dkind
 
 __all__ = ["diff"]
 

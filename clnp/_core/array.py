@@ -16,9 +16,11 @@ import numpy as np
 import pyopencl as cl
 
 from .._runtime import capture_hooks as _hooks
-from .._runtime import dtypes as dt
+from . import dtypes as dt
 from .operators import ArrayOperators
 from .._runtime.device import Device, default_device
+from .attached import implementation
+from .namespace import namespace as _namespace
 
 
 def c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -541,20 +543,18 @@ class Array(ArrayOperators):
     # ------------------------------------------------------------------ NumPy protocols
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         """``numpy.<ufunc>(...)`` on clnp arrays runs in clnp (see ``clnp._numpy.protocols``)."""
-        from .._numpy.protocols import array_ufunc
-        return array_ufunc(ufunc, method, inputs, kwargs)
+        return implementation("array_ufunc")(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
         """``numpy.<function>(...)`` on clnp arrays runs in clnp (see
         ``clnp._numpy.protocols``)."""
-        from .._numpy.protocols import array_function
-        return array_function(func, types, args, kwargs)
+        return implementation("array_function")(func, types, args, kwargs)
 
     # ------------------------------------------------------------------ Array API protocol
     def __array_namespace__(self, *, api_version: str | None = None) -> Any:
         if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12", "2025.12"):
             raise ValueError(f"unsupported Array API version {api_version!r}")
-        import clnp
+        clnp = _namespace()
         return clnp
 
     def to_device(self, device: Any, /, *, stream: Any = None) -> "Array":

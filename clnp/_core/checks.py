@@ -9,9 +9,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .._runtime import dtypes as dt
+from . import dtypes as dt
 from .array import Array
-from .._runtime.dtypes import kind as dkind
+from .dtypes import kind as dkind
+from .namespace import namespace as _namespace
 
 SCALARS = (bool, int, float, complex)
 
@@ -174,6 +175,5 @@ def unwrap_scalar(x: Any) -> Any:
     if isinstance(x, np.generic):
         return x.item()
     if isinstance(x, np.ndarray):
-        from .._array_api.creation import asarray
-        return asarray(x)
+        return _namespace().asarray(x)
     return x

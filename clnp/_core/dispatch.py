@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .._runtime import capture_hooks as _hooks
-from .._runtime import dtypes as dt
+from . import dtypes as dt
 from .._kernels import op_table as _ops
 from .array import Array, c_strides
 from .eager import broadcast_shapes, ew_body, plan_elementwise, remember_plan

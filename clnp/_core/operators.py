@@ -10,12 +10,11 @@ from typing import Any
 import numpy as np
 
 from .._kernels import op_table as _ops
-from .._runtime.dtypes import kind as dkind
+from .dtypes import kind as dkind
+from .attached import implementation
+from .namespace import namespace as _ns
 
 
-def _ns():
-    import clnp
-    return clnp
 
 
 def check_concrete(x: Any, what: str) -> None:
@@ -39,7 +38,7 @@ def _binary(name: str):
     def iop(self, other):
         if not _ew_operand_ok(other):
             return NotImplemented
-        return _ns()._inplace.inplace(name, self, other)
+        return implementation("inplace")(name, self, other)
     return op, rop, iop
 
 
@@ -67,10 +66,10 @@ class ArrayOperators:
     __slots__ = ()
 
     def __getitem__(self, key: Any) -> Any:
-        return _ns()._indexing.getitem(self, key)
+        return implementation("getitem")(self, key)
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        _ns()._indexing.setitem(self, key, value)
+        implementation("setitem")(self, key, value)
 
     def __divmod__(self, other: Any) -> Any:
         if not _ew_operand_ok(other):
@@ -95,7 +94,7 @@ class ArrayOperators:
     def __imatmul__(self, other: Any) -> Any:
         if not _operand_ok(other):
             return NotImplemented
-        return _ns()._linear_algebra_functions.imatmul(self, other)
+        return implementation("imatmul")(self, other)
 
     @property
     def T(self) -> Any:
@@ -146,7 +145,7 @@ class ArrayOperators:
         >>> print(clnp.asarray([1.7, -2.2]).astype(clnp.int32))
         [ 1 -2]
         """
-        from .._runtime import dtypes as dt
+        from . import dtypes as dt
         d = dt.as_dtype(dtype, "astype")
         if casting != "unsafe" and not np.can_cast(self.dtype, d, casting):
             raise TypeError(f"astype: cannot cast array data from {self.dtype!r} to {d!r} "
@@ -392,7 +391,7 @@ class ArrayOperators:
 
     @real.setter
     def real(self, value: Any) -> None:
-        _ns()._ndarray_methods.set_part(self, value, "real")
+        implementation("set_part")(self, value, "real")
 
     @property
     def imag(self) -> Any:
@@ -406,7 +405,7 @@ class ArrayOperators:
 
     @imag.setter
     def imag(self, value: Any) -> None:
-        _ns()._ndarray_methods.set_part(self, value, "imag")
+        implementation("set_part")(self, value, "imag")
 
     def sum(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
             initial: Any = np._NoValue, where: Any = True) -> Any:
@@ -1011,8 +1010,7 @@ class ArrayOperators:
         >>> int(x[1])
         3
         """
-        from .._numpy.ndarray_methods import partition_order
-        y, ax = partition_order(self, kth, axis, "partition")
+        y, ax = implementation("partition_order")(self, kth, axis, "partition")
         self[...] = _ns().sort(y, axis=ax)
 
     def argpartition(self, kth: Any, axis: Any = -1, kind: str = "introselect",
@@ -1050,8 +1048,7 @@ class ArrayOperators:
         >>> int(x[x.argpartition(2)[2]])
         5
         """
-        from .._numpy.ndarray_methods import partition_order
-        y, ax = partition_order(self, kth, axis, "argpartition")
+        y, ax = implementation("partition_order")(self, kth, axis, "argpartition")
         return _ns().argsort(y, axis=ax)
 
     def searchsorted(self, v: Any, side: str = "left", sorter: Any = None) -> Any:
@@ -1165,7 +1162,7 @@ class ArrayOperators:
         [[5 0]
          [0 6]]
         """
-        _ns()._ndarray_methods.put(self, indices, values, mode)
+        implementation("put")(self, indices, values, mode)
 
     def diagonal(self, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
         """The diagonal of the array (``ndarray.diagonal``).
@@ -1242,7 +1239,7 @@ class ArrayOperators:
         [[3 4]
          [5 6]]
         """
-        res = _ns()._ndarray_methods.compress(condition, self, axis)
+        res = implementation("compress")(condition, self, axis)
         return _write_out(res, out, "compress")
 
     def choose(self, choices: Any, out: Any = None, mode: str = "raise") -> Any:
@@ -1274,7 +1271,7 @@ class ArrayOperators:
         >>> print(clnp.asarray([0, 1, 0]).choose([[1, 2, 3], [10, 20, 30]]))
         [ 1 20  3]
         """
-        res = _ns()._ndarray_methods.choose(self, choices, mode)
+        res = implementation("choose")(self, choices, mode)
         return _write_out(res, out, "choose")
 
     def resize(self, *new_shape: Any, refcheck: bool = True) -> None:
@@ -1305,7 +1302,7 @@ class ArrayOperators:
         """
         if len(new_shape) == 1 and not isinstance(new_shape[0], (int, np.integer)):
             new_shape = tuple(new_shape[0])
-        _ns()._ndarray_methods.resize(self, tuple(int(d) for d in new_shape))
+        implementation("resize")(self, tuple(int(d) for d in new_shape))
 
     def __contains__(self, value: Any) -> bool:
         """``value in x``: whether any element equals ``value`` (NumPy's rule)."""
@@ -1322,11 +1319,11 @@ class ArrayOperators:
         """A 1-D iterator over the array that can be indexed and assigned to (``ndarray.flat``).
 
         Setting ``x.flat = values`` fills the array with the values, repeated as needed."""
-        return _ns()._ndarray_methods.flatiter(self)
+        return implementation("flatiter")(self)
 
     @flat.setter
     def flat(self, value: Any) -> None:
-        _ns()._ndarray_methods.flat_write(self, slice(None), value, "flat")
+        implementation("flat_write")(self, slice(None), value, "flat")
 
 
 _NO = np._NoValue

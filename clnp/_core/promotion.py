@@ -10,11 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from .._runtime import dtypes as dt
+from . import dtypes as dt
 from .._kernels import op_table as _ops
 from .array import Array
 from .checks import is_array
-from .._runtime.dtypes import kind as dkind
+from .dtypes import kind as dkind
 
 _PY_SCALARS = (bool, int, float, complex)
 

@@ -6,7 +6,7 @@ The abstract scalar classes (``clnp.floating``, ``clnp.integer``, ...) are NumPy
 ``clnp.issubdtype(x.dtype, clnp.floating)`` works as in NumPy. Only the dtypes OpenCL devices
 hold are array dtypes (bool, integers, floats, complex); the rest of NumPy's types (strings,
 objects, datetimes, long double) are refused when an array would get them, with an error that
-says what to use instead (:func:`unsupported_dtype_message`).
+says what to use instead (:func:`clnp._core.dtypes.unsupported_dtype_message`).
 """
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from .._runtime import dtypes as dt
+from . import dtypes as dt
+from .dtypes import unsupported_dtype_message
 
 __all__ = [
     "dtype", "generic", "number", "integer", "signedinteger", "unsignedinteger", "inexact",
@@ -61,33 +62,6 @@ typecodes: dict[str, str] = {
 issubdtype = np.issubdtype
 typename = np.typename
 mintypecode = np.mintypecode
-
-
-def unsupported_dtype_message(d: Any, fname: str = "") -> str | None:
-    """The error text for a dtype no OpenCL device holds (None for a supported one)."""
-    try:
-        d = np.dtype(d)
-    except TypeError:
-        return None
-    where = f"{fname}: " if fname else ""
-    if d.kind in "US":
-        return (f"{where}clnp arrays cannot hold strings (data type {d}): an OpenCL device has no "
-                f"string type; keep text in NumPy arrays or Python lists and put numeric "
-                f"codes (e.g. from numpy.unique(..., return_inverse=True)) on the device")
-    if d.kind == "O":
-        return (f"{where}clnp arrays cannot hold Python objects (data type object): device memory "
-                f"holds only numbers; keep objects in NumPy arrays or lists, or convert them "
-                f"to a numeric dtype first")
-    if d.kind in "mM":
-        return (f"{where}clnp arrays cannot hold {d} values (data type {d}): OpenCL has no datetime type; "
-                f"convert with .astype('int64') (ticks since the epoch) on the host first")
-    if d.kind == "V":
-        return (f"{where}clnp arrays cannot hold structured or void data types ({d}); use one "
-                f"array per field")
-    if d.kind in "fc" and d.itemsize > 16 or (d.kind == "f" and d.itemsize > 8):
-        return (f"{where}clnp arrays cannot hold data type {d}: OpenCL devices have no long double; "
-                f"use float64 (or complex128)")
-    return None
 
 
 def promote_types(type1: Any, type2: Any) -> np.dtype:

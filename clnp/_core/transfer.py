@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import pyopencl as cl
 
-from .._runtime import dtypes as dt
+from . import dtypes as dt
 from .._runtime import staging as _staging
 from .array import Array
 from .._runtime.capture_hooks import current as _capturing

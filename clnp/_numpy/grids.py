@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 
 from .._core.checks import is_array
-from .functions import _arr, _device_of, _xp
-from .._runtime.dtypes import kind as dkind
+from .._core.namespace import namespace as _xp
+from .array_likes import _arr, _device_of
+from .._core.dtypes import kind as dkind
 
 __all__ = ["mgrid", "ogrid", "r_", "c_", "s_", "index_exp", "euler_gamma", "little_endian"]
 

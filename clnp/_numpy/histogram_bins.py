@@ -17,17 +17,15 @@ from typing import Any
 
 import numpy as np
 
-from .._runtime.dtypes import kind as dkind
+from .._core.dtypes import kind as dkind
 from .._runtime.user_frames import user_stacklevel
+from .._core.namespace import namespace as _xp
 
 ESTIMATORS = ("auto", "fd", "doane", "scott", "stone", "rice", "sturges", "sqrt")
 _UNSIGNED = {np.dtype(np.int8): np.uint8, np.dtype(np.int16): np.uint16,
              np.dtype(np.int32): np.uint32, np.dtype(np.int64): np.uint64}
 
 
-def _xp() -> Any:
-    import clnp
-    return clnp
 
 
 def _ptp(mn: np.generic, mx: np.generic) -> Any:

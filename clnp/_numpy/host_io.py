@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from .._core.array import Array
+from .._core.namespace import namespace as _namespace
 
 __all__ = [
     "set_printoptions", "get_printoptions", "printoptions", "array2string", "array_repr",
@@ -44,7 +45,7 @@ def _upload(a: Any) -> Any:
     """A host result of a file reader on the default device. Readers produce float64 (and
     complex128) as NumPy's do; on a device without fp64 that becomes the device's default
     float (complex) type, as Python floats do, rather than an error."""
-    import clnp
+    clnp = _namespace()
     if not isinstance(a, np.ndarray):
         return a
     dev = clnp.default_device()
@@ -537,7 +538,7 @@ def frombuffer(buffer: Any, dtype: Any = float, count: int = -1, offset: int = 0
     >>> print(clnp.frombuffer(b"\\x01\\x02\\x03", dtype=clnp.uint8))
     [1 2 3]
     """
-    import clnp
+    clnp = _namespace()
     return clnp.asarray(np.frombuffer(buffer, dtype=dtype, count=count, offset=offset),
                         device=device)
 
@@ -567,7 +568,7 @@ def fromiter(iter: Any, dtype: Any, count: int = -1, *, device: Any = None) -> A
     >>> print(clnp.fromiter((i * i for i in range(4)), dtype=clnp.int32))
     [0 1 4 9]
     """
-    import clnp
+    clnp = _namespace()
     return clnp.asarray(np.fromiter(iter, dtype=dtype, count=count), device=device)
 
 
@@ -604,7 +605,7 @@ def fromfunction(function: Callable[..., Any], shape: Any, *, dtype: Any = float
     [[ 0 10 20]
      [ 1 11 21]]
     """
-    import clnp
+    clnp = _namespace()
     shape = tuple(int(n) for n in shape)
     coords = []
     for ax, n in enumerate(shape):
@@ -702,7 +703,7 @@ class nditer:
     def operands(self) -> tuple:
         """The operands as clnp arrays: a snapshot of their values now (outputs allocated by
         the iterator included), uploaded."""
-        import clnp
+        clnp = _namespace()
         return tuple(clnp.asarray(h) if isinstance(h, np.ndarray) and (t is None or
                                                                      isinstance(t, Array))
                      else h for t, h in zip(self._targets, self._it.operands))

@@ -14,11 +14,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .._runtime import dtypes as dt
+from .._core import dtypes as dt
 from .._core.checks import is_array, normalize_axis
-from .functions import _arr, _device_of, _xp
+from .._core.namespace import namespace as _xp
+from .array_likes import _arr, _device_of
 from .._core.prims import in_transformation
-from .._runtime.dtypes import kind as dkind
+from .._core.dtypes import kind as dkind
 
 __all__ = ["unravel_index", "ravel_multi_index", "indices", "ix_", "diag_indices",
            "diag_indices_from", "tril_indices", "triu_indices", "tril_indices_from",

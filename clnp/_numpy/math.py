@@ -20,10 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from .._runtime import dtypes as dt
+from .._core import dtypes as dt
 from .._core.checks import is_array, normalize_axis
-from .functions import _arr, _device_of, _finish, _inexact, _xp
-from .._runtime.dtypes import kind as dkind
+from .._core.namespace import namespace as _xp
+from .array_likes import _arr, _device_of, _finish, _inexact
+from .._core.dtypes import kind as dkind
 from .._runtime.user_frames import user_stacklevel
 
 __all__ = ["digitize", "histogram2d", "histogramdd", "gradient", "correlate", "kron",
@@ -792,7 +793,7 @@ def correlate(a: Any, v: Any, mode: str = "valid") -> Any:
     >>> print(numpy.asarray(np.correlate([1.0, 2.0, 3.0], [0.0, 1.0, 0.5], "full")))
     [0.5 2.  3.5 3.  0. ]
     """
-    from .functions import convolve
+    from .interpolation import convolve
     xp = _xp()
     dev = _device_of(a, v)
     va = _arr(v, dev)

@@ -15,7 +15,8 @@ from typing import Any, Callable
 import numpy as np
 
 from .._core.checks import is_array
-from .functions import _arr, _xp
+from .._core.namespace import namespace as _xp
+from .array_likes import _arr
 
 __all__ = ["asfortranarray", "require", "einsum_path", "getbufsize", "setbufsize",
            "geterrcall", "seterrcall"]

@@ -12,12 +12,11 @@ import operator
 from typing import Any
 
 import numpy as np
-from .._runtime.dtypes import kind as dkind
+from .._core.dtypes import kind as dkind
+from .._core.namespace import namespace as _ns
+from .._core import attached as _attached
 
 
-def _ns() -> Any:
-    import clnp
-    return clnp
 
 
 def check_storage(x: Any, what: str) -> None:
@@ -257,3 +256,8 @@ def set_part(x: Any, value: Any, part: str) -> None:
         x[...] = value
     else:
         raise TypeError("array does not have imaginary part to set")
+
+# the core's methods implemented here (clnp/_core/attached.py)
+_attached.attach(flat_write=flat_write, flatiter=flatiter, put=put, choose=choose,
+                 compress=compress, partition_order=partition_order, resize=resize,
+                 set_part=set_part)

@@ -14,9 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from .._runtime import dtypes as dt
+from .._core import dtypes as dt
 from .._core.checks import is_array
-from .functions import _arr, _device_of, _inexact, _xp
+from .._core.namespace import namespace as _xp
+from .array_likes import _arr, _device_of, _inexact
 from .._runtime.user_frames import user_stacklevel
 
 __all__ = ["polyval", "polyfit", "roots", "poly", "polyadd", "polysub", "polymul",
@@ -143,7 +144,7 @@ def polymul(a1: Any, a2: Any) -> Any:
     >>> print(numpy.asarray(np.polymul([1, 2, 3], [9, 5, 1])))
     [ 9 23 38 17  3]
     """
-    from .functions import convolve
+    from .interpolation import convolve
     from .selection import trim_zeros
     xp = _xp()
     dev = _device_of(a1, a2)
@@ -474,7 +475,7 @@ def poly(seq_of_zeros: Any) -> Any:
     >>> print(numpy.asarray(np.poly([1.0, 2.0])))
     [ 1. -3.  2.]
     """
-    from .functions import convolve
+    from .interpolation import convolve
     xp = _xp()
     z = _arr(seq_of_zeros)
     real_matrix = False

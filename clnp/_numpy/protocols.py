@@ -57,6 +57,8 @@ from typing import Any, Callable
 import numpy as np
 
 from .._core.array import Array
+from .._core.namespace import namespace as _clnp
+from .._core import attached as _attached
 
 _P = inspect.Parameter
 _NOVALUE = getattr(np, "_NoValue", object())
@@ -78,9 +80,6 @@ _SIGNATURES: dict[Any, Any] = {}
 _ARRAY_PARAMS = frozenset({"x", "x1", "x2"})
 
 
-def _clnp() -> Any:
-    import clnp
-    return clnp
 
 
 def _signature(f: Any) -> inspect.Signature | None:
@@ -490,3 +489,6 @@ def _call(func: Any, impl: Any, name: str, args: tuple, kwargs: dict, device: An
     if out is not None:
         return _store(res, out, where_s, None)
     return res
+
+# the core's methods implemented here (clnp/_core/attached.py)
+_attached.attach(array_ufunc=array_ufunc, array_function=array_function)

@@ -19,10 +19,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .._runtime import dtypes as dt
+from .._core import dtypes as dt
 from .._core.checks import is_array, normalize_axis
-from .functions import _arr, _device_of, _xp
-from .._runtime.dtypes import kind as dkind
+from .._core.namespace import namespace as _xp
+from .array_likes import _arr, _device_of
+from .._core.dtypes import kind as dkind
 
 __all__ = ["partition", "argpartition", "select", "choose", "piecewise", "put", "place",
            "putmask", "copyto", "insert", "delete", "append", "resize", "trim_zeros",
@@ -252,7 +253,7 @@ def choose(a: Any, choices: Sequence[Any], out: Any = None, mode: str = "raise")
     >>> print(numpy.asarray(np.choose([2, 0, 1, 0], choices)))
     [20  1 12  3]
     """
-    from .functions import _finish
+    from .array_likes import _finish
     from .._core.prims import in_transformation
     xp = _xp()
     if mode not in ("raise", "wrap", "clip"):
@@ -955,7 +956,7 @@ def compress(condition: Any, a: Any, axis: int | None = None, out: Any = None) -
     [[3 4]
      [5 6]]
     """
-    from .functions import _finish
+    from .array_likes import _finish
     xp = _xp()
     x, ax = _axis_of(a, axis, "compress")
     c = _arr(condition, x.device)

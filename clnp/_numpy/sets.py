@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .functions import _arr, _device_of, _xp
+from .._core.namespace import namespace as _xp
+
+from .array_likes import _arr, _device_of
 
 __all__ = ["intersect1d", "union1d", "setdiff1d", "setxor1d", "ediff1d"]
 

@@ -16,10 +16,11 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .._runtime import dtypes as dt
+from .._core import dtypes as dt
 from .._core.checks import is_array, normalize_axis
-from .functions import _arr, _device_of, _finish, _xp
-from .._runtime.dtypes import kind as dkind
+from .._core.namespace import namespace as _xp
+from .array_likes import _arr, _device_of, _finish
+from .._core.dtypes import kind as dkind
 
 __all__ = ["fliplr", "flipud", "rot90", "rollaxis", "row_stack", "block", "diagflat",
            "apply_along_axis", "apply_over_axes", "array_equiv", "asarray_chkfinite",
@@ -210,7 +211,7 @@ def row_stack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Any
     [[1 2]
      [3 4]]
     """
-    from .functions import vstack
+    from .manipulation import vstack
     return vstack(tup, dtype=dtype, casting=casting)
 
 
@@ -313,7 +314,7 @@ def diagflat(v: Any, k: int = 0) -> Any:
      [0 0 2]
      [0 0 0]]
     """
-    from .functions import diag
+    from .diagonals import diag
     return diag(_xp().reshape(_arr(v), (-1,)), k)
 
 

@@ -18,11 +18,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._runtime import dtypes as dt
-from .._runtime.dtypes import kind as dkind
+from .._core import dtypes as dt
+from .._core.dtypes import kind as dkind
 from .._core.array import Array
 from .._core.checks import is_array
 from .._array_api.ufunc import NoValue, write_out
+from .._core.namespace import namespace as _ns
 
 _NV = NoValue
 
@@ -123,9 +124,6 @@ _REDUCE_UFUNC = {"sum": "add", "prod": "multiply", "max": "maximum", "min": "min
                  "all": "logical_and", "any": "logical_or"}
 
 
-def _ns():
-    import clnp
-    return clnp
 
 
 def as_array(x: Any, fname: str, device: Any = None) -> Any:

@@ -7,7 +7,7 @@ import math
 import operator
 from typing import Any
 
-from .functions import _xp
+from .._core.namespace import namespace as _xp
 
 __all__ = ["hamming", "hanning", "blackman", "bartlett", "kaiser"]
 

@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+from .._runtime.program_cache import cache_dir  # noqa: F401  (also where clnp_nn keeps its tuning)
+
 _VERSION = 3      # 3: configurations for small products (key suffix ":small")
 
 # Tuned on the developers' machines (python -m clnp.tune), keyed by device name. H200:
@@ -50,16 +52,6 @@ _loaded: dict[str, dict[str, dict[str, Any]]] = {}     # device id -> key -> con
 _override: dict[tuple[int, str], dict[str, Any]] = {}
 # bumped whenever a lookup may answer differently: products planned before replan
 epoch = 0
-
-
-def cache_dir() -> Path:
-    """Directory of the tuning cache (``CLNP_CACHE_DIR``, ``$XDG_CACHE_HOME/clnp`` or
-    ``~/.cache/clnp``)."""
-    d = os.environ.get("CLNP_CACHE_DIR")
-    if d:
-        return Path(d)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return Path(xdg) / "clnp" if xdg else Path.home() / ".cache" / "clnp"
 
 
 def device_id(device) -> str:

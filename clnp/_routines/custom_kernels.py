@@ -15,7 +15,7 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 import pyopencl as cl
 
-from .._runtime import dtypes as dt
+from .._core import dtypes as dt
 from .._core.array import Array
 from .._runtime.launch import Kernel
 from .._kernels.custom import CustomArg, CustomSpec, render_custom_elementwise

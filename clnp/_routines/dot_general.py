@@ -38,7 +38,7 @@ import pyopencl as cl
 
 from .._runtime import capture_hooks as _hooks
 from . import autotune as _autotune
-from .._runtime import dtypes as dt
+from .._core import dtypes as dt
 from .._core.array import Array, c_strides
 from .._runtime.launch import Kernel, Launch
 from .._kernels.gemm import GemmSpec, gemm_dtype, render_gemm

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .._runtime import dtypes as dt
+from .._core import dtypes as dt
 from .._core.array import Array
 from .._kernels.fft import FftSpec, render_fft
 from .._core.eager import collapse, contiguous_copy, convert_element_type, local_size

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .._runtime import dtypes as dt
+from .._core import dtypes as dt
 from .._core.array import Array
 from .._kernels.linalg import LinalgSpec, render_linalg
 from .._core.eager import collapse, contiguous_copy, copy_into, ew_apply, full, slice_, transpose

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .._runtime import dtypes as dt
+from .._core import dtypes as dt
 from .._core.array import Array
 from .._kernels.argreduce import ArgReduceSpec, partial_dtype, render_argreduce
 from .._kernels.scan import ScanSpec, acc_dtype, render_scan

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._runtime import dtypes as dt
+from .._core import dtypes as dt
 from .._core.array import Array, c_strides
 from .._kernels.sort import (COMP_CLASS, COMP_MAIN, COMP_REAL, COMP_ROW, KINDS, SortSpec,
                              render_sort)

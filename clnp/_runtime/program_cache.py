@@ -2,7 +2,7 @@
 
 :meth:`clnp._runtime.device.Device.build` asks here after its in-process cache misses. An entry is one
 file ``<cache dir>/programs/<sha256>.bin``, where the cache dir is the autotuner's
-(:func:`clnp._routines.autotune.cache_dir`: ``$CLNP_CACHE_DIR``, else ``$XDG_CACHE_HOME/clnp``, else
+(:func:`cache_dir`: ``$CLNP_CACHE_DIR``, else ``$XDG_CACHE_HOME/clnp``, else
 ``~/.cache/clnp``) and the hash covers the platform name and version, device name and version,
 driver version, PyOpenCL version, the build options and the source text. ``CLNP_CACHE_DIR=""``
 or ``CLNP_DISK_CACHE=0`` turns the cache off.
@@ -50,7 +50,6 @@ from typing import Any, Sequence
 
 import pyopencl as cl
 
-from .._routines import autotune as _autotune
 
 MAGIC = b"CLNPPRG1"
 _DIGEST = 32
@@ -66,6 +65,25 @@ stats = {"hits": 0, "misses": 0, "stores": 0, "bad": 0, "evicted": 0, "completed
 _lock = threading.Lock()
 _stores_since_evict: int | None = None     # None: this process has not checked yet
 
+
+
+def cache_dir() -> Path:
+    """Directory of clnp's caches: compiled programs (under ``programs/``), GEMM and
+    convolution tuning results (``CLNP_CACHE_DIR``, ``$XDG_CACHE_HOME/clnp`` or
+    ``~/.cache/clnp``).
+
+    Examples
+    --------
+    >>> import pathlib
+    >>> from clnp._runtime.program_cache import cache_dir
+    >>> isinstance(cache_dir(), pathlib.Path)
+    True
+    """
+    d = os.environ.get("CLNP_CACHE_DIR")
+    if d:
+        return Path(d)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return Path(xdg) / "clnp" if xdg else Path.home() / ".cache" / "clnp"
 
 def reset_stats() -> None:
     global _stores_since_evict
@@ -83,7 +101,7 @@ def enabled() -> bool:
 
 
 def programs_dir() -> Path:
-    return _autotune.cache_dir() / "programs"
+    return cache_dir() / "programs"
 
 
 def key(device: Any, source: str, options: Sequence[str]) -> str:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import sys
 
-_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+# the clnp package's folder (this module is clnp/_runtime/user_frames.py)
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 # The folders of the library's packages: clnp's own, and those that clnp_grad and clnp_nn
 # add when they are imported (clnp never imports them). Compared with a frame's real path,
 # never a name: a clone folder named 'clnp' holds the user's own scripts and tests too.

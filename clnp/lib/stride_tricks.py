@@ -21,7 +21,7 @@ __all__ = ["as_strided", "sliding_window_view"]
 
 
 def _asarray(x: Any) -> Any:
-    import clnp
+    clnp = _namespace()
     return x if is_array(x) else clnp.asarray(x)
 
 
@@ -125,7 +125,7 @@ def sliding_window_view(x: Any, window_shape: Any, axis: Any = None, *, subok: b
      [1 2 3]
      [2 3 4]]
     """
-    import clnp
+    clnp = _namespace()
     ws = tuple(np.atleast_1d(window_shape).tolist())
     a = x if getattr(x, "_is_clnp_tracer", False) else _asarray(x)
     if any(w < 0 for w in ws):
@@ -164,4 +164,5 @@ def sliding_window_view(x: Any, window_shape: Any, axis: Any = None, *, subok: b
     return as_strided(a, out_shape, tuple(s * isz for s in el))
 
 from .._namespace import hide_imports as _hide_imports  # noqa: E402
+from .._core.namespace import namespace as _namespace
 __dir__ = _hide_imports(__name__)

@@ -32,11 +32,11 @@ from typing import Any
 import numpy as np
 from numpy.random import SeedSequence
 
-from .._runtime import dtypes as dt
+from .._core import dtypes as dt
 from .._kernels.random import blocks
 from .._core.checks import is_array, normalize_axis, normalize_shape
 from .._core.prims import primitive
-from .distributions import DISTRIBUTIONS as _DISTRIBUTIONS, DistributionsMixin
+from ._distributions import DISTRIBUTIONS as _DISTRIBUTIONS, DistributionsMixin
 from .._runtime.device import Device, default_device, select_device
 from .._runtime.user_frames import user_stacklevel
 

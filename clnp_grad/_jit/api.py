@@ -38,7 +38,7 @@ from .._ir import Graph, Var, eval_graph
 from .._tree import _LEAF, tree_flatten, tree_unflatten
 from .executable import Executable, weak_dtype
 from .staging import stage
-from clnp._runtime.dtypes import kind as dkind
+from clnp._core.dtypes import kind as dkind
 
 jit_p = primitive("jit", multiple_results=True)
 _CACHE_SIZE = 256

@@ -44,7 +44,7 @@ from clnp._routines.dot_general import epilogue_plan, get_matmul_precision
 from clnp._core.prims import PRIMITIVES
 from clnp._array_api.creation import _scalar_dtype, zeros
 from clnp._runtime.device import Device, default_device
-from clnp._runtime.dtypes import kind as dkind
+from clnp._core.dtypes import kind as dkind
 
 _new = object.__new__
 

@@ -32,7 +32,7 @@ from clnp._runtime.device import Device, launch
 from .._ir import Graph, Lit, Var
 from .executable import check_devices
 from .fusion import is_elementwise, op_signature
-from clnp._runtime.dtypes import kind as dkind
+from clnp._core.dtypes import kind as dkind
 
 _ALIASES = frozenset({"broadcast_to", "reshape", "stop_gradient"})   # no data movement here
 

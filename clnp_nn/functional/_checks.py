@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import numpy as np
-from clnp._runtime.dtypes import kind as dkind
+from clnp._core.dtypes import kind as dkind
 
 
 def is_array(v: Any) -> bool:

@@ -15,7 +15,7 @@ import clnp as xp
 from . import _checks as chk
 from ._precision import narrow
 from .activation import _log_softmax_wide
-from clnp._runtime.dtypes import kind as dkind
+from clnp._core.dtypes import kind as dkind
 
 __all__ = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss",
            "binary_cross_entropy_with_logits"]

@@ -23,7 +23,7 @@ import numpy as np
 
 from clnp_grad import register_pytree_node
 from clnp_grad._tree import PyTreeDef, _node
-from clnp._runtime.dtypes import kind as dkind
+from clnp._core.dtypes import kind as dkind
 
 __all__ = ["Module", "static", "buffer", "is_array", "is_inexact_array", "partition", "combine",
            "trainable_mask", "named_leaves"]

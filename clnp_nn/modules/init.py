@@ -8,7 +8,7 @@ from typing import Any, Sequence
 import numpy as np
 
 import clnp as xp
-from clnp._runtime.dtypes import kind as dkind
+from clnp._core.dtypes import kind as dkind
 
 __all__ = ["calculate_fans", "calculate_gain", "uniform", "normal", "zeros", "ones",
            "kaiming_uniform", "kaiming_normal", "xavier_uniform", "xavier_normal"]

@@ -29,7 +29,7 @@ from typing import Any, Callable, Sequence
 
 import clnp
 from clnp._core.prims import EVAL, set_interpreter
-from clnp._runtime.dtypes import kind as dkind
+from clnp._core.dtypes import kind as dkind
 from clnp_grad._collectives import axis_index
 from clnp_grad._core import HIGHER_ORDER
 from clnp_grad._ir import Graph, eval_graph

@@ -390,13 +390,13 @@ def repeated_indices_last_wins():
 @case("scatter")
 def repeated_indices_sorted_path():
     # the path taken when the targets' span is large next to the index count
-    from clnp._core import eager as _eager
-    saved = _eager.SCATTER_TABLE_FLOOR, _eager.SCATTER_TABLE_RATIO
-    _eager.SCATTER_TABLE_FLOOR, _eager.SCATTER_TABLE_RATIO = 0, 0
+    from clnp._routines import scatter
+    saved = scatter.SCATTER_TABLE_FLOOR, scatter.SCATTER_TABLE_RATIO
+    scatter.SCATTER_TABLE_FLOOR, scatter.SCATTER_TABLE_RATIO = 0, 0
     try:
         _scatter_paths()
     finally:
-        _eager.SCATTER_TABLE_FLOOR, _eager.SCATTER_TABLE_RATIO = saved
+        scatter.SCATTER_TABLE_FLOOR, scatter.SCATTER_TABLE_RATIO = saved
 
 
 # ----------------------------------------------------------------------------- manipulation

@@ -21,14 +21,12 @@ from typing import Any
 
 import numpy as np
 
-from .._runtime import dtypes as dt
+from .._core import dtypes as dt
 from .._core.checks import is_array, normalize_shape
 from .._runtime.user_frames import user_stacklevel
+from .._core.namespace import namespace as _xp
 
 
-def _xp() -> Any:
-    import clnp
-    return clnp
 
 
 class DistributionsMixin:
