@@ -820,7 +820,8 @@ def test_new_elementwise_functions_are_ufuncs(device):
     c = clnp.asarray(h, device=device)
     np.cbrt.at(h, [0, 2])
     clnp.cbrt.at(c, [0, 2])
-    same(c, h)
+    # within an ulp: the device's cbrt(27) is 3 where glibc's (NumPy's) is 3.0000000000000004
+    same(c, h, rtol=3e-16, atol=0)
     same(np.gcd(ca, 4), np.gcd(a, 4))  # NumPy's ufunc on a clnp array runs clnp.gcd
 
 

@@ -331,6 +331,11 @@ def ufunc_at_reduce():
     clnp.add.at(x, A(idx), A(v))
     np.add.at(h, idx, v)
     check(x, h)
+    hm = np.ones(6, np.float32)
+    xm = A(hm)
+    clnp.multiply.at(xm, A(idx), A(v + 1))        # no atomic multiply: sort and segment
+    np.multiply.at(hm, idx, v + 1)
+    check(xm, hm)
     m = rnd(4, 6)
     check(clnp.add.reduce(A(m), axis=1), np.add.reduce(m, axis=1), 1e-5)
     check(clnp.add.accumulate(A(m), axis=0), np.add.accumulate(m, axis=0), 1e-5)
@@ -474,6 +479,21 @@ def masks_rows_and_carries():
           np.transpose(t, (2, 0, 3, 1)) * 2.0 + 1.0)
 
 
+@case("rows")
+def row_kernels():
+    """Reductions over each row with the elementwise code around them in one kernel
+    (clnp_grad/_jit/rowcodegen.py): softmax and a layer norm's centring."""
+    import clnp_grad as cg
+    h = rnd(6, 37)
+    sm = cg.jit(lambda x: clnp.exp(x - clnp.max(x, axis=-1, keepdims=True)) /
+                clnp.sum(clnp.exp(x - clnp.max(x, axis=-1, keepdims=True)), axis=-1,
+                         keepdims=True))
+    e = np.exp(h - h.max(-1, keepdims=True))
+    check(sm(A(h)), e / e.sum(-1, keepdims=True), 1e-5)
+    ln = cg.jit(lambda x: (x - clnp.mean(x, axis=-1, keepdims=True)) * 2.0)
+    check(ln(A(h)), (h - h.mean(-1, keepdims=True)) * 2.0, 1e-5)
+
+
 @case("jit")
 def finished_reductions_epilogues_replay():
     """Column sums split into parts that the kernel finishes (GPU layouts: atomic counts,
@@ -528,7 +548,43 @@ def conv_pool_batch_norm():
     check(gb.sum(axis=(0, 2, 3)), np.zeros(3, np.float32), 1e-3)   # zero-mean per channel
 
 
+@case("nn")
+def element_variants():
+    """The one-item-per-element variants of im2col, col2im and the max-pool kernels (the
+    GPU default), forced on whatever device runs."""
+    import clnp_grad as cg
+    import clnp_nn.functional as F
+    from clnp_nn.functional import _kernels as K, conv
+    x, w = rnd(2, 3, 6, 6), rnd(4, 3, 3, 3)
+    saved = K.VARIANT
+    outs = []
+    try:
+        conv.DGRAD_AS_CONV = False           # the data gradient through col2im
+        for variant in ("row", "element"):
+            K.VARIANT = variant
+            y = F.conv2d(A(x), A(w), padding=1)
+            g = cg.grad(lambda x, w: clnp.sum(F.conv2d(x, w, padding=1) ** 2),
+                        argnums=(0, 1))(A(x), A(w))
+            p = F.max_pool2d(A(x), 3, 2, 1)
+            gp = cg.grad(lambda v: clnp.sum(F.max_pool2d(v, 3, 2, 1) ** 2))(A(x))
+            outs.append([N(y), N(g[0]), N(g[1]), N(p), N(gp)])
+    finally:
+        K.VARIANT, conv.DGRAD_AS_CONV = saved, None
+    for a, b in zip(*outs):
+        check(a, b, 1e-3)
+
+
 # ----------------------------------------------------------------------------- custom kernels
+@case("custom")
+def elementwise_kernel_fused_into_jit():
+    """A one-output ElementwiseKernel inside jit becomes a function of the fused kernel
+    (clnp._kernels.custom.render_custom_function)."""
+    import clnp_grad as cg
+    sq1 = clnp.ElementwiseKernel("T x", "T z", "z = x * x + 1", "sq1")
+    h = rnd(3, 7)
+    check(cg.jit(lambda x: sq1(x) * 2)(A(h)), (h * h + 1) * 2, 1e-6)
+
+
 @case("custom")
 def elementwise_kernels():
     addsub = clnp.ElementwiseKernel("T x, T y", "T s, T d", "s = x + y; d = x - y", "addsub")
@@ -708,6 +764,7 @@ def indexing_empty():
     x, hx = A(h.copy()), h.copy()
     clnp.put(x, A(e), A(np.zeros(0, np.float32)))
     clnp.add.at(x, A(e), 1.0)
+    clnp.multiply.at(x, A(e), 2.0)
     clnp.put_along_axis(x, A(np.zeros((5, 0), np.int64)), 1.0, axis=1)
     check(x, hx)
 
@@ -772,6 +829,12 @@ def jit_empty():
         ep = cg.jit(lambda a, b, c: clnp.maximum(a @ b + c, 0.0) * 2)
         for _ in range(3):
             check(ep(A(a), A(b), A(bias)), np.maximum(a @ b + bias, 0) * 2)
+    for shape in ((0, 5), (3, 0)):
+        h = zeros(shape)
+        sm = cg.jit(lambda x: clnp.exp(x - clnp.max(x, axis=-1, keepdims=True, initial=0.0)) /
+                    (clnp.sum(clnp.exp(x), axis=-1, keepdims=True) + 1.0))
+        check(sm(A(h)), np.exp(h - np.max(h, axis=-1, keepdims=True, initial=0.0)) /
+              (np.exp(h).sum(-1, keepdims=True) + 1.0))
     h = zeros((0, 4))
     loop = cg.jit(lambda x: cg.lax.fori_loop(0, 3, lambda i, c: c * 0.5 + 1.0, x))
     check(loop(A(h)), h)
@@ -810,6 +873,9 @@ def custom_empty():
     s, d = addsub(A(zeros((0, 5))), A(zeros((5,))))
     check(s, zeros((0, 5)))
     check(d, zeros((0, 5)))
+    import clnp_grad as cg
+    sq1 = clnp.ElementwiseKernel("T x", "T z", "z = x * x + 1", "sq1_empty")
+    check(cg.jit(lambda x: sq1(x) * 2)(A(zeros((0, 5)))), zeros((0, 5)))
     k = clnp.RawKernel("__kernel void fill7(__global float *x, int n) {"
                        " int i = get_global_id(0); if (i < n) x[i] = 7.0f; }", "fill7")
     x = A(zeros((0,)))
