@@ -303,7 +303,8 @@ def _pocl(device):
 
 
 def test_complete_at_exit_rewrites_launched_programs(device, cache):
-    pc.complete_at_exit()               # forget what earlier tests stored
+    while pc.complete_at_exit():        # forget what earlier tests stored (a loaded machine
+        pass                            # may need more than one call's time budget)
     src, name = _source(9)
     prg = device.build(src)
     path = pc.path_for(device, src, list(device.default_build_options))

@@ -19,6 +19,10 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 def _env(**extra):
     env = dict(os.environ)
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    # Open MPI's mpiexec refuses to start as root without these (containers, CI machines);
+    # MPICH ignores them
+    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     env.update(extra)
     return env
 
