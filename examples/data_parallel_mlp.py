@@ -71,7 +71,9 @@ def main() -> None:
     ap.add_argument("--devices", type=int, default=0, help="use the first N local devices")
     args = ap.parse_args()
     if "PMI_SIZE" in os.environ or "OMPI_COMM_WORLD_SIZE" in os.environ:   # under mpiexec
-        P.initialize(local_device_ids=[clnp.default_device().index])
+        # this process's devices: the default device's platform (one GPU per process where
+        # a host runs several processes on GPUs)
+        P.initialize()
     local = list(P.local_devices())
     if args.devices:
         local = local[:args.devices]

@@ -54,6 +54,7 @@ ENFORCED = {
     "clnp_nn.optim._base", "clnp_nn.optim._clipping", "clnp_nn.optim._masking",
     "clnp_nn.optim._schedules", "clnp_nn.optim._transforms", "clnp_nn.parallel.api",
     "clnp_nn.parallel.mpi", "clnp_nn.parallel.sharded", "clnp_nn.parallel.transport",
+    "clnp_nn.parallel.nccl",
     "clnp._numpy.index_helpers", "clnp._numpy.math", "clnp._numpy.polynomial", "clnp._numpy.selection", "clnp._numpy.sets",
     "clnp._numpy.shape", "clnp._numpy.windows", "clnp.lib.stride_tricks", "clnp._numpy.misc",
     "clnp.random._distributions",

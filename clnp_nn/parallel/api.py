@@ -31,6 +31,8 @@ collectives combine across processes.
 from __future__ import annotations
 
 import functools
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
 from collections import OrderedDict
@@ -225,9 +227,14 @@ class _Plan:
         for i, (kind, what) in enumerate(self.steps):
             ins, outs = self.info[i]
             if kind == "seg":
-                for dev, env in zip(who.local, envs):     # enqueue on every device first
+                def segment(dev: Device, env: dict, i: int = i, ins: list = ins,
+                            outs: list = outs) -> None:
                     res = self.executable(i, dev).run([env[v.n] for v in ins])
                     env.update({v.n: r for v, r in zip(outs, res)})
+                    # submit now: a driver may hold enqueued work until the queue is
+                    # flushed, and the host's first wait flushes only that device's queue
+                    dev.queue.flush()
+                _on_each_device(who.local, envs, segment)
             else:
                 shard_lists = [[_read(env, e.inputs[0], dev) for e in what]
                                for env, dev in zip(envs, who.local)]
@@ -239,6 +246,31 @@ class _Plan:
                 for n in self.free_after[i]:
                     env.pop(n, None)
         return [[_read(env, x, dev) for x in g.outs] for env, dev in zip(envs, who.local)]
+
+
+_DISPATCH: ThreadPoolExecutor | None = None
+_DISPATCH_LOCK = threading.Lock()
+
+
+def _on_each_device(devices: Sequence[Device], envs: list[dict],
+                    fn: Callable[[Device, dict], None]) -> None:
+    """``fn(device, env)`` for every local device, each device's from a thread of its own
+    where there are several: enqueueing a device's share can block until that device has
+    caught up (NVIDIA's OpenCL driver), which from one thread would hold the other devices'
+    work back (4 H200s, one process: the MLP step at 1.80x one device's throughput against
+    3.73x with one process per device). The first exception is raised here."""
+    global _DISPATCH
+    if len(devices) == 1:
+        fn(devices[0], envs[0])
+        return
+    if _DISPATCH is None or _DISPATCH._max_workers < len(devices):
+        with _DISPATCH_LOCK:
+            if _DISPATCH is None or _DISPATCH._max_workers < len(devices):
+                _DISPATCH = ThreadPoolExecutor(max_workers=max(len(devices), 4),
+                                               thread_name_prefix="clnp-pmap")
+    futures = [_DISPATCH.submit(fn, dev, env) for dev, env in zip(devices, envs)]
+    for f in futures:
+        f.result()
 
 
 def _schedule(body: list) -> list[tuple[str, list]]:

@@ -82,8 +82,11 @@ def initialize(*, local_device_ids: Sequence[int] | None = None,
     Parameters
     ----------
     local_device_ids : sequence of int, optional
-        Positions in ``clnp.devices()`` this process contributes (default: every device of
-        the default device's platform).
+        Positions in ``clnp.devices()`` this process contributes. Default: every device of
+        the default device's platform; but where that platform's devices are GPUs and
+        several processes run on this host, one GPU per process, chosen by the process's
+        rank among them (as ``jax.distributed.initialize`` does under Open MPI and Slurm),
+        so that ``mpiexec -n 4`` on a host of four GPUs gives each process its own.
     timeout : float, optional
         Seconds a collective waits for the other processes before raising
         ``CollectiveTimeoutError`` (default ``CLNP_MPI_TIMEOUT`` or 300).
@@ -127,6 +130,12 @@ def initialize(*, local_device_ids: Sequence[int] | None = None,
         _W.timeout = float(timeout)
     if local_device_ids is None:
         local = _platform_devices()
+        if local and not local[0].is_cpu:
+            node = MPI.COMM_WORLD.Split_type(MPI.COMM_TYPE_SHARED)
+            node_rank, node_size = node.Get_rank(), node.Get_size()
+            node.Free()
+            if node_size > 1:
+                local = (local[node_rank % len(local)],)
     else:
         all_devs = clnp.devices()
         try:

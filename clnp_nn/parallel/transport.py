@@ -25,7 +25,7 @@ import clnp
 from clnp._core.transfer import copy_to_device, start_read, upload, write_into
 from clnp_grad._collectives import STACKED
 
-from . import mpi
+from . import mpi, nccl
 
 CHUNK_BYTES = 4 << 20      # granularity of the overlapped reduction (docs/parallel.md)
 # two devices, shards at least this large: exchange and combine on the devices instead
@@ -407,6 +407,9 @@ def collective_group(eqn_params: Sequence[tuple[str, dict]],
     """Results of several independent collectives (``eqn_params[j] = (name, params)`` applied
     to ``shard_lists[d][j]``), ``[d][j]`` per local device ``d``.
 
+    Where every participant shares memory with CUDA and NCCL is installed, NCCL runs the
+    collectives it supports (:func:`clnp_nn.parallel.nccl.collective_group`: a step's
+    reductions of one dtype as one all-reduce). Otherwise, and for the rest,
     ``psum``/``pmax``/``pmin`` of one dtype form one reduction per (name, dtype): through
     :func:`exchange_reduce` of the flattened, concatenated shards where two devices exchange
     (``_exchanges``), else through one :func:`reduce_many` of the shards below
@@ -447,8 +450,15 @@ def collective_group(eqn_params: Sequence[tuple[str, dict]],
     """
     n_dev = len(shard_lists)
     out: list[list[Any]] = [[None] * len(eqn_params) for _ in range(n_dev)]
+    # NVIDIA devices sharing memory with CUDA: NCCL takes what it can (clnp_nn/parallel/nccl.py)
+    in_nccl = nccl.collective_group(eqn_params, shard_lists, who)
+    for j, res in in_nccl.items():
+        for d in range(n_dev):
+            out[d][j] = res[d]
     groups: dict[tuple[str, np.dtype, bool], list[int]] = {}
     for j, (name, _) in enumerate(eqn_params):
+        if j in in_nccl:
+            continue
         x = shard_lists[0][j]
         if name in _REDUCE and who.size > 1 and x.dtype.kind != "b":
             ex = _exchanges(who, x)

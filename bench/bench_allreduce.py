@@ -1,0 +1,115 @@
+"""All-reduce bandwidth (issue #24): ``pmap``'s ``psum`` over 2 and 4 devices, 1 MiB to
+256 MiB of float32 per device, beside ``torch.distributed.all_reduce`` (NCCL) on the same
+GPUs. Bandwidth is algorithm bandwidth: bytes per device over the time of one call.
+
+    python bench/bench_allreduce.py --ndev 2,4 --csv bench/results/allreduce-h200.csv
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import sys
+import time
+
+import numpy as np
+
+SIZES_MIB = (1, 4, 16, 64, 256)
+
+
+def clnp_rows(ndevs: list[int], reps: int) -> list[tuple]:
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    import clnp
+    from clnp_nn import parallel as P
+    from clnp_nn.parallel import nccl
+    devs = list(P.local_devices())
+    rows = []
+    for n in ndevs:
+        if n > len(devs):
+            continue
+        f = P.pmap(lambda x: P.psum(x, "i"), "i", devices=devs[:n])
+        for mib in SIZES_MIB:
+            k = (mib << 20) // 4
+            xs = P.device_put_sharded([np.full(k, i + 1, np.float32) for i in range(n)],
+                                      devs[:n])
+            out = f(xs)
+            assert float(np.asarray(out.shards[0])[0]) == n * (n + 1) / 2
+            for _ in range(2):
+                f(xs)
+            clnp.synchronize()
+            t = time.perf_counter()
+            for _ in range(reps):
+                out = f(xs)
+            clnp.synchronize()
+            dt = (time.perf_counter() - t) / reps
+            transport = "nccl" if nccl.in_use() else "host"
+            rows.append((f"clnp psum ({transport})", n, mib, dt))
+            print(f"RESULT clnp psum {transport} ndev={n} {mib} MiB {dt * 1e3:.3f} ms "
+                  f"{(mib << 20) / dt / 1e9:.1f} GB/s", flush=True)
+    return rows
+
+
+def _torch_worker(rank: int, world: int, reps: int, out: str) -> None:
+    import torch
+    import torch.distributed as dist
+    os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"] = "127.0.0.1", str(29600 + world)
+    torch.cuda.set_device(rank)
+    dist.init_process_group("nccl", rank=rank, world_size=world)
+    res = []
+    for mib in SIZES_MIB:
+        x = torch.ones((mib << 20) // 4, device="cuda")
+        for _ in range(3):
+            dist.all_reduce(x)
+        torch.cuda.synchronize()
+        dist.barrier()
+        t = time.perf_counter()
+        for _ in range(reps):
+            dist.all_reduce(x)
+        torch.cuda.synchronize()
+        res.append((mib, (time.perf_counter() - t) / reps))
+    if rank == 0:
+        with open(out, "w") as f:
+            f.write(repr(res))
+    dist.destroy_process_group()
+
+
+def torch_rows(ndevs: list[int], reps: int) -> list[tuple]:
+    import torch
+    import torch.multiprocessing as mp
+    rows = []
+    tmp = f"/tmp/allreduce-{os.getpid()}.txt"
+    for n in ndevs:
+        if n > torch.cuda.device_count():
+            continue
+        mp.spawn(_torch_worker, args=(n, reps, tmp), nprocs=n)
+        for mib, dt in eval(open(tmp).read()):
+            rows.append(("torch.distributed all_reduce (nccl)", n, mib, dt))
+            print(f"RESULT torch all_reduce ndev={n} {mib} MiB {dt * 1e3:.3f} ms "
+                  f"{(mib << 20) / dt / 1e9:.1f} GB/s", flush=True)
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--ndev", default="2,4")
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--impl", default="clnp,torch", help="clnp, torch or both")
+    ap.add_argument("--csv", default="")
+    args = ap.parse_args()
+    ndevs = [int(v) for v in args.ndev.split(",")]
+    impls = args.impl.split(",")
+    rows = clnp_rows(ndevs, args.reps) if "clnp" in impls else []
+    if "torch" in impls:
+        rows += torch_rows(ndevs, args.reps)
+    if args.csv:
+        new = not os.path.exists(args.csv)
+        with open(args.csv, "a", newline="") as f:
+            w = csv.writer(f)
+            if new:
+                w.writerow(["impl", "ndev", "MiB", "ms", "algbw_GBps"])
+            for impl, n, mib, dt in rows:
+                w.writerow([impl, n, mib, f"{dt * 1e3:.4f}", f"{(mib << 20) / dt / 1e9:.2f}"])
+
+
+if __name__ == "__main__":
+    main()
