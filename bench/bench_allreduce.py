@@ -7,7 +7,6 @@ GPUs. Bandwidth is algorithm bandwidth: bytes per device over the time of one ca
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import sys
 import time
@@ -15,10 +14,11 @@ import time
 import numpy as np
 
 SIZES_MIB = (1, 4, 16, 64, 256)
+sys.path[:0] = [os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                os.path.dirname(os.path.abspath(__file__))]
 
 
 def clnp_rows(ndevs: list[int], reps: int) -> list[tuple]:
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     import clnp
     from clnp_nn import parallel as P
     from clnp_nn.parallel import nccl
@@ -101,15 +101,11 @@ def main() -> None:
     rows = clnp_rows(ndevs, args.reps) if "clnp" in impls else []
     if "torch" in impls:
         rows += torch_rows(ndevs, args.reps)
-    if args.csv:
-        new = not os.path.exists(args.csv)
-        with open(args.csv, "a", newline="") as f:
-            w = csv.writer(f)
-            if new:
-                w.writerow(["impl", "ndev", "MiB", "ms", "algbw_GBps"])
-            for impl, n, mib, dt in rows:
-                w.writerow([impl, n, mib, f"{dt * 1e3:.4f}", f"{(mib << 20) / dt / 1e9:.2f}"])
-
+    if args.csv and rows:
+        from bench_core import append_csv
+        append_csv(args.csv, [{"impl": impl, "ndev": n, "MiB": mib, "ms": f"{dt * 1e3:.4f}",
+                               "algbw_GBps": f"{(mib << 20) / dt / 1e9:.2f}"}
+                              for impl, n, mib, dt in rows])
 
 if __name__ == "__main__":
     main()

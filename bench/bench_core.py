@@ -98,6 +98,19 @@ def timeit_batched(fn: Callable[[], object], sync: Callable[[], None], inner: in
     return statistics.median(times)
 
 
+def append_csv(path: str, rows: list[dict]) -> None:
+    """Append benchmark rows (dicts with the same keys) to ``path``, with a header when the
+    file is new: for figures that several invocations measure side by side (one process, then
+    ``mpiexec``; clnp, then its peer)."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    new = not os.path.exists(path)
+    with open(path, "a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        if new:
+            w.writeheader()
+        w.writerows(rows)
+
+
 def write_csv(path: str, rows: list[dict]) -> None:
     """Write benchmark rows (dicts with the same keys) to ``path``."""
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)

@@ -6,9 +6,11 @@ off) on the same MLP and per-device batch, one process per GPU (``torch.multipro
 from __future__ import annotations
 
 import argparse
-import csv
 import os
+import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
 def run(rank: int, world: int, sizes: list[int], per_dev: int, reps: int, port: int,
@@ -56,6 +58,8 @@ def run(rank: int, world: int, sizes: list[int], per_dev: int, reps: int, port: 
 
 def main() -> None:
     import torch.multiprocessing as mp
+
+    from bench_core import append_csv   # here: the spawned workers import this module too
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="4096,8192,8192,10")
     ap.add_argument("--per-dev", type=int, default=4096)
@@ -74,15 +78,11 @@ def main() -> None:
         print(f"RESULT torch DDP ngpu={n} step_ms={dt * 1e3:.2f} "
               f"samples_per_s={args.per_dev * n / dt:.0f} scaling={scale:.2f}x", flush=True)
         if args.csv:
-            new = not os.path.exists(args.csv)
-            with open(args.csv, "a", newline="") as f:
-                w = csv.writer(f)
-                if new:
-                    w.writerow(["impl", "ndev", "processes", "transport", "sizes", "per_dev",
-                                "step_ms", "samples_per_s", "scaling_vs_1"])
-                w.writerow(["torch DDP", n, n, "nccl", args.sizes, args.per_dev,
-                            f"{dt * 1e3:.3f}", f"{args.per_dev * n / dt:.1f}", f"{scale:.3f}"])
-
+            append_csv(args.csv, [{"impl": "torch DDP", "ndev": n, "processes": n,
+                                   "transport": "nccl", "sizes": args.sizes,
+                                   "per_dev": args.per_dev, "step_ms": f"{dt * 1e3:.3f}",
+                                   "samples_per_s": f"{args.per_dev * n / dt:.1f}",
+                                   "scaling_vs_1": f"{scale:.3f}"}])
 
 if __name__ == "__main__":
     main()

@@ -13,28 +13,20 @@ invocation; under ``mpiexec`` against ``--base-ms`` when given.
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.dirname(_HERE), _HERE, os.path.join(os.path.dirname(_HERE), "examples")]
 import clnp  # noqa: E402
 import clnp_grad as cg  # noqa: E402
 from clnp_nn import parallel as P  # noqa: E402
 
-
-def loss(params: list, x: clnp.ndarray, y: clnp.ndarray) -> clnp.ndarray:
-    h = x
-    for i in range(0, len(params) - 2, 2):
-        h = clnp.maximum(h @ params[i] + params[i + 1], 0.0)
-    logits = h @ params[-2] + params[-1]
-    m = clnp.max(logits, axis=1, keepdims=True)
-    lse = clnp.log(clnp.sum(clnp.exp(logits - m), axis=1)) + m[:, 0]
-    picked = clnp.take_along_axis(logits, clnp.reshape(y, (-1, 1)), axis=1)[:, 0]
-    return clnp.mean(lse - picked)
+from bench_core import append_csv  # noqa: E402
+from data_parallel_mlp import init_params, loss  # noqa: E402  (the example's model)
 
 
 def step(params: list, x: clnp.ndarray, y: clnp.ndarray):
@@ -46,10 +38,7 @@ def step(params: list, x: clnp.ndarray, y: clnp.ndarray):
 def measure(sizes: list[int], per_dev: int, devs: list, reps: int) -> float:
     """Seconds per step on ``devs`` (this process's share of the participants)."""
     rng = np.random.default_rng(0)
-    params = []
-    for a, b in zip(sizes[:-1], sizes[1:]):
-        params += [(rng.standard_normal((a, b)) * np.sqrt(2.0 / a)).astype(np.float32),
-                   np.zeros(b, np.float32)]
+    params = init_params(rng, sizes)
     n = len(devs)
     x = rng.standard_normal((n, per_dev, sizes[0])).astype(np.float32)
     y = rng.integers(0, sizes[-1], (n, per_dev)).astype(np.int64)
@@ -108,15 +97,11 @@ def main() -> None:
               f"step_ms={dt * 1e3:.2f} samples_per_s={args.per_dev * n / dt:.0f} "
               f"scaling={scale:.2f}x", flush=True)
         if args.csv:
-            new = not os.path.exists(args.csv)
-            with open(args.csv, "a", newline="") as f:
-                w = csv.writer(f)
-                if new:
-                    w.writerow(["impl", "ndev", "processes", "transport", "sizes", "per_dev",
-                                "step_ms", "samples_per_s", "scaling_vs_1"])
-                w.writerow([impl, n, procs, tr, args.sizes, args.per_dev, f"{dt * 1e3:.3f}",
-                            f"{args.per_dev * n / dt:.1f}", f"{scale:.3f}"])
-
+            append_csv(args.csv, [{"impl": impl, "ndev": n, "processes": procs, "transport": tr,
+                                   "sizes": args.sizes, "per_dev": args.per_dev,
+                                   "step_ms": f"{dt * 1e3:.3f}",
+                                   "samples_per_s": f"{args.per_dev * n / dt:.1f}",
+                                   "scaling_vs_1": f"{scale:.3f}"}])
 
 if __name__ == "__main__":
     main()
