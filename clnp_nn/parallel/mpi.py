@@ -415,6 +415,79 @@ def exchange(local: np.ndarray, shapes: Sequence[tuple[int, ...]], what: str,
         time.sleep(pause)
 
 
+def all_agree(flag: bool, what: str) -> bool:
+    """Whether ``flag`` holds on every process (a logical AND across ranks), under the same
+    deadline as every other exchange: a rank that stopped taking part is named in a
+    ``CollectiveTimeoutError`` rather than waited for.
+
+    Parameters
+    ----------
+    flag : bool
+        This rank's answer.
+    what : str
+        The name of the calling collective, for error messages.
+
+    Returns
+    -------
+    bool
+        True when every rank passed True.
+
+    Raises
+    ------
+    CollectiveTimeoutError
+        A rank did not answer in time.
+
+    Examples
+    --------
+    >>> from clnp_nn.parallel import mpi
+    >>> mpi.all_agree(True, "example")
+    True
+    """
+    answers = exchange(np.asarray([int(bool(flag))], np.int8), [(1,)] * _W.size, what)
+    return all(int(a[0]) for a in answers)
+
+
+def broadcast_object(obj: Any, root: int, what: str) -> Any:
+    """Rank ``root``'s picklable ``obj`` on every process (the others pass anything, e.g.
+    None), under the exchange deadline.
+
+    Parameters
+    ----------
+    obj : object
+        The value on ``root``; ignored elsewhere.
+    root : int
+        The rank whose value every process receives.
+    what : str
+        The name of the calling collective, for error messages.
+
+    Returns
+    -------
+    object
+        ``root``'s value.
+
+    Raises
+    ------
+    ValueError
+        ``root`` is not a rank.
+    CollectiveTimeoutError
+        A rank did not take part in time.
+
+    Examples
+    --------
+    >>> from clnp_nn.parallel import mpi
+    >>> mpi.broadcast_object({"seed": 3}, 0, "example")
+    {'seed': 3}
+    """
+    n = _W.size
+    if not 0 <= root < n:
+        raise ValueError(f"{what}: root {root} is not a rank of the {n} processes")
+    blob = np.frombuffer(pickle.dumps(obj), np.uint8) if _W.rank == root else \
+        np.empty(0, np.uint8)
+    sizes = exchange(np.asarray([blob.size], np.int64), [(1,)] * n, what)
+    parts = exchange(blob, [(int(s[0]),) for s in sizes], what)
+    return pickle.loads(parts[root].tobytes())
+
+
 __all__ = ["initialize", "is_initialized", "process_index", "process_count", "local_devices",
            "local_device_count", "devices", "device_count", "process_counts", "exchange",
-           "RemoteDevice", "CollectiveTimeoutError"]
+           "all_agree", "broadcast_object", "RemoteDevice", "CollectiveTimeoutError"]

@@ -85,7 +85,7 @@ def enabled() -> bool:
 class _Group:
     """NCCL communicators (one per local device) and CUDA streams of one participant set."""
 
-    def __init__(self, who: Any):
+    def __init__(self, who: Any, what: str):
         cupy, nccl = _modules()
         self.who = who
         self.ordinals = [cuda_memory.cuda_ordinal(d) for d in who.local]
@@ -96,9 +96,9 @@ class _Group:
         if not who.multiprocess:
             self.comms = list(nccl.NcclCommunicator.initAll(self.ordinals))
         else:
-            comm = mpi._W.comm
-            uid = nccl.get_unique_id() if comm.Get_rank() == 0 else None
-            uid = comm.bcast(uid, root=0)
+            # under the exchange deadline, as every other cross-process step
+            uid = mpi.broadcast_object(
+                nccl.get_unique_id() if mpi.process_index() == 0 else None, 0, what)
             self.comms = []
             nccl.groupStart()
             try:
@@ -150,7 +150,7 @@ def _key(who: Any) -> tuple:
     return (tuple(id(d) for d in who.global_devices), who.local_ids, who.counts)
 
 
-def group(who: Any) -> _Group | None:
+def group(who: Any, what: str = "pmap") -> _Group | None:
     """The NCCL communicators and streams of the participants ``who`` (a
     ``clnp_nn.parallel.transport.Participants``), made on first use; None where NCCL cannot
     serve them: a device that does not share memory with CUDA, a device named twice, NCCL
@@ -161,10 +161,18 @@ def group(who: Any) -> _Group | None:
     ----------
     who : Participants
         The devices of one pmap.
+    what : str, optional
+        The collective that asks, named by a ``CollectiveTimeoutError`` when another
+        process does not answer.
 
     Returns
     -------
     object or None
+
+    Raises
+    ------
+    CollectiveTimeoutError
+        Across processes, another process did not answer in time.
 
     Examples
     --------
@@ -181,10 +189,9 @@ def group(who: Any) -> _Group | None:
         # the devices first: on other platforms nothing CUDA is imported
         ok = enabled() and len(set(who.local)) == len(who.local) and \
             all(cuda_memory.supported(d) for d in who.local) and _modules() is not None
-        if who.multiprocess:
-            from mpi4py import MPI
-            ok = bool(mpi._W.comm.allreduce(int(ok), op=MPI.MIN))
-        g = _Group(who) if ok else None
+        if who.multiprocess:   # a dead rank is named, not waited for
+            ok = mpi.all_agree(ok, what)
+        g = _Group(who, what) if ok else None
         _GROUPS[key] = g
         return g
 
@@ -398,7 +405,7 @@ def collective_group(eqn_params: Sequence[tuple[str, dict]],
     >>> nccl.collective_group([("psum", {})], [[clnp.ones(2)], [clnp.ones(2)]], who)
     {}
     """
-    if who.size < 2 or group(who) is None:
+    if who.size < 2 or group(who, eqn_params[0][0] if eqn_params else "pmap") is None:
         return {}
     n_dev = len(shard_lists)
     done: dict[int, list[Array]] = {}

@@ -58,6 +58,10 @@ def main(mode: str) -> None:
         # uncaught: the traceback names rank 1, then MPI_Abort ends the job
         P.pmap(lambda v: P.psum(v, "i"), "i")(np.ones((1, 4), np.float32))
         raise AssertionError("no timeout")
+    # the deadline-bound agreement and broadcast (NCCL's set-up uses them)
+    from clnp_nn.parallel import mpi
+    assert mpi.broadcast_object({"rank": me}, 1, "check") == {"rank": 1}
+    assert mpi.all_agree(True, "check") and not mpi.all_agree(me == 0, "check")
     rng = np.random.default_rng(7)                  # the same data on every rank
     for name, f, ref in _oracle.cases(n):
         a = rng.standard_normal((n, n, 2 * n)).astype(np.float32)

@@ -143,3 +143,13 @@ def test_example_under_mpiexec():
     out = r.stdout + r.stderr
     assert r.returncode == 0, out[-4000:]
     assert out.count("final parameters identical on all 2 replicas: True") == 2, out[-3000:]
+
+
+def test_one_process_agreement_and_broadcast():
+    """Without mpiexec the world is this process: its own answer and value come back, and a
+    root that is not a rank is refused naming the caller."""
+    from clnp_nn.parallel import mpi
+    assert mpi.all_agree(True, "t") is True and mpi.all_agree(False, "t") is False
+    assert mpi.broadcast_object([1, "a"], 0, "t") == [1, "a"]
+    with pytest.raises(ValueError, match=r"setup: root 1 is not a rank of the 1 processes"):
+        mpi.broadcast_object(None, 1, "setup")
