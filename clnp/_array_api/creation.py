@@ -11,9 +11,10 @@ import operator
 from typing import Any
 
 import numpy as np
+import pyopencl as cl
 
 from .._core import dtypes as dt
-from .._core.array import Array
+from .._core.array import Array, c_strides
 from .._core.checks import is_array, normalize_shape
 from .._core.prims import primitive
 from .._runtime.device import Device, default_device, select_device
@@ -988,6 +989,13 @@ def triu(x: Any, /, *, k: int = 0) -> Any:
 def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Any:
     """An array from any DLPack producer (NumPy, PyTorch, JAX, clnp...).
 
+    On a device that shares host memory (``Device.shares_host_memory``: PoCL and other CPU
+    devices) an array of host memory the producer exports is used in place, without a copy,
+    where that memory is writable, C-contiguous and aligned as the device asks
+    (``Device.host_ptr_align`` bytes; NumPy's allocations often are not); the result then
+    aliases it (writes on either side are seen on the other, a kernel's once it has
+    completed). Everything else is copied to the device.
+
     Parameters
     ----------
     x : object
@@ -995,7 +1003,8 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     device : Device, optional
         Where the result lives (default: the default device, or ``x``'s device).
     copy : bool, optional
-        Host data is always copied to the device, so ``copy=False`` raises for it.
+        True: always a copy. False: never a copy (BufferError where the memory cannot be
+        used in place). None: in place where it can be, else a copy.
 
     Returns
     -------
@@ -1005,7 +1014,8 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     Raises
     ------
     BufferError
-        ``copy=False`` for host data, or a producer that cannot export.
+        ``copy=False`` where the memory cannot be used in place, or a producer that cannot
+        export.
     TypeError
         ``x`` does not implement DLPack.
 
@@ -1019,10 +1029,38 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
         return asarray(x, device=device, copy=copy)
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"from_dlpack: {type(x).__name__} does not implement __dlpack__")
-    if copy is False:
-        raise BufferError("from_dlpack: copy=False is impossible; clnp arrays live on an "
-                          "OpenCL device and host data must be copied there")
-    host = _host_from_dlpack(x)
     dev = _device(device)
+    if copy is False:
+        try:
+            host = np.from_dlpack(x)
+        except (TypeError, RuntimeError, BufferError, ValueError) as e:
+            raise BufferError(f"from_dlpack(copy=False): {type(x).__name__}'s memory is not "
+                              f"host memory that {dev} can use in place ({e})") from None
+    else:
+        host = _host_from_dlpack(x)
+    host = np.asarray(host)
     dev.check_dtype(dt.as_dtype(host.dtype), "from_dlpack")
-    return Array.from_numpy(np.asarray(host), dev)
+    if copy is not True:
+        shared = _in_place(host, dev)
+        if shared is not None:
+            return shared
+        if copy is False:
+            why = ("the device's memory is not host memory" if not dev.shares_host_memory
+                   else "the memory is read-only" if not host.flags.writeable
+                   else "the memory is not C-contiguous" if not host.flags.c_contiguous
+                   else f"the memory is not aligned to {dev.host_ptr_align} bytes")
+            raise BufferError(f"from_dlpack(copy=False): {why}, so {dev} would need a copy")
+    return Array.from_numpy(host, dev)
+
+
+def _in_place(host: np.ndarray, dev: Any) -> Array | None:
+    """An array of ``dev`` over ``host``'s memory (CL_MEM_USE_HOST_PTR), where the device
+    shares host memory and the memory is writable, C-contiguous, non-empty and aligned as
+    the device asks; else None. The buffer holds ``host`` (and so the producer's memory)."""
+    if not (dev.shares_host_memory and host.size and host.flags.writeable and
+            host.flags.c_contiguous and host.ctypes.data % dev.host_ptr_align == 0):
+        return None
+    flags = cl.mem_flags.READ_WRITE | cl.mem_flags.USE_HOST_PTR
+    buf = cl.Buffer(dev.context, flags, hostbuf=host)
+    return Array(buf, 0, tuple(host.shape), c_strides(tuple(host.shape)),
+                 dt.as_dtype(host.dtype), dev)

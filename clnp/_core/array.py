@@ -570,17 +570,64 @@ class Array(ArrayOperators):
         return Array.from_numpy(self.to_numpy(), target)
 
     def __dlpack_device__(self) -> tuple[int, int]:
-        return (1, 0)  # exports are host copies (kDLCPU)
+        # kDLCPU: a device that shares host memory exports its memory itself, the others a
+        # host copy
+        return (1, 0)
 
     def __dlpack__(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
                    copy: Any = None) -> Any:
-        if copy is False:
-            raise BufferError("clnp exports DLPack through a host copy; copy=False is "
-                              "impossible")
+        """Export through DLPack (the standard's protocol: ``numpy.from_dlpack(x)``,
+        ``torch.from_dlpack(x)``).
+
+        On a device that shares host memory (PoCL and other CPU devices:
+        ``Device.shares_host_memory``) the export is the array's own memory, mapped for the
+        host once the work queued before it has finished: the consumer and clnp then read and
+        write the same bytes (a kernel's later writes are seen once it has completed,
+        ``clnp.synchronize()``), and the memory stays the array's until the consumer lets go
+        of it. Elsewhere the export is a host copy.
+
+        Parameters
+        ----------
+        stream : None
+            Accepted for the protocol (host memory has no stream).
+        max_version : tuple of int, optional
+            The newest DLPack version the consumer understands.
+        dl_device : tuple of int, optional
+            Only ``(1, 0)`` (kDLCPU).
+        copy : bool, optional
+            True: a host copy. False: the array's own memory, or BufferError where the
+            device's memory is not host memory. None: the memory where it can be, else a copy.
+
+        Returns
+        -------
+        PyCapsule
+
+        Raises
+        ------
+        BufferError
+            ``copy=False`` on a device whose memory is not host memory, or a ``dl_device``
+            other than the host.
+
+        Examples
+        --------
+        >>> import numpy, clnp
+        >>> x = clnp.zeros(3)
+        >>> h = numpy.from_dlpack(x)          # on a CPU device: x's own memory
+        >>> h[0] = 5.0
+        >>> float(x[0]) == (5.0 if x.device.shares_host_memory else 0.0)
+        True
+        """
         if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
-            raise BufferError(f"clnp exports DLPack only to the host (kDLCPU); "
-                              f"dl_device={tuple(dl_device)} is not supported")
-        host = self.to_numpy()
+            raise BufferError(f"__dlpack__: clnp exports DLPack only to the host (kDLCPU, "
+                              f"(1, 0)); dl_device={tuple(dl_device)} is not supported")
+        if copy is not True and self._device.shares_host_memory:
+            host = _shared_host_view(self)
+        elif copy is False:
+            raise BufferError(f"__dlpack__(copy=False): the memory of {self._device} is not "
+                              f"host memory, so only a host copy can be exported (copy=None "
+                              f"or copy=True)")
+        else:
+            host = self.to_numpy()
         kwargs: dict[str, Any] = {}
         if max_version is not None:
             kwargs["max_version"] = max_version
@@ -588,6 +635,33 @@ class Array(ArrayOperators):
             return host.__dlpack__(**kwargs)
         except TypeError:
             return host.__dlpack__()
+
+
+class _SharedHostView:
+    """Keeps an array's memory its own while a host view of it lives: the view's base holds
+    the array (so its pooled buffer is not reused) and the mapping."""
+
+    __slots__ = ("array", "view")
+
+    def __init__(self, array: Array, view: np.ndarray):
+        self.array, self.view = array, view           # the view holds the mapping
+
+    @property
+    def __array_interface__(self) -> dict:
+        return self.view.__array_interface__
+
+
+def _shared_host_view(x: Array) -> np.ndarray:
+    """``x``'s own memory as a NumPy array, on a device that shares host memory: the span
+    of the buffer ``x`` views, mapped, with ``x``'s shape and strides (no copy)."""
+    item = x._dtype.itemsize
+    if x.size == 0:
+        return np.empty(x._shape, x._dtype)
+    lo, hi = x._span()
+    mapped = x._device.map_host_view(x._buf, lo * item, (hi - lo) * item)
+    view = np.ndarray(x._shape, x._dtype, buffer=mapped, offset=(x._offset - lo) * item,
+                      strides=tuple(s * item for s in x._strides))
+    return np.asarray(_SharedHostView(x, view))
 
 
 try:  # NumPy's repr/str with a replaceable body formatter (NumPy >= 2.0)

@@ -122,6 +122,15 @@ class Device:
             "double": int(cl_device.preferred_vector_width_double),
             "int": int(cl_device.preferred_vector_width_int),
         }
+        # a CPU device whose buffers are host memory: a mapped buffer is the buffer itself
+        # (zero-copy host views, DLPack exports) and host memory can back a buffer
+        # (CL_MEM_USE_HOST_PTR) when aligned to mem_base_addr_align
+        try:
+            unified = bool(cl_device.host_unified_memory)
+        except cl.Error:
+            unified = False
+        self.shares_host_memory: bool = self.is_cpu and unified
+        self.host_ptr_align: int = max(1, int(cl_device.mem_base_addr_align) // 8)
         self._lock = threading.Lock()
         self._programs: dict[str, cl.Program] = {}
         self._kernels: dict[Any, Any] = {}
@@ -165,6 +174,37 @@ class Device:
 
     def __reduce__(self):  # devices pickle by position so checkpoints can name them
         return (_device_by_index, (self.index,))
+
+    # -- host memory
+    def map_host_view(self, buf: Any, byte_offset: int, nbytes: int) -> np.ndarray:
+        """``nbytes`` of ``buf`` from ``byte_offset`` as a host array of bytes, mapped for
+        reading and writing once the work queued before has finished; on a device that
+        shares host memory (``shares_host_memory``) the array *is* the buffer's memory.
+        The mapping lasts as long as the returned array (and the arrays viewing it).
+
+        Parameters
+        ----------
+        buf : pyopencl.Buffer
+            A buffer of this device.
+        byte_offset, nbytes : int
+            The bytes to map.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``uint8``, 1-d, ``nbytes`` long.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> x = clnp.arange(4, dtype=clnp.uint8)
+        >>> x.device.map_host_view(x._buf, 0, 4).tolist()
+        [0, 1, 2, 3]
+        """
+        flags = cl.map_flags.READ | cl.map_flags.WRITE
+        view, _ = cl.enqueue_map_buffer(self.queue, buf, flags, byte_offset, (max(nbytes, 1),),
+                                        np.uint8, is_blocking=True)
+        return view[:nbytes]
 
     # -- dtype support
     def supports(self, dtype: np.dtype) -> bool:
