@@ -26,6 +26,31 @@ def _test_devices():
 DEVICES = _test_devices()
 
 
+def _usable_memory_bytes() -> int | None:
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def pytest_xdist_auto_num_workers(config) -> int:
+    """``-n auto`` (the README's test command): one worker per core on machines of 4 cores or
+    more, as many as memory allows (a worker with the oracles imported and its programs built
+    holds about 1.5 GiB); on fewer cores the suite runs in this process, where a worker per core
+    only makes them fight over the cores PoCL already spreads each kernel across."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cores = cores or 1
+    if cores < 4:
+        return 0
+    memory = _usable_memory_bytes()
+    by_memory = cores if memory is None else max(1, int(memory // (1.5 * 2**30)))
+    return min(cores, by_memory)
+
+
 def run_in_threads(work, n: int = 4, timeout: float = 300) -> None:
     """Run ``work(i)`` on ``n`` threads at once and fail on a hung thread or the first
     exception one of them raised (re-raised here, in the test's thread)."""

@@ -19,6 +19,7 @@ import numpy as np
 import pyopencl as cl
 
 from . import capture_hooks as _hooks
+from .run_ahead import note_launch as _note_launch
 
 _UNSET = object()      # compares unequal to every value
 
@@ -46,7 +47,9 @@ def enqueue(queue: Any, kernel: Any, gsize: tuple[int, ...], lsize: tuple[int, .
     set; None (no launch) over zero work-items."""
     if not launches_work(gsize):
         return None
-    return cl.enqueue_nd_range_kernel(queue, kernel, gsize, lsize)
+    event = cl.enqueue_nd_range_kernel(queue, kernel, gsize, lsize)
+    _note_launch(queue)
+    return event
 
 
 _enqueue = _PYOPENCL_ENQUEUE = enqueue
@@ -76,7 +79,9 @@ class Kernel(cl.Kernel):
                  local_size: tuple[int, ...] | None, *args: Any, **kwargs: Any) -> Any:
         if not launches_work(global_size):
             return None
-        return _KERNEL_CALL(self, queue, global_size, local_size, *args, **kwargs)
+        event = _KERNEL_CALL(self, queue, global_size, local_size, *args, **kwargs)
+        _note_launch(queue)      # the bound on run-ahead (run_ahead.py)
+        return event
 
 # Launches without an event, straight through the OpenCL library, on the platforms where that
 # saves time. PyOpenCL makes an event object for every launch; NVIDIA's driver charges for it
@@ -160,6 +165,7 @@ class Launch:
         if fast is not None and NO_EVENT and _enqueue is _PYOPENCL_ENQUEUE:
             fn, kp, dim, g, loc = fast
             if fn(queue.int_ptr, kp, dim, None, g, loc, 0, None, None) == 0:
+                _note_launch(queue)
                 return
             # an error: PyOpenCL's enqueue raises it with its name (or succeeds, if the
             # condition has passed)
