@@ -51,6 +51,16 @@ def pytest_xdist_auto_num_workers(config) -> int:
     return min(cores, by_memory)
 
 
+def env_importing_this_checkout(**extra: str) -> dict[str, str]:
+    """The environment for a child Python that must import the clnp these tests run (this
+    checkout first on ``PYTHONPATH``), wherever its script and working folder are and whether
+    or not clnp is installed."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = os.environ.get("PYTHONPATH", "")
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([root, path]) if path else root,
+            **extra}
+
+
 def run_in_threads(work, n: int = 4, timeout: float = 300) -> None:
     """Run ``work(i)`` on ``n`` threads at once and fail on a hung thread or the first
     exception one of them raised (re-raised here, in the test's thread)."""

@@ -69,6 +69,11 @@ def _anchors(path: str) -> set[str] | None:
     return anchors
 
 
+def _inside_repository(path: str) -> bool:
+    return os.path.commonpath([os.path.realpath(path), os.path.realpath(ROOT)]) == \
+        os.path.realpath(ROOT)
+
+
 def _problems(path: str) -> list[str]:
     text = open(path, encoding="utf-8").read()
     prose = _strip_code(text)
@@ -80,8 +85,8 @@ def _problems(path: str) -> list[str]:
             continue                                  # http:, https:, mailto:
         file_part, _, anchor = target.partition("#")
         dest = os.path.normpath(os.path.join(folder, file_part)) if file_part else path
-        if not os.path.exists(dest):
-            problems.append(f"link {target!r}: {_rel(dest)} does not exist")
+        if not os.path.exists(dest) or not _inside_repository(dest):
+            problems.append(f"link {target!r}: {_rel(dest)} does not exist in the repository")
             continue
         if anchor and dest.endswith(".md"):
             anchors = _anchors(dest)
@@ -92,7 +97,9 @@ def _problems(path: str) -> list[str]:
     for mention in sorted(mentions):
         candidates = [os.path.join(folder, mention), os.path.join(ROOT, mention),
                       os.path.join(DOCS, mention)]
-        if not any(os.path.exists(c) for c in candidates):
+        # a path outside the repository resolves only on machines that have it beside the
+        # clone (the developers' ../shared/): a fresh clone elsewhere does not
+        if not any(os.path.exists(c) and _inside_repository(c) for c in candidates):
             problems.append(f"mentions {mention!r}, which is not in the repository "
                             "(relative to the file, the repository root or docs/)")
     return problems

@@ -48,7 +48,7 @@ def enqueue(queue: Any, kernel: Any, gsize: tuple[int, ...], lsize: tuple[int, .
     if not launches_work(gsize):
         return None
     event = cl.enqueue_nd_range_kernel(queue, kernel, gsize, lsize)
-    _note_launch(queue)
+    _note_launch(queue, event)
     return event
 
 
@@ -80,7 +80,7 @@ class Kernel(cl.Kernel):
         if not launches_work(global_size):
             return None
         event = _KERNEL_CALL(self, queue, global_size, local_size, *args, **kwargs)
-        _note_launch(queue)      # the bound on run-ahead (run_ahead.py)
+        _note_launch(queue, event)      # the bound on run-ahead (run_ahead.py)
         return event
 
 # Launches without an event, straight through the OpenCL library, on the platforms where that

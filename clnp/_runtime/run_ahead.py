@@ -6,7 +6,8 @@ enqueue then piles up a backlog of its own making: a loop of ``a = (a @ a) * 1e-
 next result waited 43.5 s for them (issue #27). CUDA bounds its launch queue (1,024 entries),
 so PyTorch never runs further ahead than that; clnp now does the same per OpenCL queue.
 
-Every ``MARK_EVERY`` launches on a queue, a marker is enqueued behind them. Once more than
+Every ``MARK_EVERY`` launches on a queue, the last one's event is kept as a marker (launches
+made without an event, NVIDIA's fast path, enqueue a marker instead). Once more than
 ``limit() // MARK_EVERY`` markers are outstanding the host waits for the oldest one, so at most
 ``limit()`` launches are ever queued ahead of the device, and the device still has
 ``limit() - MARK_EVERY`` queued when the host resumes (it never starves). The bound counts
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import collections
 import os
+import threading
 from typing import Any
 
 import pyopencl as cl
@@ -99,38 +101,46 @@ def set_limit(launches: int | None) -> int:
 class _Backlog:
     """One queue's launches since its last marker and its outstanding markers, oldest first."""
 
-    __slots__ = ("count", "markers", "queue")
+    __slots__ = ("count", "markers", "queue", "lock")
 
     def __init__(self, queue: Any):
         self.count = 0
         self.markers: collections.deque = collections.deque()
         self.queue = queue      # keeps id(queue) from being reused while this record lives
+        # threads sharing a queue take turns at placing and waiting for markers (every
+        # MARK_EVERY launches), so no marker is waited for or released by two at once
+        self.lock = threading.Lock()
 
 
 _BACKLOGS: dict[int, _Backlog] = {}
 _MARKERS_ALLOWED: list[int] = []   # limit() // MARK_EVERY, cached (cleared by set_limit)
 
 
-def note_launch(queue: Any) -> None:
+def note_launch(queue: Any, event: Any = None) -> None:
     """Count one launch enqueued on ``queue``; wait for the device when the host is more than
-    ``limit()`` launches ahead. Called by every launch path (``clnp._runtime.launch``)."""
+    ``limit()`` launches ahead. Called by every launch path (``clnp._runtime.launch``) with
+    the launch's event where it made one: that event is the marker then, so a launch through
+    PyOpenCL adds no OpenCL call (only launches made without an event enqueue a marker)."""
     backlog = _BACKLOGS.get(id(queue))
     if backlog is None:
-        backlog = _BACKLOGS[id(queue)] = _Backlog(queue)
+        backlog = _BACKLOGS.setdefault(id(queue), _Backlog(queue))
     backlog.count += 1
     if backlog.count < MARK_EVERY:
         return
-    backlog.count = 0
     if not _MARKERS_ALLOWED:
         bound = limit()
         _MARKERS_ALLOWED.append(max(1, bound // MARK_EVERY) if bound else 0)
     allowed = _MARKERS_ALLOWED[0]
-    if not allowed:
-        return
-    markers = backlog.markers
-    markers.append(cl.enqueue_marker(queue))
-    while len(markers) > allowed:
-        markers.popleft().wait()
+    with backlog.lock:
+        if backlog.count < MARK_EVERY:      # another thread placed this marker
+            return
+        backlog.count = 0
+        if not allowed:
+            return
+        markers = backlog.markers
+        markers.append(event if event is not None else cl.enqueue_marker(queue))
+        while len(markers) > allowed:
+            markers.popleft().wait()
 
 
 def queued_ahead(queue: Any) -> int:

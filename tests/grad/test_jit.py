@@ -10,6 +10,7 @@ import pytest
 
 import clnp
 import clnp_grad as cg
+from conftest import env_importing_this_checkout
 
 
 def _np(x):
@@ -464,7 +465,7 @@ def test_concretization_error_names_a_script_in_a_folder_named_clnp(tmp_path):
         "except cg.ConcretizationError as e:\n"
         "    print(e)\n")
     res = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                         timeout=300, cwd=str(tmp_path))
+                         timeout=300, cwd=str(tmp_path), env=env_importing_this_checkout())
     assert res.returncode == 0, res.stderr[-3000:]
     assert f"at {script}:3 (if clnp.sum(x) > 0:" in res.stdout, res.stdout
 

@@ -22,6 +22,7 @@ sys.path[:0] = [_HERE, os.path.dirname(os.path.dirname(_HERE))]   # helpers; thi
 import clnp  # noqa: E402
 import clnp_grad as cg  # noqa: E402
 from clnp_nn import parallel as P  # noqa: E402
+from clnp_nn.parallel import nccl  # noqa: E402   (which path the collectives took)
 
 import _parallel_oracle as _oracle  # noqa: E402
 import _parallel_mlp as mlp  # noqa: E402
@@ -38,7 +39,8 @@ def two_local_devices() -> None:
         out = np.asarray(P.pmap(f, "i")(a[me * nl:(me + 1) * nl]))
         expect = np.stack([np.asarray(o) for o in ref(list(a))])[me * nl:(me + 1) * nl]
         np.testing.assert_allclose(out, expect, rtol=1e-5, atol=1e-5, err_msg=name)
-    print(f"rank {me} OK", flush=True)
+    print(f"rank {me} OK (collectives through {'NCCL' if nccl.in_use() else 'MPI'})",
+          flush=True)
 
 
 def main(mode: str) -> None:
@@ -117,7 +119,8 @@ def main(mode: str) -> None:
     y = P.pmap(lambda x: clnp.outer(x, P.psum(x, "i")), "i", out_axes=1)(xs[me:me + 1])
     assert y.shape == (3, 1, 3) and y.shard_axis == 1
     np.testing.assert_allclose(np.asarray(y)[:, 0], np.outer(xs[me], xs.sum(0)), rtol=1e-5)
-    print(f"rank {me} OK", flush=True)
+    print(f"rank {me} OK (collectives through {'NCCL' if nccl.in_use() else 'MPI'})",
+          flush=True)
 
 
 if __name__ == "__main__":
