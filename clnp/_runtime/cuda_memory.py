@@ -91,8 +91,26 @@ _CL_DEVICE_UUID_KHR = 0x106A
 _ORDINALS: dict[bytes, int] = {}
 
 
-def _uuid_of_cl(device: Any) -> bytes:
-    """The 16-byte UUID of an OpenCL device (``cl_khr_device_uuid``; NVIDIA reports CUDA's)."""
+def device_uuid(device: Any) -> bytes:
+    """The 16-byte UUID of an OpenCL device (``cl_khr_device_uuid``; NVIDIA reports CUDA's):
+    the same GPU seen from any process of its host gives the same UUID.
+
+    Raises
+    ------
+    SharedMemoryUnavailable
+        The driver does not report it.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> from clnp._runtime import cuda_memory
+    >>> d = clnp.default_device()
+    >>> try:
+    ...     len(cuda_memory.device_uuid(d))
+    ... except cuda_memory.SharedMemoryUnavailable:
+    ...     16
+    16
+    """
     api = _opencl()
     buf = (ctypes.c_ubyte * 16)()
     err = api.device_info(device.cl_device.int_ptr, _CL_DEVICE_UUID_KHR, 16, buf, None)
@@ -117,7 +135,7 @@ def cuda_ordinal(device: Any) -> int:
             dev = _check(cu, cu.cuDeviceGet(i), "cuDeviceGet")
             uuid = _check(cu, cu.cuDeviceGetUuid(dev), "cuDeviceGetUuid")
             _ORDINALS[bytes(uuid.bytes)] = i
-    uuid = _uuid_of_cl(device)
+    uuid = device_uuid(device)
     if uuid not in _ORDINALS:
         raise SharedMemoryUnavailable(f"{device}: no visible CUDA device has its UUID "
                                       f"{uuid.hex()}")

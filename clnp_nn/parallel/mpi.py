@@ -483,11 +483,45 @@ def broadcast_object(obj: Any, root: int, what: str) -> Any:
         raise ValueError(f"{what}: root {root} is not a rank of the {n} processes")
     blob = np.frombuffer(pickle.dumps(obj), np.uint8) if _W.rank == root else \
         np.empty(0, np.uint8)
-    sizes = exchange(np.asarray([blob.size], np.int64), [(1,)] * n, what)
-    parts = exchange(blob, [(int(s[0]),) for s in sizes], what)
-    return pickle.loads(parts[root].tobytes())
+    return pickle.loads(_exchange_bytes(blob, what)[root].tobytes())
+
+
+def all_gather_object(obj: Any, what: str) -> list:
+    """Every process's picklable ``obj``, in rank order, under the exchange deadline.
+
+    Parameters
+    ----------
+    obj : object
+        This rank's value.
+    what : str
+        The name of the calling collective, for error messages.
+
+    Returns
+    -------
+    list
+        Entry ``r`` is rank ``r``'s value (``[obj]`` in a single process).
+
+    Raises
+    ------
+    CollectiveTimeoutError
+        A rank did not take part in time.
+
+    Examples
+    --------
+    >>> from clnp_nn.parallel import mpi
+    >>> mpi.all_gather_object(("gpu", 0), "example") == [("gpu", 0)] * mpi.process_count()
+    True
+    """
+    parts = _exchange_bytes(np.frombuffer(pickle.dumps(obj), np.uint8), what)
+    return [pickle.loads(p.tobytes()) for p in parts]
+
+
+def _exchange_bytes(blob: np.ndarray, what: str) -> list:
+    """Every rank's byte string (sizes first, then the bytes)."""
+    sizes = exchange(np.asarray([blob.size], np.int64), [(1,)] * _W.size, what)
+    return exchange(blob, [(int(s[0]),) for s in sizes], what)
 
 
 __all__ = ["initialize", "is_initialized", "process_index", "process_count", "local_devices",
            "local_device_count", "devices", "device_count", "process_counts", "exchange",
-           "all_agree", "broadcast_object", "RemoteDevice", "CollectiveTimeoutError"]
+           "all_agree", "broadcast_object", "all_gather_object", "RemoteDevice", "CollectiveTimeoutError"]

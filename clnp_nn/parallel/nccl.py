@@ -26,6 +26,7 @@ import atexit
 import math
 import os
 import threading
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
@@ -190,10 +191,31 @@ def group(who: Any, what: str = "pmap") -> _Group | None:
         ok = enabled() and len(set(who.local)) == len(who.local) and \
             all(cuda_memory.supported(d) for d in who.local) and _modules() is not None
         if who.multiprocess:   # a dead rank is named, not waited for
-            ok = mpi.all_agree(ok, what)
+            ok = mpi.all_agree(ok, what) and _one_gpu_per_rank(who, what)
         g = _Group(who, what) if ok else None
         _GROUPS[key] = g
         return g
+
+
+def _one_gpu_per_rank(who: Any, what: str) -> bool:
+    """Whether no GPU serves two NCCL ranks across the processes. NCCL refuses that
+    (``NCCL_ERROR_INVALID_USAGE``, "Duplicate GPU detected"), which happens when processes
+    pick their device themselves, e.g. every process of ``mpiexec`` with ``CLNP_DEVICE=gpu``.
+    Every process sees the same list, so all of them decide alike: MPI then carries the
+    collectives, with a warning that says how to give each process its own GPU."""
+    mine = [cuda_memory.device_uuid(d).hex() for d in who.local]
+    ranks: dict[str, list[int]] = {}
+    for rank, uuids in enumerate(mpi.all_gather_object(mine, what)):
+        for u in uuids:
+            ranks.setdefault(u, []).append(rank)
+    shared = {u: r for u, r in ranks.items() if len(r) > 1}
+    if shared:
+        where = "; ".join(f"processes {r} all on GPU {u[:8]}" for u, r in shared.items())
+        warnings.warn(f"{what}: {where}. NCCL needs one GPU per rank, so these collectives "
+                      "go through MPI and host memory. Give each process its own GPU: "
+                      "clnp_nn.parallel.initialize() picks one by local rank when "
+                      "local_device_ids is not given.", RuntimeWarning, stacklevel=2)
+    return not shared
 
 
 def in_use() -> bool:

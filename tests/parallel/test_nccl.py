@@ -62,6 +62,23 @@ def test_no_nccl_without_shared_memory():
     assert not nccl.supports("psum", np.dtype("bool"))
 
 
+def test_processes_sharing_a_gpu_get_mpi_and_a_warning(monkeypatch):
+    """Two processes that both chose GPU 0 (``mpiexec`` with ``CLNP_DEVICE=gpu`` each) are
+    refused by NCCL ("Duplicate GPU detected"); every process decides, from the same gathered
+    list, to use MPI instead, and the warning names the processes and says how to fix it.
+    The gather across processes is replaced here by what two processes would report."""
+    d = clnp.default_device()
+    who = type("Who", (), {"local": [d]})()
+    monkeypatch.setattr(cuda_memory, "device_uuid", lambda dev: bytes(range(16)))
+    monkeypatch.setattr(nccl.mpi, "all_gather_object", lambda obj, what: [obj, obj])
+    with pytest.warns(RuntimeWarning, match=r"psum: processes \[0, 1\] all on GPU 00010203"
+                                            r".*one GPU per rank.*local_device_ids"):
+        assert nccl._one_gpu_per_rank(who, "psum") is False
+    monkeypatch.setattr(nccl.mpi, "all_gather_object",
+                        lambda obj, what: [obj, [bytes(range(1, 17)).hex()]])
+    assert nccl._one_gpu_per_rank(who, "psum") is True
+
+
 def test_nccl_can_be_turned_off(monkeypatch):
     monkeypatch.setenv("CLNP_NCCL", "0")
     assert not nccl.enabled()
