@@ -69,12 +69,14 @@ def _anchors(path: str) -> set[str] | None:
     return anchors
 
 
-def _inside_repository(path: str) -> bool:
-    return os.path.commonpath([os.path.realpath(path), os.path.realpath(ROOT)]) == \
-        os.path.realpath(ROOT)
+def _inside(path: str, root: str) -> bool:
+    return os.path.commonpath([os.path.realpath(path), os.path.realpath(root)]) == \
+        os.path.realpath(root)
 
 
-def _problems(path: str) -> list[str]:
+def _problems(path: str, root: str = ROOT) -> list[str]:
+    """What is broken in ``path``'s links and mentions; a target outside ``root`` (the
+    repository) counts as missing."""
     text = open(path, encoding="utf-8").read()
     prose = _strip_code(text)
     folder = os.path.dirname(path)
@@ -85,7 +87,7 @@ def _problems(path: str) -> list[str]:
             continue                                  # http:, https:, mailto:
         file_part, _, anchor = target.partition("#")
         dest = os.path.normpath(os.path.join(folder, file_part)) if file_part else path
-        if not os.path.exists(dest) or not _inside_repository(dest):
+        if not os.path.exists(dest) or not _inside(dest, root):
             problems.append(f"link {target!r}: {_rel(dest)} does not exist in the repository")
             continue
         if anchor and dest.endswith(".md"):
@@ -95,11 +97,11 @@ def _problems(path: str) -> list[str]:
                                 f"#{anchor}")
     mentions = set(CODE_PATH.findall(FENCE.sub("", text))) | set(MD_MENTION.findall(prose))
     for mention in sorted(mentions):
-        candidates = [os.path.join(folder, mention), os.path.join(ROOT, mention),
-                      os.path.join(DOCS, mention)]
+        candidates = [os.path.join(folder, mention), os.path.join(root, mention),
+                      os.path.join(root, "docs", mention)]
         # a path outside the repository resolves only on machines that have it beside the
         # clone (the developers' ../shared/): a fresh clone elsewhere does not
-        if not any(os.path.exists(c) and _inside_repository(c) for c in candidates):
+        if not any(os.path.exists(c) and _inside(c, root) for c in candidates):
             problems.append(f"mentions {mention!r}, which is not in the repository "
                             "(relative to the file, the repository root or docs/)")
     return problems
@@ -119,11 +121,16 @@ def test_link_checker_finds_broken_links(tmp_path):
         "[ok](a.md) [ok](a.md#some-code-here) [ok](#x) ![img](a.md)\n# x\n"
         "[bad](missing.md) [bad](a.md#nowhere) see NOWHERE.md\n"
         "```\n[in code](ignored.md)\n```\n")
-    problems = _problems(str(tmp_path / "b.md"))
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "c.md").write_text("[outside](../a.md) see ../a.md\n")
+    problems = _problems(str(tmp_path / "b.md"), root=str(tmp_path))
     assert len(problems) == 3, problems
     assert any("missing.md" in p for p in problems)
     assert any("#nowhere" in p for p in problems)
     assert any("NOWHERE.md" in p for p in problems)
+    # a file beside the repository exists, but not in a fresh clone elsewhere
+    outside = _problems(str(tmp_path / "repo" / "c.md"), root=str(tmp_path / "repo"))
+    assert len(outside) == 2 and all("../a.md" in p for p in outside), outside
 
 
 def test_docstrings_cite_existing_docs():

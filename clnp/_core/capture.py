@@ -67,9 +67,10 @@ class Replay:
             if kind == "b":
                 _, bound, slots, kept = step
                 args = tuple(new(a) for a in kept)
-                for pos, (a, b) in enumerate(zip(kept, args)):
-                    if a is not b:
-                        bound.kernel.set_arg(pos, b)
+                with bound.kernel.lock:      # not while another thread launches it
+                    for pos, (a, b) in enumerate(zip(kept, args)):
+                        if a is not b:
+                            bound.kernel.set_arg(pos, b)
                 self.steps[i] = ("b", bound, slots, args)
             elif kind == "p":
                 self.steps[i] = step[:5] + (tuple((p, new(b)) for p, b in step[5]),) + \
@@ -119,14 +120,15 @@ class Replay:
                 kernel(queue, gsize, lsize, *args)
             elif kind == "p":
                 _, kernel, gsize, lsize, slots, fixed, launch = step
-                for pos, k in slots:
-                    kernel.set_arg(pos, bufs[k])
-                for pos, b in fixed:
-                    kernel.set_arg(pos, b)
-                if _hooks.current() is not None:
-                    _hooks.note_preset_launch(kernel, gsize, lsize, dict(
-                        [(pos, bufs[k]) for pos, k in slots] + list(fixed)))
-                launch(queue)
+                with kernel.lock:          # arguments and launch as one (launch.Kernel)
+                    for pos, k in slots:
+                        kernel.set_arg(pos, bufs[k])
+                    for pos, b in fixed:
+                        kernel.set_arg(pos, b)
+                    if _hooks.current() is not None:
+                        _hooks.note_preset_launch(kernel, gsize, lsize, dict(
+                            [(pos, bufs[k]) for pos, k in slots] + list(fixed)))
+                    launch(queue)
             else:   # "u": an upload of constant host data into a buffer
                 _, k, dst, host = step
                 target = bufs[k] if k is not None else dst

@@ -449,13 +449,14 @@ class _Launch:
         dst = Array.empty(self.dst_shape, self.dst_dtype, device)
         a, b = (rhs, lhs) if self.swap else (lhs, rhs)
         k = self.kern
-        k.set_arg(7, a._buf)
-        k.set_arg(13, b._buf)
-        k.set_arg(19, dst._buf)
-        if _hooks.current() is not None:
-            _hooks.note_preset_launch(k, self.gsize, self.lsize,
-                                      {7: a._buf, 13: b._buf, 19: dst._buf})
-        self.launch(device.queue)
+        with k.lock:            # arguments and launch as one (launch.Kernel)
+            k.set_arg(7, a._buf)
+            k.set_arg(13, b._buf)
+            k.set_arg(19, dst._buf)
+            if _hooks.current() is not None:
+                _hooks.note_preset_launch(k, self.gsize, self.lsize,
+                                          {7: a._buf, 13: b._buf, 19: dst._buf})
+            self.launch(device.queue)
         return dst
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import threading
 from typing import Any, Sequence
 
 import numpy as np
@@ -73,13 +74,28 @@ class Kernel(cl.Kernel):
     >>> x = clnp.zeros(4, dtype=clnp.int32)
     >>> k(d.queue, (0,), None, x._buf) is None          # no work-items: no launch
     True
+
+    Notes
+    -----
+    A kernel object's arguments are shared state: OpenCL makes every call thread-safe except
+    ``clSetKernelArg`` on one kernel from several threads, and a launch takes the arguments
+    as they are when it is enqueued. Eager ops share one kernel object per spec across
+    threads, so setting the arguments and enqueueing happen under the kernel's ``lock`` (a
+    reentrant lock: a planned product sets its offsets, then launches, under it). Without it,
+    four threads of eager ops on a 64-core Xeon (embedded PoCL) got other threads' sums and
+    sorts, or crashed, in 3-4 of 48 processes (tests/robust/test_processes_threads.py).
     """
+
+    def __init__(self, program: Any, name: str):
+        super().__init__(program, name)
+        self.lock = threading.RLock()
 
     def __call__(self, queue: Any, global_size: tuple[int, ...],
                  local_size: tuple[int, ...] | None, *args: Any, **kwargs: Any) -> Any:
         if not launches_work(global_size):
             return None
-        event = _KERNEL_CALL(self, queue, global_size, local_size, *args, **kwargs)
+        with self.lock:
+            event = _KERNEL_CALL(self, queue, global_size, local_size, *args, **kwargs)
         _note_launch(queue, event)      # the bound on run-ahead (run_ahead.py)
         return event
 
@@ -205,20 +221,21 @@ class BoundKernel:
             _hooks.note_preset_launch(k, self.gsize, self.lsize, dict(zip(self.bufpos, bufs)))
             if self.valpos:
                 _hooks.note_readback()
-        for pos, b in zip(self.bufpos, bufs):
-            k.set_arg(pos, b)
-        if vals:
-            last = self.last
-            for i, v in enumerate(vals):
-                if v != last[i]:
-                    # forget the old value first: an interrupt (Ctrl-C) after set_arg but
-                    # before the record would otherwise leave a record that no longer
-                    # matches the kernel, and a later call with the old value would skip
-                    # setting it (tests/robust/test_interrupt.py)
-                    last[i] = _UNSET
-                    k.set_arg(self.valpos[i], _arg(v, self.dtypes[i]))
-                    last[i] = v
-        self.launch(queue)
+        with k.lock:        # one jitted function called from several threads (Kernel)
+            for pos, b in zip(self.bufpos, bufs):
+                k.set_arg(pos, b)
+            if vals:
+                last = self.last
+                for i, v in enumerate(vals):
+                    if v != last[i]:
+                        # forget the old value first: an interrupt (Ctrl-C) after set_arg
+                        # but before the record would otherwise leave a record that no
+                        # longer matches the kernel, and a later call with the old value
+                        # would skip setting it (tests/robust/test_interrupt.py)
+                        last[i] = _UNSET
+                        k.set_arg(self.valpos[i], _arg(v, self.dtypes[i]))
+                        last[i] = v
+            self.launch(queue)
 
 
 def bind(kernel: Any, gsize: tuple[int, ...], lsize: tuple[int, ...] | None,

@@ -256,15 +256,16 @@ class _SplitGemmStep:
     def run(self, env: list) -> None:
         a, b = env[self.a], env[self.b]
         launch = self.launch
-        if (a._offset, b._offset) != self.offs:
-            # inputs at other offsets (made by a host-driven step): the kernel's own copy
-            # keeps every other argument
-            it = np.int32 if launch.spec.index == "int" else np.int64
-            x, y = (b, a) if launch.swap else (a, b)
-            launch.kern.set_arg(8, it(x._offset))
-            launch.kern.set_arg(14, it(y._offset))
-            self.offs = (a._offset, b._offset)
-        part = launch.partials(a, b)
+        with launch.kern.lock:   # the offsets and the launch as one, against other threads
+            if (a._offset, b._offset) != self.offs:
+                # inputs at other offsets (made by a host-driven step): the kernel's own
+                # copy keeps every other argument
+                it = np.int32 if launch.spec.index == "int" else np.int64
+                x, y = (b, a) if launch.swap else (a, b)
+                launch.kern.set_arg(8, it(x._offset))
+                launch.kern.set_arg(14, it(y._offset))
+                self.offs = (a._offset, b._offset)
+            part = launch.partials(a, b)
         if _hooks.current() is not None:
             note_value_buffer(part._buf)
         shape, strides, dtype = self.layout
