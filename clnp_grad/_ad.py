@@ -12,9 +12,9 @@ import clnp as xp
 from clnp._core.prims import Primitive, current_interpreter, set_interpreter, transforming
 
 from . import _rules as R
-from ._args import check_differentiable, lift
+from ._args import check_argnums, check_callable, check_differentiable, lift
 from ._core import HIGHER_ORDER, Interpreter, Tracer
-from ._tree import tree_flatten, tree_map, tree_unflatten
+from ._tree import structure_difference, tree_flatten, tree_map, tree_unflatten
 from clnp._core.dtypes import kind as dkind
 
 
@@ -268,6 +268,8 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
 
     Raises
     ------
+    TypeError
+        ``fun`` is not callable, or ``primals`` or ``tangents`` is not a tuple or list.
     ValueError
         A tangent's structure, shape or dtype does not match its primal.
 
@@ -279,11 +281,17 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     >>> print(out, tangent)
     [1. 4.] [2. 4.]
     """
+    check_callable("jvp", fun)
+    for name, v in (("primals", primals), ("tangents", tangents)):
+        if not isinstance(v, (tuple, list)):
+            raise TypeError(f"jvp: {name} must be a tuple or list with one entry per "
+                            f"argument of fun; got {type(v).__name__} (write (x,) for one "
+                            f"argument)")
     p_flat, weak, p_def = _lift_inputs(list(primals), range(len(primals)), "jvp")
     t_flat, t_def = tree_flatten(list(tangents))
     if p_def != t_def:
-        raise ValueError(f"jvp: primals and tangents have different structures: {p_def} vs "
-                         f"{t_def}")
+        raise ValueError(f"jvp: primals and tangents have different structures: "
+                         f"{structure_difference(p_def, t_def, 'primals', 'tangents')}")
     # a Python scalar tangent takes its primal's dtype (JAX's would be weakly typed)
     t_flat = [xp.asarray(t, dtype=p.dtype, device=p.device)
               if isinstance(t, (bool, int, float, complex)) else t
@@ -335,7 +343,8 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple:
     Raises
     ------
     TypeError
-        A primal is not an array or pytree of arrays, or has an integer dtype.
+        ``fun`` is not callable; a primal is not an array or pytree of arrays, or has an
+        integer dtype; with ``has_aux``, ``fun`` does not return a pair.
     ValueError
         When ``f_vjp`` is called: the cotangent's structure or shapes do not match ``out``.
 
@@ -349,6 +358,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple:
     >>> print(ct)
     [3. 3.]
     """
+    check_callable("vjp", fun)
     return _vjp(fun, primals, range(len(primals)), "vjp", has_aux)
 
 
@@ -365,7 +375,11 @@ def _vjp(fun: Callable[..., Any], primals: Sequence[Any], positions: Sequence[in
         interp.active = False
     if has_aux:
         if not (isinstance(res, tuple) and len(res) == 2):
-            raise TypeError("vjp(has_aux=True): the function must return a pair (out, aux)")
+            got = ("an array" if hasattr(res, "shape") else
+                   f"a tuple of {len(res)}" if isinstance(res, tuple) else
+                   f"a {type(res).__name__}")
+            raise TypeError(f"{what}(has_aux=True): the function must return a pair (out, "
+                            f"aux); got {got}")
         res, aux = res
         aux = tree_map(lambda v: v.primal if isinstance(v, VJPTracer) else v, aux)
     o_flat, o_def = tree_flatten(res)
@@ -375,9 +389,12 @@ def _vjp(fun: Callable[..., Any], primals: Sequence[Any], positions: Sequence[in
     def f_vjp(ct: Any) -> tuple:
         c_flat, c_def = tree_flatten(ct)
         if c_def != o_def:
-            raise ValueError(f"vjp: cotangent structure {c_def} does not match output "
-                             f"structure {o_def}")
+            raise ValueError(f"vjp: cotangent structure does not match output structure: "
+                             f"{structure_difference(c_def, o_def, 'cotangent', 'output')}")
         for c, o in zip(c_flat, primal_out):
+            if not hasattr(c, "shape"):
+                raise TypeError(f"vjp: the cotangent must be an array (or pytree of arrays) "
+                                f"like the output; got {type(c).__name__}")
             if tuple(c.shape) != tuple(o.shape):
                 raise ValueError(f"vjp: cotangent of shape {c.shape} for output of shape "
                                  f"{o.shape}")
@@ -431,8 +448,8 @@ def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
     Raises
     ------
     TypeError
-        When called: the output is not a real scalar, or a differentiated argument is not a
-        floating-point array.
+        ``fun`` is not callable or ``argnums`` not an int or ints; when called: the output
+        is not a real scalar, or a differentiated argument is not a floating-point array.
     ValueError
         When called: ``argnums`` is out of range for the arguments given.
 
@@ -451,24 +468,34 @@ def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
     >>> aux
     'aux'
     """
+    return _value_and_grad(fun, argnums, has_aux, "value_and_grad")
+
+
+def _value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int], has_aux: bool,
+                    what: str) -> Callable[..., Any]:
+    """``value_and_grad``, its errors naming ``what`` (the function the user called:
+    ``grad`` or ``value_and_grad``)."""
+    check_callable(what, fun)
+    check_argnums(what, argnums)
+
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        nums = _argnums(argnums, len(args), "grad")
+        nums = _argnums(argnums, len(args), what)
 
         def f_diff(*diff_args: Any) -> Any:
             full = list(args)
             for i, a in zip(nums, diff_args):
                 full[i] = a
             return fun(*full, **kwargs)
-        res = _vjp(f_diff, [args[i] for i in nums], nums, "grad", has_aux)
+        res = _vjp(f_diff, [args[i] for i in nums], nums, what, has_aux)
         out, f_vjp = res[0], res[1]
         if not (hasattr(out, "shape") and hasattr(out, "dtype")):
-            raise TypeError(f"grad requires the function to return a scalar array; got "
+            raise TypeError(f"{what} requires the function to return a scalar array; got "
                             f"{type(out).__name__}")
         if out.shape != ():
-            raise TypeError(f"grad requires a scalar (shape ()) output; got shape {out.shape}. "
-                            f"Use vjp or jacrev for non-scalar outputs")
+            raise TypeError(f"{what} requires a scalar (shape ()) output; got shape "
+                            f"{out.shape}. Use vjp or jacrev for non-scalar outputs")
         if dkind(out.dtype) != "f":
-            raise TypeError(f"grad requires a real floating-point output; got {out.dtype}")
+            raise TypeError(f"{what} requires a real floating-point output; got {out.dtype}")
         g = f_vjp(xp.ones((), dtype=out.dtype, device=out.device))
         g = g[0] if isinstance(argnums, int) else tuple(g)
         return ((out, res[2]), g) if has_aux else (out, g)
@@ -501,8 +528,8 @@ def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
     Raises
     ------
     TypeError
-        When called: the output is not a scalar, or a differentiated argument is not a
-        floating-point array.
+        ``fun`` is not callable or ``argnums`` not an int or ints; when called: the output
+        is not a scalar, or a differentiated argument is not a floating-point array.
     ValueError
         When called: ``argnums`` is out of range for the arguments given.
 
@@ -520,7 +547,7 @@ def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
     >>> float(cg.grad(lambda x: x * x)(clnp.asarray(3.0)))
     6.0
     """
-    vg = value_and_grad(fun, argnums, has_aux)
+    vg = _value_and_grad(fun, argnums, has_aux, "grad")
 
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         (value, g) = vg(*args, **kwargs)

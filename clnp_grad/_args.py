@@ -64,3 +64,23 @@ def check_differentiable(flat: Sequence[Any], names: Sequence[str], what: str) -
                             f"dtype) to differentiate with respect to, but {name} has dtype "
                             f"{x.dtype}; pass a float (3.0, not 3), cast with astype, or "
                             f"leave the argument out of argnums")
+
+
+def check_callable(what: str, fun: Any, name: str = "fun") -> None:
+    """TypeError naming the transformation ``what`` when ``fun`` is not callable (JAX:
+    "Expected a callable value"), raised when the transformation is applied, not at the
+    first call deep inside it."""
+    if not callable(fun):
+        shown = repr(fun)
+        shown = shown if len(shown) <= 40 else shown[:37] + "..."
+        raise TypeError(f"{what}: {name} must be callable; got {type(fun).__name__} {shown}")
+
+
+def check_argnums(what: str, argnums: Any, name: str = "argnums") -> None:
+    """TypeError naming ``what`` unless ``argnums`` is an int or a sequence of ints (the
+    range is checked against the arguments at the call)."""
+    nums = (argnums,) if not isinstance(argnums, (tuple, list)) else tuple(argnums)
+    for a in nums:
+        if isinstance(a, bool) or not isinstance(a, int):
+            raise TypeError(f"{what}: {name} must be an int or a sequence of ints; got "
+                            f"{argnums!r}")

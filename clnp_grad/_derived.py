@@ -17,7 +17,7 @@ from . import _ad
 from ._ad import JVPInterpreter, JVPTracer, Node, VJPInterpreter, VJPTracer, jvp, vjp
 from ._core import Tracer
 from ._rules import is_float
-from ._args import check_differentiable, lift_tree
+from ._args import check_argnums, check_callable, check_differentiable, lift_tree
 from ._tree import tree_flatten, tree_map, tree_unflatten
 from ._vmap import BatchInterpreter, BatchTracer, _materialize, vmap
 
@@ -83,7 +83,8 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
     Raises
     ------
     TypeError
-        When called: a differentiated argument is not a floating-point array.
+        ``fun`` is not callable or ``argnums`` not an int or ints; when called: a
+        differentiated argument is not a floating-point array.
 
     See Also
     --------
@@ -96,6 +97,9 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
     [[2. 0.]
      [0. 4.]]
     """
+    check_callable("jacfwd", fun)
+    check_argnums("jacfwd", argnums)
+
     def jac(*args: Any) -> Any:
         given = args
         nums, single, args = _select(args, argnums, "jacfwd")
@@ -144,7 +148,8 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
     Raises
     ------
     TypeError
-        When called: a differentiated argument is not a floating-point array.
+        ``fun`` is not callable or ``argnums`` not an int or ints; when called: a
+        differentiated argument is not a floating-point array.
 
     Examples
     --------
@@ -153,6 +158,9 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
     [[4. 1.]
      [2. 5.]]
     """
+    check_callable("jacrev", fun)
+    check_argnums("jacrev", argnums)
+
     def jac(*args: Any) -> Any:
         given = args
         nums, single, args = _select(args, argnums, "jacrev")
@@ -192,7 +200,8 @@ def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callab
     Raises
     ------
     TypeError
-        When called: a differentiated argument is not a floating-point array.
+        ``fun`` is not callable or ``argnums`` not an int or ints; when called: a
+        differentiated argument is not a floating-point array.
 
     Examples
     --------
@@ -201,6 +210,8 @@ def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callab
     [[ 6.  0.]
      [ 0. 12.]]
     """
+    check_callable("hessian", fun)
+    check_argnums("hessian", argnums)
     return jacfwd(jacrev(fun, argnums), argnums)
 
 
@@ -226,6 +237,8 @@ def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...
 
     Raises
     ------
+    TypeError
+        ``fun`` is not callable.
     ValueError
         When ``f_jvp`` is called with tangents that do not match the primals.
 
@@ -236,6 +249,7 @@ def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...
     >>> print(y, f_jvp(clnp.asarray([1.0, 1.0])))
     [1. 9.] [2. 6.]
     """
+    check_callable("linearize", fun)
     primals = tuple(lift_tree(p) for p in primals)
     out = fun(*primals)
 
@@ -260,7 +274,8 @@ class custom_vjp:
     Raises
     ------
     TypeError
-        Differentiating before ``defvjp`` was called, or ``fwd`` not returning a pair.
+        ``fun`` is not callable; differentiating before ``defvjp`` was called, or ``fwd``
+        not returning a pair.
     ValueError
         ``bwd`` returning the wrong number of cotangents, or one of the wrong shape.
 
@@ -280,6 +295,7 @@ class custom_vjp:
     """
 
     def __init__(self, fun: Callable[..., Any]):
+        check_callable("custom_vjp", fun)
         self.fun = fun
         self.fwd: Callable[..., Any] | None = None
         self.bwd: Callable[..., Any] | None = None
@@ -306,7 +322,8 @@ class custom_vjp:
         Raises
         ------
         TypeError
-            Raised later, when differentiating, if ``fwd`` does not return a pair.
+            ``fwd`` or ``bwd`` is not callable; raised later, when differentiating, if
+            ``fwd`` does not return a pair.
         ValueError
             Raised later, when differentiating, if ``bwd`` returns the wrong number of
             cotangents or one of the wrong shape.
@@ -319,6 +336,8 @@ class custom_vjp:
         >>> print(cg.grad(lambda x: clnp.sum(f(x)))(clnp.asarray([1.0, 3.0])))
         [2. 6.]
         """
+        check_callable(f"custom_vjp({self.__name__}).defvjp", fwd, "fwd")
+        check_callable(f"custom_vjp({self.__name__}).defvjp", bwd, "bwd")
         self.fwd, self.bwd = fwd, bwd
         return self
 
@@ -437,6 +456,11 @@ def checkpoint(fun: Callable[..., Any]) -> Callable[..., Any]:
     callable
         A function with ``fun``'s signature and values.
 
+    Raises
+    ------
+    TypeError
+        ``fun`` is not callable.
+
     Examples
     --------
     >>> import clnp, clnp_grad as cg
@@ -444,6 +468,7 @@ def checkpoint(fun: Callable[..., Any]) -> Callable[..., Any]:
     >>> print(cg.grad(f)(clnp.asarray([0.0])))
     [0.]
     """
+    check_callable("checkpoint", fun)
     f = custom_vjp(fun)
 
     def fwd(*args: Any) -> tuple[Any, Any]:
@@ -490,8 +515,9 @@ class custom_jvp:
     Raises
     ------
     TypeError
-        Differentiating before ``defjvp``, keyword-only parameters, a rule that does not
-        return a pair or returns a tangent of the wrong dtype, or a closure over a traced value.
+        ``fun`` is not callable or ``nondiff_argnums`` not ints; differentiating before
+        ``defjvp``, keyword-only parameters, a rule that does not return a pair or returns a
+        tangent of the wrong dtype, or a closure over a traced value.
     ValueError
         ``nondiff_argnums`` out of range, or a rule's output of the wrong shape.
 
@@ -510,6 +536,8 @@ class custom_jvp:
     """
 
     def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = ()):
+        check_callable("custom_jvp", fun)
+        check_argnums("custom_jvp", nondiff_argnums, "nondiff_argnums")
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.jvp: Callable[..., Any] | None = None
@@ -534,8 +562,8 @@ class custom_jvp:
         Raises
         ------
         TypeError
-            Raised later, when differentiating, if the rule does not return a pair or returns a
-            tangent of the wrong dtype.
+            ``jvp`` is not callable; raised later, when differentiating, if the rule does not
+            return a pair or returns a tangent of the wrong dtype.
         ValueError
             Raised later, when differentiating, if the rule's output has the wrong shape.
 
@@ -552,6 +580,7 @@ class custom_jvp:
         >>> print(out, tangent)
         [1.] [2.]
         """
+        check_callable(f"custom_jvp({self.__name__}).defjvp", jvp, "jvp")
         self.jvp = jvp
         return jvp
 

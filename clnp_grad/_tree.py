@@ -168,6 +168,8 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
 
     Raises
     ------
+    TypeError
+        ``treedef`` is not a PyTreeDef.
     ValueError
         Fewer or more leaves than the structure has.
 
@@ -178,6 +180,9 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
     >>> cg.tree_unflatten(treedef, [10, 20, 30])
     {'a': (10,), 'b': [20, 30]}
     """
+    if not isinstance(treedef, PyTreeDef):
+        raise TypeError(f"tree_unflatten: treedef must be a PyTreeDef (from tree_flatten or "
+                        f"tree_structure); got {type(treedef).__name__}")
     it = iter(leaves)
 
     def rec(d: PyTreeDef) -> Any:
@@ -288,8 +293,10 @@ def tree_map(f: Callable[..., Any], tree: Any, *rest: Any) -> Any:
 
     Raises
     ------
+    TypeError
+        ``f`` is not callable.
     ValueError
-        A tree in ``rest`` has a different structure.
+        A tree in ``rest`` has a different structure (the message says where).
 
     Examples
     --------
@@ -297,11 +304,99 @@ def tree_map(f: Callable[..., Any], tree: Any, *rest: Any) -> Any:
     >>> cg.tree_map(lambda a, b: a + b, {"x": 1, "y": (2, 3)}, {"x": 10, "y": (20, 30)})
     {'x': 11, 'y': (22, 33)}
     """
+    if not callable(f):
+        raise TypeError(f"tree_map: f must be callable; got {type(f).__name__}")
     leaves, treedef = tree_flatten(tree)
     others = []
     for r in rest:
         rl, rd = tree_flatten(r)
         if rd != treedef:
-            raise ValueError(f"tree_map: structures differ: {treedef} and {rd}")
+            where = structure_difference(treedef, rd, "tree", f"rest[{len(others)}]")
+            raise ValueError(f"tree_map: structures differ: {where}")
         others.append(rl)
     return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others)])
+
+
+# ------------------------------------------------------------------------------ messages
+def _keys(tree: PyTreeDef) -> list[str]:
+    """The path component of each child of ``tree``: ``['w']``, ``.mu``, ``[0]``."""
+    k = tree.kind
+    if k is dict:
+        return [f"[{key!r}]" for key in tree.aux]
+    if isinstance(k, type) and hasattr(k, "_fields"):
+        return [f".{f}" for f in k._fields]
+    if isinstance(k, type) and isinstance(tree.aux, tuple) and len(tree.aux) == 2 and \
+            isinstance(tree.aux[0], tuple) and k not in (tuple, list) and \
+            len(tree.aux[0]) == len(tree.children):
+        return [f".{f}" for f in tree.aux[0]]   # dataclass fields
+    return [f"[{i}]" for i in range(len(tree.children))]
+
+
+def leaf_paths(tree: PyTreeDef, prefix: str = "") -> list[str]:
+    """A readable path per leaf of ``tree``, in leaf order, for error messages:
+    ``params['layers'][0].weight`` (``prefix`` alone for a bare leaf).
+
+    Examples
+    --------
+    >>> from clnp_grad._tree import leaf_paths, tree_structure
+    >>> leaf_paths(tree_structure({"b": [1, 2], "a": 3}), "params")
+    ["params['a']", "params['b'][0]", "params['b'][1]"]
+    """
+    if tree.kind == "leaf":
+        return [prefix]
+    out: list[str] = []
+    for key, c in zip(_keys(tree), tree.children):
+        out += leaf_paths(c, prefix + key)
+    return out
+
+
+def _brief(tree: PyTreeDef) -> str:
+    """A few words for one node: ``a dict with keys ['b', 'w']``, ``a list of 2``."""
+    k = tree.kind
+    if k == "leaf":
+        return "a leaf"
+    if k is type(None):
+        return "None"
+    if k is dict:
+        keys = list(tree.aux)
+        shown = ", ".join(map(repr, keys[:8])) + (f", ... ({len(keys)} keys)"
+                                                   if len(keys) > 8 else "")
+        return f"a dict with keys [{shown}]"
+    name = getattr(k, "__name__", str(k))
+    return f"a {name} of {len(tree.children)}"
+
+
+def structure_difference(a: PyTreeDef, b: PyTreeDef, a_name: str = "a",
+                         b_name: str = "b") -> str | None:
+    """Where the structures ``a`` and ``b`` first differ, in a few words naming both (None
+    when they are equal): ``"updates['layer'] is a dict with keys ['b', 'w'], params['layer']
+    is a dict with keys ['w'] (keys only in updates: ['b'])"``.
+
+    Examples
+    --------
+    >>> from clnp_grad._tree import structure_difference, tree_structure
+    >>> a, b = tree_structure({"w": 1, "b": 2}), tree_structure({"w": 1})
+    >>> print(structure_difference(a, b, "updates", "params"))
+    updates is a dict with keys ['b', 'w'], params is a dict with keys ['w'] (keys only in ...
+    >>> structure_difference(a, a) is None
+    True
+    """
+    def rec(x: PyTreeDef, y: PyTreeDef, path: str) -> str | None:
+        if x.kind != y.kind or x.aux != y.aux or len(x.children) != len(y.children):
+            text = f"{a_name}{path} is {_brief(x)}, {b_name}{path} is {_brief(y)}"
+            if x.kind is dict and y.kind is dict:
+                only_a = [key for key in x.aux if key not in y.aux]
+                only_b = [key for key in y.aux if key not in x.aux]
+                extra = [f"keys only in {n}: {ks[:8]}" for n, ks in ((a_name, only_a),
+                                                                    (b_name, only_b)) if ks]
+                if extra:
+                    text += f" ({'; '.join(extra)})"
+            elif x.aux != y.aux and x.kind == y.kind:
+                text += f" (static data {x.aux!r} and {y.aux!r})"
+            return text
+        for key, cx, cy in zip(_keys(x), x.children, y.children):
+            found = rec(cx, cy, path + key)
+            if found:
+                return found
+        return None
+    return rec(a, b, "")

@@ -7,6 +7,7 @@ primitive, not one per example.
 """
 from __future__ import annotations
 
+import operator
 from contextlib import nullcontext
 from typing import Any, Callable, Sequence
 
@@ -14,10 +15,10 @@ import clnp as xp
 from clnp._kernels import op_table as _ops
 from clnp._core.prims import Primitive, current_interpreter, primitive, set_interpreter
 
-from ._args import lift
+from ._args import check_callable, lift
 from ._axes import axis_frame
 from ._core import HIGHER_ORDER, Interpreter, Tracer
-from ._tree import tree_flatten, tree_unflatten
+from ._tree import leaf_paths, tree_flatten, tree_unflatten
 
 
 class BatchTracer(Tracer):
@@ -173,9 +174,12 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
 
     Raises
     ------
+    TypeError
+        ``fun`` is not callable, an entry of ``in_axes``/``out_axes`` is not an int or None,
+        or (when called) a batched argument holds something that is not an array.
     ValueError
         When called: batched arguments differ in size along their ``in_axes``, an axis is
-        out of range, or ``in_axes`` has the wrong number of entries.
+        out of range, or ``in_axes``/``out_axes`` has the wrong number of entries.
 
     Examples
     --------
@@ -185,6 +189,23 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
     >>> print(cg.vmap(dot, in_axes=(0, None))(X, clnp.asarray([1.0, 1.0])))
     [3. 7.]
     """
+    check_callable("vmap", fun)
+    for name, axes_arg in (("in_axes", in_axes), ("out_axes", out_axes)):
+        for ax in (axes_arg if isinstance(axes_arg, (tuple, list)) else (axes_arg,)):
+            if ax is not None and (isinstance(ax, bool) or not isinstance(ax, int)):
+                raise TypeError(f"vmap: {name} must be an int, None, or a tuple of them (one "
+                                f"per {'argument' if name == 'in_axes' else 'output'}); got "
+                                f"{axes_arg!r} (an axis per leaf of a pytree is not supported: "
+                                f"one axis maps a whole argument)")
+    if axis_size is not None:
+        try:
+            ok = not isinstance(axis_size, bool) and operator.index(axis_size) >= 0
+        except TypeError:
+            ok = False
+        if not ok:
+            raise TypeError(f"vmap: axis_size must be a non-negative int or None; got "
+                            f"{axis_size!r}")
+
     def wrapped(*args: Any) -> Any:
         axes = in_axes if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(args)
         if len(axes) != len(args):
@@ -201,7 +222,12 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
                 leaves = lift(leaves)[0]        # NumPy arrays as clnp arrays
             flat_args.append((leaves, tdef, ax))
             if ax is not None:
-                for leaf in leaves:
+                for k, leaf in enumerate(leaves):
+                    if not (hasattr(leaf, "shape") and hasattr(leaf, "ndim")):
+                        path = leaf_paths(tdef, f"argument {pos}")[k]
+                        raise TypeError(f"vmap: {path} is a {type(leaf).__name__}, which has "
+                                        f"no axis {ax} to map over; pass arrays (or pytrees "
+                                        f"of arrays), or in_axes=None for it")
                     if not (-leaf.ndim <= ax < max(leaf.ndim, 1)) or leaf.ndim == 0:
                         raise ValueError(f"vmap: in_axes {ax} is out of range for an argument "
                                          f"of shape {leaf.shape}")
@@ -231,12 +257,19 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
             interp.active = False
         o_flat, o_def = tree_flatten(out)
         oaxes = out_axes if isinstance(out_axes, (tuple, list)) else (out_axes,) * len(o_flat)
+        if len(oaxes) != len(o_flat):
+            raise ValueError(f"vmap: out_axes has {len(oaxes)} entries for {len(o_flat)} "
+                             f"outputs (leaves of the result)")
         res = []
         for o, oax in zip(o_flat, oaxes):
             if isinstance(o, BatchTracer) and o._interp is interp:
                 v = o.value
             else:
                 v = _materialize(o, False, size)
+            if oax is not None and not -v.ndim <= oax < v.ndim:
+                raise ValueError(f"vmap: out_axes {oax} is out of range for an output of "
+                                 f"shape {tuple(v.shape[1:])} ({v.ndim} dimensions with the "
+                                 f"batch axis)")
             res.append(v if oax in (0, None) else _moveaxis(v, 0, oax % v.ndim))
         return tree_unflatten(o_def, res)
     wrapped.__name__ = f"vmap({getattr(fun, '__name__', 'f')})"

@@ -27,7 +27,8 @@ from ._ad import JVPInterpreter, JVPTracer, Node, VJPInterpreter, VJPTracer, bac
 from ._core import HIGHER_ORDER, Tracer
 from ._ir import Aval, Graph, StagingInterpreter, StagingTracer, Var, eval_graph
 from ._rules import is_float
-from ._tree import PyTreeDef, tree_flatten, tree_unflatten
+from ._args import check_callable
+from ._tree import PyTreeDef, leaf_paths, tree_flatten, tree_unflatten
 from ._vmap import BatchInterpreter, BatchTracer, _materialize
 from clnp._core.dtypes import kind as dkind
 
@@ -305,24 +306,7 @@ def _close(staged: Sequence[_Staged]) -> tuple[list[_SubGraph], list[Any]]:
 
 
 # ------------------------------------------------------------------------------ messages
-def _paths(tree: PyTreeDef, prefix: str) -> list[str]:
-    """A readable path per leaf: ``carry[0]['w']``."""
-    if tree.kind == "leaf":
-        return [prefix]
-    k = tree.kind
-    if k is dict:
-        keys = [f"[{key!r}]" for key in tree.aux]
-    elif isinstance(k, type) and hasattr(k, "_fields"):
-        keys = [f".{f}" for f in k._fields]
-    elif isinstance(k, type) and isinstance(tree.aux, tuple) and len(tree.aux) == 2 and \
-            isinstance(tree.aux[0], tuple) and k not in (tuple, list):
-        keys = [f".{f}" for f in tree.aux[0]]   # dataclass fields
-    else:
-        keys = [f"[{i}]" for i in range(len(tree.children))]
-    out: list[str] = []
-    for key, c in zip(keys, tree.children):
-        out += _paths(c, prefix + key)
-    return out
+_paths = leaf_paths     # a readable path per leaf: carry[0]['w']
 
 
 def _typ(a: Aval) -> str:
@@ -607,8 +591,8 @@ def while_loop(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any],
     Raises
     ------
     TypeError
-        ``cond_fun`` does not return a boolean scalar, or ``body_fun`` changes the carry's
-        structure or dtype.
+        ``cond_fun`` or ``body_fun`` is not callable, ``cond_fun`` does not return a boolean
+        scalar, or ``body_fun`` changes the carry's structure or dtype.
     ValueError
         ``body_fun`` changes the carry's shape.
 
@@ -619,6 +603,8 @@ def while_loop(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any],
     >>> int(lax.while_loop(lambda v: v < 10, lambda v: v * 2, clnp.asarray(1)))
     16
     """
+    for nm, fn in (("cond_fun", cond_fun), ("body_fun", body_fun)):
+        check_callable("lax.while_loop", fn, nm)
     return _while_call(cond_fun, body_fun, init_val, "lax.while_loop")
 
 
@@ -647,7 +633,8 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any],
     Raises
     ------
     TypeError
-        The bounds are not integers, or ``body_fun`` changes the carry's structure or dtype.
+        ``body_fun`` is not callable, the bounds are not integers, or ``body_fun`` changes
+        the carry's structure or dtype.
     ValueError
         ``body_fun`` changes the carry's shape.
 
@@ -659,6 +646,7 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any],
     6
     """
     what = "lax.fori_loop"
+    check_callable(what, body_fun, "body_fun")
     i_leaves, i_tree = tree_flatten(init_val)
     ref_avals = [_aval(_as_array(v, what, _device_of(i_leaves))) for v in i_leaves]
 
@@ -735,7 +723,7 @@ def scan(f: Callable[[Any, Any], Any], init: Any, xs: Any = None, length: int | 
         ``xs`` is None without ``length``, the leading lengths differ, or ``f`` changes the
         carry's shape.
     TypeError
-        ``f`` changes the carry's structure or dtype.
+        ``f`` is not callable, or changes the carry's structure or dtype.
 
     Examples
     --------
@@ -746,6 +734,7 @@ def scan(f: Callable[[Any, Any], Any], init: Any, xs: Any = None, length: int | 
     >>> print(carry, ys)
     6.0 [0. 2. 9.]
     """
+    check_callable("lax.scan", f, "f")
     return _scan_call(f, init, xs, length, reverse, "lax.scan")
 
 

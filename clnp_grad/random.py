@@ -190,7 +190,9 @@ def split(key: Any, num: int = 2) -> Any:
     Raises
     ------
     TypeError
-        ``key`` is not a uint32 array of shape ``(2,)``.
+        ``key`` is not a uint32 array of shape ``(2,)``, or ``num`` is not an int.
+    ValueError
+        ``num`` is negative.
 
     Examples
     --------
@@ -200,10 +202,14 @@ def split(key: Any, num: int = 2) -> Any:
     (3, 2)
     """
     k = _check_key("split", key)
-    n = _shape("split", num)
-    if len(n) != 1:
-        raise TypeError(f"split: num must be an int; got {num!r}")
-    return _draw(k, (n[0], 2), _U32, "bits", 0, 0, _SPLIT)
+    try:
+        n = operator.index(num)
+    except TypeError:
+        raise TypeError(f"split: num must be an int; got {type(num).__name__} "
+                        f"{num!r}") from None
+    if n < 0:
+        raise ValueError(f"split: num must be >= 0; got {n}")
+    return _draw(k, (n, 2), _U32, "bits", 0, 0, _SPLIT)
 
 
 def fold_in(key: Any, data: Any) -> Any:

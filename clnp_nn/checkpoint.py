@@ -307,7 +307,7 @@ def load(path: str | os.PathLike, like: Any = None, *, device: Any = None) -> An
     """
     p, suffix = _format("load", path)
     if device is not None:
-        device = select_device(device)
+        device = select_device(device, arg="load: device")
     arrays, info = _read(p, suffix)
     if like is None:
         if info is None:

@@ -54,12 +54,13 @@ def _to_host(fname: str, name: str, a: Any) -> np.ndarray:
         h = np.asarray(a)
     except Exception as e:  # noqa: BLE001 - any conversion failure is a bad argument
         raise TypeError(f"{fname}: {name} cannot be converted to an array ({e})") from None
+    if dkind(h.dtype) not in "biufc":
+        got = f"got {type(a).__name__}, " if h.dtype == object and h.ndim == 0 else ""
+        raise TypeError(f"{fname}: {name} has dtype {h.dtype} ({got}not an array of numbers); "
+                        f"only numeric and bool arrays can be uploaded")
     if h.ndim == 0:
         raise ValueError(f"{fname}: {name} must have a leading batch dimension; got a 0-d "
                          f"array")
-    if dkind(h.dtype) not in "biufc":
-        raise TypeError(f"{fname}: {name} has dtype {h.dtype}; only numeric and bool arrays "
-                        f"can be uploaded")
     return h
 
 
@@ -119,7 +120,10 @@ class DataLoader:
                  drop_last: bool = False, prefetch: int = 2, *, device: Any = None):
         fname = "DataLoader"
         for name, v, low in (("batch_size", batch_size, 1), ("prefetch", prefetch, 0)):
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise TypeError(f"{fname}: {name} must be an int >= {low}; got "
+                                f"{type(v).__name__} {v!r}")
+            if v < low:
                 raise ValueError(f"{fname}: {name} must be an int >= {low}; got {v!r}")
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
             raise TypeError(f"{fname}: seed must be an int; got {type(seed).__name__}")
@@ -142,7 +146,7 @@ class DataLoader:
         self.num_rows = n.pop()
         self.batch_size, self.shuffle, self.seed = int(batch_size), bool(shuffle), int(seed)
         self.drop_last, self.prefetch = bool(drop_last), int(prefetch)
-        self.device = None if device is None else select_device(device)
+        self.device = None if device is None else select_device(device, arg=f"{fname}: device")
         self.epoch = 0
 
     def __len__(self) -> int:

@@ -33,7 +33,7 @@ def _device(device: Any) -> Device:
         return default_device()
     if isinstance(device, Device):
         return device
-    return select_device(device)
+    return select_device(device, arg="device")
 
 
 def _dtype(dtype: Any, device: Device, fname: str) -> np.dtype | None:

@@ -72,7 +72,7 @@ class Info:
         return devices()
 
     def _dev(self, device: Any) -> Device:
-        return default_device() if device is None else select_device(device)
+        return default_device() if device is None else select_device(device, arg="device")
 
     def default_dtypes(self, *, device: Any = None) -> dict[str, np.dtype]:
         """The default dtypes of ``device``.

@@ -564,7 +564,7 @@ class Array(ArrayOperators):
         if device == "cpu" and not isinstance(device, Device):
             return self.to_numpy()  # type: ignore[return-value]
         from .._runtime.device import select_device
-        target = select_device(device)
+        target = select_device(device, arg="to_device: device")
         if target is self._device:
             return self
         return Array.from_numpy(self.to_numpy(), target)

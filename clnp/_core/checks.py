@@ -10,6 +10,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import dtypes as dt
+from .._runtime.user_frames import is_named_at_source
 from .array import Array
 from .dtypes import kind as dkind
 from .namespace import namespace as _namespace
@@ -120,7 +121,8 @@ def _different(name: str, d0: Any, d1: Any) -> None:
 def _prefix_message(e: BaseException, name: str, word: "re.Pattern[str]") -> None:
     # clnp.linalg names the outermost function of a failed decomposition itself
     # (clnp._routines.linalg_status.reports_as)
-    if isinstance(e, np.linalg.LinAlgError) or len(e.args) != 1 or \
+    # an error of a setting (a bad CLNP_DEVICE) names the setting, not the call that met it
+    if isinstance(e, np.linalg.LinAlgError) or len(e.args) != 1 or is_named_at_source(e) or \
             not isinstance(e.args[0], str) or word.search(e.args[0]):
         return      # AxisError formats its own message; clnp's name the function already
     msg = e.args[0]

@@ -22,7 +22,7 @@ from . import dtypes as dt
 from . import capture_hooks as _capture
 from . import program_cache as _program_cache
 from .launch import Kernel
-from .user_frames import user_stacklevel
+from .user_frames import names_its_source, user_stacklevel
 
 __all__ = ["Device", "devices", "default_device", "set_default_device", "synchronize",
            "DeviceMemoryError", "KernelBuildError", "UnsupportedDtypeError"]
@@ -742,9 +742,18 @@ def _available(devs: Sequence[Device]) -> str:
     return ", ".join(f"[{d.index}] {d.key} '{d.name}' ({d.platform_name})" for d in devs)
 
 
-def select_device(spec: str | int | Device) -> Device:
+# the spellings select_device accepts, as error messages list them
+DEVICE_SPEC_FORMS = ("gpu | cpu | <vendor>:<index> (nvidia:0, pocl:0, as the keys above) | "
+                     "<index into clnp.devices()> | <substring of a device or platform name>")
+
+
+def select_device(spec: str | int | Device, arg: str | None = None) -> Device:
     """Resolve ``gpu``, ``cpu``, ``vendor:index`` (``nvidia:0``, ``pocl:1``), an index, or a
-    name substring to a device; ValueError listing the devices when nothing matches."""
+    name substring to a device; ValueError listing the devices when nothing matches.
+
+    ``arg`` is how the message names where ``spec`` came from (``"device"`` gives
+    ``"device='foo' matches no OpenCL device; ..."``); the message also lists the available
+    devices and the accepted forms (``DEVICE_SPEC_FORMS``)."""
     if isinstance(spec, Device):
         return spec
     devs = devices()
@@ -752,13 +761,15 @@ def select_device(spec: str | int | Device) -> Device:
     if isinstance(spec, int) or s.isdigit():
         i = int(s)
         if not 0 <= i < len(devs):
-            raise ValueError(f"no OpenCL device with index {i}; available: {_available(devs)}")
+            raise _no_device(spec, arg, f"is no device index: there is no OpenCL device with "
+                                        f"index {i} (there are {len(devs)})", devs)
         return devs[i]
     if s in ("gpu", "cpu"):
         for d in devs:
             if (d.is_gpu if s == "gpu" else d.is_cpu):
                 return d
-        raise ValueError(f"no {s.upper()} OpenCL device; available: {_available(devs)}")
+        raise _no_device(spec, arg, f"matches nothing: there is no {s.upper()} OpenCL device",
+                         devs)
     if ":" in s:
         vend, _, idx = s.partition(":")
         if idx.isdigit():
@@ -769,7 +780,13 @@ def select_device(spec: str | int | Device) -> Device:
         for d in devs:
             if s in d.name.lower() or s in d.platform_name.lower() or s == d.vendor_key:
                 return d
-    raise ValueError(f"no OpenCL device matches {spec!r}; available: {_available(devs)}")
+    raise _no_device(spec, arg, "matches no OpenCL device", devs)
+
+
+def _no_device(spec: Any, arg: str | None, reason: str, devs: Sequence[Device]) -> ValueError:
+    subject = f"{arg}={spec!r}" if arg else f"device spec {spec!r}"
+    return ValueError(f"{subject} {reason}; available: {_available(devs)}; accepted forms: "
+                      f"{DEVICE_SPEC_FORMS}")
 
 
 def default_device() -> Device:
@@ -788,7 +805,9 @@ def default_device() -> Device:
     RuntimeError
         No usable OpenCL device is installed.
     ValueError
-        ``CLNP_DEVICE`` names no device; the message lists the available ones.
+        ``CLNP_DEVICE`` names no device; the message names the variable and its value, and
+        lists the available devices and the accepted forms. Raised by the first call that
+        needs a device, before any kernel is built.
 
     Examples
     --------
@@ -803,7 +822,14 @@ def default_device() -> Device:
     if _DEFAULT is None:
         env = os.environ.get("CLNP_DEVICE")
         if env:
-            _DEFAULT = select_device(env)
+            try:
+                _DEFAULT = select_device(env, arg="the environment variable CLNP_DEVICE")
+            except ValueError as e:
+                # the setting's error, not the call's: the public function that asked for
+                # the default device does not put its name before it (names_its_errors)
+                raise names_its_source(ValueError(
+                    f"{e}; set CLNP_DEVICE to one of these, or unset it to use the first GPU "
+                    f"(else the first device)")) from None
         else:
             devs = devices()
             _DEFAULT = next((d for d in devs if d.is_gpu), devs[0])
@@ -828,7 +854,8 @@ def set_default_device(spec: str | int | Device) -> Device:
     Raises
     ------
     ValueError
-        Nothing matches ``spec``; the message lists the available devices.
+        Nothing matches ``spec``; the message lists the available devices and the accepted
+        forms.
 
     Examples
     --------
@@ -842,7 +869,7 @@ def set_default_device(spec: str | int | Device) -> Device:
     True
     """
     global _DEFAULT
-    _DEFAULT = select_device(spec)
+    _DEFAULT = select_device(spec, arg="spec")
     return _DEFAULT
 
 

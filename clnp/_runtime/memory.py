@@ -81,7 +81,7 @@ def memory_info(device: Device | None = None) -> MemoryInfo:
     >>> info.in_use >= 4096
     True
     """
-    d = default_device() if device is None else select_device(device)
+    d = default_device() if device is None else select_device(device, arg="device")
     if "pool" not in d.__dict__:     # nothing allocated yet: do not create the pool
         return MemoryInfo(0, 0, d.peak_in_use, 0, 0)
     p = d.pool
@@ -120,7 +120,7 @@ def release_memory(device: Device | None = None, *, reset_peak: bool = False) ->
     >>> clnp.memory_info().pooled <= before
     True
     """
-    for d in ([select_device(device)] if device is not None else devices()):
+    for d in ([select_device(device, arg="device")] if device is not None else devices()):
         if "pool" not in d.__dict__:
             continue
         d.free_pooled()       # and the memory other caches hold for the device

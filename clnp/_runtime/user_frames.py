@@ -52,3 +52,27 @@ def user_stacklevel() -> int:
     while f is not None and is_library_frame(f.f_code.co_filename):
         f, level = f.f_back, level + 1
     return level
+
+
+def names_its_source(exc: BaseException) -> BaseException:
+    """Mark ``exc`` as an error of a setting, not of the call that met it, and return it.
+
+    An error such as a bad ``CLNP_DEVICE`` surfaces in whichever public function first needs
+    a device; its message names the setting, so the wrapper that puts the called function's
+    name before a message (``clnp._core.checks.names_its_errors``) leaves it as it is.
+
+    Examples
+    --------
+    >>> from clnp._runtime.user_frames import names_its_source, is_named_at_source
+    >>> is_named_at_source(names_its_source(ValueError("CLNP_DEVICE='foo' ...")))
+    True
+    >>> is_named_at_source(ValueError("bad"))
+    False
+    """
+    exc.__dict__["_clnp_named_at_source"] = True
+    return exc
+
+
+def is_named_at_source(exc: BaseException) -> bool:
+    """Whether ``names_its_source`` marked ``exc``."""
+    return bool(exc.__dict__.get("_clnp_named_at_source", False))

@@ -259,7 +259,7 @@ class Generator(DistributionsMixin):
                             f"{type(bit_generator).__name__}")
         self._bit_generator = bit_generator
         self._device = None if device is None else \
-            device if isinstance(device, Device) else select_device(device)
+            device if isinstance(device, Device) else select_device(device, arg="device")
 
     @property
     def bit_generator(self) -> Philox:

@@ -33,6 +33,7 @@ from clnp._routines.dot_general import get_matmul_precision
 from clnp._core.prims import EVAL, current_interpreter, def_impl, primitive, set_interpreter
 from clnp._runtime.device import default_device
 
+from .._args import check_argnums
 from .._core import HIGHER_ORDER, Tracer
 from .._ir import Graph, Var, eval_graph
 from .._tree import _LEAF, tree_flatten, tree_unflatten
@@ -565,8 +566,10 @@ def jit(fun: Callable[..., Any] | None = None, *, static_argnums: int | Sequence
     Raises
     ------
     TypeError
-        When called: a static argument is not hashable; Python control flow or ``float()``
-        on a traced value raises ``ConcretizationError`` (a TypeError) naming the line.
+        ``fun`` is not callable, or ``static_argnums``/``donate_argnums`` are not ints
+        (``static_argnames`` not strs); when called: a static argument is not hashable;
+        Python control flow or ``float()`` on a traced value raises ``ConcretizationError``
+        (a TypeError) naming the line.
 
     Examples
     --------
@@ -587,7 +590,12 @@ def jit(fun: Callable[..., Any] | None = None, *, static_argnums: int | Sequence
                              donate_argnums=donate_argnums)
     if not callable(fun):
         raise TypeError(f"jit: expected a function; got {type(fun).__name__}")
+    check_argnums("jit", static_argnums, "static_argnums")
+    check_argnums("jit", donate_argnums, "donate_argnums")
     snames = norm(static_argnames)
+    if not all(isinstance(n, str) for n in snames):
+        raise TypeError(f"jit: static_argnames must be a str or a sequence of str; got "
+                        f"{static_argnames!r}")
     snums = norm(static_argnums)
     try:
         sig = inspect.signature(fun)

@@ -38,6 +38,8 @@ from clnp._runtime.device import launch
 from clnp_grad._rules import JVP, VJP
 from clnp_grad._vmap import BATCH
 
+from . import _checks as chk
+
 _I64 = np.dtype(np.int64)
 _I32 = np.dtype(np.int32)
 _GEOM = ("C", "H", "W", "KH", "KW", "OH", "OW", "SH", "SW", "PH", "PW", "DH", "DW")
@@ -397,7 +399,7 @@ def erf(x: Any) -> Any:
     Raises
     ------
     TypeError
-        If ``x`` is not a real floating array (from the kernel's type check).
+        If ``x`` is not a clnp array of a real floating dtype.
 
     Examples
     --------
@@ -407,6 +409,7 @@ def erf(x: Any) -> Any:
     >>> round(float(F.erf(clnp.asarray([1.0]))[0]), 4)
     0.8427
     """
+    chk.array("erf", "x", x)        # named erf, not the kernel 'clnp_nn_erf' inside
     return primitive("nn_erf").bind(x)
 
 

@@ -219,10 +219,10 @@ def _user_shape(shape: tuple, nd: int) -> tuple:
 def _check_operands(fn: str, x: Any, weight: Any, bias: Any, nd: int) -> tuple[Any, bool]:
     """``x`` with its batch dim (unbatched input allowed, as in PyTorch), and whether it was
     added."""
-    chk.array(fn, "input", x, ndim=(nd + 1, nd + 2))
+    chk.array(fn, "x", x, ndim=(nd + 1, nd + 2))
     chk.array(fn, "weight", weight, ndim=nd + 2)
-    chk.same_dtype(fn, {"input": x, "weight": weight, "bias": bias})
-    chk.same_device(fn, {"input": x, "weight": weight, "bias": bias})
+    chk.same_dtype(fn, {"x": x, "weight": weight, "bias": bias})
+    chk.same_device(fn, {"x": x, "weight": weight, "bias": bias})
     if x.ndim == nd + 1:
         return xp.expand_dims(x, axis=0), True
     return x, False

@@ -61,7 +61,7 @@ def embedding(ids: Any, weight: Any, padding_idx: int | None = None) -> Any:
         y = xp.take(weight, flat, axis=0)
     except IndexError as e:
         raise IndexError(f"{fn}: an id is out of range for a table of {V} rows (weight shape "
-                         f"{tuple(weight.shape)}): {e}") from None
+                         f"{tuple(weight.shape)}): {str(e).removeprefix('take: ')}") from None
     y = xp.reshape(y, tuple(ids.shape) + (weight.shape[1],))
     if padding_idx is not None:
         from clnp_grad import stop_gradient

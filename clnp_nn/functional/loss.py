@@ -25,18 +25,47 @@ def _traced(v: Any) -> bool:
     return bool(getattr(v, "_is_clnp_tracer", False))
 
 
-def _class_operands(fn: str, x: Any, target: Any, weight: Any) -> int:
-    """Check ``x`` (N, C, *d) or (C,) against integer ``target`` (N, *d) or (); returns C."""
-    chk.array(fn, "input", x, ndim=range(1, 33))
-    chk.array(fn, "target", target, kinds="iu")
-    chk.same_device(fn, {"input": x, "target": target, "weight": weight})
-    cls = 0 if x.ndim == 1 else 1
-    C = x.shape[cls]
-    want = tuple(x.shape[:cls]) + tuple(x.shape[cls + 1:])
-    if tuple(target.shape) != want:
-        raise ValueError(f"{fn}: target of shape {tuple(target.shape)} does not fit input of "
-                         f"shape {tuple(x.shape)} (classes on axis {cls}); expected target "
-                         f"shape {want}")
+def _class_axis(x: Any) -> int:
+    return 0 if x.ndim == 1 else 1
+
+
+def _index_shape(x: Any) -> tuple[int, ...]:
+    """The shape of class-index targets for ``x``: its shape without the class axis."""
+    cls = _class_axis(x)
+    return tuple(x.shape[:cls]) + tuple(x.shape[cls + 1:])
+
+
+def _target_message(fn: str, name: str, x: Any, target: Any, probabilities: bool) -> str:
+    """What ``target`` must be for the input ``name`` (``x``), and what it is: the accepted
+    forms with the shapes and dtypes they need here, then the shapes and dtypes received."""
+    owner = name + ("'" if name.endswith("s") else "'s")
+    forms = (f"integer class indices of shape {_index_shape(x)} ({owner} shape without its "
+             f"class axis {_class_axis(x)})")
+    if probabilities:
+        forms += (f", or class probabilities of {owner} shape {tuple(x.shape)} and dtype "
+                  f"{x.dtype}")
+    return (f"{fn}: target must be {forms}; got target of shape {tuple(target.shape)} and "
+            f"dtype {target.dtype} for {name} of shape {tuple(x.shape)} and dtype {x.dtype}")
+
+
+def _class_operands(fn: str, name: str, x: Any, target: Any, weight: Any,
+                    probabilities: bool = False) -> int:
+    """Check ``x`` (N, C, *d) or (C,) against integer ``target`` (N, *d) or (); returns C.
+    ``name`` is the input's parameter name; ``probabilities``: the function also takes class
+    probabilities (the message names both forms)."""
+    chk.array(fn, name, x, ndim=range(1, 33))
+    chk.array(fn, "target", target, kinds="biufc")
+    shape, integer = tuple(target.shape), dkind(target.dtype) in "iu"
+    if not integer or shape != _index_shape(x):
+        msg = _target_message(fn, name, x, target, probabilities)
+        if shape == _index_shape(x):        # the shape of class indices, another dtype
+            raise TypeError(msg + "; class indices need an integer dtype: cast them with "
+                                  "astype(clnp.int64)")
+        if probabilities and shape == tuple(x.shape):   # probabilities, not floating
+            raise TypeError(msg + f"; cast the probabilities with astype({x.dtype})")
+        raise ValueError(msg)               # the shape of neither form
+    chk.same_device(fn, {name: x, "target": target, "weight": weight})
+    C = x.shape[_class_axis(x)]
     if weight is not None:
         chk.array(fn, "weight", weight, ndim=1)
         if weight.shape[0] != C or weight.dtype != x.dtype:
@@ -147,10 +176,11 @@ def cross_entropy(logits: Any, target: Any, label_smoothing: float = 0.0,
     fn = "cross_entropy"
     reduction = chk.reduction(fn, reduction)
     smoothing = chk.probability(fn, "label_smoothing", label_smoothing)
-    chk.array(fn, "input", logits, ndim=range(1, 33))
-    if chk.is_array(target) and dkind(target.dtype) == "f":
+    chk.array(fn, "logits", logits, ndim=range(1, 33))
+    if chk.is_array(target) and dkind(target.dtype) == "f" and \
+            tuple(target.shape) == tuple(logits.shape):
         return _soft_cross_entropy(fn, logits, target, smoothing, reduction, weight)
-    C = _class_operands(fn, logits, target, weight)
+    C = _class_operands(fn, "logits", logits, target, weight, probabilities=True)
     _check_targets(fn, target, C, ignore_index)
     # float16/bfloat16 logits: the log-probabilities and the loss are computed in float32,
     # the result rounded to the logits' dtype
@@ -162,10 +192,10 @@ def cross_entropy(logits: Any, target: Any, label_smoothing: float = 0.0,
 
 def _soft_cross_entropy(fn: str, logits: Any, target: Any, smoothing: float, reduction: str,
                         weight: Any) -> Any:
-    if tuple(target.shape) != tuple(logits.shape) or target.dtype != logits.dtype:
-        raise ValueError(f"{fn}: probability targets must have the input's shape and dtype: "
-                         f"input {tuple(logits.shape)} {logits.dtype}, target "
-                         f"{tuple(target.shape)} {target.dtype}")
+    if target.dtype != logits.dtype:
+        raise TypeError(_target_message(fn, "logits", logits, target, True) +
+                        f"; cast the probabilities with astype({logits.dtype})")
+    chk.same_device(fn, {"logits": logits, "target": target, "weight": weight})
     cls = 0 if logits.ndim == 1 else 1
     C = logits.shape[cls]
     bshape = [1] * logits.ndim
@@ -225,20 +255,22 @@ def nll_loss(log_probs: Any, target: Any, weight: Any = None, ignore_index: int 
     """
     fn = "nll_loss"
     reduction = chk.reduction(fn, reduction)
-    C = _class_operands(fn, log_probs, target, weight)
+    C = _class_operands(fn, "log_probs", log_probs, target, weight)
     _check_targets(fn, target, C, ignore_index)
     return _nll(log_probs, target, weight, ignore_index, reduction, 0.0)
 
 
-def _pair(fn: str, x: Any, target: Any) -> None:
-    chk.array(fn, "input", x)
+def _pair(fn: str, name: str, x: Any, target: Any) -> None:
+    """``x`` (the parameter ``name``) and ``target``: real floating arrays of one shape,
+    dtype and device."""
+    chk.array(fn, name, x)
     chk.array(fn, "target", target)
     if tuple(x.shape) != tuple(target.shape):
-        raise ValueError(f"{fn}: input of shape {tuple(x.shape)} and target of shape "
+        raise ValueError(f"{fn}: {name} of shape {tuple(x.shape)} and target of shape "
                          f"{tuple(target.shape)} differ (broadcasting here is almost always a "
                          f"bug; broadcast explicitly if it is meant)")
-    chk.same_dtype(fn, {"input": x, "target": target})
-    chk.same_device(fn, {"input": x, "target": target})
+    chk.same_dtype(fn, {name: x, "target": target})
+    chk.same_device(fn, {name: x, "target": target})
 
 
 def mse_loss(x: Any, target: Any, reduction: str = "mean") -> Any:
@@ -272,7 +304,7 @@ def mse_loss(x: Any, target: Any, reduction: str = "mean") -> Any:
     """
     fn = "mse_loss"
     reduction = chk.reduction(fn, reduction)
-    _pair(fn, x, target)
+    _pair(fn, "x", x, target)
     d = x - target
     return _reduce(fn, d * d, reduction)
 
@@ -308,7 +340,7 @@ def l1_loss(x: Any, target: Any, reduction: str = "mean") -> Any:
     """
     fn = "l1_loss"
     reduction = chk.reduction(fn, reduction)
-    _pair(fn, x, target)
+    _pair(fn, "x", x, target)
     return _reduce(fn, xp.abs(x - target), reduction)
 
 
@@ -351,7 +383,7 @@ def binary_cross_entropy_with_logits(logits: Any, target: Any, weight: Any = Non
     """
     fn = "binary_cross_entropy_with_logits"
     reduction = chk.reduction(fn, reduction)
-    _pair(fn, logits, target)
+    _pair(fn, "logits", logits, target)
     for name, v in (("weight", weight), ("pos_weight", pos_weight)):
         if v is not None:
             chk.array(fn, name, v)
@@ -361,8 +393,8 @@ def binary_cross_entropy_with_logits(logits: Any, target: Any, weight: Any = Non
                     raise ValueError
             except ValueError:
                 raise ValueError(f"{fn}: {name} of shape {tuple(v.shape)} does not broadcast "
-                                 f"to the input's shape {tuple(logits.shape)}") from None
-    chk.same_dtype(fn, {"input": logits, "weight": weight, "pos_weight": pos_weight})
+                                 f"to the shape {tuple(logits.shape)} of logits") from None
+    chk.same_dtype(fn, {"logits": logits, "weight": weight, "pos_weight": pos_weight})
     x, y = logits, target
     softplus_neg = xp.log1p(xp.exp(-xp.abs(x))) + xp.maximum(-x, 0.0)   # log(1 + exp(-x))
     if pos_weight is None:

@@ -98,7 +98,7 @@ def batch_norm(x: Any, running_mean: Any, running_var: Any, weight: Any = None,
     ([-1.0, 1.0], [2.0], [2.0])
     """
     fn = "batch_norm"
-    chk.array(fn, "input", x, ndim=range(2, 33))
+    chk.array(fn, "x", x, ndim=range(2, 33))
     if not isinstance(training, (bool, np.bool_)):
         raise TypeError(f"{fn}: training must be a Python bool, got {type(training).__name__}")
     momentum, eps = _float(fn, "momentum", momentum), _float(fn, "eps", eps)
@@ -112,7 +112,7 @@ def batch_norm(x: Any, running_mean: Any, running_var: Any, weight: Any = None,
                                  f"{tuple(x.shape)} (channels on axis 1), got {tuple(v.shape)}")
     if (running_mean is None) != (running_var is None):
         raise ValueError(f"{fn}: running_mean and running_var must both be arrays or both None")
-    chk.same_device(fn, {"input": x, "running_mean": running_mean, "running_var": running_var,
+    chk.same_device(fn, {"x": x, "running_mean": running_mean, "running_var": running_var,
                          "weight": weight, "bias": bias})
     axes = (0,) + tuple(range(2, x.ndim))
     bshape = (1, C) + (1,) * (x.ndim - 2)
@@ -181,7 +181,7 @@ def layer_norm(x: Any, normalized_shape: Any, weight: Any = None, bias: Any = No
     [-1.0, 1.0]
     """
     fn = "layer_norm"
-    chk.array(fn, "input", x)
+    chk.array(fn, "x", x)
     shape = chk.normalized_shape(fn, x, normalized_shape)
     chk.param_shape(fn, "weight", weight, shape, x)
     chk.param_shape(fn, "bias", bias, shape, x)
@@ -229,7 +229,7 @@ def group_norm(x: Any, num_groups: int, weight: Any = None, bias: Any = None,
     [-1.0, 1.0, -1.0, 1.0]
     """
     fn = "group_norm"
-    chk.array(fn, "input", x, ndim=range(2, 33))
+    chk.array(fn, "x", x, ndim=range(2, 33))
     if isinstance(num_groups, bool) or not isinstance(num_groups, (int, np.integer)) or \
             num_groups < 1:
         raise ValueError(f"{fn}: num_groups must be a positive int, got {num_groups!r}")
@@ -279,7 +279,7 @@ def rms_norm(x: Any, normalized_shape: Any, weight: Any = None, eps: float | Non
     [0.849, 1.131]
     """
     fn = "rms_norm"
-    chk.array(fn, "input", x)
+    chk.array(fn, "x", x)
     shape = chk.normalized_shape(fn, x, normalized_shape)
     chk.param_shape(fn, "weight", weight, shape, x)
     eps = float(xp.finfo(x.dtype).eps) if eps is None else _float(fn, "eps", eps)

@@ -25,7 +25,7 @@ __all__ = ["max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"]
 
 
 def _window(fn: str, x: Any, kernel_size: Any, stride: Any, padding: Any, dilation: Any = 1):
-    chk.array(fn, "input", x, ndim=(3, 4))
+    chk.array(fn, "x", x, ndim=(3, 4))
     k = chk.int_tuple(fn, "kernel_size", kernel_size, 2)
     s = k if stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0) else \
         chk.int_tuple(fn, "stride", stride, 2)
@@ -218,7 +218,7 @@ def adaptive_avg_pool2d(x: Any, output_size: Any) -> Any:
     (1, 1, 3, 2)
     """
     fn = "adaptive_avg_pool2d"
-    chk.array(fn, "input", x, ndim=(3, 4))
+    chk.array(fn, "x", x, ndim=(3, 4))
     H, W = x.shape[-2], x.shape[-1]
     if isinstance(output_size, (tuple, list)) and len(output_size) == 2:
         output_size = tuple(n if o is None else o for o, n in zip(output_size, (H, W)))

@@ -7,9 +7,13 @@ import numpy as np
 
 
 def need_key(cls: str, key: Any) -> None:
+    """TypeError naming the layer ``cls`` unless ``key`` is a random key (not the error of
+    ``clnp_grad.random.split`` deep inside the initialisation)."""
     if key is None:
         raise TypeError(f"{cls}: key= is required to initialise the parameters (a "
                         f"clnp_grad.random key, e.g. clnp_grad.random.key(0))")
+    from clnp_grad.random import _check_key
+    _check_key(cls, key)
 
 
 def split(key: Any, n: int) -> list[Any]:

@@ -117,6 +117,8 @@ class Flatten(Module):
 
         Raises
         ------
+        TypeError
+            ``x`` is not an array.
         ValueError
             ``start_dim`` and ``end_dim`` do not fit ``x``'s dimensions.
 
@@ -129,6 +131,9 @@ class Flatten(Module):
         >>> nn.Flatten(0, 1)(clnp.zeros((2, 3, 4))).shape
         (6, 4)
         """
+        if not (hasattr(x, "ndim") and hasattr(x, "shape")):
+            raise TypeError(f"Flatten: argument 'x' must be a clnp array, got "
+                            f"{type(x).__name__}")
         nd = x.ndim
         s = self.start_dim + nd if self.start_dim < 0 else self.start_dim
         e = self.end_dim + nd if self.end_dim < 0 else self.end_dim

@@ -92,10 +92,16 @@ class _BatchNorm(Module):
         True
         """
         cls = type(self).__name__
-        if not hasattr(x, "ndim") or x.ndim not in self._ranks:
-            shape = tuple(getattr(x, "shape", ()))
+        if not (hasattr(x, "ndim") and hasattr(x, "dtype")):
+            raise TypeError(f"{cls}: argument 'x' must be a clnp array, got {type(x).__name__}")
+        if x.ndim not in self._ranks:
             ranks = " or ".join(f"{r}-D" for r in self._ranks)
-            raise ValueError(f"{cls}: expected {ranks} input, got shape {shape}")
+            raise ValueError(f"{cls}: expected {ranks} input, got shape {tuple(x.shape)}")
+        if x.shape[1] != self.num_features:
+            # named here: batch_norm would blame running_mean, which the user never passed
+            raise ValueError(f"{cls}: the input of shape {tuple(x.shape)} has {x.shape[1]} "
+                             f"channels (axis 1) but the layer has num_features="
+                             f"{self.num_features}")
         use_batch = training or not self.track_running_stats
         y, m, v = F.batch_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
                                training=bool(use_batch), momentum=self.momentum, eps=self.eps)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ._base import GradientTransformation, ScalarOrSchedule, chain, check_scalar_or_schedule, identity
+from ._base import (GradientTransformation, ScalarOrSchedule, chain, check_scalar_or_schedule,
+                    identity, names_its_errors)
 from ._transforms import (add_decayed_weights, scale_by_adam, scale_by_learning_rate,
                           scale_by_rms, scale_by_rss, scale_by_stddev, scale_by_trust_ratio,
                           trace)
@@ -18,6 +19,7 @@ def _lr(fname: str, learning_rate: Any) -> None:
     check_scalar_or_schedule(fname, "learning_rate", learning_rate)
 
 
+@names_its_errors
 def sgd(learning_rate: ScalarOrSchedule, momentum: Optional[float] = None,
         nesterov: bool = False, accumulator_dtype: Any = None) -> GradientTransformation:
     """Stochastic gradient descent, with optional (Nesterov) momentum.
@@ -44,6 +46,12 @@ def sgd(learning_rate: ScalarOrSchedule, momentum: Optional[float] = None,
     ------
     TypeError
         If ``learning_rate`` or ``momentum`` is not a number (or a schedule).
+        From ``init``/``update``: a leaf of ``params``/``updates`` is not an array or a
+        number, or the state is another optimizer's; the message names this optimizer
+        (``adam.init``) and the leaf's path.
+    ValueError
+        From ``update``: the updates' structure or a leaf's shape differs from the
+        parameters' or the state's.
 
     Examples
     --------
@@ -68,6 +76,7 @@ def sgd(learning_rate: ScalarOrSchedule, momentum: Optional[float] = None,
     return chain(first, scale_by_learning_rate(learning_rate))
 
 
+@names_its_errors
 def adam(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
          eps: float = 1e-8, eps_root: float = 0.0, mu_dtype: Any = None, *,
          nesterov: bool = False) -> GradientTransformation:
@@ -95,9 +104,12 @@ def adam(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
     ------
     TypeError
         ``learning_rate`` is missing, or neither a number (or 0-d array) nor a schedule.
+        From ``init``/``update``: a leaf of ``params``/``updates`` is not an array or a
+        number, or the state is another optimizer's; the message names this optimizer
+        (``adam.init``) and the leaf's path.
     ValueError
-        From ``update``: the updates' structure differs from the state's (the optimizer was
-        initialised with other parameters).
+        From ``update``: the updates' structure or a leaf's shape differs from the state's
+        or the parameters' (the optimizer was initialised with other parameters).
 
     Examples
     --------
@@ -118,6 +130,7 @@ def adam(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
                  scale_by_learning_rate(learning_rate))
 
 
+@names_its_errors
 def adamw(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
           eps: float = 1e-8, eps_root: float = 0.0, mu_dtype: Any = None,
           weight_decay: ScalarOrSchedule = 1e-4, mask: Any = None, *,
@@ -145,9 +158,12 @@ def adamw(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
     TypeError
         ``learning_rate`` or ``weight_decay`` is missing, or neither a number (or 0-d array)
         nor a schedule.
+        From ``init``/``update``: a leaf of ``params``/``updates`` is not an array or a
+        number, or the state is another optimizer's; the message names this optimizer
+        (``adam.init``) and the leaf's path.
     ValueError
-        From ``update``: the updates' structure differs from the state's or the parameters',
-        or the parameters are not passed (the weight decay needs them).
+        From ``update``: the updates' structure or a leaf's shape differs from the state's
+        or the parameters', or the parameters are not passed (the weight decay needs them).
 
     Examples
     --------
@@ -170,6 +186,7 @@ def adamw(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
                  scale_by_learning_rate(learning_rate))
 
 
+@names_its_errors
 def rmsprop(learning_rate: ScalarOrSchedule, decay: float = 0.9, eps: float = 1e-8,
             initial_scale: float = 0.0, eps_in_sqrt: bool = True, centered: bool = False,
             momentum: Optional[float] = None, nesterov: bool = False,
@@ -206,9 +223,12 @@ def rmsprop(learning_rate: ScalarOrSchedule, decay: float = 0.9, eps: float = 1e
     ------
     TypeError
         ``learning_rate`` is missing, or neither a number (or 0-d array) nor a schedule.
+        From ``init``/``update``: a leaf of ``params``/``updates`` is not an array or a
+        number, or the state is another optimizer's; the message names this optimizer
+        (``adam.init``) and the leaf's path.
     ValueError
-        From ``update``: the updates' structure differs from the state's (the optimizer was
-        initialised with other parameters).
+        From ``update``: the updates' structure or a leaf's shape differs from the state's
+        or the parameters' (the optimizer was initialised with other parameters).
 
     Examples
     --------
@@ -234,6 +254,7 @@ def rmsprop(learning_rate: ScalarOrSchedule, decay: float = 0.9, eps: float = 1e
                  else identity())
 
 
+@names_its_errors
 def adagrad(learning_rate: ScalarOrSchedule, initial_accumulator_value: float = 0.1,
             eps: float = 1e-7) -> GradientTransformation:
     """Adagrad: ``u = -lr * g / sqrt(sum of squared gradients + eps)``.
@@ -255,9 +276,12 @@ def adagrad(learning_rate: ScalarOrSchedule, initial_accumulator_value: float = 
     ------
     TypeError
         ``learning_rate`` is missing, or neither a number (or 0-d array) nor a schedule.
+        From ``init``/``update``: a leaf of ``params``/``updates`` is not an array or a
+        number, or the state is another optimizer's; the message names this optimizer
+        (``adam.init``) and the leaf's path.
     ValueError
-        From ``update``: the updates' structure differs from the state's (the optimizer was
-        initialised with other parameters).
+        From ``update``: the updates' structure or a leaf's shape differs from the state's
+        or the parameters' (the optimizer was initialised with other parameters).
 
     Examples
     --------
@@ -278,6 +302,7 @@ def adagrad(learning_rate: ScalarOrSchedule, initial_accumulator_value: float = 
                  scale_by_learning_rate(learning_rate))
 
 
+@names_its_errors
 def lamb(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
          eps: float = 1e-6, eps_root: float = 0.0, weight_decay: ScalarOrSchedule = 0.0,
          mask: Any = None) -> GradientTransformation:
@@ -304,9 +329,12 @@ def lamb(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
     TypeError
         ``learning_rate`` or ``weight_decay`` is missing, or neither a number (or 0-d array)
         nor a schedule.
+        From ``init``/``update``: a leaf of ``params``/``updates`` is not an array or a
+        number, or the state is another optimizer's; the message names this optimizer
+        (``adam.init``) and the leaf's path.
     ValueError
-        From ``update``: the updates' structure differs from the state's or the parameters',
-        or the parameters are not passed (the weight decay needs them).
+        From ``update``: the updates' structure or a leaf's shape differs from the state's
+        or the parameters', or the parameters are not passed (the weight decay needs them).
 
     Examples
     --------

@@ -7,11 +7,13 @@ from typing import Any
 import clnp as xp
 import clnp_grad as cg
 
-from ._base import GradientTransformation, check_scalar_or_schedule, global_norm, init_empty_state
+from ._base import (GradientTransformation, check_scalar_or_schedule, global_norm,
+                    caller, init_empty_state, names_its_errors)
 
 __all__ = ["clip", "clip_by_global_norm"]
 
 
+@names_its_errors
 def clip(max_delta: float) -> GradientTransformation:
     """Clip every update elementwise to ``[-max_delta, max_delta]``.
 
@@ -42,7 +44,7 @@ def clip(max_delta: float) -> GradientTransformation:
     """
     check_scalar_or_schedule("clip", "max_delta", max_delta)
     if not callable(max_delta) and max_delta < 0:
-        raise ValueError(f"clip: max_delta must be >= 0; got {max_delta}")
+        raise ValueError(f"{caller('clip')}: max_delta must be >= 0; got {max_delta}")
 
     def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
         del params
@@ -50,6 +52,7 @@ def clip(max_delta: float) -> GradientTransformation:
     return GradientTransformation(init_empty_state, update_fn)
 
 
+@names_its_errors
 def clip_by_global_norm(max_norm: float) -> GradientTransformation:
     """Rescale all updates together so that their global l2 norm is at most ``max_norm``.
 
@@ -81,7 +84,7 @@ def clip_by_global_norm(max_norm: float) -> GradientTransformation:
     """
     check_scalar_or_schedule("clip_by_global_norm", "max_norm", max_norm)
     if not callable(max_norm) and max_norm <= 0:
-        raise ValueError(f"clip_by_global_norm: max_norm must be > 0; got {max_norm}")
+        raise ValueError(f"{caller('clip_by_global_norm')}: max_norm must be > 0; got {max_norm}")
 
     def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
         del params

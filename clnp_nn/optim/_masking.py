@@ -5,7 +5,9 @@ from typing import Any, NamedTuple
 
 import clnp_grad as cg
 
-from ._base import GradientTransformation
+from clnp_grad._tree import structure_difference
+
+from ._base import GradientTransformation, caller, names_its_errors
 
 __all__ = ["MaskedState", "MaskedNode", "masked"]
 
@@ -22,13 +24,15 @@ class MaskedNode(NamedTuple):
 
 def _as_mask(fname: str, mask: Any, tree: Any) -> list[bool]:
     """The mask's boolean leaves, one per leaf of ``tree`` (checked)."""
+    fname = caller(fname)
     mask_tree = mask(tree) if callable(mask) else mask
     m_leaves, m_def = cg.tree_flatten(mask_tree)
     t_def = cg.tree_structure(tree)
+    what = "parameters" if fname.endswith(".init") else "updates"
     if m_def != t_def:
         raise ValueError(f"{fname}: the mask must be a pytree of bools with the same structure "
-                         f"as the parameters (or a callable returning one); got {m_def} for "
-                         f"parameters {t_def}")
+                         f"as the {what} (or a callable returning one); "
+                         f"{structure_difference(m_def, t_def, 'mask', what)}")
     out = []
     for m in m_leaves:
         if not isinstance(m, (bool, int)) and not (hasattr(m, "dtype") and
@@ -44,6 +48,7 @@ def _mask_tree(tree: Any, flags: list[bool]) -> Any:
     return cg.tree_unflatten(treedef, [x if f else MaskedNode() for x, f in zip(leaves, flags)])
 
 
+@names_its_errors
 def masked(inner: GradientTransformation, mask: Any) -> GradientTransformation:
     """Apply ``inner`` only to the leaves where ``mask`` is True; the others pass through
     unchanged and ``inner`` keeps no state for them.

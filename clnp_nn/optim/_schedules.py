@@ -12,7 +12,7 @@ from typing import Any, Optional, Sequence
 
 import clnp as xp
 
-from ._base import Schedule
+from ._base import Schedule, caller, names_inner_errors
 
 __all__ = ["constant_schedule", "polynomial_schedule", "linear_schedule", "exponential_decay",
            "cosine_decay_schedule", "warmup_cosine_decay_schedule", "join_schedules"]
@@ -26,14 +26,15 @@ def _f32(count: Any) -> Any:
 
 def _check_number(fname: str, name: str, v: Any) -> None:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise TypeError(f"{fname}: {name} must be a number; got {type(v).__name__}")
+        raise TypeError(f"{caller(fname)}: {name} must be a number; got {type(v).__name__}")
 
 
 def _check_steps(fname: str, name: str, v: Any) -> None:
     if isinstance(v, bool) or not isinstance(v, int):
-        raise TypeError(f"{fname}: {name} must be an int; got {type(v).__name__}")
+        raise TypeError(f"{caller(fname)}: {name} must be an int; got {type(v).__name__}")
 
 
+@names_inner_errors
 def constant_schedule(value: float) -> Schedule:
     """The schedule that always returns ``value``.
 
@@ -62,6 +63,7 @@ def constant_schedule(value: float) -> Schedule:
     return lambda count: value
 
 
+@names_inner_errors
 def polynomial_schedule(init_value: float, end_value: float, power: float,
                         transition_steps: int, transition_begin: int = 0) -> Schedule:
     """``(init - end) * (1 - t / transition_steps) ** power + end`` with
@@ -109,6 +111,7 @@ def polynomial_schedule(init_value: float, end_value: float, power: float,
     return schedule
 
 
+@names_inner_errors
 def linear_schedule(init_value: float, end_value: float, transition_steps: int,
                     transition_begin: int = 0) -> Schedule:
     """Linear interpolation from ``init_value`` to ``end_value`` over ``transition_steps``
@@ -140,6 +143,7 @@ def linear_schedule(init_value: float, end_value: float, transition_steps: int,
     return polynomial_schedule(init_value, end_value, 1, transition_steps, transition_begin)
 
 
+@names_inner_errors
 def exponential_decay(init_value: float, transition_steps: int, decay_rate: float,
                       transition_begin: int = 0, staircase: bool = False,
                       end_value: Optional[float] = None) -> Schedule:
@@ -203,6 +207,7 @@ def exponential_decay(init_value: float, transition_steps: int, decay_rate: floa
     return schedule
 
 
+@names_inner_errors
 def cosine_decay_schedule(init_value: float, decay_steps: int, alpha: float = 0.0,
                           exponent: float = 1.0) -> Schedule:
     """``init_value * ((1 - alpha) * (0.5 * (1 + cos(pi * t / decay_steps))) ** exponent
@@ -238,8 +243,8 @@ def cosine_decay_schedule(init_value: float, decay_steps: int, alpha: float = 0.
     _check_number("cosine_decay_schedule", "init_value", init_value)
     _check_steps("cosine_decay_schedule", "decay_steps", decay_steps)
     if not decay_steps > 0:
-        raise ValueError(f"cosine_decay_schedule: decay_steps must be positive; got "
-                         f"{decay_steps}")
+        raise ValueError(f"{caller('cosine_decay_schedule')}: decay_steps must be positive; "
+                         f"got {decay_steps}")
 
     def schedule(count: Any) -> Any:
         c = xp.minimum(_f32(count), float(decay_steps))
@@ -249,6 +254,7 @@ def cosine_decay_schedule(init_value: float, decay_steps: int, alpha: float = 0.
     return schedule
 
 
+@names_inner_errors
 def join_schedules(schedules: Sequence[Schedule], boundaries: Sequence[int]) -> Schedule:
     """Run ``schedules[0]`` until ``boundaries[0]``, then ``schedules[1]`` (with the count
     restarting at 0), and so on.
@@ -266,6 +272,8 @@ def join_schedules(schedules: Sequence[Schedule], boundaries: Sequence[int]) -> 
 
     Raises
     ------
+    TypeError
+        A schedule is not callable, or a boundary not an int.
     ValueError
         If the lengths do not match.
 
@@ -279,10 +287,14 @@ def join_schedules(schedules: Sequence[Schedule], boundaries: Sequence[int]) -> 
     """
     schedules, boundaries = list(schedules), list(boundaries)
     if len(schedules) != len(boundaries) + 1 or not schedules:
-        raise ValueError(f"join_schedules: needs one boundary fewer than schedules; got "
-                         f"{len(schedules)} schedules and {len(boundaries)} boundaries")
+        raise ValueError(f"{caller('join_schedules')}: needs one boundary fewer than schedules; "
+                         f"got {len(schedules)} schedules and {len(boundaries)} boundaries")
     for b in boundaries:
         _check_steps("join_schedules", "boundaries", b)
+    for i, sch in enumerate(schedules):
+        if not callable(sch):
+            raise TypeError(f"{caller('join_schedules')}: schedules[{i}] must be a schedule (a "
+                            f"callable of the step count); got {type(sch).__name__}")
 
     def schedule(step: Any) -> Any:
         step = step if hasattr(step, "dtype") else xp.asarray(int(step), dtype=xp.int32)
@@ -293,6 +305,7 @@ def join_schedules(schedules: Sequence[Schedule], boundaries: Sequence[int]) -> 
     return schedule
 
 
+@names_inner_errors
 def warmup_cosine_decay_schedule(init_value: float, peak_value: float, warmup_steps: int,
                                  decay_steps: int, end_value: float = 0.0,
                                  exponent: float = 1.0) -> Schedule:
@@ -314,6 +327,8 @@ def warmup_cosine_decay_schedule(init_value: float, peak_value: float, warmup_st
 
     Raises
     ------
+    TypeError
+        A value is not a number, or a step count not an int.
     ValueError
         If ``decay_steps <= warmup_steps``.
 
@@ -324,8 +339,11 @@ def warmup_cosine_decay_schedule(init_value: float, peak_value: float, warmup_st
     >>> [round(float(s(n)), 4) for n in (0, 5, 10, 60, 110)]
     [0.0, 0.5, 1.0, 0.5, 0.0]
     """
-    _check_number("warmup_cosine_decay_schedule", "peak_value", peak_value)
-    _check_number("warmup_cosine_decay_schedule", "end_value", end_value)
+    for n, v in (("init_value", init_value), ("peak_value", peak_value),
+                 ("end_value", end_value), ("exponent", exponent)):
+        _check_number("warmup_cosine_decay_schedule", n, v)
+    _check_steps("warmup_cosine_decay_schedule", "warmup_steps", warmup_steps)
+    _check_steps("warmup_cosine_decay_schedule", "decay_steps", decay_steps)
     alpha = 0.0 if peak_value == 0.0 else end_value / peak_value
     if decay_steps - warmup_steps <= 0:
         raise ValueError(f"warmup_cosine_decay_schedule: decay_steps ({decay_steps}) must "

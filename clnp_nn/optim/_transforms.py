@@ -16,8 +16,9 @@ import clnp as xp
 import clnp_grad as cg
 
 from ._base import (NO_PARAMS_MSG, EmptyState, GradientTransformation, ScalarOrSchedule,
-                    abs_sq, check_same_structure, check_scalar_or_schedule, identity, init_empty_state,
-                    safe_increment, zero_count)
+                    abs_sq, caller, check_number, check_same_structure, check_scalar_or_schedule,
+                    check_state, identity, init_empty_state, names_its_errors, safe_increment,
+                    zero_count)
 from ._masking import masked
 
 __all__ = ["TraceState", "ScaleByAdamState", "ScaleByRmsState", "ScaleByRmsWithCountState",
@@ -136,7 +137,7 @@ def _dtype_or_none(fname: str, dtype: Any) -> Any:
     try:
         return np.dtype(dtype)
     except TypeError:
-        raise TypeError(f"{fname}: {dtype!r} is not a data type") from None
+        raise TypeError(f"{caller(fname)}: {dtype!r} is not a data type") from None
 
 
 def _rsqrt(x: Any) -> Any:
@@ -144,6 +145,7 @@ def _rsqrt(x: Any) -> Any:
 
 
 # ---------------------------------------------------------------------------- scaling
+@names_its_errors
 def scale(step_size: float) -> GradientTransformation:
     """Multiply every update by ``step_size`` (stateless).
 
@@ -182,6 +184,7 @@ def scale(step_size: float) -> GradientTransformation:
     return GradientTransformation(init_empty_state, update_fn)
 
 
+@names_its_errors
 def scale_by_schedule(step_size_fn: Callable[[Any], Any]) -> GradientTransformation:
     """Multiply the updates by ``step_size_fn(count)``, ``count`` being the number of
     updates done so far (a 0-d int32 array in the state, so the step jits).
@@ -224,6 +227,7 @@ def scale_by_schedule(step_size_fn: Callable[[Any], Any]) -> GradientTransformat
     def update_fn(updates: Any, state: ScaleByScheduleState,
                   params: Any = None) -> tuple[Any, ScaleByScheduleState]:
         del params
+        check_state("scale_by_schedule.update", state, ScaleByScheduleState)
         step_size = step_size_fn(state.count)
 
         def one(g: Any) -> Any:
@@ -235,6 +239,7 @@ def scale_by_schedule(step_size_fn: Callable[[Any], Any]) -> GradientTransformat
     return GradientTransformation(init_fn, update_fn)
 
 
+@names_its_errors
 def scale_by_learning_rate(learning_rate: ScalarOrSchedule, *,
                            flip_sign: bool = True) -> GradientTransformation:
     """Multiply by ``-learning_rate`` (``learning_rate`` with ``flip_sign=False``); a
@@ -276,6 +281,7 @@ def scale_by_learning_rate(learning_rate: ScalarOrSchedule, *,
     return scale(m * learning_rate)
 
 
+@names_its_errors
 def trace(decay: float, nesterov: bool = False,
           accumulator_dtype: Any = None) -> GradientTransformation:
     """Momentum: ``t = g + decay * t``; the update is ``t`` (``g + decay * t`` with
@@ -298,10 +304,11 @@ def trace(decay: float, nesterov: bool = False,
     Raises
     ------
     TypeError
-        ``decay`` is neither a number nor a schedule.
+        ``decay`` is neither a number nor a schedule; from ``update``: the state is another
+        transformation's.
     ValueError
-        From ``update``: the updates' structure differs from the state's (the transformation
-        was initialised with other parameters).
+        From ``update``: the updates' structure or a leaf's shape differs from the state's
+        (the transformation was initialised with other parameters).
 
     Examples
     --------
@@ -326,6 +333,7 @@ def trace(decay: float, nesterov: bool = False,
 
     def update_fn(updates: Any, state: TraceState, params: Any = None) -> tuple[Any, TraceState]:
         del params
+        check_state("trace.update", state, TraceState)
         check_same_structure("trace.update", updates, state.trace, "the state's trace")
         f = lambda g, t: g + decay * t  # noqa: E731
         new_trace = cg.tree_map(f, updates, state.trace)
@@ -334,6 +342,7 @@ def trace(decay: float, nesterov: bool = False,
     return GradientTransformation(init_fn, update_fn)
 
 
+@names_its_errors
 def scale_by_adam(b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
                   eps_root: float = 0.0, mu_dtype: Any = None, *,
                   nesterov: bool = False) -> GradientTransformation:
@@ -359,10 +368,11 @@ def scale_by_adam(b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
     Raises
     ------
     TypeError
-        A decay rate or stabiliser is neither a number nor a schedule.
+        A decay rate or stabiliser is neither a number nor a schedule; from ``update``: the
+        state is another transformation's.
     ValueError
-        From ``update``: the updates' structure differs from the state's (the transformation
-        was initialised with other parameters).
+        From ``update``: the updates' structure or a leaf's shape differs from the state's
+        (the transformation was initialised with other parameters).
 
     Examples
     --------
@@ -388,6 +398,7 @@ def scale_by_adam(b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
     def update_fn(updates: Any, state: ScaleByAdamState,
                   params: Any = None) -> tuple[Any, ScaleByAdamState]:
         del params
+        check_state("scale_by_adam.update", state, ScaleByAdamState)
         check_same_structure("scale_by_adam.update", updates, state.nu, "the state's nu")
         mu = _update_moment(updates, state.mu, b1, 1)
         nu = _update_moment_per_elem_norm(updates, state.nu, b2, 2)
@@ -405,6 +416,7 @@ def scale_by_adam(b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
     return GradientTransformation(init_fn, update_fn)
 
 
+@names_its_errors
 def scale_by_rms(decay: float = 0.9, eps: float = 1e-8, initial_scale: float = 0.0,
                  eps_in_sqrt: bool = True,
                  bias_correction: bool = False) -> GradientTransformation:
@@ -430,9 +442,12 @@ def scale_by_rms(decay: float = 0.9, eps: float = 1e-8, initial_scale: float = 0
 
     Raises
     ------
+    TypeError
+        A hyperparameter is not a number; from ``update``: the state is another
+        transformation's.
     ValueError
-        From ``update``: the updates' structure differs from the state's (the transformation
-        was initialised with other parameters).
+        From ``update``: the updates' structure or a leaf's shape differs from the state's
+        (the transformation was initialised with other parameters).
 
     Examples
     --------
@@ -445,6 +460,8 @@ def scale_by_rms(decay: float = 0.9, eps: float = 1e-8, initial_scale: float = 0
     [ 2. -2.]
     >>> opt = optim.chain(optim.scale_by_rms(), optim.scale(-1e-3))    # rmsprop(1e-3)
     """
+    for name, v in (("decay", decay), ("eps", eps), ("initial_scale", initial_scale)):
+        check_number("scale_by_rms", name, v)
     def init_fn(params: Any) -> Any:
         nu = _full_like(params, initial_scale)
         if bias_correction:
@@ -453,6 +470,8 @@ def scale_by_rms(decay: float = 0.9, eps: float = 1e-8, initial_scale: float = 0
 
     def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
         del params
+        check_state("scale_by_rms.update", state,
+                    ScaleByRmsWithCountState if bias_correction else ScaleByRmsState)
         check_same_structure("scale_by_rms.update", updates, state.nu, "the state's nu")
         nu = _update_moment_per_elem_norm(updates, state.nu, decay, 2)
         if bias_correction:
@@ -471,6 +490,7 @@ def scale_by_rms(decay: float = 0.9, eps: float = 1e-8, initial_scale: float = 0
     return GradientTransformation(init_fn, update_fn)
 
 
+@names_its_errors
 def scale_by_stddev(decay: float = 0.9, eps: float = 1e-8, initial_scale: float = 0.0,
                     eps_in_sqrt: bool = True,
                     bias_correction: bool = False) -> GradientTransformation:
@@ -487,9 +507,12 @@ def scale_by_stddev(decay: float = 0.9, eps: float = 1e-8, initial_scale: float 
 
     Raises
     ------
+    TypeError
+        A hyperparameter is not a number; from ``update``: the state is another
+        transformation's.
     ValueError
-        From ``update``: the updates' structure differs from the state's (the transformation
-        was initialised with other parameters).
+        From ``update``: the updates' structure or a leaf's shape differs from the state's
+        (the transformation was initialised with other parameters).
 
     Examples
     --------
@@ -502,6 +525,8 @@ def scale_by_stddev(decay: float = 0.9, eps: float = 1e-8, initial_scale: float 
     [ 2. -2.]
     >>> opt = optim.chain(optim.scale_by_stddev(), optim.scale(-1e-3))  # centered rmsprop
     """
+    for name, v in (("decay", decay), ("eps", eps), ("initial_scale", initial_scale)):
+        check_number("scale_by_stddev", name, v)
     def init_fn(params: Any) -> Any:
         mu, nu = _zeros_like(params), _full_like(params, initial_scale)
         if bias_correction:
@@ -510,6 +535,8 @@ def scale_by_stddev(decay: float = 0.9, eps: float = 1e-8, initial_scale: float 
 
     def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
         del params
+        check_state("scale_by_stddev.update", state,
+                    ScaleByRStdDevWithCountState if bias_correction else ScaleByRStdDevState)
         check_same_structure("scale_by_stddev.update", updates, state.nu, "the state's nu")
         mu = _update_moment(updates, state.mu, decay, 1)
         nu = _update_moment_per_elem_norm(updates, state.nu, decay, 2)
@@ -531,6 +558,7 @@ def scale_by_stddev(decay: float = 0.9, eps: float = 1e-8, initial_scale: float 
     return GradientTransformation(init_fn, update_fn)
 
 
+@names_its_errors
 def scale_by_rss(initial_accumulator_value: float = 0.1,
                  eps: float = 1e-7) -> GradientTransformation:
     """Adagrad's rescaling: ``g / sqrt(sum of all squared gradients so far + eps)`` (0 where
@@ -550,8 +578,12 @@ def scale_by_rss(initial_accumulator_value: float = 0.1,
 
     Raises
     ------
+    TypeError
+        ``initial_accumulator_value`` or ``eps`` is not a number; from ``update``: the state
+        is another transformation's.
     ValueError
-        If ``initial_accumulator_value`` is negative.
+        If ``initial_accumulator_value`` is negative; from ``update``: the updates'
+        structure or a leaf's shape differs from the state's.
 
     Examples
     --------
@@ -567,9 +599,11 @@ def scale_by_rss(initial_accumulator_value: float = 0.1,
     [ 0.7071 -0.7071]
     >>> opt = optim.chain(optim.scale_by_rss(), optim.scale(-0.1))    # adagrad(0.1)
     """
+    check_number("scale_by_rss", "initial_accumulator_value", initial_accumulator_value)
+    check_number("scale_by_rss", "eps", eps)
     if initial_accumulator_value < 0:
-        raise ValueError(f"scale_by_rss: initial_accumulator_value must be >= 0; got "
-                         f"{initial_accumulator_value}")
+        raise ValueError(f"{caller('scale_by_rss')}: initial_accumulator_value must be >= 0; "
+                         f"got {initial_accumulator_value}")
 
     def init_fn(params: Any) -> ScaleByRssState:
         return ScaleByRssState(sum_of_squares=_full_like(params, initial_accumulator_value))
@@ -577,6 +611,7 @@ def scale_by_rss(initial_accumulator_value: float = 0.1,
     def update_fn(updates: Any, state: ScaleByRssState,
                   params: Any = None) -> tuple[Any, ScaleByRssState]:
         del params
+        check_state("scale_by_rss.update", state, ScaleByRssState)
         check_same_structure("scale_by_rss.update", updates, state.sum_of_squares,
                              "the state's sum_of_squares")
         sos = cg.tree_map(lambda g, t: abs_sq(g) + t, updates, state.sum_of_squares)
@@ -593,6 +628,7 @@ def _safe_norm(x: Any, min_norm: float) -> Any:
     return xp.where(norm <= min_norm, min_norm, masked)
 
 
+@names_its_errors
 def scale_by_trust_ratio(min_norm: float = 0.0, trust_coefficient: float = 1.0,
                          eps: float = 0.0) -> GradientTransformation:
     """LARS/LAMB's layer-wise trust ratio: each update times
@@ -614,9 +650,11 @@ def scale_by_trust_ratio(min_norm: float = 0.0, trust_coefficient: float = 1.0,
 
     Raises
     ------
+    TypeError
+        ``min_norm``, ``trust_coefficient`` or ``eps`` is not a number.
     ValueError
-        From ``update``: the parameters are not passed, or their structure differs from the
-        updates'.
+        From ``update``: the parameters are not passed, or their structure (or a leaf's
+        shape) differs from the updates'.
 
     Examples
     --------
@@ -631,9 +669,12 @@ def scale_by_trust_ratio(min_norm: float = 0.0, trust_coefficient: float = 1.0,
     >>> opt = optim.chain(optim.scale_by_adam(), optim.scale_by_trust_ratio(),
     ...                   optim.scale(-1e-3))
     """
+    for name, v in (("min_norm", min_norm), ("trust_coefficient", trust_coefficient),
+                    ("eps", eps)):
+        check_number("scale_by_trust_ratio", name, v)
     def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
         if params is None:
-            raise ValueError(f"scale_by_trust_ratio: {NO_PARAMS_MSG}")
+            raise ValueError(f"{caller('scale_by_trust_ratio.update')}: {NO_PARAMS_MSG}")
         check_same_structure("scale_by_trust_ratio.update", updates, params, "params")
 
         def one(u: Any, p: Any) -> Any:
@@ -646,6 +687,7 @@ def scale_by_trust_ratio(min_norm: float = 0.0, trust_coefficient: float = 1.0,
 
 
 # ------------------------------------------------------------------------------- adding
+@names_its_errors
 def add_decayed_weights(weight_decay: ScalarOrSchedule = 0.0,
                         mask: Any = None) -> GradientTransformation:
     """Decoupled weight decay: ``updates + weight_decay * params``.
@@ -692,9 +734,10 @@ def add_decayed_weights(weight_decay: ScalarOrSchedule = 0.0,
 
     def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
         if params is None:
-            raise ValueError(f"add_decayed_weights: {NO_PARAMS_MSG}")
+            raise ValueError(f"{caller('add_decayed_weights.update')}: {NO_PARAMS_MSG}")
         check_same_structure("add_decayed_weights.update", updates, params, "params")
         if callable(weight_decay):
+            check_state("add_decayed_weights.update", state, WeightDecaySchedule)
             new_state = WeightDecaySchedule(count=safe_increment(state.count))
             s = weight_decay(state.count)
         else:

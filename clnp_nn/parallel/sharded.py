@@ -211,7 +211,7 @@ class ShardedArray:
         if device == "cpu" and not isinstance(device, Device):
             return self.to_numpy()   # type: ignore[return-value]
         from clnp._runtime.device import select_device
-        return Array.from_numpy(self.to_numpy(), select_device(device))
+        return Array.from_numpy(self.to_numpy(), select_device(device, arg="to_device: device"))
 
     def block_until_ready(self) -> "ShardedArray":
         """Wait until every shard has been computed.
