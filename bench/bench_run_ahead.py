@@ -113,7 +113,7 @@ def main() -> None:
     args = ap.parse_args()
     device = (clnp._runtime.device.select_device(args.device) if args.device
               else clnp.default_device())
-    bounds = [int(b) for b in args.bounds.split(",")]
+    bounds = list(dict.fromkeys(int(b) for b in args.bounds.split(",")))   # each once
     rows = []
     for bound in bounds:
         run_ahead.set_limit(bound)
