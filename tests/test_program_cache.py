@@ -17,7 +17,8 @@ from clnp._runtime import device as _runtime
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
     monkeypatch.setenv("CLNP_CACHE_DIR", str(tmp_path))
-    monkeypatch.delenv("CLNP_DISK_CACHE", raising=False)
+    # every device stores (auto leaves PoCL to its own cache: test_auto_leaves_pocl_...)
+    monkeypatch.setenv("CLNP_DISK_CACHE", "1")
     pc.reset_stats()
     yield tmp_path / "programs"
     pc.reset_stats()
@@ -219,7 +220,7 @@ def _child(device, cache_dir, pocl_dir=None):
                PYTHONPATH=os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p))
     if pocl_dir is not None:
         env["POCL_CACHE_DIR"] = str(pocl_dir)
-    env.pop("CLNP_DISK_CACHE", None)
+    env["CLNP_DISK_CACHE"] = "1"      # store on every device, PoCL included
     r = subprocess.run([sys.executable, "-c", _CHILD], env=env, capture_output=True,
                        text=True, cwd=root, timeout=600)
     assert r.returncode == 0, r.stderr
@@ -343,3 +344,28 @@ def test_complete_at_exit_leaves_cleared_entries_and_respects_limits(device, cac
     _run(device, device.build(s), n)
     monkeypatch.setattr(pc, "_owner_pid", -1)   # as in a forked child: OpenCL is not ours
     assert pc.complete_at_exit() == 0 and pc._stored == []
+
+
+@pytest.mark.parametrize("setting, pocl_cache, stored_on_pocl",
+                         [("auto", None, False), (None, None, False), ("auto", "0", True),
+                          ("1", None, True), ("0", None, False)])
+def test_auto_leaves_pocl_to_its_own_cache(device, cache, monkeypatch, setting, pocl_cache,
+                                           stored_on_pocl):
+    """``CLNP_DISK_CACHE`` unset or ``auto``: PoCL with its own kernel cache gets no entries
+    (handing out its binary compiles every kernel of the program); other devices, and PoCL
+    without its cache, do. Entries are loaded either way."""
+    for name, value in (("CLNP_DISK_CACHE", setting), ("POCL_KERNEL_CACHE", pocl_cache)):
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
+    src, name = _source(5)
+    prg = device.build(src)
+    stored = setting != "0" and (stored_on_pocl or not _pocl(device))
+    assert pc.stores_binaries(device) is stored
+    assert (pc.stats["stores"] == 1) is stored and (len(_entries(cache)) == 1) is stored
+    assert _run(device, prg, name) == [5] * 4
+    if stored:                          # and what was stored loads in auto mode too
+        monkeypatch.setenv("CLNP_DISK_CACHE", "auto")
+        _forget(device, src)
+        assert _run(device, device.build(src), name) == [5] * 4 and pc.stats["hits"] == 1

@@ -320,3 +320,27 @@ def test_generic_cpu_pocl_is_recognised():
     assert _runtime._cannot_compile(Fake("OpenCL 3.0 PoCL HSTR: pthread-x86_64-unknown-linux-gnu-generic"))
     assert not _runtime._cannot_compile(Fake("OpenCL 3.0 PoCL HSTR: pthread-x86_64-unknown-linux-gnu-skylake-avx512"))
     assert not _runtime._cannot_compile(Fake("OpenCL 3.0 CUDA"))
+
+
+def test_long_compiles_are_announced_once_on_a_terminal(device, monkeypatch):
+    """Past COMPILE_NOTE_AFTER_S seconds of source builds a process says once, on stderr,
+    that it is compiling kernels (first run only); not on a stream that is no terminal."""
+    import io
+    from clnp._runtime import device as dev_mod
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+    monkeypatch.setattr(dev_mod, "_compile_noted", [])
+    monkeypatch.setitem(dev_mod.build_stats, "build_s", 0.5)
+    term = Terminal()
+    assert not dev_mod._note_long_compile(device, term) and term.getvalue() == ""
+    monkeypatch.setitem(dev_mod.build_stats, "build_s", dev_mod.COMPILE_NOTE_AFTER_S + 0.1)
+    assert dev_mod._note_long_compile(device, term)
+    assert f"compiling OpenCL kernels for {device.key}" in term.getvalue()
+    assert "first run only" in term.getvalue()
+    assert not dev_mod._note_long_compile(device, term)          # once per process
+    assert term.getvalue().count("compiling") == 1
+    monkeypatch.setattr(dev_mod, "_compile_noted", [])
+    log = io.StringIO()                                          # a log file: nothing
+    assert not dev_mod._note_long_compile(device, log) and log.getvalue() == ""

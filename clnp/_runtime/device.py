@@ -83,6 +83,27 @@ def _count_build(how: str, seconds: float) -> None:
     build_stats["build_s" if how == "built" else "load_s"] += seconds
 
 
+# Past this many seconds of compiling in one process, say once on stderr why the script is
+# slow (a first run compiles every kernel it meets: seconds on PoCL; issue #27). Only where
+# stderr is a terminal: logs and test output stay as they were.
+COMPILE_NOTE_AFTER_S = 2.0
+_compile_noted: list[bool] = []
+
+
+def _note_long_compile(device: "Device", stream: Any = None) -> bool:
+    """Print the one-line note once per process when source builds have taken longer than
+    ``COMPILE_NOTE_AFTER_S``; True when it was printed now."""
+    stream = sys.stderr if stream is None else stream
+    if _compile_noted or build_stats["build_s"] < COMPILE_NOTE_AFTER_S:
+        return False
+    _compile_noted.append(True)
+    if not getattr(stream, "isatty", lambda: False)():
+        return False
+    print(f"clnp: compiling OpenCL kernels for {device.key} ({device.name}); first run only, "
+          "later runs take them from the cache", file=stream, flush=True)
+    return True
+
+
 def _debug_level() -> int:
     try:
         return int(os.environ.get("CLNP_DEBUG", "0") or 0)
@@ -444,8 +465,10 @@ class Device:
                     except cl.Error as e:
                         raise KernelBuildError(self, source, self._build_log(prg, e)) from None
                     _count_build("built", time.perf_counter() - t0)
+                    _note_long_compile(self)
                     # (a shared context's program lists a binary per device: not stored)
                     if path is not None and len(self.context.devices) == 1 and \
+                            _program_cache.stores_binaries(self) and \
                             _program_cache.store(path, prg):
                         _program_cache.note_stored(self, path, source, opts)
             self._programs[key] = prg
