@@ -13,7 +13,11 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-import clnp
+# no background filler of the disk cache after each test process exits (clnp/_runtime/
+# program_fill.py; tests/test_program_cache.py starts one on purpose)
+os.environ.setdefault("CLNP_CACHE_FILL", "0")
+
+import clnp  # noqa: E402
 
 
 def _test_devices():

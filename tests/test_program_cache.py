@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 import uuid
 from types import SimpleNamespace
 
@@ -369,3 +370,50 @@ def test_auto_leaves_pocl_to_its_own_cache(device, cache, monkeypatch, setting, 
         monkeypatch.setenv("CLNP_DISK_CACHE", "auto")
         _forget(device, src)
         assert _run(device, device.build(src), name) == [5] * 4 and pc.stats["hits"] == 1
+
+
+def test_pocl_entries_are_written_after_exit_by_a_background_filler(device, tmp_path):
+    """On PoCL (auto mode) a first run stores nothing while it runs; at exit it hands its
+    programs to a detached filler, whose entries make the next run load every program
+    (``clnp._runtime.program_fill``)."""
+    import json
+    import subprocess
+    import sys
+    import time
+    if not _pocl(device):
+        pytest.skip(f"{device}: programs are stored while the process runs")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, CLNP_CACHE_DIR=str(tmp_path), CLNP_DEVICE=str(device.index),
+               CLNP_CACHE_FILL="1", POCL_CACHE_DIR=str(tmp_path / "pocl"),
+               PYTHONPATH=os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p))
+    env.pop("CLNP_DISK_CACHE", None)
+    env.pop("POCL_KERNEL_CACHE", None)
+
+    def run():
+        r = subprocess.run([sys.executable, "-c", _CHILD], env=env, capture_output=True,
+                           text=True, cwd=root, timeout=600)
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout.strip().splitlines()[-1])
+    first = run()
+    n = first["build"]["built"]
+    assert n > 0 and first["disk"]["stores"] == 0
+    programs = tmp_path / "programs"
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and (len(list(programs.glob("*.bin"))) < n
+                                           or (programs / ".fill.lock").exists()):
+        time.sleep(0.5)
+    assert len(list(programs.glob("*.bin"))) == n
+    assert not list(programs.glob(".fill-*.json"))          # the job file is gone
+    second = run()
+    assert second["build"]["loaded"] == n and second["build"]["built"] == 0
+    assert second["out"] == first["out"]
+
+
+def test_filler_takes_a_stale_lock_and_leaves_a_live_one(tmp_path):
+    from clnp._runtime import program_fill
+    lock = tmp_path / ".fill.lock"
+    lock.write_text("123")
+    assert program_fill._take_lock(tmp_path) is None           # another filler works here
+    old = time.time() - program_fill.LOCK_STALE_S - 1
+    os.utime(lock, (old, old))
+    assert program_fill._take_lock(tmp_path) == lock            # its filler died

@@ -21,6 +21,7 @@ import pyopencl.tools as cl_tools
 from . import dtypes as dt
 from . import capture_hooks as _capture
 from . import program_cache as _program_cache
+from . import program_fill as _program_fill
 from .launch import Kernel
 from .user_frames import names_its_source, user_stacklevel
 
@@ -467,10 +468,12 @@ class Device:
                     _count_build("built", time.perf_counter() - t0)
                     _note_long_compile(self)
                     # (a shared context's program lists a binary per device: not stored)
-                    if path is not None and len(self.context.devices) == 1 and \
-                            _program_cache.stores_binaries(self) and \
-                            _program_cache.store(path, prg):
-                        _program_cache.note_stored(self, path, source, opts)
+                    if path is not None and len(self.context.devices) == 1:
+                        if not _program_cache.stores_binaries(self):
+                            # stored after this process exits, off its critical path
+                            _program_fill.note_unstored(self, path, source, opts)
+                        elif _program_cache.store(path, prg):
+                            _program_cache.note_stored(self, path, source, opts)
             self._programs[key] = prg
             return prg
 
