@@ -97,12 +97,21 @@ def test_numpy_asarray(device, a, x):
     h = np.asarray(x)
     assert isinstance(h, np.ndarray) and h.dtype == a.dtype
     np.testing.assert_array_equal(h, a)
-    h[0, 0] = -1                                  # a copy, not a view of device memory
+    if device.shares_host_memory:                 # x's own memory, as NumPy's asarray
+        h[0, 0] = -1
+        assert float(x[0, 0]) == -1.0
+        h[0, 0] = 0
+    else:                                         # a copy: refuses writes that would be lost
+        assert not h.flags.writeable
+        with pytest.raises(ValueError):
+            np.asarray(x, copy=False)
+    c = np.array(x)                               # numpy.array copies
+    c[0, 0] = -5
     assert float(x[0, 0]) == 0.0
     np.testing.assert_array_equal(np.asarray(x, dtype=np.float32), a.astype(np.float32))
     np.testing.assert_array_equal(np.array(x[::-1, 1::2]), a[::-1, 1::2])
     with pytest.raises(ValueError):
-        np.asarray(x, copy=False)
+        np.asarray(x, dtype=np.float32, copy=False)
 
 
 def test_tolist_item(device, a, x):

@@ -272,6 +272,27 @@ def ufunc_methods_of_clnp():
 
 
 # ----------------------------------------------------------------- numpy-migration.md: works
+@claim(MIGRATION, "`numpy.asarray(x, copy=False)` raises `ValueError` where there can be no view",
+       "On other devices (GPUs) it is a copy, and a read-only one")
+def numpy_asarray_views_and_copies():
+    d = clnp.default_device()
+    x = f32([1.0, 2.0])
+    with pytest.raises(ValueError, match="copy"):
+        numpy.asarray(x, dtype=numpy.float64, copy=False)
+    saved = d.shares_host_memory
+    d.shares_host_memory = False                  # what a GPU does
+    try:
+        h = numpy.asarray(x)
+        assert not h.flags.writeable
+        with pytest.raises(ValueError, match="not host memory"):
+            numpy.asarray(x, copy=False)
+    finally:
+        d.shares_host_memory = saved
+    if saved:
+        numpy.asarray(x)[0] = 5.0
+        assert float(x[0]) == 5.0
+
+
 @claim(MIGRATION, "positional `axis` (`np.sum(x, 0)`, `np.roll(x, 1, 0)`)",
        "a Python type as the dtype (`np.zeros((3, 3), int)`)",
        "Python scalars and lists as operands (`np.sqrt(2)`, `np.maximum([1, 2], 0)`)",

@@ -90,8 +90,12 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None,
     device : Device, optional
         Where the result lives (default: the default device, or ``x``'s device).
     copy : bool, optional
-        True always copies, False never does (ValueError when a copy is needed, which is
-        always the case for host data), None copies only when needed.
+        True always copies. None copies host data (NumPy arrays, sequences, scalars) and
+        reuses a clnp array that needs no conversion. False never copies: a clnp array
+        itself, or, on a device that shares host memory (``Device.shares_host_memory``: PoCL
+        and other CPU devices), a NumPy array's own memory used in place (as
+        ``from_dlpack``: writable, C-contiguous, aligned to ``Device.host_ptr_align`` bytes,
+        of a clnp dtype); ValueError where that is impossible.
     order : {'C', 'K', 'A', 'F'}, optional
         NumPy's memory layout: clnp arrays are C-ordered, so ``'F'`` raises ValueError for
         two or more dimensions.
@@ -101,7 +105,8 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None,
     Returns
     -------
     array
-        The array; ``obj`` itself when it is a clnp array that needs no conversion.
+        The array; ``obj`` itself when it is a clnp array that needs no conversion. Host data
+        is copied once, converted to ``dtype`` on the way (no second host copy).
 
     Raises
     ------
@@ -145,8 +150,7 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None,
     dev = _device(device)
     d = _dtype(dtype, dev, "asarray")
     if copy is False:
-        raise ValueError("asarray: copy=False is impossible for host data; clnp arrays live "
-                         "on an OpenCL device")
+        return _host_without_copy(obj, d, dev)
     python_data = isinstance(obj, (bool, int, float, complex, list, tuple))
     if isinstance(obj, (bool, int, float, complex)) and d is None:
         d = _scalar_dtype(obj, dev)
@@ -159,7 +163,10 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None,
     if isinstance(obj, (list, tuple)):
         obj = _unwrap_nested(obj)
     try:
-        host = np.asarray(obj) if d is None else np.asarray(obj, dtype=d)
+        # a NumPy array is converted in the upload's one copy, not in a copy of its own
+        host = np.asarray(obj) if d is None or (isinstance(obj, np.ndarray) and
+                                                dkind(obj.dtype) in "biufc") else \
+            np.asarray(obj, dtype=d)
     except OverflowError:
         raise OverflowError(f"asarray: a value of {type(obj).__name__} does not fit "
                             f"{d or 'int64'}") from None
@@ -178,22 +185,60 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None,
                             f"(it holds non-numeric objects; clnp arrays cannot hold Python "
                             f"objects: device memory holds only numbers)")
     if d is None:
-        if not host.dtype.isnative:
-            host = host.astype(host.dtype.newbyteorder("="))
-        try:
-            d = dt.as_dtype(host.dtype)
-        except TypeError:
-            from .._core.scalar_types import unsupported_dtype_message
-            why = unsupported_dtype_message(host.dtype) or (
-                f"NumPy dtype {host.dtype} is not one of clnp's")
-            raise TypeError(f"asarray: cannot convert {type(obj).__name__} to a clnp array: "
-                            f"{why}") from None
+        d = _host_dtype(host, obj)
         if python_data:
             d = _sequence_dtype(host, dev)
     dev.check_dtype(d, "asarray")
-    if host.dtype != d:
-        host = host.astype(d)
-    return Array.from_numpy(host, dev)
+    # one copy: the upload converts (dtype, byte order) and reorders on the way
+    # (NumPy made ``host`` from Python data: no one else holds it, so no private copy)
+    return Array.from_numpy(host, dev, d, private=python_data)
+
+
+def _host_dtype(host: np.ndarray, obj: Any) -> np.dtype:
+    """The clnp dtype of host data (its own, in native byte order)."""
+    hd = host.dtype if host.dtype.isnative else host.dtype.newbyteorder("=")
+    try:
+        return dt.as_dtype(hd)
+    except TypeError:
+        from .._core.scalar_types import unsupported_dtype_message
+        why = unsupported_dtype_message(host.dtype) or (
+            f"NumPy dtype {host.dtype} is not one of clnp's")
+        raise TypeError(f"asarray: cannot convert {type(obj).__name__} to a clnp array: "
+                        f"{why}") from None
+
+
+def _host_without_copy(obj: Any, d: np.dtype | None, dev: Device) -> Array:
+    """``asarray(obj, copy=False)`` of host data: an array over its memory where the device
+    shares host memory and can use it in place (as ``from_dlpack`` does), else ValueError
+    naming what stands in the way."""
+    if isinstance(obj, (bool, int, float, complex, list, tuple)):
+        raise ValueError("asarray: copy=False is impossible for Python data (a list or scalar "
+                         "has no array memory to share); use copy=None")
+    try:
+        host = np.asarray(obj, copy=False)      # NumPy's own rule: no copy on the host side
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"asarray: copy=False but {type(obj).__name__} cannot be viewed "
+                         f"without a copy ({e})") from None
+    hd = _host_dtype(host, obj)
+    if (d is not None and d != host.dtype) or hd != host.dtype:
+        raise ValueError(f"asarray: copy=False but converting {host.dtype} to "
+                         f"{d if d is not None else hd} needs a copy")
+    dev.check_dtype(hd, "asarray")
+    if host.size == 0:
+        return Array.from_numpy(host, dev)       # no elements: nothing is copied
+    shared = _in_place(host, dev)
+    if shared is None:
+        raise ValueError(f"asarray: copy=False but {_why_copied(host, dev)}, so {dev} "
+                         f"would need a copy")
+    return shared
+
+
+def _why_copied(host: np.ndarray, dev: Any) -> str:
+    """Why ``_in_place`` refused ``host``, for copy=False's errors."""
+    return ("the device's memory is not host memory" if not dev.shares_host_memory
+            else "the memory is read-only" if not host.flags.writeable
+            else "the memory is not C-contiguous" if not host.flags.c_contiguous
+            else f"the memory is not aligned to {dev.host_ptr_align} bytes")
 
 
 def _host_from_dlpack(obj: Any) -> np.ndarray:
@@ -1045,11 +1090,8 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
         if shared is not None:
             return shared
         if copy is False:
-            why = ("the device's memory is not host memory" if not dev.shares_host_memory
-                   else "the memory is read-only" if not host.flags.writeable
-                   else "the memory is not C-contiguous" if not host.flags.c_contiguous
-                   else f"the memory is not aligned to {dev.host_ptr_align} bytes")
-            raise BufferError(f"from_dlpack(copy=False): {why}, so {dev} would need a copy")
+            raise BufferError(f"from_dlpack(copy=False): {_why_copied(host, dev)}, so {dev} "
+                              f"would need a copy")
     return Array.from_numpy(host, dev)
 
 

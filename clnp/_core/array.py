@@ -23,6 +23,14 @@ from .attached import implementation
 from .namespace import namespace as _namespace
 
 
+# Host data of at least this many bytes is uploaded to a device that shares host memory by
+# writing it into the new buffer's mapped memory (one pass, converting on the way) instead of
+# an asynchronous copy from a private host copy: the private copy doubled the host memory of
+# a large asarray (issue #25), while below this size the wait for the queue that the map
+# needs would cost more than the copy saves.
+_MAPPED_UPLOAD_BYTES = 1 << 22
+
+
 def c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     strides, acc = [], 1
     for n in reversed(shape):
@@ -75,19 +83,64 @@ class Array(ArrayOperators):
         return cls(buf, 0, tuple(shape), c_strides(shape), dtype, device)
 
     @classmethod
-    def from_numpy(cls, a: np.ndarray, device: Device | None = None) -> "Array":
+    def from_numpy(cls, a: np.ndarray, device: Device | None = None,
+                   dtype: Any = None, *, private: bool = False) -> "Array":
+        """A new array on ``device`` holding a copy of the host array ``a``, converted to
+        ``dtype`` on the way (NumPy's unsafe casting, as ``astype``).
+
+        The copy is the only one: the conversion and the reordering of a non-contiguous
+        ``a`` happen in it. On a device that shares host memory
+        (``Device.shares_host_memory``) an upload of ``_MAPPED_UPLOAD_BYTES`` or more is
+        written straight into the new buffer's mapped memory (the host waits for the queued
+        work first); elsewhere the upload is asynchronous from a private host copy, so the
+        caller may modify ``a`` as soon as this returns.
+
+        Parameters
+        ----------
+        a : numpy.ndarray
+            The host data (any layout, any byte order).
+        device : Device, optional
+            Where the array lives (default: the default device).
+        dtype : dtype, optional
+            The array's dtype (default: ``a``'s).
+        private : bool, optional
+            ``a`` is a temporary no one else holds (made from Python data): it is uploaded
+            from as it is where its layout and dtype are the array's, without a private copy.
+
+        Returns
+        -------
+        Array
+            A C-contiguous array independent of ``a``.
+
+        Examples
+        --------
+        >>> import numpy, clnp
+        >>> from clnp._core.array import Array
+        >>> print(Array.from_numpy(numpy.arange(3.0)[::-1], dtype=clnp.float32))
+        [2. 1. 0.]
+        """
         device = device or default_device()
-        dtype = dt.as_dtype(a.dtype)
+        dtype = dt.as_dtype(a.dtype if dtype is None else dtype)
         device.check_dtype(dtype)
         out = cls.empty(a.shape, dtype, device)
-        if a.size:
-            # always a private copy: the upload is asynchronous, and the caller may modify
-            # its array right after asarray() returns
-            host = np.array(a, dtype=dtype, order="C", copy=True)
-            if _hooks.current() is not None:
-                _hooks.note_upload(out._buf, host)
-            device.keep_until_done(
-                cl.enqueue_copy(device.queue, out._buf, host, is_blocking=False))
+        if not a.size:
+            return out
+        if (device.shares_host_memory and out.nbytes >= _MAPPED_UPLOAD_BYTES
+                and _hooks.current() is None):
+            # the buffer is host memory: convert/copy into it in one pass, with no private
+            # copy (which doubled the host memory of a large asarray, issue #25); the map
+            # waits for the queue, since a pooled buffer may still be in use by queued work
+            mapped = device.map_host_view(out._buf, 0, out.nbytes)
+            np.copyto(mapped.view(dtype).reshape(a.shape), a, casting="unsafe")
+            return out
+        # a private copy (the conversion happens in it): the upload is asynchronous, and
+        # the caller may modify its array right after asarray() returns
+        host = a if private and a.dtype == dtype and a.flags.c_contiguous else \
+            np.array(a, dtype=dtype, order="C", copy=True)
+        if _hooks.current() is not None:
+            _hooks.note_upload(out._buf, host)
+        device.keep_until_done(
+            cl.enqueue_copy(device.queue, out._buf, host, is_blocking=False))
         return out
 
     # ------------------------------------------------------------------ attributes
@@ -374,27 +427,101 @@ class Array(ArrayOperators):
         return lo, hi + 1
 
     def to_numpy(self) -> np.ndarray:
-        """Copy to a new NumPy array (waits for pending work on the queue)."""
+        """A new NumPy array with a copy of the elements (waits for pending work on the
+        queue); ``numpy.asarray(x)`` is a view instead where the device shares host memory
+        (see ``__array__``).
+
+        Returns
+        -------
+        numpy.ndarray
+            A writable copy, independent of the array.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> h = clnp.arange(3).to_numpy()
+        >>> h[0] = 7
+        >>> h.tolist()
+        [7, 1, 2]
+        """
         if self.size == 0:
             return np.empty(self._shape, self._dtype)
         lo, hi = self._span()
+        whole = self.is_contiguous and lo == self._offset and hi - lo == self.size
+        if not whole and self._device.shares_host_memory:
+            # one copy of the elements from the mapped memory, not the span then the elements
+            return np.array(_shared_host_view(self))
         host = np.empty(hi - lo, self._dtype)
         if _hooks.current() is not None:
             _hooks.note_readback()
         cl.enqueue_copy(self._device.queue, host, self._buf,
                         src_offset=lo * self._dtype.itemsize, is_blocking=True)
-        if self.is_contiguous and lo == self._offset and hi - lo == self.size:
+        if whole:
             return host.reshape(self._shape)
         view = np.lib.stride_tricks.as_strided(
             host[self._offset - lo:], self._shape, self.strides)
         return np.array(view)
 
-    def __array__(self, dtype=None, copy=None) -> np.ndarray:
-        if copy is False:
-            raise ValueError("clnp arrays live on an OpenCL device; converting to NumPy "
-                             "always copies")
-        a = self.to_numpy()
-        return a if dtype is None else a.astype(dtype, copy=False)
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        """``numpy.asarray(x)``, ``numpy.array(x)`` (NumPy 2's protocol).
+
+        On a device that shares host memory (``Device.shares_host_memory``: PoCL and other
+        CPU devices) the result is a view of the array's own memory, as ``numpy.asarray`` of
+        a NumPy array is: handed out once the work queued on the device has finished, with
+        the array's shape and strides, writable, and keeping the memory alive. Writes through
+        it are the array's (a kernel enqueued later reads them), and clnp work enqueued later
+        that writes the array is seen in it after the next sync point (``clnp.synchronize()``,
+        or any read of the device's data to the host). Elsewhere it is a host copy, read-only
+        under ``copy=None`` since writes to it could never reach the array.
+
+        Parameters
+        ----------
+        dtype : dtype, optional
+            The result's dtype; a different one than the array's is a conversion (a copy).
+        copy : bool, optional
+            True: always a new, writable copy. False: never a copy (ValueError where the
+            device's memory is not host memory, or ``dtype`` needs a conversion). None: the
+            view where there can be one, else a copy.
+
+        Returns
+        -------
+        numpy.ndarray
+
+        Raises
+        ------
+        ValueError
+            ``copy=False`` where a view is impossible.
+
+        Examples
+        --------
+        >>> import numpy, clnp
+        >>> x = clnp.zeros(3, dtype=clnp.float32)
+        >>> h = numpy.asarray(x)                 # on a CPU device: x's own memory
+        >>> if h.flags.writeable:
+        ...     h[0] = 5.0
+        >>> float(x[0]) == (5.0 if x.device.shares_host_memory else 0.0)
+        True
+        """
+        want = self._dtype if dtype is None else np.dtype(dtype)
+        shared = self._device.shares_host_memory
+        if copy is False and not (shared and want == self._dtype):
+            why = (f"the memory of {self._device} is not host memory" if not shared else
+                   f"converting {self._dtype} to {want} needs a copy")
+            raise ValueError(f"__array__(copy=False): {why}, so NumPy cannot view the clnp "
+                             f"array's memory; use copy=None or numpy.array(x)")
+        if shared:
+            view = _shared_host_view(self)
+            if copy is True or want != self._dtype:
+                return np.array(view, dtype=want, copy=True)    # one copy, converted
+            return view
+        host = self.to_numpy()
+        if want != self._dtype:
+            return host.astype(want)         # a conversion: a new array, as NumPy's
+        if copy is None:
+            # NumPy would have handed out the array itself: writes to this copy would be
+            # lost silently (scipy's output=, in-place NumPy code), so refuse them
+            host.flags.writeable = False
+        return host
 
     def tolist(self) -> Any:
         return self.to_numpy().tolist()
@@ -653,15 +780,21 @@ class _SharedHostView:
 
 def _shared_host_view(x: Array) -> np.ndarray:
     """``x``'s own memory as a NumPy array, on a device that shares host memory: the span
-    of the buffer ``x`` views, mapped, with ``x``'s shape and strides (no copy)."""
+    of the buffer ``x`` views, mapped once the work queued before has finished (the sync
+    point), with ``x``'s shape and strides (no copy). The view's base holds ``x`` and the
+    mapping, so the buffer stays ``x``'s while NumPy holds it."""
     item = x._dtype.itemsize
     if x.size == 0:
         return np.empty(x._shape, x._dtype)
+    if _hooks.current() is not None:
+        _hooks.note_readback()              # launch capture cannot replay a host read
     lo, hi = x._span()
     mapped = x._device.map_host_view(x._buf, lo * item, (hi - lo) * item)
     view = np.ndarray(x._shape, x._dtype, buffer=mapped, offset=(x._offset - lo) * item,
                       strides=tuple(s * item for s in x._strides))
-    return np.asarray(_SharedHostView(x, view))
+    host = np.asarray(_SharedHostView(x, view))
+    # the array interface spells bfloat16 (ml_dtypes) as raw 'V2': give it its dtype back
+    return host if host.dtype == x._dtype else host.view(x._dtype)
 
 
 try:  # NumPy's repr/str with a replaceable body formatter (NumPy >= 2.0)

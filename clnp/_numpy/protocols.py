@@ -379,9 +379,12 @@ def _special_where(args: tuple, kwargs: dict, device: Any) -> Any:
     return ns.where(cond, x, y)
 
 
-# (shares_memory/may_share_memory are clnp functions: exact for views of one buffer, False
-# between host and device memory, which never overlap)
+# (shares_memory/may_share_memory are clnp functions: exact for views of one buffer, and
+# by address between a NumPy array and a clnp array of a device that shares host memory,
+# whose numpy.asarray is its memory; False between host and device memory, which never
+# overlap. They take their arguments as given: an upload would compare a fresh copy.)
 _SPECIAL = {"where": _special_where}
+_AS_GIVEN = frozenset({"shares_memory", "may_share_memory"})
 
 
 def array_function(func: Any, types: tuple, args: tuple, kwargs: dict) -> Any:
@@ -393,6 +396,8 @@ def array_function(func: Any, types: tuple, args: tuple, kwargs: dict) -> Any:
     special = _SPECIAL.get(name) if impl is not None or name in _SPECIAL else None
     if impl is None and special is None:
         raise TypeError(not_implemented_message(func))
+    if impl is not None and name in _AS_GIVEN:
+        return impl(*args, **kwargs)
     device = _find_device(args) or _find_device(kwargs)
     if special is not None:
         return special(tuple(_upload(a, device) for a in args),

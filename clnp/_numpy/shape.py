@@ -516,9 +516,34 @@ def _span(a: Any) -> tuple[Any, int, int]:
     return a._buf, lo * a.dtype.itemsize, hi * a.dtype.itemsize
 
 
+def _host_side(v: Any) -> np.ndarray | None:
+    """``v`` as host memory NumPy can compare addresses of: a NumPy array itself, a clnp
+    array of a device that shares host memory as its view (``numpy.asarray``, the same
+    memory), else None (device memory is never a NumPy array's)."""
+    if isinstance(v, np.ndarray):
+        return v
+    if is_array(v) and getattr(v.device, "shares_host_memory", False):
+        try:
+            return np.asarray(v)
+        except TypeError:               # a traced value has no memory yet
+            return None
+    return None
+
+
+def _mixed(a: Any, b: Any, fn: Callable[[Any, Any], Any]) -> bool | None:
+    """NumPy's answer for a NumPy array against a clnp array (``numpy.asarray(x)`` of a CPU
+    device's array is ``x``'s memory, so code that copies unless ``may_share_memory``, as
+    scikit-learn's ``check_array``, must hear True); None when neither is a NumPy array."""
+    if not (isinstance(a, np.ndarray) or isinstance(b, np.ndarray)):
+        return None
+    ha, hb = _host_side(a), _host_side(b)
+    return False if ha is None or hb is None else bool(fn(ha, hb))
+
+
 def may_share_memory(a: Any, b: Any, max_work: Any = None) -> bool:
     """Whether ``a`` and ``b`` might share memory: same buffer, overlapping byte ranges
-    (NumPy's ``may_share_memory``).
+    (NumPy's ``may_share_memory``). A NumPy array and a clnp array of a device that shares
+    host memory are compared by address, as ``numpy.asarray(x)`` views ``x``'s memory.
 
     Parameters
     ----------
@@ -539,6 +564,9 @@ def may_share_memory(a: Any, b: Any, max_work: Any = None) -> bool:
     >>> np.may_share_memory(x[:5], x[5:]), np.may_share_memory(x, x[::2])
     (False, True)
     """
+    mixed = _mixed(a, b, np.may_share_memory)
+    if mixed is not None:
+        return mixed
     if not (is_array(a) and is_array(b)):
         return False
     if a.size == 0 or b.size == 0:
@@ -551,7 +579,8 @@ def may_share_memory(a: Any, b: Any, max_work: Any = None) -> bool:
 def shares_memory(a: Any, b: Any, max_work: Any = None) -> bool:
     """Whether ``a`` and ``b`` share an element of memory (NumPy's ``shares_memory``: an
     exact answer, found by comparing the byte offsets of both views' elements on the host
-    when their ranges overlap).
+    when their ranges overlap). A NumPy array and a clnp array of a device that shares host
+    memory are compared by address, as ``numpy.asarray(x)`` views ``x``'s memory.
 
     Parameters
     ----------
@@ -572,6 +601,9 @@ def shares_memory(a: Any, b: Any, max_work: Any = None) -> bool:
     >>> np.shares_memory(x[::2], x[1::2]), np.shares_memory(x, x[3])
     (False, True)
     """
+    mixed = _mixed(a, b, np.shares_memory)
+    if mixed is not None:
+        return mixed
     if not may_share_memory(a, b):
         return False
 
