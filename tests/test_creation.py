@@ -264,8 +264,12 @@ def test_full_array_fill_and_errors(device):
         clnp.full(2, "a", device=device)
     with pytest.raises(ValueError, match="NaN"):
         clnp.full(2, float("nan"), dtype=clnp.int32, device=device)
-    with pytest.raises(ValueError, match=r"\(2,\)"):
-        clnp.full(2, clnp.ones(2, device=device))
+    # an n-d fill_value broadcasts to the shape, as in NumPy (issue #25); one that does
+    # not raises, naming it
+    same(clnp.full((2, 2), clnp.asarray([1.0, 2.0], device=device)),
+         np.full((2, 2), [1.0, 2.0]))
+    with pytest.raises(ValueError, match=r"full: fill_value of shape \(3,\)"):
+        clnp.full(2, clnp.ones(3, device=device))
 
 
 def test_like_functions(device):

@@ -305,7 +305,7 @@ def empty(shape: Any, *, dtype: Any = None, device: Any = None) -> Array:
 
     Parameters
     ----------
-    shape : int or tuple of int
+    shape : int, tuple of int, or a 0-d or 1-d integer array
         The result's shape.
     dtype : dtype, optional
         The dtype (default: the default floating type).
@@ -364,13 +364,14 @@ def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) 
 
     Parameters
     ----------
-    shape : int or tuple of int
+    shape : int, tuple of int, or a 0-d or 1-d integer array
         The result's shape.
-    fill_value : bool, int, float, complex or 0-d array
-        The value.
+    fill_value : bool, int, float, complex or array_like
+        The value; an array (clnp or NumPy, 0-d or n-d, or a list) broadcasts to
+        ``shape``, as in NumPy.
     dtype : dtype, optional
         The dtype (default: from the value's Python type: bool, int64, the default float
-        or complex; or a 0-d array's dtype).
+        or complex; or an array's dtype).
     device : Device, optional
         Where the result lives (default: the default device, or ``x``'s device).
     order : {'C', 'K', 'A', 'F'}, optional
@@ -388,6 +389,8 @@ def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) 
     ------
     OverflowError
         ``fill_value`` does not fit an integer ``dtype``.
+    ValueError
+        An array ``fill_value`` that does not broadcast to ``shape``.
 
     Examples
     --------
@@ -395,16 +398,28 @@ def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) 
     >>> print(clnp.full((2, 2), 7))
     [[7 7]
      [7 7]]
+    >>> print(clnp.full((2, 3), clnp.asarray([1.0, 2.0, 3.0])))
+    [[1. 2. 3.]
+     [1. 2. 3.]]
     """
+    return _full(shape, fill_value, dtype, device, "full")
+
+
+def _full(shape: Any, fill_value: Any, dtype: Any, device: Any, fname: str) -> Any:
+    """``full`` on behalf of ``fname`` (``full_like`` names itself in its errors)."""
     dev = _device(device)
-    shape = normalize_shape(shape, "full")
+    shape = normalize_shape(shape, fname)
+    if isinstance(fill_value, (np.ndarray, list, tuple)):
+        fill_value = asarray(fill_value, device=dev)   # NumPy's array-valued fill
     if is_array(fill_value):
-        if fill_value.ndim != 0:
-            raise ValueError(f"full: fill_value must be a scalar or a 0-d array; got shape "
-                             f"{fill_value.shape}")
-        d = _dtype(dtype, dev, "full") or fill_value.dtype
+        d = _dtype(dtype, dev, fname) or fill_value.dtype
         if fill_value.device is not dev:
             fill_value = asarray(fill_value, device=dev)
+        fs = tuple(fill_value.shape)     # NumPy broadcasts it to the result's own shape
+        if len(fs) > len(shape) or any(f not in (1, n) for f, n in
+                                       zip(fs[::-1], shape[::-1])):
+            raise ValueError(f"{fname}: fill_value of shape {fs} does not broadcast to the "
+                             f"shape {shape}")
         broadcast_to = _namespace().broadcast_to     # manipulation: later in this layer
         v = broadcast_to(fill_value, shape)
         return primitive("convert_element_type").bind(v, dtype=d) if d != v.dtype else \
@@ -414,12 +429,12 @@ def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) 
             dtype = dt.as_dtype(fill_value.dtype)   # NumPy scalars keep their dtype
         fill_value = fill_value.item()
     if not isinstance(fill_value, (bool, int, float, complex)):
-        raise TypeError(f"full: fill_value must be a Python scalar; got "
+        raise TypeError(f"{fname}: fill_value must be a scalar or an array of numbers; got "
                         f"{type(fill_value).__name__}")
-    d = _dtype(dtype, dev, "full") or _scalar_dtype(fill_value, dev)
+    d = _dtype(dtype, dev, fname) or _scalar_dtype(fill_value, dev)
     if d == dt.int64 and dtype is None and not _I64_MIN <= fill_value <= _I64_MAX:
-        raise OverflowError(f"full: Python integer {fill_value} does not fit int64")
-    fill_value = _check_fill(fill_value, d, "full")
+        raise OverflowError(f"{fname}: Python integer {fill_value} does not fit int64")
+    fill_value = _check_fill(fill_value, d, fname)
     return primitive("full").bind(shape=shape, value=fill_value, dtype=d, device=dev)
 
 
@@ -428,7 +443,7 @@ def zeros(shape: Any, *, dtype: Any = None, device: Any = None) -> Any:
 
     Parameters
     ----------
-    shape : int or tuple of int
+    shape : int, tuple of int, or a 0-d or 1-d integer array
         The result's shape.
     dtype : dtype, optional
         The dtype (default: the default floating type).
@@ -457,7 +472,8 @@ def zeros(shape: Any, *, dtype: Any = None, device: Any = None) -> Any:
     [0. 0. 0.]
     """
     dev = _device(device)
-    return full(shape, 0, dtype=_dtype(dtype, dev, "zeros") or dev.default_float, device=dev)
+    return full(normalize_shape(shape, "zeros"), 0,
+                dtype=_dtype(dtype, dev, "zeros") or dev.default_float, device=dev)
 
 
 def ones(shape: Any, *, dtype: Any = None, device: Any = None) -> Any:
@@ -465,7 +481,7 @@ def ones(shape: Any, *, dtype: Any = None, device: Any = None) -> Any:
 
     Parameters
     ----------
-    shape : int or tuple of int
+    shape : int, tuple of int, or a 0-d or 1-d integer array
         The result's shape.
     dtype : dtype, optional
         The dtype (default: the default floating type).
@@ -495,7 +511,8 @@ def ones(shape: Any, *, dtype: Any = None, device: Any = None) -> Any:
      [1 1 1]]
     """
     dev = _device(device)
-    return full(shape, 1, dtype=_dtype(dtype, dev, "ones") or dev.default_float, device=dev)
+    return full(normalize_shape(shape, "ones"), 1,
+                dtype=_dtype(dtype, dev, "ones") or dev.default_float, device=dev)
 
 
 def _like(x: Any, dtype: Any, device: Any, fname: str) -> tuple[tuple[int, ...], np.dtype,
@@ -616,9 +633,10 @@ def full_like(x: Any, /, fill_value: Any, *, dtype: Any = None, device: Any = No
     ----------
     x : array
         Input array.
-    fill_value : bool, int, float or complex
+    fill_value : bool, int, float, complex or array_like
         The value; cast to the dtype as NumPy does (a float truncates into an integer
-        array).
+        array). An array (clnp or NumPy, 0-d or n-d, or a list) broadcasts to ``x``'s
+        shape, as in NumPy.
     dtype : dtype, optional
         The dtype (default: ``x``'s).
     device : Device, optional
@@ -641,9 +659,12 @@ def full_like(x: Any, /, fill_value: Any, *, dtype: Any = None, device: Any = No
     >>> import clnp
     >>> print(clnp.full_like(clnp.arange(3), 2.7))
     [2 2 2]
+    >>> print(clnp.full_like(clnp.zeros((2, 2)), clnp.asarray([1.0, 2.0])))
+    [[1. 2.]
+     [1. 2.]]
     """
     shape, d, dev = _like(x, dtype, device, "full_like")
-    return full(shape, fill_value, dtype=d, device=dev)
+    return _full(shape, fill_value, d, dev, "full_like")
 
 
 def _real_scalar(v: Any, name: str, fname: str) -> Any:
@@ -751,9 +772,11 @@ def linspace(start: Any, stop: Any, /, num: int, *, dtype: Any = None, device: A
 
     Parameters
     ----------
-    start : float or complex
-        The first sample.
-    stop : float or complex
+    start : float, complex or array_like
+        The first sample. The namespace function also takes NumPy scalars and arrays
+        (clnp or NumPy, 0-d or n-d) as NumPy does: computed in their dtype, broadcast
+        against ``stop``, one run of samples per element.
+    stop : float, complex or array_like
         The last sample (or the excluded end).
     num : int
         Number of samples, at least 0.
@@ -766,12 +789,14 @@ def linspace(start: Any, stop: Any, /, num: int, *, dtype: Any = None, device: A
     retstep : bool, default False
         NumPy's option to also return the step: ``(samples, step)``.
     axis : int, default 0
-        Only 0 (or -1) for scalar ``start`` and ``stop``; other values raise ValueError.
+        Where the samples run when the bounds are arrays; 0 (or -1) for scalar bounds,
+        other values raising NumPy's AxisError.
 
     Returns
     -------
     array
-        1-D array of ``num`` samples.
+        ``num`` samples: 1-D for scalar bounds, else of shape ``(num,)`` plus the bounds'
+        broadcast shape, the samples axis moved to ``axis``.
 
     Raises
     ------
@@ -785,6 +810,9 @@ def linspace(start: Any, stop: Any, /, num: int, *, dtype: Any = None, device: A
     [0.   0.25 0.5  0.75 1.  ]
     >>> print(clnp.linspace(0, 1, 4, endpoint=False))
     [0.   0.25 0.5  0.75]
+    >>> print(clnp.linspace(clnp.asarray([0.0, 1.0]), 2.0, 3, axis=1))
+    [[0.  1.  2. ]
+     [1.  1.5 2. ]]
     """
     dev = _device(device)
     try:

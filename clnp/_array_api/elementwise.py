@@ -324,7 +324,8 @@ def where(condition, x1=_UNSET, x2=_UNSET, /):
     ----------
     condition : Array or array_like
         Where true, take ``x1``. A non-boolean condition counts its non-zero elements as
-        true (NumPy); lists and NumPy arrays are uploaded.
+        true (NumPy); lists and NumPy arrays are uploaded, and a Python or NumPy scalar
+        acts as a 0-d condition.
     x1, x2 : Array, array_like or Python scalar, optional
         The values; the result dtype is their promoted dtype (NEP 50 for Python scalars).
         Both omitted: ``where(condition)`` is ``nonzero(condition)``, as in NumPy.
@@ -363,6 +364,11 @@ def where(condition, x1=_UNSET, x2=_UNSET, /):
     norm, device = _normalize("where", (condition, x1, x2))
     _check_operands("where", norm)
     condition, x1, x2 = norm
+    if isinstance(condition, (_Strong, bool, int, float, complex)):
+        # NumPy takes a scalar condition (a NumPy bool from a host test, say) as a 0-d one
+        from .creation import asarray
+        condition = asarray(bool(condition.value if isinstance(condition, _Strong)
+                                 else condition), device=device)
     if not is_array(condition):
         raise TypeError(f"where: condition must be an array; got "
                         f"{type(condition).__name__}")

@@ -5,8 +5,11 @@ import math
 import operator
 from typing import Any, Sequence
 
+import numpy as np
+
 from .._core import dtypes as dt
-from .._core.checks import check_array, is_array, normalize_axes, normalize_axis, normalize_shape
+from .._core.checks import (check_array, is_array, normalize_axes, normalize_axis,
+                            normalize_shape, ints_of_array, shape_from_array)
 from .._core.prims import primitive
 from .._core.dtypes import kind as dkind
 from .._core.namespace import namespace as _namespace
@@ -128,8 +131,9 @@ def reshape(x: Any, /, shape: Sequence[int], *, copy: bool | None = None) -> Any
     ----------
     x : array
         Input array.
-    shape : tuple of int
-        The new shape; one dimension may be -1.
+    shape : int, tuple of int, or a 0-d or 1-d integer array
+        The new shape; one dimension may be -1. An array (clnp or NumPy) is read on the
+        host, as NumPy reads it through ``__index__``.
     copy : bool, optional
         True copies; False raises when a view is impossible; None makes a view whenever
         the strides allow it.
@@ -155,7 +159,9 @@ def reshape(x: Any, /, shape: Sequence[int], *, copy: bool | None = None) -> Any
      [3 4 5]]
     """
     check_array(x, "reshape")
-    if not isinstance(shape, (tuple, list)):
+    if is_array(shape) or isinstance(shape, np.ndarray):
+        shape = shape_from_array(shape, "reshape")      # NumPy's 0-d or 1-d array shape
+    elif not isinstance(shape, (tuple, list)):
         shape = (shape,)
     try:
         shape = list(operator.index(n) for n in shape)
@@ -566,9 +572,9 @@ def roll(x: Any, /, shift: int | tuple[int, ...], *,
     ----------
     x : array
         Input array.
-    shift : int or tuple of int
+    shift : int, tuple of int, or a 0-d or 1-d integer array
         The shifts; they broadcast against ``axis``, and shifts naming the same axis add
-        up (as in NumPy).
+        up (as in NumPy). An array (clnp or NumPy) is read on the host.
     axis : int or tuple of int, optional
         The axes (the flattened array when None).
 
@@ -587,8 +593,13 @@ def roll(x: Any, /, shift: int | tuple[int, ...], *,
     >>> import clnp
     >>> print(clnp.roll(clnp.arange(5), 2))
     [3 4 0 1 2]
+    >>> print(clnp.roll(clnp.arange(6).reshape(2, 3), clnp.asarray([1, 1]), axis=(0, 1)))
+    [[5 3 4]
+     [2 0 1]]
     """
     check_array(x, "roll")
+    if is_array(shift) or isinstance(shift, np.ndarray):
+        shift = tuple(ints_of_array(shift, "roll", "shift"))   # NumPy's array of shifts
     shifts = tuple(shift) if isinstance(shift, (tuple, list)) else (shift,)
     try:
         shifts = tuple(operator.index(s) for s in shifts)
@@ -699,9 +710,9 @@ def tile(x: Any, repetitions: tuple[int, ...], /) -> Any:
     ----------
     x : array
         Input array.
-    repetitions : tuple of int
+    repetitions : int, tuple of int, or a 0-d or 1-d integer array
         Repetitions per axis; the shorter of ``x.shape`` and ``repetitions`` is padded
-        with leading ones.
+        with leading ones. An array (clnp or NumPy) is read on the host.
 
     Returns
     -------
@@ -719,11 +730,19 @@ def tile(x: Any, repetitions: tuple[int, ...], /) -> Any:
     >>> print(clnp.tile(clnp.asarray([1, 2]), (2, 2)))
     [[1 2 1 2]
      [1 2 1 2]]
+    >>> print(clnp.tile(clnp.asarray([1, 2]), clnp.asarray(2)))
+    [1 2 1 2]
     """
     check_array(x, "tile")
+    if is_array(repetitions) or isinstance(repetitions, np.ndarray):
+        repetitions = ints_of_array(repetitions, "tile", "repetitions")  # NumPy's reps array
     if not isinstance(repetitions, (tuple, list)):
         repetitions = (repetitions,)
-    reps = tuple(operator.index(r) for r in repetitions)
+    try:
+        reps = tuple(operator.index(r) for r in repetitions)
+    except TypeError:
+        raise TypeError(f"tile: repetitions must be an int or a sequence of ints; got "
+                        f"{repetitions!r}") from None
     if any(r < 0 for r in reps):
         raise ValueError(f"tile: repetitions must be non-negative; got {reps}")
     nd = max(len(reps), x.ndim)

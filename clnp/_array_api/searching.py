@@ -212,8 +212,9 @@ def searchsorted(x1: Any, x2: Any, /, *, side: str = "left", sorter: Any = None)
     side : {'left', 'right'}, default 'left'
         ``left`` returns ``i`` with ``x1[i-1] < v <= x1[i]``, ``right`` with ``x1[i-1]
         <= v < x1[i]``.
-    sorter : array, optional
-        Indices that sort ``x1``.
+    sorter : array_like, optional
+        Indices that sort ``x1`` (a NumPy array or a list is uploaded, as NumPy takes
+        them).
 
     Returns
     -------
@@ -246,6 +247,9 @@ def searchsorted(x1: Any, x2: Any, /, *, side: str = "left", sorter: Any = None)
     if is_array(x2) and x2.device is not x1.device:
         raise ValueError(f"searchsorted: x1 is on {x1.device}, x2 on {x2.device}")
     if sorter is not None:
+        if not is_array(sorter) and hasattr(sorter, "__len__") and not isinstance(sorter, str):
+            from .creation import asarray
+            sorter = asarray(sorter, device=x1.device)   # NumPy takes any array_like sorter
         check_array(sorter, "searchsorted", "sorter")
         if dkind(sorter.dtype) not in "iu":
             raise TypeError(f"searchsorted: sorter must have an integer dtype; got "

@@ -5,6 +5,8 @@ from __future__ import annotations
 import operator
 from typing import Any
 
+import numpy as np
+
 from .._core.checks import SCALARS, check_array, is_array, normalize_axis
 from .._core.prims import primitive
 from .._core.dtypes import kind as dkind
@@ -13,16 +15,20 @@ __all__ = ["diff"]
 
 
 def _edge(v: Any, x: Any, ax: int, what: str) -> Any:
-    """``prepend``/``append`` as an array matching ``x`` outside ``ax``; a Python scalar
-    becomes one slice along ``ax`` (NumPy)."""
+    """``prepend``/``append`` as an array matching ``x`` outside ``ax``; a scalar or 0-d
+    array becomes one slice along ``ax`` (NumPy)."""
     if not is_array(v):
-        if not isinstance(v, SCALARS):
-            raise TypeError(f"diff: {what} must be an array or a Python scalar; got "
+        if not isinstance(v, (SCALARS, np.generic, np.ndarray, list, tuple)):
+            raise TypeError(f"diff: {what} must be an array or a scalar; got "
                             f"{type(v).__name__}")
         from .creation import asarray
+        v = asarray(v, device=x.device)     # NumPy's asanyarray: a NumPy dtype is kept
+    if v.ndim == 0:         # NumPy broadcasts a 0-d value to one slice along the axis
         from .manipulation import broadcast_to
+        if v.device is not x.device:
+            raise ValueError(f"diff: x is on {x.device}, {what} on {v.device}")
         shape = tuple(1 if i == ax else n for i, n in enumerate(x.shape))
-        return broadcast_to(asarray(v, device=x.device), shape)
+        return broadcast_to(v, shape)
     if v.ndim != x.ndim or any(m != n for i, (m, n) in enumerate(zip(v.shape, x.shape))
                                if i != ax):
         raise ValueError(f"diff: {what} of shape {v.shape} does not match x of shape "
@@ -50,11 +56,12 @@ def diff(x: Any, /, *, axis: int = -1, n: int = 1, prepend: Any = None,
         The axis.
     n : int, default 1
         The order; higher orders are computed recursively.
-    prepend : array or scalar, optional
+    prepend : array_like or scalar, optional
         Values joined before ``x`` along ``axis`` (same shape as ``x`` except along it;
-        other dtypes promote).
-    append : array or scalar, optional
-        Values joined after ``x``.
+        other dtypes promote); a scalar or 0-d array (clnp or NumPy) is one slice of it,
+        as in NumPy.
+    append : array_like or scalar, optional
+        Values joined after ``x``, taking the same forms.
 
     Returns
     -------
@@ -78,6 +85,8 @@ def diff(x: Any, /, *, axis: int = -1, n: int = 1, prepend: Any = None,
     [3 5 7]
     >>> print(clnp.diff(x, n=2))
     [2 2]
+    >>> print(clnp.diff(x, prepend=clnp.asarray(0)))
+    [1 3 5 7]
     """
     check_array(x, "diff")
     try:

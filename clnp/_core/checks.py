@@ -133,9 +133,30 @@ def _prefix_message(e: BaseException, name: str, word: "re.Pattern[str]") -> Non
     e.args = (f"{name}: {msg}",)
 
 
+def ints_of_array(v: Any, fname: str, name: str) -> list[int]:
+    """A 0-d or 1-d integer array (clnp or NumPy) given where NumPy takes an int or a
+    sequence of ints (a shape, shifts, repetitions), as a list of Python ints.
+
+    NumPy reads such arrays through ``__index__``; a clnp array is read back once, not
+    element by element.
+    """
+    h = v.to_numpy() if is_array(v) else np.asarray(v)
+    if h.ndim > 1 or h.dtype.kind not in "iu":
+        raise TypeError(f"{fname}: {name} must be an int or a sequence of ints; got an array "
+                        f"of dtype {h.dtype} and shape {h.shape}")
+    return h.reshape(-1).tolist()
+
+
+def shape_from_array(shape: Any, fname: str) -> list[int]:
+    """A 0-d or 1-d integer array (clnp or NumPy) given as a shape, as a list of ints."""
+    return ints_of_array(shape, fname, "shape")
+
+
 def normalize_shape(shape: Any, fname: str) -> tuple[int, ...]:
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
         shape = (shape,)
+    elif is_array(shape) or isinstance(shape, np.ndarray):
+        shape = shape_from_array(shape, fname)
     try:
         out = tuple(operator.index(n) for n in shape)
     except TypeError:

@@ -188,7 +188,11 @@ class ArrayOperators:
         (3, 2)
         """
         if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
-            shape = tuple(shape[0])
+            s0 = shape[0]
+            if hasattr(s0, "to_numpy"):
+                s0 = s0.to_numpy()      # a clnp array as the shape (NumPy's too): one read
+            # a 0-d or 1-d array as NumPy takes it; reshape checks its elements are ints
+            shape = tuple(np.atleast_1d(s0)) if isinstance(s0, np.ndarray) else tuple(s0)
         if order == "A":
             # NumPy's 'A': Fortran index order for an array Fortran- but not C-contiguous
             f = self.flags

@@ -41,6 +41,15 @@ def _arr(a: Any, device: Any = None, dtype: Any = None) -> Any:
     return xp.asarray(a, dtype=dtype, device=device)
 
 
+def _host_scalar(v: Any) -> Any:
+    """A 0-d array (clnp: one device read; NumPy) as the NumPy scalar it holds, where NumPy
+    takes it as a number (a count, an index, a bound read on the host); anything else as it
+    is."""
+    if getattr(v, "ndim", None) == 0 and (is_array(v) or isinstance(v, np.ndarray)):
+        return v.to_numpy()[()] if is_array(v) else v[()]
+    return v
+
+
 def _default_float(device: Any) -> np.dtype:
     return (device or _xp().default_device()).default_float
 

@@ -13,7 +13,7 @@ from .._core import dtypes as dt
 from .._core.checks import is_array
 from .._core.dtypes import kind as dkind
 from .._core.namespace import namespace as _xp
-from .array_likes import _arr, _check_real
+from .array_likes import _arr, _check_real, _host_scalar
 
 __all__ = ["bincount", "histogram", "histogram_bin_edges", "argwhere", "flatnonzero"]
 
@@ -114,9 +114,10 @@ def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None,
     a : array_like
         Input data of a real dtype (flattened).
     bins : int, sequence of scalars, array or str, default 10
-        A number of equal-width bins over ``range``, a monotonically increasing array of
-        edges, or the name of NumPy's estimator of the bin width: ``'auto'``, ``'fd'``,
-        ``'doane'``, ``'scott'``, ``'stone'``, ``'rice'``, ``'sturges'``, ``'sqrt'``
+        A number of equal-width bins over ``range`` (a 0-d integer array is one), a
+        monotonically increasing array of edges, or the name of NumPy's estimator of the
+        bin width: ``'auto'``, ``'fd'``, ``'doane'``, ``'scott'``, ``'stone'``, ``'rice'``,
+        ``'sturges'``, ``'sqrt'``
         (computed from the data's statistics on the device; see ``clnp._numpy.histogram_bins``).
     range : (float, float), optional
         The lower and upper edge (default ``(a.min(), a.max())``).
@@ -158,6 +159,7 @@ def _bin_edges(x: Any, bins: Any, range: Any, weighted: bool) -> Any:
     xp = _xp()
     dev = x.device
     estimator = None
+    bins = _host_scalar(bins)         # a 0-d array is a number of bins, as in NumPy
     if isinstance(bins, str):
         from .histogram_bins import ESTIMATORS
         if bins not in ESTIMATORS:
@@ -226,9 +228,10 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
     a : array_like
         Input data of a real dtype (flattened).
     bins : int, sequence of scalars, array or str, default 10
-        A number of equal-width bins over ``range``, a monotonically increasing array of
-        edges, or the name of one of NumPy's bin-width estimators (``'auto'``, ``'fd'``,
-        ``'doane'``, ``'scott'``, ``'stone'``, ``'rice'``, ``'sturges'``, ``'sqrt'``; see
+        A number of equal-width bins over ``range`` (a 0-d integer array is one), a
+        monotonically increasing array of edges, or the name of one of NumPy's bin-width
+        estimators (``'auto'``, ``'fd'``, ``'doane'``, ``'scott'``, ``'stone'``, ``'rice'``,
+        ``'sturges'``, ``'sqrt'``; see
         :func:`histogram_bin_edges`).
     range : (float, float), optional
         The lower and upper edge (default ``(a.min(), a.max())``).

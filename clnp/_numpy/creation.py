@@ -12,34 +12,129 @@ import numpy as np
 from .._core import dtypes as dt
 from .._core.checks import is_array
 from .._core.namespace import namespace as _xp
-from .array_likes import _arr, _device_of, _inexact
+from .array_likes import _arr, _device_of, _host_scalar, _inexact
 from .queries import shape
 
 __all__ = ["logspace", "geomspace", "copy", "identity", "tri", "ascontiguousarray", "asanyarray"]
 
 
+_PY = (bool, int, float, complex)
+
+
+def _bounds_dtype(values: tuple[Any, ...], device: Any) -> Any:
+    """NumPy's ``result_type(start, stop)`` made inexact: arrays and NumPy scalars keep
+    their dtype, Python scalars are weak (NEP 50)."""
+    strong = [v.dtype if is_array(v) else np.asarray(v).dtype
+              for v in values if type(v) not in _PY]     # np.float64 is strong, not weak
+    res = dt.as_dtype(strong[0])
+    for d in strong[1:]:
+        res = dt.promote(res, dt.as_dtype(d))
+    for v in values:
+        if type(v) in _PY:
+            res = dt.promote(res, dt.weak_scalar_dtype(v, res))
+    if res.kind in "biu":
+        res = device.default_float
+    if not device.supports(res):
+        res = device.default_complex if res.kind == "c" else device.default_float
+    return res
+
+
+def linspace_arrays(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
+                    retstep: bool = False, dtype: Any = None, axis: Any = 0, *,
+                    device: Any = None) -> Any:
+    """NumPy's ``linspace`` for bounds that are not both Python scalars: 0-d or n-d arrays
+    (clnp or NumPy) and NumPy scalars, computed in their dtype and broadcast together (the
+    samples run along ``axis``). Called by ``clnp.linspace`` for such bounds.
+
+    Parameters
+    ----------
+    start, stop : array_like
+        The bounds; arrays broadcast together.
+    num : int, default 50
+        Number of samples (a 0-d integer array is read).
+    endpoint : bool, default True
+        Include ``stop``.
+    retstep : bool, default False
+        Also return the step (an array of the bounds' broadcast shape).
+    dtype : dtype, optional
+        The result dtype (default: the bounds' dtype, made floating).
+    axis : int, default 0
+        Where the samples run in the result.
+    device : Device, optional
+        Where the result lives (default: the bounds' device).
+
+    Returns
+    -------
+    array or (array, array)
+        The samples, of shape ``(num,) + broadcast shape`` with the samples axis moved to
+        ``axis``; and the step with ``retstep``.
+
+    Raises
+    ------
+    ValueError
+        ``num`` is negative.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> print(clnp.linspace(clnp.asarray([0.0, 1.0]), 2.0, 3))
+    [[0.  1. ]
+     [1.  1.5]
+     [2.  2. ]]
+    """
+    xp = _xp()
+    try:
+        num = operator.index(num)
+    except TypeError:
+        raise TypeError(f"linspace: num must be an int; got {type(num).__name__}") from None
+    if num < 0:
+        raise ValueError(f"linspace: num must be non-negative; got {num}")
+    for v, name in ((start, "start"), (stop, "stop")):
+        if not (is_array(v) or isinstance(v, (_PY, np.generic, np.ndarray, list, tuple))):
+            raise TypeError(f"linspace: {name} must be a number or an array of numbers; got "
+                            f"{type(v).__name__}")
+    dev = device or _device_of(start, stop) or _xp().default_device()
+    work = _bounds_dtype((start, stop), dev)
+    s, e = (_arr(v, dev, dtype=work) for v in (start, stop))
+    s, e = xp.broadcast_arrays(s, e)
+    div = (num - 1) if endpoint else num
+    delta = xp.subtract(e, s)
+    y = xp.reshape(xp.arange(num, dtype=work, device=dev), (num,) + (1,) * delta.ndim)
+    if div > 0:
+        step = xp.divide(delta, div)
+        # NumPy's special case for a step that underflows to zero (gh-5437), taken when any
+        # slice has one: divide first, then scale (one value read back, as NumPy reads it)
+        if bool(xp.any(xp.equal(step, 0))):
+            y = xp.multiply(xp.divide(y, div), delta)
+        else:
+            y = xp.multiply(y, step)
+    else:
+        step = math.nan             # NumPy's undefined step: a Python NaN
+        y = xp.multiply(y, delta)
+    y = xp.add(y, s)
+    if endpoint and num > 1:
+        y[-1, ...] = e
+    axis = operator.index(axis)
+    if axis != 0:
+        y = xp.moveaxis(y, 0, axis)
+    if dtype is not None:
+        d = dt.as_dtype(dtype)
+        if d.kind in "iu":
+            y = xp.floor(y)
+        y = xp.astype(y, d)
+    return (y, step) if retstep else y
+
+
 def _linspace_any(start: Any, stop: Any, num: int, endpoint: bool, axis: int,
                   device: Any) -> Any:
-    """NumPy's linspace for scalar or array bounds (in the default float type)."""
+    """NumPy's linspace for scalar or array bounds."""
     xp = _xp()
-    scalar = all(not is_array(v) and np.ndim(v) == 0 for v in (start, stop))
-    if scalar:
-        s = start.item() if isinstance(start, np.generic) else start
-        e = stop.item() if isinstance(stop, np.generic) else stop
+    if all(type(v) in _PY for v in (start, stop)):
+        s, e = start, stop
         if isinstance(s, bool) or isinstance(e, bool):
             s, e = int(s), int(e)
         return xp.linspace(s, e, num, endpoint=endpoint, device=device)
-    device = device or _device_of(start, stop)
-    s, e = _inexact(_arr(start, device)), _inexact(_arr(stop, device))
-    s, e = xp.broadcast_arrays(s, e)
-    div = (num - 1) if endpoint else num
-    shape = (num,) + (1,) * s.ndim
-    t = xp.reshape(xp.arange(num, dtype=s.dtype, device=s.device), shape)
-    step = (e - s) / div if div > 0 else (e - s) * 0.0
-    y = t * step + s
-    if endpoint and num > 1:
-        y[-1, ...] = e
-    return xp.moveaxis(y, 0, axis) if axis != 0 else y
+    return linspace_arrays(start, stop, num, endpoint, axis=axis, device=device)
 
 
 def logspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, base: Any = 10.0,
@@ -98,9 +193,10 @@ def geomspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype
 
     Parameters
     ----------
-    start : float
-        The first sample, non-zero.
-    stop : float
+    start : float or array_like
+        The first sample, non-zero. Arrays (clnp or NumPy) broadcast against ``stop``
+        and give one progression per element, as in NumPy; a 0-d array is a number.
+    stop : float or array_like
         The last sample, non-zero, of ``start``'s sign.
     num : int, default 50
         Number of samples.
@@ -128,13 +224,17 @@ def geomspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype
     >>> import clnp
     >>> print(clnp.geomspace(1, 1000, 4))
     [   1.   10.  100. 1000.]
+    >>> print(clnp.geomspace(clnp.asarray([1.0, 10.0]), clnp.asarray([100.0, 1000.0]), 3,
+    ...                      axis=1))
+    [[   1.   10.  100.]
+     [  10.  100. 1000.]]
     """
     xp = _xp()
+    start, stop = _host_scalar(start), _host_scalar(stop)   # a 0-d bound is a number
+    if any(is_array(v) or np.ndim(v) != 0 for v in (start, stop)):
+        return _geomspace_arrays(start, stop, num, endpoint, dtype, axis, device)
     vals = []
     for v, name in ((start, "start"), (stop, "stop")):
-        if is_array(v) or np.ndim(v) != 0:
-            raise TypeError(f"geomspace: {name} must be a real scalar in clnp; got "
-                            f"{type(v).__name__}")
         v = v.item() if isinstance(v, np.generic) else v
         if isinstance(v, complex):
             raise TypeError("geomspace: complex bounds are not supported by clnp")
@@ -155,6 +255,39 @@ def geomspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype
         res = -res
     if axis not in (0, -1):
         raise ValueError(f"geomspace: axis {axis} is out of bounds for the 1-D result")
+    return res if dtype is None else xp.astype(res, dt.as_dtype(dtype))
+
+
+def _geomspace_arrays(start: Any, stop: Any, num: int, endpoint: bool, dtype: Any,
+                      axis: Any, device: Any) -> Any:
+    """NumPy's geomspace for array bounds, on the device: in float64 (NumPy's
+    ``result_type(start, stop, float(num), zeros((), dtype))``), start rotated to positive,
+    the ends set exactly, the samples along ``axis``."""
+    xp = _xp()
+    dev = device or _device_of(start, stop) or xp.default_device()
+    s, e = _arr(start, dev), _arr(stop, dev)
+    d = dt.promote(dt.promote(s.dtype, e.dtype),
+                   dev.default_float if dtype is None else dt.as_dtype(dtype))
+    if d.kind in "biu":         # NumPy's float(num) in the result_type makes it floating
+        d = dev.default_float
+    if d.kind == "c":
+        raise TypeError("geomspace: complex bounds are not supported by clnp")
+    s, e = xp.astype(s, d), xp.astype(e, d)
+    if bool(xp.any(xp.equal(s, 0))) or bool(xp.any(xp.equal(e, 0))):
+        raise ValueError("Geometric sequence cannot include zero")
+    sign = xp.sign(s)
+    s, e = xp.divide(s, sign), xp.divide(e, sign)
+    res = logspace(xp.log10(s), xp.log10(e), num, endpoint=endpoint, base=10.0, dtype=d,
+                   device=dev)
+    if num > 0:         # exp(log(x)) need not be x: the ends are the bounds themselves
+        s, e = xp.broadcast_arrays(s, e)
+        res[0, ...] = s
+        if num > 1 and endpoint:
+            res[-1, ...] = e
+    res = xp.multiply(res, sign)
+    axis = operator.index(axis)
+    if axis != 0:
+        res = xp.moveaxis(res, 0, axis)
     return res if dtype is None else xp.astype(res, dt.as_dtype(dtype))
 
 

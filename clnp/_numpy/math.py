@@ -23,7 +23,7 @@ import numpy as np
 from .._core import dtypes as dt
 from .._core.checks import is_array, normalize_axis
 from .._core.namespace import namespace as _xp
-from .array_likes import _arr, _device_of, _finish, _inexact
+from .array_likes import _arr, _device_of, _finish, _host_scalar, _inexact
 from .._core.dtypes import kind as dkind
 from .._runtime.user_frames import user_stacklevel
 
@@ -496,6 +496,7 @@ def digitize(x: Any, bins: Any, right: bool = False) -> Any:
 def _edges(col: Any, bins: Any, rng: Any, fname: str) -> Any:
     xp = _xp()
     fl = col.device.default_float
+    bins = _host_scalar(bins)         # a 0-d array is a number of bins, as in NumPy
     if is_array(bins) or np.ndim(bins) == 1:
         e = xp.astype(_arr(bins, col.device), fl) if not is_array(bins) or \
             dkind(bins.dtype) != "f" else bins
@@ -571,6 +572,7 @@ def histogramdd(sample: Any, bins: Any = 10, range: Any = None, density: Any = N
         raise ValueError(f"histogramdd: sample must be (N, D); got shape {s.shape}")
     n, d = s.shape
     s = _inexact(s)
+    bins = _host_scalar(bins)         # a 0-d array is a number of bins, as in NumPy
     if isinstance(bins, (int, np.integer)):
         bins = [bins] * d
     if len(bins) != d:
@@ -650,6 +652,7 @@ def histogram2d(x: Any, y: Any, bins: Any = 10, range: Any = None, density: Any 
     if xa.shape != ya.shape or xa.ndim != 1:
         raise ValueError(f"histogram2d: x and y must be 1-D of one length; got shapes "
                          f"{xa.shape} and {ya.shape}")
+    bins = _host_scalar(bins)         # a 0-d array is a number of bins, as in NumPy
     nb = 1 if isinstance(bins, (int, np.integer)) else len(bins)
     if nb != 1 and nb != 2:
         bins = [bins, bins]

@@ -313,9 +313,14 @@ def _quantile(a: Any, q: Any, axis: Any, method: str, keepdims: bool, fname: str
         m, last, top = np, n - 1, n - 1
     # NumPy's virtual index (n - 1) * q; integer q with the linear method indexes exactly
     int_q = dkind(qh.dtype) in "iub" and not percent
-    qd = dt.int64 if int_q else (dt.float64 if dev.has_fp64 else dt.float32)
+    # in q's own float dtype, as NumPy computes it (a float32 q gives float32 indices and
+    # weights, and a float32 result for float32 input); a Python q is float64 there
+    qd = dt.int64 if int_q else qh.dtype if dkind(qh.dtype) == "f" and \
+        dev.supports(qh.dtype) else (dt.float64 if dev.has_fp64 else dt.float32)
     qv = np.ravel(qh).astype(qd)
-    vi = m.multiply(qv if m is np else xp.asarray(qv, device=dev), last)
+    # NumPy's count is a Python int there (weak): the product stays in q's dtype
+    vi = m.multiply(qv, last) if m is np else \
+        xp.multiply(xp.asarray(qv, device=dev), xp.astype(last, qd))
 
     def dev_array(v: Any, dtype: Any) -> Any:
         v = m.astype(v, dtype)
@@ -341,10 +346,13 @@ def _quantile(a: Any, q: Any, axis: Any, method: str, keepdims: bool, fname: str
         # a Python-scalar q keeps a float input's dtype (NumPy's weak promotion)
         rd = (x.dtype if weak_q else dt.promote(x.dtype, qd)) if floating else \
             dev.default_float
-        a_lo, a_hi = xp.astype(a_lo, rd), xp.astype(a_hi, rd)
+        if not floating:
+            a_lo, a_hi = xp.astype(a_lo, rd), xp.astype(a_hi, rd)
         upper = dev_array(m.greater_equal(gamma, 0.5), dt.bool_)
         g, g1 = dev_array(gamma, rd), dev_array(m.subtract(1, gamma), rd)
-        # NumPy's _lerp: from the nearer end, so that gamma = 1 gives exactly a_hi
+        # NumPy's _lerp: from the nearer end, so that gamma = 1 gives exactly a_hi; the
+        # difference in the input's dtype, widened only by the product with gamma (a wider
+        # q's dtype), as NumPy rounds it
         diff = xp.subtract(a_hi, a_lo)
         res = xp.where(upper, xp.subtract(a_hi, xp.multiply(diff, g1)),
                        xp.add(a_lo, xp.multiply(diff, g)))
@@ -368,7 +376,10 @@ def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input:
     a : array_like
         Input array.
     q : float or array_like
-        The quantiles, in [0, 1].
+        The quantiles, in [0, 1]: a Python number, a NumPy scalar, or an array (clnp
+        or NumPy, 0-d or n-d). As in NumPy, a Python ``q`` keeps ``a``'s float dtype and
+        a NumPy or clnp ``q`` computes in its own dtype too (float32 with float32 ``a``
+        stays float32, float64 widens).
     axis : int or tuple of int, optional
         The axes to reduce (all of them when None).
     out : array, optional
@@ -419,7 +430,10 @@ def percentile(a: Any, q: Any, axis: Any = None, out: Any = None,
     a : array_like
         Input array.
     q : float or array_like
-        The percentiles, in [0, 100].
+        The percentiles, in [0, 100]: a Python number, a NumPy scalar, or an array (clnp
+        or NumPy, 0-d or n-d). As in NumPy, a Python ``q`` keeps ``a``'s float dtype and
+        a NumPy or clnp ``q`` computes in its own dtype too (float32 with float32 ``a``
+        stays float32, float64 widens).
     axis : int or tuple of int, optional
         The axes to reduce (all of them when None).
     out : array, optional
@@ -467,7 +481,10 @@ def nanquantile(a: Any, q: Any, axis: Any = None, out: Any = None,
     a : array_like
         Input array.
     q : float or array_like
-        The quantiles, in [0, 1].
+        The quantiles, in [0, 1]: a Python number, a NumPy scalar, or an array (clnp
+        or NumPy, 0-d or n-d). As in NumPy, a Python ``q`` keeps ``a``'s float dtype and
+        a NumPy or clnp ``q`` computes in its own dtype too (float32 with float32 ``a``
+        stays float32, float64 widens).
     axis : int or tuple of int, optional
         The axes to reduce (all of them when None).
     out : array, optional
@@ -516,7 +533,10 @@ def nanpercentile(a: Any, q: Any, axis: Any = None, out: Any = None,
     a : array_like
         Input array.
     q : float or array_like
-        The percentiles, in [0, 100].
+        The percentiles, in [0, 100]: a Python number, a NumPy scalar, or an array (clnp
+        or NumPy, 0-d or n-d). As in NumPy, a Python ``q`` keeps ``a``'s float dtype and
+        a NumPy or clnp ``q`` computes in its own dtype too (float32 with float32 ``a``
+        stays float32, float64 widens).
     axis : int or tuple of int, optional
         The axes to reduce (all of them when None).
     out : array, optional

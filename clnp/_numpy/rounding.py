@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .._core import dtypes as dt
+from .._core.checks import is_array
 from .._core.dtypes import kind as dkind
 from .._core.namespace import namespace as _xp
 from .array_likes import _arr, _finish
@@ -138,11 +139,12 @@ def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: Any = None,
         Input array (complex: per component).
     copy : bool, default True
         False writes into a clnp ``x``.
-    nan : float, default 0.0
-        The value for NaN.
-    posinf : float, optional
+    nan : float or array_like, default 0.0
+        The value for NaN: a scalar, or an array (clnp or NumPy, 0-d or broadcasting to
+        ``x``'s shape) taking the values elementwise; cast to ``x``'s dtype, as in NumPy.
+    posinf : float or array_like, optional
         For +inf (default: the largest finite value).
-    neginf : float, optional
+    neginf : float or array_like, optional
         For -inf (default: the most negative finite value).
 
     Returns
@@ -155,6 +157,9 @@ def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: Any = None,
     >>> import clnp
     >>> print(clnp.nan_to_num(clnp.asarray([float("nan"), float("inf"), 1.0]), posinf=9.0))
     [0. 9. 1.]
+    >>> x = clnp.asarray([float("nan"), float("nan")], dtype=clnp.float32)
+    >>> print(clnp.nan_to_num(x, nan=clnp.asarray([1.0, 2.0])))
+    [1. 2.]
     """
     xp = _xp()
     arr = _arr(x)
@@ -164,10 +169,31 @@ def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: Any = None,
     maxf = float(dt.finfo(rdt).max) if posinf is None else posinf
     minf = float(dt.finfo(rdt).min) if neginf is None else neginf
 
+    def value(v: Any, name: str) -> Any:
+        # NumPy copies the value into x (copyto): x's dtype wins over the value's, and an
+        # array value broadcasts to x's shape (it cannot widen the result)
+        if isinstance(v, np.generic):
+            return v.item()
+        if not (is_array(v) or isinstance(v, (np.ndarray, list, tuple))):
+            return v
+        h = _arr(v, arr.device)
+        try:
+            xp.broadcast_to(h, arr.shape)
+        except ValueError:
+            raise ValueError(f"nan_to_num: {name} of shape {tuple(h.shape)} does not "
+                             f"broadcast to x's shape {tuple(arr.shape)}") from None
+        return xp.astype(h, rdt) if h.dtype != rdt else h
+
+    nan, maxf, minf = value(nan, "nan"), value(maxf, "posinf"), value(minf, "neginf")
+
     def fix_real(d: Any) -> Any:
-        d = xp.where(xp.isnan(d), nan, d)
-        d = xp.where(xp.logical_and(xp.isinf(d), xp.greater(d, 0)), maxf, d)
-        return xp.where(xp.logical_and(xp.isinf(d), xp.less(d, 0)), minf, d)
+        # the masks come from the input, as NumPy's do: a replacement that is itself
+        # infinite (nan=inf) is not replaced again
+        pos = xp.logical_and(xp.isinf(d), xp.greater(d, 0))
+        neg = xp.logical_and(xp.isinf(d), xp.less(d, 0))
+        d2 = xp.where(xp.isnan(d), nan, d)
+        d2 = xp.where(pos, maxf, d2)
+        return xp.where(neg, minf, d2)
 
     if dkind(arr.dtype) == "c":
         res = xp.add(fix_real(xp.real(arr)), xp.multiply(fix_real(xp.imag(arr)), 1j))

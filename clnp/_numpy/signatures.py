@@ -21,9 +21,10 @@ import numpy as np
 from .._core import dtypes as dt
 from .._core.dtypes import kind as dkind
 from .._core.array import Array
-from .._core.checks import is_array
+from .._core.checks import axis_error, is_array
 from .._array_api.ufunc import NoValue, write_out
 from .._core.namespace import namespace as _ns
+from .creation import linspace_arrays
 
 _NV = NoValue
 
@@ -99,8 +100,11 @@ SIGNATURES: dict[str, tuple[str, tuple[str, ...]]] = {
     "arange": ("start, /, stop=None, step=1, dtype=None, *, device=None, like=None", ()),
 }
 # parameters taking a Python scalar, where NumPy also takes a 0-d array (``a.max()``)
-SCALAR_PARAMS = {"linspace": ("start", "stop"), "arange": ("start", "stop", "step"),
+SCALAR_PARAMS = {"arange": ("start", "stop", "step"),
                  "full": ("fill_value",), "full_like": ("fill_value",)}
+# parameters where NumPy also takes arrays (broadcast together): unless each is a Python
+# scalar, the call goes to the function named, which takes the whole signature
+ARRAY_FORMS = {"linspace": (("start", "stop"), linspace_arrays)}
 _SCALAR_TYPES = (bool, int, float, complex, type(None))
 # parameters taking a sequence of arrays (each element array-like, as in NumPy)
 SEQUENCE_PARAMS = {"concat": "arrays", "concatenate": "arrays", "stack": "arrays"}
@@ -145,8 +149,8 @@ def as_scalar(v: Any, fname: str, name: str) -> Any:
     """A 0-d array (clnp or NumPy) as the Python scalar it holds (one device read)."""
     if isinstance(v, np.generic):
         return v                        # NumPy scalars keep their dtype
-    if fname in ("full", "full_like") and is_array(v):
-        return v                        # full fills from a device array itself (no read)
+    if fname in ("full", "full_like"):
+        return v        # full fills from an array itself (no read), broadcast as in NumPy
     if getattr(v, "ndim", None) == 0 and isinstance(v, (Array, np.ndarray)):
         return v[()] if isinstance(v, np.ndarray) else v.to_numpy()[()]
     if isinstance(v, (Array, np.ndarray)):
@@ -294,8 +298,9 @@ def _extras(fname: str, orig: Callable[..., Any], args: dict[str, Any],
         args["n_cols"] = given.pop("M")
     retstep = given.pop("retstep", False) if fname == "linspace" else False
     if fname == "linspace" and "axis" in given:
-        if given.pop("axis") not in (0, -1):
-            raise ValueError("linspace: axis must be 0 (or -1) for scalar start/stop")
+        ax = given.pop("axis")
+        if ax not in (0, -1):       # scalar bounds give one dimension, as in NumPy
+            raise axis_error(ax, 1, "linspace")
     if given:
         raise TypeError(f"{fname}: argument(s) {sorted(given)} not supported with these "
                         f"values: {given}")
@@ -381,6 +386,12 @@ def numpy_signature(name: str, orig: Callable[..., Any]) -> Callable[..., Any]:
                 f"        _dev = _device_of({tup})\n" +
                 "".join(f"        if type({a}) is not _Array:\n"
                         f"            {a} = _as_array({a}, {name!r}, _dev)\n" for a in arrays))
+    if name in ARRAY_FORMS:
+        params, _ = ARRAY_FORMS[name]
+        every = ", ".join(f"{n}={n}" for n in new.parameters)
+        conv += (f"    if {' or '.join(f'type({a}) not in _SCALAR_TYPES' for a in params)}:\n"
+                 f"        return _array_form({every})\n")
+        env["_array_form"] = ARRAY_FORMS[name][1]
     conv += "".join(f"    if type({a}) not in _SCALAR_TYPES:\n"
                     f"        {a} = _as_scalar({a}, {name!r}, {a!r})\n"
                     for a in SCALAR_PARAMS.get(name, ()))

@@ -571,9 +571,11 @@ class Generator(DistributionsMixin):
 
         Parameters
         ----------
-        low : int or array
+        low : int or 0-d array
             The lowest value, or the end when ``high`` is None (the range is then [0, low)).
-        high : int or array, optional
+            A 0-d array (clnp or NumPy) is read as the number it holds; NumPy's n-d bounds
+            are not supported (TypeError).
+        high : int or 0-d array, optional
             The end.
         size : int or tuple of int, optional
             Output shape (0-d when None).
@@ -614,6 +616,8 @@ class Generator(DistributionsMixin):
                 continue
             if isinstance(v, np.ndarray) and v.ndim == 0:
                 v = v[()]
+            elif is_array(v) and v.ndim == 0:
+                v = v.to_numpy()[()]        # a 0-d bound is a number (one read), as in NumPy
             if is_array(v) or isinstance(v, (np.ndarray, list, tuple)):
                 got = (f"an array of shape {tuple(v.shape)} and dtype {v.dtype}"
                        if hasattr(v, "dtype") else f"a {type(v).__name__}")
