@@ -57,6 +57,11 @@ EigResult = namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
 QRResult = namedtuple("QRResult", ["Q", "R"])
 SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
 SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
+EighResult.__doc__ = "What `eigh` returns: the eigenvalues (ascending) and the eigenvectors."
+EigResult.__doc__ = "What `eig` returns: the eigenvalues and the eigenvectors."
+QRResult.__doc__ = "What `qr` returns: the factors Q and R."
+SlogdetResult.__doc__ = "What `slogdet` returns: the sign and the log of the absolute determinant."
+SVDResult.__doc__ = "What `svd` returns: U, the singular values S (descending) and Vh."
 
 _DECOMP = (dt.float32, dt.float64, dt.complex64, dt.complex128)
 

@@ -46,8 +46,10 @@ def _strip_code(text: str) -> str:
 def _slugify(heading: str) -> str:
     """Python-Markdown's toc slug of a heading written in markdown (mkdocs' anchors)."""
     text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", heading)       # links keep their text
-    text = re.sub(r"<[^>]+>", "", text).replace("`", "")
-    text = re.sub(r"(\*\*|__|\*)", "", text)
+    text = re.sub(r"<[^>]+>", "", text)
+    # emphasis markers go, except inside code spans (`__array_namespace_info__`)
+    text = "".join(part[1:-1] if part.startswith("`") else re.sub(r"(\*\*|__|\*)", "", part)
+                   for part in re.split(r"(`[^`]*`)", text))
     text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
     text = re.sub(r"[^\w\s-]", "", text).strip().lower()
     return re.sub(r"[-\s]+", "-", text)
@@ -55,7 +57,7 @@ def _slugify(heading: str) -> str:
 
 def _anchors(path: str) -> set[str] | None:
     """The heading anchors of a markdown file; None where they are generated at build time
-    (the API reference pages, whose headings come from mkdocstrings)."""
+    (a page with mkdocstrings' ``:::`` directives; the reference pages are plain markdown)."""
     text = open(path, encoding="utf-8").read()
     if re.search(r"^:::", text, re.M):
         return None
@@ -213,10 +215,9 @@ def test_generated_coverage_is_current():
 
 
 def test_site_builds_strict(tmp_path):
-    """mkdocs.yml builds docs/ and the API reference with warnings as errors."""
+    """mkdocs.yml builds docs/ with warnings as errors, the reference pages included (the
+    markdown that tools/reference_docs.py generates from the docstrings)."""
     pytest.importorskip("mkdocs")
-    pytest.importorskip("mkdocstrings")
-    pytest.importorskip("mkdocstrings_handlers.python")
     out = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
                           "-f", os.path.join(ROOT, "mkdocs.yml"), "-d", str(tmp_path / "site")],
                          cwd=ROOT, capture_output=True, text=True, timeout=900)
@@ -224,12 +225,12 @@ def test_site_builds_strict(tmp_path):
     for page in ("index.html", "numpy-migration/index.html", "reference/clnp_grad/index.html"):
         assert (tmp_path / "site" / page).exists(), page
     grad_page = (tmp_path / "site" / "reference" / "clnp_grad" / "index.html").read_text()
-    assert "value_and_grad" in grad_page
-    # the ufuncs are objects, documented through tools/griffe_ufuncs.py
+    assert 'id="value_and_grad"' in grad_page
+    # the ufuncs are objects, documented like the functions
     clnp_page = (tmp_path / "site" / "reference" / "clnp" / "index.html").read_text()
-    assert 'id="clnp.add"' in clnp_page and 'id="clnp.sin"' in clnp_page
+    assert 'id="add"' in clnp_page and 'id="sin"' in clnp_page
     for sub in ("functional", "modules", "optim", "amp", "data", "parallel"):
         page = tmp_path / "site" / "reference" / f"clnp_nn.{sub}" / "index.html"
         assert page.exists(), page
     nn_page = (tmp_path / "site" / "reference" / "clnp_nn.functional" / "index.html")
-    assert 'id="clnp_nn.functional.linear.linear"' in nn_page.read_text()
+    assert 'id="linear"' in nn_page.read_text()
