@@ -16,6 +16,10 @@ import pytest
 # no background filler of the disk cache after each test process exits (clnp/_runtime/
 # program_fill.py; tests/test_program_cache.py starts one on purpose)
 os.environ.setdefault("CLNP_CACHE_FILL", "0")
+# JAX, an oracle here, on the CPU: with a GPU present every test worker's JAX would otherwise
+# take 75 % of its memory and the others fail with CUDA_ERROR_OUT_OF_MEMORY (16 workers on an
+# H200 host)
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import clnp  # noqa: E402
 
