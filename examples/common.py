@@ -154,6 +154,9 @@ def fit(step: Callable[[dict, Any], tuple[Any, dict]], state: dict, loader: Iter
     postfix: dict[str, str] = {}
     bar = tqdm(total=steps * items_per_step, unit=unit, unit_scale=True, desc=desc,
                disable=not progress, dynamic_ncols=True)
+    # the first step builds every kernel the caches lack (tens of seconds on a first run on
+    # PoCL): say so while the bar sits at 0 (issue #27)
+    bar.set_description(f"{desc} (first step: building kernels not yet cached)", refresh=True)
     t0 = time.perf_counter()
     done = 0
     try:
@@ -162,6 +165,8 @@ def fit(step: Callable[[dict, Any], tuple[Any, dict]], state: dict, loader: Iter
                 loss, state = step(state, batch)
                 pending.append(loss)
                 done += 1
+                if done == 1:
+                    bar.set_description(desc, refresh=False)
                 bar.update(items_per_step)
                 if done % log_every == 0 or done == steps:
                     hist.losses += [float(v) for v in pending]
