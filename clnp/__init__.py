@@ -64,6 +64,7 @@ from ._numpy import protocols as _protocols  # noqa: F401  (attaches __array_ufu
 from . import fft  # noqa: F401  (clnp.fft: the Array API fft extension)
 from . import linalg  # noqa: F401  (clnp.linalg: the Array API linalg extension)
 from . import random  # noqa: F401  (clnp.random: NumPy's random API, Philox)
+from . import emath  # noqa: F401  (clnp.emath: NumPy's numpy.emath, complex results for real input)
 # dir() of clnp and of its public submodules lists __all__, not their imports (clnp/_namespace.py)
 from ._namespace import hide_imports as _hide_imports
 __dir__ = _hide_imports(__name__)
@@ -201,7 +202,7 @@ from ._core.checks import names_its_errors as _names_its_errors  # noqa: E402
 # One wrapper per function: clnp.linalg.matmul stays clnp.matmul.
 _wrapped: dict = {}
 for _mod, _prefix in ((_sys.modules[__name__], ""), (linalg, "linalg."), (fft, "fft."),
-                      (random, "random.")):
+                      (random, "random."), (emath, "emath.")):
     for _n in _mod.__all__:
         _f = getattr(_mod, _n)
         if id(_f) not in _wrapped:

@@ -35,6 +35,7 @@ ENFORCED = {
     "clnp._array_api.data_types", "clnp._array_api.info", "clnp._array_api.manipulation", "clnp._runtime.memory",
     "clnp._array_api.searching", "clnp._array_api.sets", "clnp._array_api.sorting",
     "clnp._array_api.statistical", "clnp._array_api.utility", "clnp.fft", "clnp.random",
+    "clnp.emath", "clnp._numpy.emath",
     "clnp._array_api.indexing", "clnp._routines.dot_general", "clnp._routines.autotune", "clnp._numpy.host_io",
     "clnp._core.scalar_types",
     "clnp.linalg", "clnp._array_api.linear_algebra", "clnp._runtime.device",

@@ -109,6 +109,7 @@ def collect(numpy: types.ModuleType, clnp: types.ModuleType) -> list[Section]:
         section("`numpy.linalg`", numpy.linalg.__all__, sub("linalg")),
         section("`numpy.fft`", numpy.fft.__all__, sub("fft")),
         section("`numpy.random`", numpy.random.__all__, sub("random")),
+        section("`numpy.emath`", numpy.emath.__all__, sub("emath")),
         section("`numpy.ndarray` attributes and methods", public(dir(numpy.ndarray)),
                 getattr(clnp, "ndarray", None)),
     ]

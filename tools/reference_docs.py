@@ -41,6 +41,7 @@ PAGES: dict[str, tuple[str, ...]] = {
     "clnp.linalg": (),
     "clnp.fft": (),
     "clnp.random": (),
+    "clnp.emath": (),
     "clnp_grad": (),
     "clnp_grad.lax": (),
     "clnp_grad.random": (),

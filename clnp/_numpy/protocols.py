@@ -355,6 +355,10 @@ def _implementation(func: Any) -> tuple[Any, str]:
             return None, name
     elif module == "numpy.lib.stride_tricks":
         space = ns.lib.stride_tricks
+    elif module == "numpy.lib.scimath":     # numpy.emath's functions
+        space = getattr(ns, "emath", None)
+        if space is None:
+            return None, name
     else:
         return None, name
     impl = getattr(space, _RENAMES.get(name, name) if space is ns else name, None)
