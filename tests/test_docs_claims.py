@@ -22,6 +22,7 @@ import numpy
 import pytest
 
 import clnp
+from conftest import env_importing_this_checkout
 import clnp_grad as cg
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -65,8 +66,7 @@ def mixing_devices_raises_naming_both():
             print("MESSAGE", e)
             print("DEVICES", devs[0], "|", devs[1])
     """)
-    env = dict(os.environ, POCL_DEVICES="pthread pthread",
-               PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = env_importing_this_checkout(POCL_DEVICES="pthread pthread")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          env=env, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]

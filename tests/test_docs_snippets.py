@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import env_importing_this_checkout
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FENCE = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.M | re.S)
@@ -58,7 +59,7 @@ def workdir(tmp_path_factory):
 def _run(rel: str, line: int, src: str, cwd) -> subprocess.CompletedProcess:
     """Run one snippet (once per test session: the tests below share the result)."""
     if (rel, line) not in _RESULTS:
-        env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        env = env_importing_this_checkout()
         # a fresh interpreter: no module imported by other tests, no device or setting they
         # chose
         _RESULTS[rel, line] = subprocess.run(

@@ -24,6 +24,7 @@ import clnp_nn.functional as F
 from clnp._runtime import device as _runtime
 from clnp_nn import optim
 from clnp_nn.data import DataLoader
+from conftest import env_importing_this_checkout
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OPTIMIZERS = ["sgd", "adam", "adamw", "rmsprop", "adagrad", "lamb"]
@@ -43,9 +44,7 @@ def no_build(monkeypatch):
 
 # ------------------------------------------------------------------------- CLNP_DEVICE
 def test_bad_clnp_device_names_the_variable_in_a_fresh_process():
-    env = dict(os.environ, CLNP_DEVICE="foo")
-    env["PYTHONPATH"] = os.pathsep.join([ROOT] + ([env["PYTHONPATH"]]
-                                                  if env.get("PYTHONPATH") else []))
+    env = env_importing_this_checkout(CLNP_DEVICE="foo")
     r = subprocess.run([sys.executable, "-c", "import clnp; clnp.ones(3)"], env=env,
                        capture_output=True, text=True, timeout=300)
     assert r.returncode != 0

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import clnp
+from conftest import env_importing_this_checkout
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -295,7 +296,7 @@ def test_peak_host_memory():
         pytest.skip("the default device's memory is not host memory")
     if not os.access("/proc/self/clear_refs", os.W_OK):
         pytest.skip("needs Linux's /proc/self/clear_refs to reset the peak")
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = env_importing_this_checkout()
     out = subprocess.run([sys.executable, "-c", _PEAK], capture_output=True, text=True,
                          env=env, timeout=300)
     assert out.returncode == 0, out.stderr

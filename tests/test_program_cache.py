@@ -13,6 +13,7 @@ import pytest
 import clnp
 from clnp._runtime import program_cache as pc
 from clnp._runtime import device as _runtime
+from conftest import env_importing_this_checkout
 
 
 @pytest.fixture
@@ -383,9 +384,9 @@ def test_pocl_entries_are_written_after_exit_by_a_background_filler(device, tmp_
     if not _pocl(device):
         pytest.skip(f"{device}: programs are stored while the process runs")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = dict(os.environ, CLNP_CACHE_DIR=str(tmp_path), CLNP_DEVICE=str(device.index),
-               CLNP_CACHE_FILL="1", POCL_CACHE_DIR=str(tmp_path / "pocl"),
-               PYTHONPATH=os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p))
+    env = env_importing_this_checkout(CLNP_CACHE_DIR=str(tmp_path),
+                                      CLNP_DEVICE=str(device.index), CLNP_CACHE_FILL="1",
+                                      POCL_CACHE_DIR=str(tmp_path / "pocl"))
     env.pop("CLNP_DISK_CACHE", None)
     env.pop("POCL_KERNEL_CACHE", None)
 

@@ -145,7 +145,3 @@ def fill(job_path: str | os.PathLike) -> int:
     finally:
         lock.unlink(missing_ok=True)
     return written
-
-
-if __name__ == "__main__":
-    fill(sys.argv[1])

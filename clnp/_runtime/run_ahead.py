@@ -94,7 +94,6 @@ def set_limit(launches: int | None) -> int:
     if launches is not None and (not isinstance(launches, int) or launches < 0):
         raise ValueError(f"set_limit: launches must be None or an int >= 0; got {launches!r}")
     _LIMIT = launches
-    _MARKERS_ALLOWED.clear()
     return old
 
 
@@ -113,7 +112,6 @@ class _Backlog:
 
 
 _BACKLOGS: dict[int, _Backlog] = {}
-_MARKERS_ALLOWED: list[int] = []   # limit() // MARK_EVERY, cached (cleared by set_limit)
 
 
 def note_launch(queue: Any, event: Any = None) -> None:
@@ -127,10 +125,8 @@ def note_launch(queue: Any, event: Any = None) -> None:
     backlog.count += 1
     if backlog.count < MARK_EVERY:
         return
-    if not _MARKERS_ALLOWED:
-        bound = limit()
-        _MARKERS_ALLOWED.append(max(1, bound // MARK_EVERY) if bound else 0)
-    allowed = _MARKERS_ALLOWED[0]
+    bound = limit()
+    allowed = max(1, bound // MARK_EVERY) if bound else 0    # outstanding markers
     with backlog.lock:
         if backlog.count < MARK_EVERY:      # another thread placed this marker
             return
