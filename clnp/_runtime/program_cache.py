@@ -34,7 +34,10 @@ process that loaded everything from the cache does nothing at exit; one that bui
 programs (a test suite) completes the first :data:`COMPLETE_MAX` of them, for at most
 :data:`COMPLETE_BUDGET_S` seconds, and leaves the rest as they are (bitcode, as before).
 ``CLNP_DISK_CACHE=0`` turns this off with the rest; entries deleted meanwhile are not brought
-back. bench/bench_startup.py, mode ``clnp-only``, measures what it gives.
+back. On PoCL with its own kernel cache on, nothing is stored while the process runs
+(:func:`stores_binaries`: handing out the binary compiles every kernel of the program), so
+this applies to other devices and ``CLNP_DISK_CACHE=1``; ``program_fill`` writes PoCL's entries
+after exit. bench/bench_startup.py, mode ``clnp-only``, measures what it gives.
 """
 from __future__ import annotations
 
