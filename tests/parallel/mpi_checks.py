@@ -64,6 +64,7 @@ def main(mode: str) -> None:
     from clnp_nn.parallel import mpi
     assert mpi.broadcast_object({"rank": me}, 1, "check") == {"rank": 1}
     assert mpi.all_agree(True, "check") and not mpi.all_agree(me == 0, "check")
+    assert mpi.all_gather_object(("rank", me), "check") == [("rank", 0), ("rank", 1)]
     rng = np.random.default_rng(7)                  # the same data on every rank
     for name, f, ref in _oracle.cases(n):
         a = rng.standard_normal((n, n, 2 * n)).astype(np.float32)

@@ -157,5 +157,6 @@ def test_one_process_agreement_and_broadcast():
     from clnp_nn.parallel import mpi
     assert mpi.all_agree(True, "t") is True and mpi.all_agree(False, "t") is False
     assert mpi.broadcast_object([1, "a"], 0, "t") == [1, "a"]
+    assert mpi.all_gather_object({"gpu": "u"}, "t") == [{"gpu": "u"}]
     with pytest.raises(ValueError, match=r"setup: root 1 is not a rank of the 1 processes"):
         mpi.broadcast_object(None, 1, "setup")
