@@ -13,7 +13,7 @@ from clnp._core.prims import Primitive, current_interpreter, set_interpreter, tr
 
 from . import _rules as R
 from ._args import check_argnums, check_callable, check_differentiable, lift
-from ._core import HIGHER_ORDER, Interpreter, Tracer
+from ._core import HIGHER_ORDER, Interpreter, Tracer, mark_view
 from ._tree import structure_difference, tree_flatten, tree_map, tree_unflatten
 from clnp._core.dtypes import kind as dkind
 
@@ -22,13 +22,6 @@ def _rule_missing(prim: Primitive, mode: str) -> NotImplementedError:
     return NotImplementedError(f"clnp_grad has no {mode} rule for the primitive "
                                f"'{prim.name}' yet; differentiate around it (stop_gradient) or "
                                f"file an issue")
-
-
-def _mark_view(t: Tracer, prim: Primitive) -> Tracer:
-    """Results of view primitives remember it, so a write through them can be refused."""
-    from ._setitem import VIEW_PRIMITIVES
-    t._view = prim.name in VIEW_PRIMITIVES
-    return t
 
 
 # ------------------------------------------------------------------------------ forward mode
@@ -77,7 +70,7 @@ class JVPInterpreter(Interpreter):
         if prim.multiple_results:
             return tuple(None if o is None else JVPTracer(self, o, t)
                          for o, t in zip(out, t_out))
-        return _mark_view(JVPTracer(self, out, t_out), prim)
+        return mark_view(JVPTracer(self, out, t_out), prim)
 
 
 def _ZERO_OUTPUT_OPS(prim: Primitive) -> set[str]:
@@ -157,7 +150,7 @@ class VJPInterpreter(Interpreter):
             return tuple(None if o is None else
                          VJPTracer(self, o, node if R.is_float(o) else None, i)
                          for i, o in enumerate(out))
-        return _mark_view(VJPTracer(self, out, node if R.is_float(out) else None), prim)
+        return mark_view(VJPTracer(self, out, node if R.is_float(out) else None), prim)
 
 
 def backward(interp: VJPInterpreter, outs: Sequence[Any], cts: Sequence[Any]) -> dict[int, Any]:

@@ -12,6 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from clnp._core.operators import ArrayOperators
+from clnp._core.prims import Primitive
 from clnp._runtime.user_frames import is_library_frame
 
 
@@ -232,3 +233,17 @@ class Tracer(ArrayOperators):
 
     def __repr__(self) -> str:
         return (f"Traced<{self._interp.name}>(shape={self.shape}, dtype={self.dtype})")
+
+
+# the primitives whose eager results are views of their operand
+VIEW_PRIMITIVES = frozenset({"slice", "reshape", "transpose", "broadcast_to"})
+
+
+def mark_view(t: Tracer, prim: Primitive) -> Tracer:
+    """Results of view primitives remember it, so that a write through them is refused
+    (``Tracer.__setitem__``): under a transformation a view is a new value, and the write
+    could not reach the array it came from. Every interpreter marks its tracers, staging
+    included (``clnp.eye``'s write through a reshaped view once went silently missing from
+    jitted code)."""
+    t._view = prim.name in VIEW_PRIMITIVES
+    return t

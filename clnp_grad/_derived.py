@@ -23,8 +23,8 @@ from ._vmap import BatchInterpreter, BatchTracer, _materialize, vmap
 
 
 def _basis(x: Any, k: int) -> Any:
-    e = xp.zeros((x.size,), dtype=x.dtype, device=x.device)
-    e[k] = 1
+    """The ``k``-th standard basis vector of ``x``'s space, shaped like ``x``."""
+    e = xp.astype(xp.arange(x.size, device=x.device) == k, x.dtype)
     return xp.reshape(e, x.shape)
 
 
@@ -111,20 +111,32 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
                 full = list(args)
                 full[i] = v
                 return fun(*full)
+            outs, out_def = tree_flatten(f_i(x))
             if x.size == 0:
-                out = fun(*args)
-                res.append(xp.zeros(out.shape + x.shape, dtype=x.dtype, device=x.device))
+                res.append([xp.zeros(o.shape + x.shape, dtype=x.dtype, device=x.device)
+                            for o in outs])
                 continue
-            out = f_i(x)
             xg = given[i]
-            (cols,) = _batched_or_looped(lambda e, xg=xg, f_i=f_i: jvp(f_i, (xg,), (e,))[1],
-                                         _eye_basis(x), x.size, lambda k, x=x: _basis(x, k))
-            # columns are stacked on axis 0; move the x axes behind the output axes
-            j = xp.reshape(cols, x.shape + out.shape)
-            perm = tuple(range(x.ndim, x.ndim + out.ndim)) + tuple(range(x.ndim))
-            res.append(xp.permute_dims(j, perm) if perm != tuple(range(j.ndim)) else j)
-        return res[0] if single else tuple(res)
+            cols = _batched_or_looped(
+                lambda e, xg=xg, f_i=f_i: tuple(tree_flatten(jvp(f_i, (xg,), (e,))[1])[0]),
+                _eye_basis(x), x.size, lambda k, x=x: _basis(x, k))
+            leaves = []
+            for o, c in zip(outs, cols):
+                # columns are stacked on axis 0; move the x axes behind the output axes
+                j = xp.reshape(c, x.shape + tuple(o.shape))
+                perm = tuple(range(x.ndim, x.ndim + o.ndim)) + tuple(range(x.ndim))
+                leaves.append(xp.permute_dims(j, perm) if perm != tuple(range(j.ndim)) else j)
+            res.append(leaves)
+        return _jacobian_tree(out_def, res, single)
     return jac
+
+
+def _jacobian_tree(out_def: Any, per_arg: list[list[Any]], single: bool) -> Any:
+    """JAX's layout of a Jacobian: the output's tree, each leaf the Jacobian of that output
+    leaf (a tuple over the arguments when ``argnums`` is a sequence)."""
+    if single:
+        return tree_unflatten(out_def, per_arg[0])
+    return tree_unflatten(out_def, [tuple(leaves) for leaves in zip(*per_arg)])
 
 
 def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
@@ -171,14 +183,28 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callabl
                 full[i] = v
             return fun(*full)
         out, f_vjp = vjp(f_sel, *[given[i] for i in nums])
-        if out.size == 0:
-            res = [xp.zeros(out.shape + args[i].shape, dtype=args[i].dtype,
-                            device=args[i].device) for i in nums]
-        else:
-            rows = _batched_or_looped(lambda e: tuple(f_vjp(e)), _eye_basis(out), out.size,
-                                      lambda k: _basis(out, k))
-            res = [xp.reshape(r, out.shape + args[i].shape) for r, i in zip(rows, nums)]
-        return res[0] if single else tuple(res)
+        outs, out_def = tree_flatten(out)
+        sizes = [o.size for o in outs]
+        n = sum(sizes)
+        if n == 0:
+            return _jacobian_tree(out_def, [[xp.zeros(o.shape + args[i].shape,
+                                                      dtype=args[i].dtype,
+                                                      device=args[i].device) for o in outs]
+                                            for i in nums], single)
+        starts = [sum(sizes[:k]) for k in range(len(sizes))]
+
+        def pull(e: Any) -> tuple:
+            # one row of the identity over all output elements: each leaf's cotangent is
+            # its stretch of the row
+            cts = [xp.astype(xp.reshape(e[s:s + o.size], o.shape), o.dtype)
+                   for s, o in zip(starts, outs)]
+            return tuple(f_vjp(tree_unflatten(out_def, cts)))
+        dtype = xp.result_type(*[o.dtype for o in outs])
+        flat = xp.zeros((n,), dtype=dtype, device=outs[0].device)
+        rows = _batched_or_looped(pull, _eye_basis(flat), n, lambda k: _basis(flat, k))
+        res = [[xp.reshape(r[s:s + o.size], o.shape + args[i].shape)
+                for s, o in zip(starts, outs)] for r, i in zip(rows, nums)]
+        return _jacobian_tree(out_def, res, single)
     return jac
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from clnp._core.prims import Primitive, current_interpreter, set_interpreter
 
-from ._core import HIGHER_ORDER, Interpreter, Tracer
+from ._core import HIGHER_ORDER, Interpreter, Tracer, mark_view
 from ._tree import tree_flatten, tree_unflatten
 
 
@@ -213,7 +213,7 @@ class StagingInterpreter(Interpreter):
         binders = [Var(Aval(tuple(o.shape), o.dtype)) for o in outs]
         self.eqns.append(Eqn(prim, list(ins), dict(params), binders))
         tracers = [StagingTracer(self, b, o) for b, o in zip(binders, outs)]
-        return tuple(tracers) if prim.multiple_results else tracers[0]
+        return tuple(tracers) if prim.multiple_results else mark_view(tracers[0], prim)
 
 
 def make_ir(fun: Callable[..., Any]) -> Callable[..., Graph]:

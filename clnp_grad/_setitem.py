@@ -12,9 +12,8 @@ from typing import Any
 import numpy as np
 
 import clnp as xp
-from clnp._core.prims import primitive
+from clnp._core.prims import EVAL, primitive, set_interpreter
 
-VIEW_PRIMITIVES = frozenset({"slice", "reshape", "transpose", "broadcast_to"})
 
 
 def _is_traced(v: Any) -> bool:
@@ -29,20 +28,24 @@ def functional_setitem(x: Any, key: Any, value: Any) -> Any:
             return xp.where(keys[0], _as_value(value, x), x)
         raise NotImplementedError("x[idx] = v on a traced array needs concrete indices (a "
                                   "traced boolean mask of x's full shape is also accepted)")
-    # positions selected by the key, computed concretely from an index grid
-    grid = xp.reshape(xp.arange(x.size, device=x.device), x.shape)
-    sel = grid[key]
-    flat_sel = xp.reshape(sel, (-1,))
+    # positions selected by the key, computed from an index grid: they depend on x's shape
+    # and the concrete key only, so they are eager work even under jit (staged, the grid's
+    # own index writes would meet this function again with traced indices)
+    with set_interpreter(EVAL):
+        grid = xp.reshape(xp.arange(x.size, device=x.device), x.shape)
+        sel = grid[key]
+        flat_sel = xp.reshape(sel, (-1,))
+        last = _last_writes(flat_sel)
+        hit = xp.zeros((x.size,), dtype=xp.bool, device=x.device)
+        hit[flat_sel] = True
     v = _as_value(value, x)
     if tuple(getattr(v, "shape", ())) != tuple(sel.shape):
         v = xp.broadcast_to(v, tuple(sel.shape))
     v = xp.reshape(v, (-1,))
-    v = xp.where(_last_writes(flat_sel), v, xp.zeros((), dtype=v.dtype, device=x.device))
+    v = xp.where(last, v, xp.zeros((), dtype=v.dtype, device=x.device))
     flat = xp.reshape(x, (-1,))
     zeros = xp.zeros((x.size,), dtype=x.dtype, device=x.device)
     placed = primitive("scatter_add").bind(zeros, v, flat_sel, in_bounds=True)
-    hit = xp.zeros((x.size,), dtype=xp.bool, device=x.device)
-    hit[flat_sel] = True
     return xp.reshape(xp.where(hit, placed, flat), x.shape)
 
 

@@ -17,7 +17,7 @@ from clnp._core.prims import Primitive, current_interpreter, primitive, set_inte
 
 from ._args import check_callable, lift
 from ._axes import axis_frame
-from ._core import HIGHER_ORDER, Interpreter, Tracer
+from ._core import HIGHER_ORDER, Interpreter, Tracer, mark_view
 from ._tree import leaf_paths, tree_flatten, tree_unflatten
 
 
@@ -71,8 +71,7 @@ class BatchInterpreter(Interpreter):
         if prim.multiple_results:
             # absent results (qr(mode="r")'s Q, ...) stay None, not traced Nones
             return tuple(None if o is None else BatchTracer(self, o) for o in out)
-        from ._ad import _mark_view
-        return _mark_view(BatchTracer(self, out), prim)
+        return mark_view(BatchTracer(self, out), prim)
 
 
 def _bind(name: str, *args: Any, **params: Any) -> Any:

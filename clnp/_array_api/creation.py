@@ -11,7 +11,6 @@ import operator
 from typing import Any
 
 import numpy as np
-import pyopencl as cl
 
 from .._core import dtypes as dt
 from .._core.array import Array, c_strides
@@ -20,6 +19,7 @@ from .._core.prims import primitive
 from .._runtime.device import Device, default_device, select_device
 from .._core.dtypes import kind as dkind
 from .._core.namespace import namespace as _namespace
+from .._runtime.opencl import cl
 
 __all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
            "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like",
@@ -894,13 +894,17 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = N
     n_rows = operator.index(n_rows)
     n_cols = n_rows if n_cols is None else operator.index(n_cols)
     k = operator.index(k)
-    out = zeros((n_rows, n_cols), dtype=dtype, device=dev)
+    if n_rows < 0 or n_cols < 0:
+        raise ValueError(f"eye: negative dimensions are not allowed; got "
+                         f"{(n_rows, n_cols)}")
+    flat = zeros((n_rows * n_cols,), dtype=dtype, device=dev)
     length = max(0, min(n_rows, n_cols - k) if k >= 0 else min(n_rows + k, n_cols))
     if length:
         start = k if k >= 0 else -k * n_cols
-        flat = primitive("reshape").bind(out, shape=(n_rows * n_cols,))
+        # into the flat array itself, then reshaped: a write through a reshaped view would
+        # not reach the array under a transformation (jit(lambda: clnp.eye(3)))
         flat[start:start + (length - 1) * (n_cols + 1) + 1:n_cols + 1] = 1
-    return out
+    return primitive("reshape").bind(flat, shape=(n_rows, n_cols))
 
 
 def meshgrid(*arrays: Any, indexing: str = "xy", sparse: bool = False,

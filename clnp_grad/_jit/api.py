@@ -471,7 +471,11 @@ def _split_vjp(graph: Graph, diff: tuple, primals: list) -> tuple:
     concrete = [_bottom(p) for p in primals]
     with set_interpreter(EVAL):
         outs0 = eval_graph(graph, *concrete)
-    out_float = tuple(dkind(o.dtype) in "fc" for o in outs0)
+        out_float = tuple(dkind(o.dtype) in "fc" for o in outs0)
+        # example cotangents made here, not under the caller's interpreter: under an outer
+        # jit that would stage them into the outer graph, and the inner staging below would
+        # then meet the outer tracers (jit(grad(jit(f))), issue #26)
+        ct_vals = [zeros_like(o) for o, fl in zip(outs0, out_float) if fl]
     n = len(concrete)
 
     def joint(*vals: Any) -> Any:
@@ -482,7 +486,6 @@ def _split_vjp(graph: Graph, diff: tuple, primals: list) -> tuple:
         full_ct = [next(it) if fl else zeros_like(o) for o, fl in zip(outs, out_float)]
         in_cts = f_vjp(full_ct)
         return list(outs) + list(in_cts)
-    ct_vals = [zeros_like(o) for o, fl in zip(outs0, out_float) if fl]
     g = _stage_fn(joint, concrete + ct_vals, "vjp")
     fwd, bwd = split_at_cotangents(g, n, len(ct_vals), len(outs0))
     return fwd, bwd, len(outs0), out_float
