@@ -2,7 +2,8 @@
 optionally beside an older checkout measured in the same run (issue #23: the layout move must
 not make start-up worse).
 
-    python bench/bench_import.py [--reps 21] [--compare OLD_ROOT --compare-label before]
+    python bench/bench_import.py [--reps 21] [--modules clnp clnp_grad clnp_nn]
+                                 [--compare OLD_ROOT --compare-label before]
                                  [--label after] [--csv bench/results/import-time.csv]
 
 Each repetition starts a new ``python -c`` child with the checkout first on ``sys.path`` and
@@ -58,32 +59,37 @@ def main() -> None:
     ap.add_argument("--label", default="this checkout")
     ap.add_argument("--compare", metavar="OLD_ROOT", help="another checkout to time alongside")
     ap.add_argument("--compare-label", default="compared checkout")
+    ap.add_argument("--modules", nargs="+", default=["clnp"],
+                    help="packages to time, each in its own fresh interpreter")
     ap.add_argument("--csv", default=os.path.join(ROOT, "bench", "results", "import-time.csv"))
     args = ap.parse_args()
-    runs = [("numpy", "numpy", ROOT), (args.label, "clnp", ROOT)]
-    if args.compare:
-        runs.append((args.compare_label, "clnp", os.path.abspath(args.compare)))
+    runs = [("numpy", "numpy", ROOT)]
+    for module in args.modules:
+        runs.append((args.label, module, ROOT))
+        if args.compare:
+            runs.append((args.compare_label, module, os.path.abspath(args.compare)))
     for _, module, root in runs:          # bytecode caches written, libraries paged in
         _time_import(module, root)
-    times: dict[str, list[float]] = {label: [] for label, _, _ in runs}
-    cpus: dict[str, list[float]] = {label: [] for label, _, _ in runs}
+    times: dict[tuple[str, str], list[float]] = {(label, m): [] for label, m, _ in runs}
+    cpus: dict[tuple[str, str], list[float]] = {(label, m): [] for label, m, _ in runs}
     for _ in range(args.reps):
         for label, module, root in runs:
             wall, cpu = _time_import(module, root)
-            times[label].append(wall)
-            cpus[label].append(cpu)
-    numpy_median = statistics.median(times["numpy"])
+            times[label, module].append(wall)
+            cpus[label, module].append(cpu)
+    numpy_median = statistics.median(times["numpy", "numpy"])
     rows = []
     for label, module, root in runs:
-        q1, q2, q3 = _quartiles(times[label])
+        q1, q2, q3 = _quartiles(times[label, module])
         rows.append({"label": label, "module": module, "reps": args.reps,
                      "median_s": f"{q2:.4f}", "q1_s": f"{q1:.4f}", "q3_s": f"{q3:.4f}",
-                     "cpu_median_s": f"{statistics.median(cpus[label]):.4f}",
+                     "cpu_median_s": f"{statistics.median(cpus[label, module]):.4f}",
                      "vs_numpy": f"{q2 / numpy_median:.2f}",
                      "python": platform.python_version(), "machine": platform.processor()
                      or platform.machine()})
         print(f"{label:>20}: import {module:<5} median {q2 * 1e3:7.1f} ms "
-              f"(IQR {q1 * 1e3:.1f}-{q3 * 1e3:.1f}), CPU {statistics.median(cpus[label]) * 1e3:.1f} ms, "
+              f"(IQR {q1 * 1e3:.1f}-{q3 * 1e3:.1f}), "
+              f"CPU {statistics.median(cpus[label, module]) * 1e3:.1f} ms, "
               f"{q2 / numpy_median:.2f}x numpy")
     append_csv(args.csv, rows)
     print("appended to", args.csv)

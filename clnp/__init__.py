@@ -10,6 +10,10 @@ from __future__ import annotations
 import math as _math
 import sys as _sys
 
+# Submodules imported on first use: clnp.random brings numpy.random (10-15 ms of the import;
+# issue #27: ``import clnp`` within 2x ``import numpy``)
+_LAZY_SUBMODULES = ("random",)
+
 # First: the layers below reach the namespace through this handle, never by importing it
 # (clnp/_core/namespace.py); its names fill in as this module runs, as an import's would.
 from ._core import namespace as _namespace
@@ -63,12 +67,17 @@ from ._numpy.ndarray_methods import flatiter
 from ._numpy import protocols as _protocols  # noqa: F401  (attaches __array_ufunc__/__array_function__ to Array)
 from . import fft  # noqa: F401  (clnp.fft: the Array API fft extension)
 from . import linalg  # noqa: F401  (clnp.linalg: the Array API linalg extension)
-from . import random  # noqa: F401  (clnp.random: NumPy's random API, Philox)
 from . import emath  # noqa: F401  (clnp.emath: NumPy's numpy.emath, complex results for real input)
 # dir() of clnp and of its public submodules lists __all__, not their imports (clnp/_namespace.py)
 from ._namespace import hide_imports as _hide_imports
-__dir__ = _hide_imports(__name__)
-for _public in (fft, linalg, random):
+_dir_of_imported = _hide_imports(__name__)
+
+
+def __dir__() -> list[str]:
+    return sorted({*_dir_of_imported(), *_LAZY_SUBMODULES})   # clnp.random before its import
+
+
+for _public in (fft, linalg):
     _public.__dir__ = _hide_imports(_public.__name__)  # type: ignore[method-assign]
 del _public
 from ._numpy import (comparisons as _np_comparisons, counting as _np_counting,
@@ -202,7 +211,7 @@ from ._core.checks import names_its_errors as _names_its_errors  # noqa: E402
 # One wrapper per function: clnp.linalg.matmul stays clnp.matmul.
 _wrapped: dict = {}
 for _mod, _prefix in ((_sys.modules[__name__], ""), (linalg, "linalg."), (fft, "fft."),
-                      (random, "random."), (emath, "emath.")):
+                      (emath, "emath.")):
     for _n in _mod.__all__:
         _f = getattr(_mod, _n)
         if id(_f) not in _wrapped:
@@ -221,6 +230,9 @@ _NO_DEVICE_TYPES = {
 
 
 def __getattr__(name: str) -> object:
+    if name in _LAZY_SUBMODULES:
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")   # and binds clnp.<name>
     kind = _NO_DEVICE_TYPES.get(name)
     if kind is None:
         raise AttributeError(f"module 'clnp' has no attribute {name!r}")

@@ -21,6 +21,8 @@ import types
 
 import pytest
 
+from clnp._runtime.deferred import resolve
+
 PACKAGES = ("clnp", "clnp_grad", "clnp_nn")
 SECTIONS = ("Parameters", "Returns", "Raises", "Examples")
 
@@ -69,7 +71,7 @@ def _public_modules() -> list[types.ModuleType]:
         mods.append(pkg)
         for info in pkgutil.walk_packages(pkg.__path__, prefix=package + "."):
             if not any(p.startswith("_") for p in info.name.split(".")):
-                mods.append(importlib.import_module(info.name))
+                mods.append(resolve(importlib.import_module(info.name)))
     return mods
 
 
@@ -155,7 +157,7 @@ def _all_modules() -> list[types.ModuleType]:
         mods.append(pkg)
         for info in pkgutil.walk_packages(pkg.__path__, prefix=package + "."):
             if not info.name.endswith("__main__"):
-                mods.append(importlib.import_module(info.name))
+                mods.append(resolve(importlib.import_module(info.name)))
     return mods
 
 

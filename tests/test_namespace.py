@@ -13,6 +13,8 @@ import types
 
 import pytest
 
+from clnp._runtime.deferred import resolve
+
 PACKAGES = ("clnp", "clnp_grad", "clnp_nn")
 
 
@@ -36,7 +38,7 @@ HOW = ("list it in __all__ of {file} if it is public API, else import it under a
 
 
 def _module(name: str) -> types.ModuleType:
-    return importlib.import_module(name)
+    return resolve(importlib.import_module(name))
 
 
 def _public_submodules(mod: types.ModuleType) -> set[str]:

@@ -9,6 +9,8 @@ OverflowError, except in comparisons, whose result is then known exactly).
 from __future__ import annotations
 
 import ast
+import builtins
+import functools
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -175,6 +177,9 @@ def _summary(rec: _ops.EwOp) -> str:
             f"{extra}")
 
 
+_round = builtins.round       # the module defines its own round (the op) below
+
+
 def _example(rec: _ops.EwOp) -> str:
     """A call on small arrays inside the op's domain, printed through NumPy; the expected
     output is the op's NumPy reference on the same values (rounded to 4 decimals, so that
@@ -186,8 +191,8 @@ def _example(rec: _ops.EwOp) -> str:
         vals = ["[1, 6, 12]", "[3, 2, 5]"] if rec.name.startswith("bitwise") and \
             "shift" not in rec.name else ["[1, 6, 12]", "[1, 2, 3]"]
     else:
-        a, b = round(lo + 0.25 * (hi - lo), 2), round(lo + 0.75 * (hi - lo), 2)
-        vals = [f"[{a}, {b}]", f"[{round(0.5 * (lo + hi), 2)}, {b}]"]
+        a, b = _round(lo + 0.25 * (hi - lo), 2), _round(lo + 0.75 * (hi - lo), 2)
+        vals = [f"[{a}, {b}]", f"[{_round(0.5 * (lo + hi), 2)}, {b}]"]
     host = [np.asarray(ast.literal_eval(v)) for v in vals]
 
     def show(expr: str, value: Any) -> list[str]:
@@ -271,7 +276,7 @@ for _rec in _ops.OPS.values():
         continue
     _f = (_make_unary if _rec.nin == 1 else _make_binary)(_rec.name)
     _f.__name__ = _f.__qualname__ = _rec.name
-    globals()[_rec.name] = ufunc(_rec, _f, ufunc_doc(_rec))
+    globals()[_rec.name] = ufunc(_rec, _f, functools.partial(ufunc_doc, _rec))
     __all__.append(_rec.name)
 
 

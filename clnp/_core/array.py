@@ -13,12 +13,12 @@ import types
 from typing import Any
 
 import numpy as np
-import pyopencl as cl
 
 from .._runtime import capture_hooks as _hooks
 from . import dtypes as dt
 from .operators import ArrayOperators
 from .._runtime.device import Device, default_device
+from .._runtime.opencl import cl
 from .attached import implementation
 from .namespace import namespace as _namespace
 

@@ -19,11 +19,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-import pyopencl as cl
-
 from .array import Array
 from .._runtime.launch import Launch, bind
 from .._runtime.device import Device
+from .._runtime.opencl import cl
 
 from .._runtime import capture_hooks as _hooks
 from .._runtime.capture_hooks import _STATE, Recording

@@ -21,13 +21,13 @@ then ``Block.view``) is used as it is, without a copy, by every function here.
 from __future__ import annotations
 
 import numpy as np
-import pyopencl as cl
 
 from . import dtypes as dt
 from .._runtime import staging as _staging
 from .array import Array
 from .._runtime.capture_hooks import current as _capturing
 from .._runtime.device import Device
+from .._runtime.opencl import cl
 
 CHUNK_BYTES = 4 << 20     # host staging granularity of copy_to_device
 # pinned staging keeps at most this much of one transfer in flight (reads beyond it are

@@ -13,8 +13,9 @@ NumPy arrays (uploaded once, NumPy's dtype rules).
 """
 from __future__ import annotations
 
+import binascii
 import inspect
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -99,7 +100,9 @@ SIGNATURES: dict[str, tuple[str, tuple[str, ...]]] = {
                  "*, device=None", ()),
     "arange": ("start, /, stop=None, step=1, dtype=None, *, device=None, like=None", ()),
 }
+_STATIC_NAMES = frozenset(SIGNATURES)   # the table as written; install() adds array-likes
 # parameters taking a Python scalar, where NumPy also takes a 0-d array (``a.max()``)
+
 SCALAR_PARAMS = {"arange": ("start", "stop", "step"),
                  "full": ("fill_value",), "full_like": ("fill_value",)}
 # parameters where NumPy also takes arrays (broadcast together): unless each is a Python
@@ -360,10 +363,31 @@ def _call(orig: Callable[..., Any], args: dict[str, Any]) -> Any:
 
 def numpy_signature(name: str, orig: Callable[..., Any]) -> Callable[..., Any]:
     """The function ``name`` with the signature of :data:`SIGNATURES`, calling ``orig``."""
-    text, arrays = SIGNATURES[name]
+    return _build([(name, orig)])[0]
+
+
+def _probes(names: Sequence[str]) -> dict[str, inspect.Signature]:
+    """The signatures of :data:`SIGNATURES`' entries for ``names``, from one compiled
+    source (a compile per entry cost most of the 0.03 s ``install`` took at import)."""
     env: dict[str, Any] = {"_NV": _NV}
-    exec(f"def _probe({text}): pass", env)       # noqa: S102 - our own table, not input
-    new = inspect.signature(env["_probe"])
+    exec("".join(f"def _probe_{n}({SIGNATURES[n][0]}): pass\n" for n in names), env)  # noqa: S102
+    return {n: inspect.signature(env[f"_probe_{n}"]) for n in names}
+
+
+def _literal(value: Any) -> str:
+    """Source text of a default value in :data:`SIGNATURES` (a literal, or NoValue)."""
+    if value is _NV:
+        return "_NV"
+    if not isinstance(value, _LITERALS) or eval(repr(value)) != value:  # noqa: S307
+        raise AssertionError(f"default {value!r} does not round-trip through its repr")
+    return repr(value)
+
+
+def _wrapper_source(name: str, orig: Callable[..., Any], new: inspect.Signature) -> str:
+    """The source of ``_make_<name>(_orig, _array_form=None)``, a factory returning the
+    wrapper of ``orig`` with the signature ``new``. Its free names are those of
+    :data:`WRAPPER_GLOBALS`."""
+    text, arrays = SIGNATURES[name]
     old = inspect.signature(orig).parameters
     missing = [n for n, p in old.items() if n not in new.parameters and
                p.default is inspect.Parameter.empty and p.kind is not p.VAR_KEYWORD]
@@ -382,34 +406,59 @@ def numpy_signature(name: str, orig: Callable[..., Any]) -> Callable[..., Any]:
     conv = ""
     if arrays:      # array-likes go to the device of the array operands
         tup = "(" + ", ".join(arrays) + ",)"
-        conv = (f"    if {' or '.join(f'type({a}) is not _Array' for a in arrays)}:\n"
-                f"        _dev = _device_of({tup})\n" +
-                "".join(f"        if type({a}) is not _Array:\n"
-                        f"            {a} = _as_array({a}, {name!r}, _dev)\n" for a in arrays))
+        conv = (f"        if {' or '.join(f'type({a}) is not _Array' for a in arrays)}:\n"
+                f"            _dev = _device_of({tup})\n" +
+                "".join(f"            if type({a}) is not _Array:\n"
+                        f"                {a} = _as_array({a}, {name!r}, _dev)\n"
+                        for a in arrays))
     if name in ARRAY_FORMS:
         params, _ = ARRAY_FORMS[name]
         every = ", ".join(f"{n}={n}" for n in new.parameters)
-        conv += (f"    if {' or '.join(f'type({a}) not in _SCALAR_TYPES' for a in params)}:\n"
-                 f"        return _array_form({every})\n")
-        env["_array_form"] = ARRAY_FORMS[name][1]
-    conv += "".join(f"    if type({a}) not in _SCALAR_TYPES:\n"
-                    f"        {a} = _as_scalar({a}, {name!r}, {a!r})\n"
+        conv += (f"        if {' or '.join(f'type({a}) not in _SCALAR_TYPES' for a in params)}:\n"
+                 f"            return _array_form({every})\n")
+    conv += "".join(f"        if type({a}) not in _SCALAR_TYPES:\n"
+                    f"            {a} = _as_scalar({a}, {name!r}, {a!r})\n"
                     for a in SCALAR_PARAMS.get(name, ()))
     if name in SEQUENCE_PARAMS:
         p = SEQUENCE_PARAMS[name]
-        conv += f"    {p} = _as_arrays({p}, {name!r})\n"
-    src = (f"def {name}({text}):\n{conv}"
-           f"    if {plain}:\n        return _orig({', '.join(call)})\n"
-           f"    return _extras({name!r}, _orig, {{{', '.join(f'{n!r}: {n}' for n in std)}}}, "
-           f"{{{', '.join(f'{n!r}: {n}' for n in extras)}}}, _defaults)\n")
-    env.update({"_orig": orig, "_extras": _extras, "_Array": Array, "_as_array": as_array,
-                "_as_scalar": as_scalar, "_as_arrays": as_arrays, "_device_of": device_of, "_SCALAR_TYPES": _SCALAR_TYPES,
-                "_defaults": defaults_of, **{f"_d_{n}": d for n, d in defaults_of.items()}})
-    exec(src, env)                                # noqa: S102
-    f = env[name]
-    f.__doc__, f.__module__, f.__qualname__ = orig.__doc__, orig.__module__, name
-    f.__wrapped_standard__ = orig
-    return f
+        conv += f"        {p} = _as_arrays({p}, {name!r})\n"
+    defaults = "".join(f"    _d_{n} = {_literal(d)}\n" for n, d in defaults_of.items())
+    table = ", ".join(f"{n!r}: {_literal(d)}" for n, d in defaults_of.items())
+    return (f"def _make_{name}(_orig, _array_form=None):\n"
+            f"    _defaults = {{{table}}}\n"
+            f"{defaults}"
+            f"    def {name}({text}):\n{conv}"
+            f"        if {plain}:\n            return _orig({', '.join(call)})\n"
+            f"        return _extras({name!r}, _orig, {{{', '.join(f'{n!r}: {n}' for n in std)}}}, "
+            f"{{{', '.join(f'{n!r}: {n}' for n in extras)}}}, _defaults)\n"
+            f"    return {name}\n")
+
+
+def _wrapper_globals() -> dict[str, Any]:
+    """The free names of the wrappers' source (:func:`_wrapper_source`)."""
+    return {"_NV": _NV, "_extras": _extras, "_Array": Array, "_as_array": as_array,
+            "_as_scalar": as_scalar, "_as_arrays": as_arrays, "_device_of": device_of,
+            "_SCALAR_TYPES": _SCALAR_TYPES}
+
+
+def _finish(makers: dict[str, Callable[..., Any]],
+            entries: Sequence[tuple[str, Callable[..., Any]]]) -> list[Callable[..., Any]]:
+    """The wrappers of ``entries`` (name, function), made by their factories ``makers``."""
+    out = []
+    for name, orig in entries:
+        f = makers[f"_make_{name}"](orig, ARRAY_FORMS[name][1] if name in ARRAY_FORMS else None)
+        f.__doc__, f.__module__, f.__qualname__ = orig.__doc__, orig.__module__, name
+        f.__wrapped_standard__ = orig
+        out.append(f)
+    return out
+
+
+def _build(entries: Sequence[tuple[str, Callable[..., Any]]]) -> list[Callable[..., Any]]:
+    """The NumPy-signature wrappers of ``entries`` (name, function), compiled together."""
+    probes = _probes([n for n, _ in entries])
+    env = _wrapper_globals()
+    exec("".join(_wrapper_source(n, orig, probes[n]) for n, orig in entries), env)  # noqa: S102
+    return _finish(env, entries)
 
 
 _ARRAY_PARAM_NAMES = ("x", "x1", "x2")
@@ -435,27 +484,140 @@ def array_like_signature(orig: Callable[..., Any]) -> tuple[str, tuple[str, ...]
     return str(plain)[1:-1], arrays
 
 
+GENERATED_MODULE = "signatures_generated"
+_installed: dict[str, Any] = {}     # what the last install() wrapped, and how
+
+
+def _shape(f: Any) -> Any:
+    """What a wrapper depends on in function ``f``: its parameters' names, kinds and
+    literal defaults, read from the code object (``inspect.signature`` for the 170 functions
+    cost more than the wrappers' whole compile)."""
+    if isinstance(f, type) or not callable(f):
+        return type(f).__name__
+    f = inspect.unwrap(f)
+    sig = getattr(f, "__signature__", None)
+    if sig is not None:
+        return str(sig)
+    code = getattr(f, "__code__", None)
+    if code is None:
+        return f"<{type(f).__name__}>"
+    n = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & inspect.CO_VARARGS) \
+        + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+
+    def lit(v: Any) -> str:
+        return repr(v) if isinstance(v, _LITERALS) else f"<{type(v).__name__}>"
+    return (code.co_posonlyargcount, code.co_argcount, code.co_kwonlyargcount,
+            code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS),
+            code.co_varnames[:n], [lit(v) for v in f.__defaults__ or ()],
+            sorted((k, lit(v)) for k, v in (f.__kwdefaults__ or {}).items()))
+
+
+def _fingerprint(namespace: dict[str, Any], array_like: Sequence[str]) -> str:
+    """A digest of everything the wrappers' source depends on: the tables of this module and
+    the parameters of each function wrapped or considered (and which names are aliases)."""
+    names = list(SIGNATURES) + [n for n in array_like if n not in SIGNATURES]
+    first: dict[int, str] = {}
+    rows = []
+    for n in names:
+        f = namespace.get(n)
+        rows.append((n, _shape(f), first.setdefault(id(f), n) if f is not None else None))
+    tables = (SIGNATURES, {k: v[0] for k, v in ARRAY_FORMS.items()}, SCALAR_PARAMS,
+              SEQUENCE_PARAMS)
+    text = repr((rows, tables)).encode()
+    # binascii, not hashlib: 4 ms of import clnp for a digest that only detects staleness
+    return f"{binascii.crc32(text):08x}{binascii.crc_hqx(text, 0):04x}{len(text):x}"
+
+
+def _entries(namespace: dict[str, Any]) -> list[tuple[str, Callable[..., Any]]]:
+    """(name, function) of each function of :data:`SIGNATURES` in ``namespace``, once per
+    function object: an alias is wrapped under its first name."""
+    entries: dict[int, tuple[str, Callable[..., Any]]] = {}
+    for name in SIGNATURES:
+        orig = namespace.get(name)
+        if orig is None or not callable(orig) or hasattr(orig, "__wrapped_standard__") or \
+                id(orig) in entries:
+            continue
+        entries[id(orig)] = (name, orig)
+    return list(entries.values())
+
+
 def install(namespace: dict[str, Any], array_like: tuple[str, ...] = ()) -> None:
     """Replace each function of :data:`SIGNATURES` in ``namespace`` (the package's globals)
     by its NumPy-signature wrapper; NumPy aliases of the same function follow. The functions
     named in ``array_like`` keep their signatures and take array-likes for their array
-    parameters."""
-    for name in array_like:
-        f = namespace.get(name)
-        if name not in SIGNATURES and callable(f) and not isinstance(f, type):
-            entry = array_like_signature(f)
-            if entry is not None:
-                SIGNATURES[name] = entry
-    for name in SIGNATURES:
-        orig = namespace.get(name)
-        if orig is None or not callable(orig) or hasattr(orig, "__wrapped_standard__"):
-            continue        # absent, or an alias already wrapped under another name
-        new = numpy_signature(name, orig)
-        for k, v in list(namespace.items()):
-            if v is orig:
-                namespace[k] = new
-        for mod in ("linalg", "fft"):         # extensions re-export some (linalg.tensordot)
-            m = namespace.get(mod)
-            for k, v in list(vars(m).items()) if m is not None else ():
-                if v is orig:
-                    setattr(m, k, new)
+    parameters.
+
+    The wrappers come from the generated module ``signatures_generated.py`` when its
+    fingerprint matches the functions and tables as they are (Python caches its bytecode, so
+    nothing is compiled at import); otherwise they are generated and compiled here, with the
+    same result. ``python tools/signature_wrappers.py`` writes the module again, and
+    tests/test_numpy_signatures.py fails while it is stale.
+    """
+    fingerprint = _fingerprint(namespace, array_like)
+    try:
+        from . import signatures_generated as generated
+    except ImportError:
+        generated = None
+    if generated is not None and generated.FINGERPRINT == fingerprint:
+        SIGNATURES.update(generated.ARRAY_LIKE)
+        entries = _entries(namespace)
+        new = _finish(vars(generated), entries)
+        how = "generated"
+    else:
+        array_like_entries = {}
+        for name in array_like:
+            f = namespace.get(name)
+            if name not in SIGNATURES and callable(f) and not isinstance(f, type):
+                entry = array_like_signature(f)
+                if entry is not None:
+                    array_like_entries[name] = entry
+        SIGNATURES.update(array_like_entries)
+        entries = _entries(namespace)
+        new = _build(entries)
+        how = "built"
+    _installed.update(fingerprint=fingerprint, entries=entries, how=how,
+                      array_like={n: SIGNATURES[n] for n in SIGNATURES
+                                  if n in array_like and n not in _STATIC_NAMES})
+    wrapped = {id(orig): f for (_, orig), f in zip(entries, new)}
+    originals = {id(orig): orig for _, orig in entries}
+    for k, v in list(namespace.items()):     # every name of a wrapped function (aliases)
+        if originals.get(id(v)) is v:
+            namespace[k] = wrapped[id(v)]
+    for mod in ("linalg", "fft"):              # extensions re-export some (linalg.tensordot)
+        m = namespace.get(mod)
+        for k, v in list(vars(m).items()) if m is not None else ():
+            if originals.get(id(v)) is v:
+                setattr(m, k, wrapped[id(v)])
+
+
+def installed_from() -> str:
+    """How the last :func:`install` made the wrappers: ``"generated"`` (from the generated
+    module) or ``"built"`` (compiled at import, the generated module being stale or absent).
+
+    Examples
+    --------
+    >>> import clnp
+    >>> from clnp._numpy.signatures import installed_from
+    >>> installed_from() in ("generated", "built")
+    True
+    """
+    return _installed["how"]
+
+
+def generated_module_source() -> str:
+    """The text of ``signatures_generated.py`` for the functions the last :func:`install`
+    wrapped (``python tools/signature_wrappers.py`` writes it)."""
+    entries = _installed["entries"]
+    probes = _probes([n for n, _ in entries])
+    body = "\n\n".join(_wrapper_source(n, orig, probes[n]) for n, orig in entries)
+    array_like = "".join(f"    {n!r}: {v!r},\n" for n, v in _installed["array_like"].items())
+    return (f'"""NumPy-signature wrappers of the namespace functions: GENERATED by\n'
+            f"``python tools/signature_wrappers.py`` from clnp/_numpy/signatures.py. "
+            f"Do not edit.\n\n"
+            f"``signatures.install`` uses this module while FINGERPRINT matches the functions and\n"
+            f"tables it was made from, and builds the same wrappers at import otherwise.\n"
+            f'"""\n# flake8: noqa\n# fmt: off\n'
+            f"from .signatures import _wrapper_globals\n\n"
+            f"globals().update(_wrapper_globals())\n\n"
+            f"FINGERPRINT = {_installed['fingerprint']!r}\n\n"
+            f"ARRAY_LIKE = {{\n{array_like}}}\n\n\n{body}")

@@ -16,16 +16,18 @@ Configuration keys are the computing dtypes (``float32``, ``float64``, ``complex
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from .._runtime.program_cache import cache_dir  # noqa: F401  (also where clnp_nn keeps its tuning)
+from .._runtime.deferred import deferred_import
+
+# run at first use, not at import clnp (clnp._runtime.deferred)
+hashlib = deferred_import("hashlib")
+json = deferred_import("json")
 
 _VERSION = 3      # 3: configurations for small products (key suffix ":small")
 
@@ -256,6 +258,7 @@ def _time_config(device, key: str, cfg: dict[str, Any], a, reps: int):
             _square(a)
             device.synchronize()
             ts.append(time.perf_counter() - t)
+    import statistics   # the tuner's alone: 6 ms of import clnp with fractions, decimal
     return statistics.median(ts), r.to_numpy()
 
 

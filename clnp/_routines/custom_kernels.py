@@ -13,16 +13,19 @@ import re
 from typing import Any, NamedTuple, Sequence
 
 import numpy as np
-import pyopencl as cl
 
+from .._runtime.deferred import deferred_import
 from .._core import dtypes as dt
 from .._core.array import Array
-from .._runtime.launch import Kernel
-from .._kernels.custom import CustomArg, CustomSpec, render_custom_elementwise
+from .._runtime import launch as _launch
 from .._core.eager import (_I32, _PADDED_NDIM, _dense, _rel_span, broadcast_shapes,
                            broadcast_strides, collapse, contiguous_copy, local_size)
 from .._core.prims import EVAL, current_interpreter, def_impl, primitive
 from .._runtime.device import Device, default_device, launch
+from .._runtime.opencl import cl
+
+# run at first use, not at import clnp (clnp._runtime.deferred)
+_custom_kernels = deferred_import("clnp._kernels.custom")
 
 __all__ = ["ElementwiseKernel", "RawKernel"]
 
@@ -439,9 +442,9 @@ def fusable_op(params: dict) -> str | None:
         for p, d in zip(ins + outs, params["in_dtypes"] + params["out_dtypes"]):
             if p.placeholder:
                 typedefs[p.type] = d
-        in_args = tuple(CustomArg(p.name, d, "array") for p, d in
+        in_args = tuple(_custom_kernels.CustomArg(p.name, d, "array") for p, d in
                         zip(ins, params["in_dtypes"]))
-        out_arg = CustomArg(outs[0].name, params["out_dtypes"][0], "array")
+        out_arg = _custom_kernels.CustomArg(outs[0].name, params["out_dtypes"][0], "array")
         ctype = C.compute_ctype(out_arg.dtype)
         text = render_custom_function(helpers.helper_name(name, ctype), params["operation"],
                                       in_args, out_arg, tuple(sorted(typedefs.items())))
@@ -486,17 +489,17 @@ def run_custom_elementwise(args: Sequence[Any], outs: Sequence[Array], shape: tu
     for p, d in zip(in_params + out_params, in_dtypes + out_dtypes):
         if p.placeholder:
             typedefs[p.type] = d
-    spec = CustomSpec(
+    spec = _custom_kernels.CustomSpec(
         name, operation, preamble,
-        tuple(CustomArg(p.name, d, "raw" if p.raw else
+        tuple(_custom_kernels.CustomArg(p.name, d, "raw" if p.raw else
                         "array" if isinstance(a, Array) else "scalar")
               for p, a, d in zip(in_params, args, in_dtypes)),
-        tuple(CustomArg(p.name, d, "raw" if p.raw else "array")
+        tuple(_custom_kernels.CustomArg(p.name, d, "raw" if p.raw else "array")
               for p, d in zip(out_params, out_dtypes)),
         tuple(sorted(typedefs.items())), len(cshape), "int" if small else "long",
         load_outputs)
     kernel = device.kernel(("elementwise_kernel", spec),
-                           lambda: render_custom_elementwise(spec))
+                           lambda: _custom_kernels.render_custom_elementwise(spec))
     kargs: list[Any] = [n] + cshape
     k = 0
     for p, a, d in zip(in_params, args, in_dtypes):
@@ -774,7 +777,7 @@ def raw_kernel_object(device: Device, code: str, name: str, options: tuple[str, 
     if k is None:
         prg = device.build(code, options)
         try:
-            k = Kernel(prg, name)
+            k = _launch.Kernel(prg, name)
         except cl.Error:
             names = sorted(kk.function_name for kk in prg.all_kernels())
             raise ValueError(f"RawKernel: the source defines no kernel named {name!r} "

@@ -34,19 +34,23 @@ import threading
 from typing import Any, Iterator, Sequence
 
 import numpy as np
-import pyopencl as cl
 
+from .._runtime.deferred import deferred_import
 from .._runtime import capture_hooks as _hooks
 from . import autotune as _autotune
 from .._core import dtypes as dt
 from .._core.array import Array, c_strides
-from .._runtime.launch import Kernel, Launch
-from .._kernels.gemm import GemmSpec, gemm_dtype, render_gemm
-from .._kernels.mma import MmaSpec, render_mma
+from .._runtime import launch as _launch
+from .._runtime.launch import Launch
 from .._core.eager import (_I32, _span_ok, collapse, contiguous_copy, convert_element_type,
                            copy_into, reduce, vector_bytes)
 from .._core.prims import def_impl
 from .._runtime.device import Device
+from .._runtime.opencl import cl
+
+# run at first use, not at import clnp (clnp._runtime.deferred)
+_gemm_kernels = deferred_import("clnp._kernels.gemm")
+_mma_kernels = deferred_import("clnp._kernels.mma")
 
 # Tests set this to "gpu" to run the local-memory kernel on a CPU device (None: by device);
 # a forced kind ignores tuned configurations.
@@ -358,7 +362,7 @@ def dot_general(lhs: Array, rhs: Array, *, dimension_numbers: Any,
     # operands are converted to the kernel's dtype first: one GEMM program per computing
     # dtype instead of one per dtype pair (see clnp._kernels.gemm.GEMM_DTYPES)
     promoted = dt.promote(lhs.dtype, rhs.dtype)
-    g = gemm_dtype(promoted)
+    g = _gemm_kernels.gemm_dtype(promoted)
     if promoted in dt.HALF and tensor_cores(device):
         g = promoted                 # tensor cores multiply 16-bit floats, with float32 sums
     tf32 = g == dt.float32 and _precision.get() == "tf32" and tensor_cores(device)
@@ -539,11 +543,11 @@ def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype
     index = "int" if _span_ok([lhs, rhs, dst], dst.size) else "long"
     geo = {q: v for q, v in cfg.items() if q not in ("kind", "split")}
     if mma:
-        spec = MmaSpec(acc, cdt, index=index, **geo)
-        kern = device.kernel(spec, lambda: render_mma(spec))
+        spec = _mma_kernels.MmaSpec(acc, cdt, index=index, **geo)
+        kern = device.kernel(spec, lambda: _mma_kernels.render_mma(spec))
     else:
-        spec = GemmSpec(acc, cfg["kind"], index=index, **geo)
-        kern = device.kernel(spec, lambda: render_gemm(spec))
+        spec = _gemm_kernels.GemmSpec(acc, cfg["kind"], index=index, **geo)
+        kern = device.kernel(spec, lambda: _gemm_kernels.render_gemm(spec))
     A = [None, lhs._offset, sam, sak, sab0, sab1]
     B = [None, rhs._offset, sbk, sbn, sbb0, sbb1]
     Cs = [None, 0, scm, scn, scb0, scb1, nb * M * N]
@@ -554,7 +558,7 @@ def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype
     args = [gm, gn, K, kchunk, bsizes[1], parts, rm] + A + B + Cs
     plan = _Launch()
     # a kernel object of the plan's own: its arguments stay set between calls
-    plan.kern = Kernel(kern.program, kern.function_name)
+    plan.kern = _launch.Kernel(kern.program, kern.function_name)
     it = np.int32 if index == "int" else np.int64
     for i, v in enumerate(args):
         if v is not None:
@@ -593,7 +597,7 @@ def epilogue_plan(lhs: Array, rhs: Array, dimension_numbers: Any,
     (lc, rc), (lb, rb) = dimension_numbers
     lc, rc, lb, rb = tuple(lc), tuple(rc), tuple(lb), tuple(rb)
     g = lhs.dtype
-    if g != rhs.dtype or g not in (dt.float32, dt.float64) or gemm_dtype(g) != g:
+    if g != rhs.dtype or g not in (dt.float32, dt.float64) or _gemm_kernels.gemm_dtype(g) != g:
         return None
     if g == dt.float32 and _precision.get() == "tf32" and tensor_cores(lhs.device):
         return None
@@ -607,7 +611,7 @@ def epilogue_plan(lhs: Array, rhs: Array, dimension_numbers: Any,
     if plan is None:
         return None
     launch = _run(lhs, rhs, out_shape, g, False, *plan)
-    if not isinstance(launch.spec, GemmSpec):
+    if not isinstance(launch.spec, _gemm_kernels.GemmSpec):
         return None
     if launch.parts > 1:
         return launch, None

@@ -29,19 +29,22 @@ from typing import Any
 
 import numpy as np
 
+from .._runtime.deferred import deferred_import
 from .._core import dtypes as dt
 from .._core.array import Array
-from .._kernels.fft import FftSpec, render_fft
 from .._core.eager import collapse, contiguous_copy, convert_element_type, local_size
 from .._core.prims import def_impl
 from .._runtime.device import Device, launch
+
+# run at first use, not at import clnp (clnp._runtime.deferred)
+_fft_kernels = deferred_import("clnp._kernels.fft")
 
 _G_PLAIN, _G_HERM, _G_RPACK, _G_HPACK = 0, 1, 2, 3      # gather modes
 _S_CPLX, _S_REAL, _S_RPOST, _S_UNPACK = 0, 1, 2, 3      # scatter modes
 
 
-def _kernel(device: Device, spec: FftSpec, kind: str):
-    return device.kernel((spec, kind), lambda: render_fft(spec, kind))
+def _kernel(device: Device, spec: _fft_kernels.FftSpec, kind: str):
+    return device.kernel((spec, kind), lambda: _fft_kernels.render_fft(spec, kind))
 
 
 def _launch(device: Device, kern, width: int, d1: int, d0: int, *args: Any) -> None:
@@ -178,7 +181,7 @@ def _bluestein(device: Device, n: int, cdt: np.dtype) -> _Bluestein:
         b[:n] = np.conj(c)
         b[M - n + 1:] = np.conj(c[1:])[::-1]
         passes = _passes(device, M, M, cdt)
-        spec = FftSpec(dt.float64 if cdt == dt.complex128 else dt.float32)
+        spec = _fft_kernels.FftSpec(dt.float64 if cdt == dt.complex128 else dt.float32)
         work = Array.from_numpy(b.astype(cdt), device)
         res = _run_passes(device, spec, passes, work, 1, 1)
         filt = Array.empty((M,), cdt, device)
@@ -188,7 +191,7 @@ def _bluestein(device: Device, n: int, cdt: np.dtype) -> _Bluestein:
     return _cached(("bluestein", device.index, n, cdt), make)
 
 
-def _run_passes(device: Device, spec: FftSpec, plan: _Passes, work: Array, rows: int,
+def _run_passes(device: Device, spec: _fft_kernels.FftSpec, plan: _Passes, work: Array, rows: int,
                 direction: int, spare: Array | None = None) -> Array:
     """Transform every row of ``work`` (``rows`` x ``plan.P``); returns the buffer holding
     the result (``work`` or ``spare``: passes ping-pong between the two)."""
@@ -238,7 +241,7 @@ def fft(x: Array, *, axis: int, n: int, kind: str, inverse: bool, norm: str) -> 
     device = x.device
     real = dt.float64 if x.dtype in (dt.float64, dt.complex128) else dt.float32
     cdt = dt.complex128 if real == dt.float64 else dt.complex64
-    spec = FftSpec(real)
+    spec = _fft_kernels.FftSpec(real)
     nout = n // 2 + 1 if kind == "r2c" else n
     out_shape = x.shape[:axis] + (nout,) + x.shape[axis + 1:]
     out = Array.empty(out_shape, real if kind == "c2r" else cdt, device)

@@ -28,14 +28,17 @@ from typing import Any
 
 import numpy as np
 
+from .._runtime.deferred import deferred_import
 from .._core import dtypes as dt
 from .._core.array import Array
-from .._kernels.linalg import LinalgSpec, render_linalg
 from .._core.eager import collapse, contiguous_copy, copy_into, ew_apply, full, slice_, transpose
 from .dot_general import dot_general
 from .linalg_status import note
 from .._core.prims import def_impl
 from .._runtime.device import Device, launch
+
+# run at first use, not at import clnp (clnp._runtime.deferred)
+_linalg_kernels = deferred_import("clnp._kernels.linalg")
 
 # Tests set this to run the multi-item (GPU) variant of the kernels on a CPU device.
 _FORCE_GROUP: int | None = None
@@ -65,8 +68,8 @@ def _run(name: str, dtype: np.dtype, device: Device, nbatch: int, *args: Any,
          items: int = 1) -> None:
     """Launch kernel ``name``: ``nbatch`` rows of work-groups, ``items`` work-items (rounded
     up to whole groups) per row."""
-    spec = LinalgSpec(dtype, _group(device))
-    kern = device.kernel((spec, name), lambda: render_linalg(spec, name))
+    spec = _linalg_kernels.LinalgSpec(dtype, _group(device))
+    kern = device.kernel((spec, name), lambda: _linalg_kernels.render_linalg(spec, name))
     L = spec.group
     launch(device, kern, (-(-items // L) * L, nbatch), (L, 1), *args)
 

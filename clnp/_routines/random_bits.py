@@ -18,11 +18,14 @@ from typing import Any
 
 import numpy as np
 
+from .._runtime.deferred import deferred_import
 from .._core.array import Array, c_strides
-from .._kernels.random import RngSpec, dists_for, padded_len, render_rng
 from .._core.eager import contiguous_copy, local_size
 from .._core.prims import def_impl
 from .._runtime.device import Device, launch
+
+# run at first use, not at import clnp (clnp._runtime.deferred)
+_random_kernels = deferred_import("clnp._kernels.random")
 
 _M64 = (1 << 64) - 1
 
@@ -35,19 +38,19 @@ def rng_bits(*, key: tuple[int, int], counter: int, shape: tuple[int, ...], dtyp
     (``uniform``, ``normal``, ``exponential``); integers (``integers``): ``loc`` plus a value
     in ``[0, scale)`` (``scale`` is the count of values, ``2**64`` at most); ``bits`` (uint32,
     uint64): raw Philox words."""
-    if dist not in dists_for(dtype):
+    if dist not in _random_kernels.dists_for(dtype):
         raise TypeError(f"rng_bits: distribution {dist!r} is not available for {dtype}")
     device.check_dtype(dtype, "rng_bits")
     n = math.prod(shape)
     if n == 0:
         return Array.empty(shape, dtype, device)
     L = local_size(device)
-    items, written = padded_len(dtype, dist, n, L)
+    items, written = _random_kernels.padded_len(dtype, dist, n, L)
     # the kernel writes whole work-groups of blocks: the array views the first n values
     out = Array(device.alloc(written * dtype.itemsize), 0, tuple(shape), c_strides(shape),
                 dtype, device)
-    spec = RngSpec(dtype)
-    kernel = device.kernel((spec, dist), lambda: render_rng(spec, dist))
+    spec = _random_kernels.RngSpec(dtype)
+    kernel = device.kernel((spec, dist), lambda: _random_kernels.render_rng(spec, dist))
     if dtype.kind == "f":
         a, b = dtype.type(loc), dtype.type(scale)
     else:
@@ -65,7 +68,7 @@ def random_bits(key: Array, *, shape: tuple[int, ...], dtype: np.dtype, dist: st
     (or ``batch + (4,)``: key, then a 64-bit counter offset as two words, low first, added to
     ``counter``). The result has shape ``batch + shape``; its row for each key holds the
     values ``rng_bits`` gives for that key and counter."""
-    if dist not in dists_for(dtype):
+    if dist not in _random_kernels.dists_for(dtype):
         raise TypeError(f"random_bits: distribution {dist!r} is not available for {dtype}")
     if key.dtype != np.uint32 or key.ndim < 1 or key.shape[-1] not in (2, 4):
         raise TypeError(f"random_bits: key must be uint32 of shape (..., 2) or (..., 4); got "
@@ -79,13 +82,13 @@ def random_bits(key: Array, *, shape: tuple[int, ...], dtype: np.dtype, dist: st
     if not key.is_contiguous or key._offset:
         key = contiguous_copy(key)
     L = local_size(device)
-    items, written = padded_len(dtype, dist, n, L)
+    items, written = _random_kernels.padded_len(dtype, dist, n, L)
     # whole work-groups per row: each row starts ``written`` values after the previous one
     strides = tuple(s * written for s in c_strides(batch)) + c_strides(shape)
     out = Array(device.alloc(rows * written * dtype.itemsize), 0, batch + shape, strides,
                 dtype, device)
-    kernel = device.kernel((RngSpec(dtype, True), dist),
-                           lambda: render_rng(RngSpec(dtype, True), dist))
+    spec = _random_kernels.RngSpec(dtype, True)
+    kernel = device.kernel((spec, dist), lambda: _random_kernels.render_rng(spec, dist))
     if dtype.kind == "f":
         a, b = dtype.type(loc), dtype.type(scale)
     else:

@@ -12,15 +12,18 @@ from typing import Any
 
 import numpy as np
 
+from .._runtime.deferred import deferred_import
 from .._core import dtypes as dt
 from .._core.array import Array
-from .._kernels.argreduce import ArgReduceSpec, partial_dtype, render_argreduce
-from .._kernels.scan import ScanSpec, acc_dtype, render_scan
-from .._kernels.searchsorted import SearchSpec, render_searchsorted
 from .._core.eager import (_span_ok, collapse, column_vec, contiguous_copy, convert_element_type,
                            copy_into, ew_apply, local_size, reduce_plan)
 from .._core.prims import def_impl
 from .._runtime.device import Device, launch
+
+# run at first use, not at import clnp (clnp._runtime.deferred)
+_searchsorted_kernels = deferred_import("clnp._kernels.searchsorted")
+_scan_kernels = deferred_import("clnp._kernels.scan")
+_argreduce_kernels = deferred_import("clnp._kernels.argreduce")
 
 
 def _kernel(device: Device, spec: Any, render: Any, *names: str):
@@ -74,21 +77,22 @@ def _argreduce(x: Array, op: str, axis: int | None) -> Array:
     index = "int" if _span_ok([x], max(n_out * parts * G, nred)) else "long"
     # the column width depends on the device only, so every kernel of a dtype shares one spec
     vec = column_vec(device, x.dtype.itemsize)
-    spec = ArgReduceSpec(x.dtype, len(oshape), len(rshape), G, index, mode, vec)
-    pv = Array.empty((n_out * parts,), partial_dtype(x.dtype), device) if parts > 1 else None
+    spec = _argreduce_kernels.ArgReduceSpec(x.dtype, len(oshape), len(rshape), G, index, mode, vec)
+    pv = Array.empty((n_out * parts,), _argreduce_kernels.partial_dtype(x.dtype),
+                     device) if parts > 1 else None
     pi = Array.empty((n_out * parts,), dt.int64, device) if parts > 1 else out
     args = [n_out, parts, chunk, nred, *oshape, *rshape, x._buf, x._offset, *ostr, *rstr,
             (pv if pv is not None else pi)._buf, pi._buf]
     if kind in ("column", "rows"):
         L = local_size(device)
         per = vec if kind == "column" else 1
-        launch(device, _kernel(device, spec, render_argreduce, op, kind),
+        launch(device, _kernel(device, spec, _argreduce_kernels.render_argreduce, op, kind),
                (_rounded(-(-n_out // per) * parts, L),), (L,), *args)
     else:
-        launch(device, _kernel(device, spec, render_argreduce, op, "local"),
+        launch(device, _kernel(device, spec, _argreduce_kernels.render_argreduce, op, "local"),
                (n_out * parts * G,), (G,), *args)
     if parts > 1:
-        launch(device, _kernel(device, spec, render_argreduce, op, "final"),
+        launch(device, _kernel(device, spec, _argreduce_kernels.render_argreduce, op, "final"),
                (n_out * G,), (G,), n_out, parts, pv._buf, pi._buf, out._buf)
     return out
 
@@ -127,7 +131,7 @@ def _scan_geometry(device: Device, dtype: np.dtype) -> tuple[int, int]:
     """(work-group size, elements per item per tile) of the ``rows`` scan kernels: a tile (and
     the group's totals) take at most half of the device's local memory."""
     G, K = (16, 16) if device.is_cpu else (_gpu_group(device), 8)
-    size = acc_dtype(dtype).itemsize
+    size = _scan_kernels.acc_dtype(dtype).itemsize
     while K > 1 and (G * K + G * K // 32 + G) * size > device.local_mem // 2:
         K //= 2
     return G, K
@@ -155,7 +159,7 @@ def _scan(x: Array, op: str, axis: int, include_initial: bool) -> Array:
     G, K = _scan_geometry(device, x.dtype)
     kind, parts = _scan_plan(device, n_rows, L, sx, kx[-1])
     index = "int" if _span_ok([x, out], max(out.size, n_rows * parts * G * K)) else "long"
-    spec = ScanSpec(op, x.dtype, len(kshape), G, K, index)
+    spec = _scan_kernels.ScanSpec(op, x.dtype, len(kshape), G, K, index)
     row = [*kshape, x._buf, x._offset, *kx, sx]
     dst = [out._buf, out._offset, *ky, sy]
     chunk = -(-L // parts)
@@ -166,13 +170,13 @@ def _scan(x: Array, op: str, axis: int, include_initial: bool) -> Array:
         grid, group = n_rows * parts * G, G
     tot = out   # not read when parts == 1
     if parts > 1:
-        tot = Array.empty((n_rows * parts,), acc_dtype(x.dtype), device)
-        launch(device, _kernel(device, spec, render_scan,
+        tot = Array.empty((n_rows * parts,), _scan_kernels.acc_dtype(x.dtype), device)
+        launch(device, _kernel(device, spec, _scan_kernels.render_scan,
                                "coltotals" if kind == "column" else "totals"),
                (grid,), (group,), n_rows, parts, chunk, L, *row, tot._buf)
-        launch(device, _kernel(device, spec, render_scan, "carry"), (_rounded(n_rows, Lc),),
-               (Lc,), n_rows, parts, tot._buf)
-    launch(device, _kernel(device, spec, render_scan, kind), (grid,), (group,),
+        launch(device, _kernel(device, spec, _scan_kernels.render_scan, "carry"),
+               (_rounded(n_rows, Lc),), (Lc,), n_rows, parts, tot._buf)
+    launch(device, _kernel(device, spec, _scan_kernels.render_scan, kind), (grid,), (group,),
            n_rows, parts, chunk, L, init, *row, *dst, tot._buf)
     return out
 
@@ -226,11 +230,11 @@ def nonzero(x: Array) -> tuple[Array, ...]:
     if count:
         dims = Array.from_numpy(np.asarray(shape, np.int64), device)
         # the program of the scan above (the same spec) holds the compaction kernel
-        spec = ScanSpec("sum", dt.int64, 2, *_scan_geometry(device, dt.int64),
+        spec = _scan_kernels.ScanSpec("sum", dt.int64, 2, *_scan_geometry(device, dt.int64),
                         "int" if _span_ok([incl], n) else "long")
         L = local_size(device)
-        launch(device, _kernel(device, spec, render_scan, "compact"), (_rounded(n, L),), (L,),
-               n, len(shape), dims._buf, incl._buf, count, res._buf)
+        launch(device, _kernel(device, spec, _scan_kernels.render_scan, "compact"),
+               (_rounded(n, L),), (L,), n, len(shape), dims._buf, incl._buf, count, res._buf)
     return tuple(Array(res._buf, d * count, (count,), (1,), dt.int64, device)
                  for d in range(len(shape)))
 
@@ -254,8 +258,8 @@ def searchsorted(x1: Array, x2: Array, *sorter: Array, side: str = "left") -> Ar
     srt = sorter[0] if sorter else None
     if srt is not None and srt.dtype != dt.int64:
         srt = convert_element_type(srt, dtype=dt.int64)
-    spec = SearchSpec(x1.dtype)
-    kern = device.kernel(spec, lambda: render_searchsorted(spec))
+    spec = _searchsorted_kernels.SearchSpec(x1.dtype)
+    kern = device.kernel(spec, lambda: _searchsorted_kernels.render_searchsorted(spec))
     s_args = [srt._buf, srt._offset, srt._strides[0], 1] if srt is not None else \
         [out._buf, 0, 0, 0]
     L = local_size(device)

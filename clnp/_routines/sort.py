@@ -10,29 +10,31 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._runtime.deferred import deferred_import
 from .._core import dtypes as dt
 from .._core.array import Array, c_strides
-from .._kernels.sort import (COMP_CLASS, COMP_MAIN, COMP_REAL, COMP_ROW, KINDS, SortSpec,
-                             render_sort)
 from .._core.eager import concatenate, contiguous_copy, copy_into, ew_apply, local_size
 from .._core.prims import def_impl
 from .._runtime.device import Device, launch
 
+# run at first use, not at import clnp (clnp._runtime.deferred)
+_sort_kernels = deferred_import("clnp._kernels.sort")
+
 _U32_MAX = 2 ** 32 - 1
 
 
-def _spec(device: Device, key: str, index: str) -> SortSpec:
+def _spec(device: Device, key: str, index: str) -> _sort_kernels.SortSpec:
     if device.is_cpu or device.max_work_group_size < 128:
-        return SortSpec(key, index, 1, local_size(device), 1)
+        return _sort_kernels.SortSpec(key, index, 1, local_size(device), 1)
     S = 1 << (min(1024, device.max_work_group_size).bit_length() - 1)
     isize = 4 if index == "uint" else 8
     chunk = max(1, min(8, device.local_mem // (2 * S * isize)))
-    return SortSpec(key, index, 128, local_size(device), S, chunk)
+    return _sort_kernels.SortSpec(key, index, 128, local_size(device), S, chunk)
 
 
-def _kernel(spec: SortSpec, device: Device, name: str):
+def _kernel(spec: _sort_kernels.SortSpec, device: Device, name: str):
     def make():
-        src, args = render_sort(spec)
+        src, args = _sort_kernels.render_sort(spec)
         return src, name, args[name]
     return device.kernel((spec, name), make)
 
@@ -46,7 +48,7 @@ def _buf(a: Array | None, stand_in: Array) -> Any:
 _GPU_ROUNDS = 8
 
 
-def _tile(spec: SortSpec, n: int) -> int:
+def _tile(spec: _sort_kernels.SortSpec, n: int) -> int:
     """Keys per tile: enough to amortise the per-tile counters, few enough tiles that their
     counters scan quickly in one work-group."""
     if spec.group == 1:
@@ -69,24 +71,24 @@ class _Sorter:
         self.n = n = x.size
         self.rowlen = rowlen
         name = "bool" if x.dtype == dt.bool_ else x.dtype.name
-        self.kind, kbits = KINDS[name]
+        self.kind, kbits = _sort_kernels.KINDS[name]
         rowbits = (n // rowlen - 1).bit_length() if n else 0
         complex_ = x.dtype.kind == "c"
         if not complex_ and kbits + rowbits <= 32:
             key = "uint"
-            comps = [(COMP_MAIN, kbits, kbits if rowbits else -1)]
+            comps = [(_sort_kernels.COMP_MAIN, kbits, kbits if rowbits else -1)]
         elif not complex_ and kbits + rowbits <= 64:
             key = "ulong"
-            comps = [(COMP_MAIN, kbits, kbits if rowbits else -1)]
+            comps = [(_sort_kernels.COMP_MAIN, kbits, kbits if rowbits else -1)]
         else:
             key = "ulong"
-            comps = [(COMP_MAIN, kbits, -1)]
+            comps = [(_sort_kernels.COMP_MAIN, kbits, -1)]
             if x.dtype == dt.complex128:
-                comps.append((COMP_REAL, 64, -1))
+                comps.append((_sort_kernels.COMP_REAL, 64, -1))
             if complex_:
-                comps.append((COMP_CLASS, 2, 2 if rowbits else -1))
+                comps.append((_sort_kernels.COMP_CLASS, 2, 2 if rowbits else -1))
             elif rowbits:
-                comps.append((COMP_ROW, 0, 0))
+                comps.append((_sort_kernels.COMP_ROW, 0, 0))
         self.comps, self.kbits = comps, kbits
         self.descending = descending
         self.spec = _spec(self.device, key, "uint" if n < _U32_MAX else "ulong")
@@ -111,7 +113,7 @@ class _Sorter:
         scat_k = _kernel(spec, device, "clnp_sort_scatter")
         cur = 0
         for comp, cbits, row_shift in self.comps:
-            desc = (1 << cbits) - 1 if self.descending and comp != COMP_ROW else 0
+            desc = (1 << cbits) - 1 if self.descending and comp != _sort_kernels.COMP_ROW else 0
             kmin, span = self._keys(kbuf[cur], comp, desc, row_shift)
             # digits of ``key - kmin`` above the span's top bit are zero for every key
             shifts = range(0, span.bit_length(), spec.bits)

@@ -36,9 +36,8 @@ import os
 import threading
 from typing import Any
 
-import pyopencl as cl
-
 from .launch import opencl_library_path
+from .opencl import cl
 
 # cl_khr_external_memory
 _CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR = 0x2060

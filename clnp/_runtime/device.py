@@ -15,14 +15,13 @@ from functools import cached_property
 from typing import Any, Callable, Sequence
 
 import numpy as np
-import pyopencl as cl
-import pyopencl.tools as cl_tools
 
 from . import dtypes as dt
 from . import capture_hooks as _capture
 from . import program_cache as _program_cache
+from . import launch as _launch
 from . import program_fill as _program_fill
-from .launch import Kernel
+from .opencl import cl
 from .user_frames import names_its_source, user_stacklevel
 
 __all__ = ["Device", "devices", "default_device", "set_default_device", "synchronize",
@@ -173,7 +172,8 @@ class Device:
         return cl.CommandQueue(self.context, self.cl_device)
 
     @cached_property
-    def pool(self) -> cl_tools.MemoryPool:
+    def pool(self) -> Any:
+        import pyopencl.tools as cl_tools      # PyOpenCL itself imports it: no extra cost
         return cl_tools.MemoryPool(cl_tools.ImmediateAllocator(self.queue))
 
     @property
@@ -526,7 +526,7 @@ class Device:
         k = self._kernels.get(key)
         if k is None:
             source, name, arg_dtypes = make()
-            k = Kernel(self.build(source), name)  # one object per spec: own arg dtypes
+            k = _launch.Kernel(self.build(source), name)  # one object per spec: own arg dtypes
             if arg_dtypes is not None:
                 k.set_scalar_arg_dtypes(arg_dtypes)
                 k._clnp_arg_dtypes = tuple(arg_dtypes)    # for _bound.bind

@@ -12,14 +12,13 @@ changed.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import threading
 from typing import Any, Sequence
 
 import numpy as np
-import pyopencl as cl
 
 from . import capture_hooks as _hooks
+from .opencl import cl
 from .run_ahead import note_launch as _note_launch
 
 _UNSET = object()      # compares unequal to every value
@@ -54,50 +53,70 @@ def enqueue(queue: Any, kernel: Any, gsize: tuple[int, ...], lsize: tuple[int, .
 
 
 _enqueue = _PYOPENCL_ENQUEUE = enqueue
-_KERNEL_CALL = cl.Kernel.__call__
 
 
-class Kernel(cl.Kernel):
-    """A ``pyopencl.Kernel`` whose call over zero work-items launches nothing (and returns
-    None instead of an event): every kernel clnp makes is one (``Device.kernel``, bound and
-    planned copies, ``RawKernel``), so empty shapes are safe on every launch path.
+def _kernel_class() -> type:
+    """``Kernel``, made on first use: it subclasses ``pyopencl.Kernel``, and PyOpenCL is
+    imported when clnp first needs a device (clnp._runtime.opencl), not at ``import clnp``."""
+    kernel_call = cl.Kernel.__call__
 
-    Examples
-    --------
-    >>> import clnp
-    >>> from clnp._runtime.launch import Kernel
-    >>> d = clnp.default_device()
-    >>> src = "__kernel void one(__global int *x) { x[get_global_id(0)] = 1; }"
-    >>> k = d.kernel(("doc-example", "one"), lambda: (src, "one", None))
-    >>> isinstance(k, Kernel)
-    True
-    >>> x = clnp.zeros(4, dtype=clnp.int32)
-    >>> k(d.queue, (0,), None, x._buf) is None          # no work-items: no launch
-    True
+    class Kernel(cl.Kernel):
+        """A ``pyopencl.Kernel`` whose call over zero work-items launches nothing (and returns
+        None instead of an event): every kernel clnp makes is one (``Device.kernel``, bound and
+        planned copies, ``RawKernel``), so empty shapes are safe on every launch path.
 
-    Notes
-    -----
-    A kernel object's arguments are shared state: OpenCL makes every call thread-safe except
-    ``clSetKernelArg`` on one kernel from several threads, and a launch takes the arguments
-    as they are when it is enqueued. Eager ops share one kernel object per spec across
-    threads, so setting the arguments and enqueueing happen under the kernel's ``lock`` (a
-    reentrant lock: a planned product sets its offsets, then launches, under it). Without it,
-    four threads of eager ops on a 64-core Xeon (embedded PoCL) got other threads' sums and
-    sorts, or crashed, in 3-4 of 48 processes (tests/robust/test_processes_threads.py).
-    """
+        Examples
+        --------
+        >>> import clnp
+        >>> from clnp._runtime.launch import Kernel
+        >>> d = clnp.default_device()
+        >>> src = "__kernel void one(__global int *x) { x[get_global_id(0)] = 1; }"
+        >>> k = d.kernel(("doc-example", "one"), lambda: (src, "one", None))
+        >>> isinstance(k, Kernel)
+        True
+        >>> x = clnp.zeros(4, dtype=clnp.int32)
+        >>> k(d.queue, (0,), None, x._buf) is None          # no work-items: no launch
+        True
 
-    def __init__(self, program: Any, name: str):
-        super().__init__(program, name)
-        self.lock = threading.RLock()
+        Notes
+        -----
+        A kernel object's arguments are shared state: OpenCL makes every call thread-safe except
+        ``clSetKernelArg`` on one kernel from several threads, and a launch takes the arguments
+        as they are when it is enqueued. Eager ops share one kernel object per spec across
+        threads, so setting the arguments and enqueueing happen under the kernel's ``lock`` (a
+        reentrant lock: a planned product sets its offsets, then launches, under it). Without it,
+        four threads of eager ops on a 64-core Xeon (embedded PoCL) got other threads' sums and
+        sorts, or crashed, in 3-4 of 48 processes (tests/robust/test_processes_threads.py).
+        """
 
-    def __call__(self, queue: Any, global_size: tuple[int, ...],
-                 local_size: tuple[int, ...] | None, *args: Any, **kwargs: Any) -> Any:
-        if not launches_work(global_size):
-            return None
-        with self.lock:
-            event = _KERNEL_CALL(self, queue, global_size, local_size, *args, **kwargs)
-        _note_launch(queue, event)      # the bound on run-ahead (run_ahead.py)
-        return event
+        def __init__(self, program: Any, name: str):
+            super().__init__(program, name)
+            self.lock = threading.RLock()
+
+        def __call__(self, queue: Any, global_size: tuple[int, ...],
+                     local_size: tuple[int, ...] | None, *args: Any, **kwargs: Any) -> Any:
+            if not launches_work(global_size):
+                return None
+            with self.lock:
+                event = kernel_call(self, queue, global_size, local_size, *args, **kwargs)
+            _note_launch(queue, event)      # the bound on run-ahead (run_ahead.py)
+            return event
+
+    Kernel.__module__, Kernel.__qualname__ = __name__, "Kernel"
+    return Kernel
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Kernel":
+        with _kernel_class_lock:
+            if "Kernel" not in globals():
+                globals()["Kernel"] = _kernel_class()
+        return globals()["Kernel"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+_kernel_class_lock = threading.Lock()
+
 
 # Launches without an event, straight through the OpenCL library, on the platforms where that
 # saves time. PyOpenCL makes an event object for every launch; NVIDIA's driver charges for it
@@ -131,6 +150,7 @@ def opencl_library_path() -> str:
                     return path
     except OSError:      # not Linux
         pass
+    import ctypes.util      # brings subprocess: 8 ms of import clnp, so only here
     return ctypes.util.find_library("OpenCL") or "libOpenCL.so.1"
 
 

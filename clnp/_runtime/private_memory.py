@@ -20,10 +20,9 @@ import os
 import re
 import resource
 import shutil
-import subprocess
 from typing import Sequence
 
-import pyopencl as cl
+from .opencl import cl
 
 __all__ = ["is_pocl_cpu", "worker_stack_bytes", "private_bytes", "STACK_RESERVE"]
 
@@ -188,6 +187,7 @@ def _private_bytes_cached(clang: str, code: str, name: str, options: tuple[str, 
            "-O3", "-fno-builtin", "-Dinline=",
            "-cl-ext=-all," + ",".join("+" + e for e in exts),
            *keep, "-S", "-emit-llvm", "-o", "-", "-"]
+    import subprocess       # on this rare path only: 7 ms of import clnp
     try:
         r = subprocess.run(cmd, input=code, capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.SubprocessError):

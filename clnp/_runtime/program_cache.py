@@ -42,7 +42,6 @@ after exit. bench/bench_startup.py, mode ``clnp-only``, measures what it gives.
 from __future__ import annotations
 
 import atexit
-import hashlib
 import os
 import threading
 import time
@@ -51,7 +50,11 @@ import weakref
 from pathlib import Path
 from typing import Any, Sequence
 
-import pyopencl as cl
+from .opencl import cl
+from .deferred import deferred_import
+
+# run at first use, not at import clnp (clnp._runtime.deferred)
+hashlib = deferred_import("hashlib")
 
 
 MAGIC = b"CLNPPRG1"

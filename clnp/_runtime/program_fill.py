@@ -17,15 +17,20 @@ turns it off (the test suite does, except where it tests it).
 from __future__ import annotations
 
 import atexit
-import json
 import os
-import subprocess
 import sys
 import threading
 import time
 import weakref
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
+from .deferred import deferred_import
+
+# run at first use, not at import clnp (clnp._runtime.deferred)
+json = deferred_import("json")
+
+if TYPE_CHECKING:
+    import subprocess
 
 FILL_MAX = 256          # entries one process hands on, at most
 LOCK_STALE_S = 900.0
@@ -58,6 +63,7 @@ def spawn_filler() -> subprocess.Popen | None:
     """Write the job (the device's names and each entry's path, source and options) next to the
     entries and start the detached filler; None when there is nothing to do. Never raises:
     runs at interpreter exit."""
+    import subprocess       # at exit only: 7 ms of import clnp
     with _lock:
         todo = list(_pending) if os.getpid() == _owner_pid else []
         _pending.clear()

@@ -22,7 +22,7 @@ import os
 import threading
 from typing import Any
 
-import pyopencl as cl
+from .opencl import cl
 
 MARK_EVERY = 32           # launches between two markers: one marker's cost spread over 32
 DEFAULT_LIMIT = 256       # launches; bench/bench_run_ahead.py chose it (docs/performance.md)

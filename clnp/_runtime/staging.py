@@ -23,16 +23,16 @@ import threading
 from typing import Any
 
 import numpy as np
-import pyopencl as cl
 
 from .device import Device, on_memory_pressure
+from .opencl import cl
 
 MIN_BLOCK = 64 << 10
 DEFAULT_POOL_MB = 256
 #: True/False: use (or not) pinned staging on every device, whatever ``CLNP_PINNED`` says
 FORCE: bool | None = None
 
-_DONE = cl.command_execution_status.COMPLETE
+_DONE = 0      # CL_COMPLETE: cl.command_execution_status.COMPLETE, read without the import
 
 
 def enabled(device: Device) -> bool:

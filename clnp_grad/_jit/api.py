@@ -24,7 +24,7 @@ import inspect
 import os
 import sys
 from collections import OrderedDict
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
@@ -37,9 +37,15 @@ from .._args import check_argnums
 from .._core import HIGHER_ORDER, Tracer
 from .._ir import Graph, Var, eval_graph
 from .._tree import _LEAF, tree_flatten, tree_unflatten
-from .executable import Executable, weak_dtype
 from .staging import stage
 from clnp._core.dtypes import kind as dkind
+from clnp._runtime.deferred import deferred_import
+
+if TYPE_CHECKING:
+    from .executable import Executable
+
+# the code generators and the executable run at the first jit call, not at import clnp_grad
+_executable_mod = deferred_import("clnp_grad._jit.executable")
 
 jit_p = primitive("jit", multiple_results=True)
 _CACHE_SIZE = 256
@@ -269,7 +275,7 @@ class Lowered:
 def _weak_array(v: Any, device: Any) -> Any:
     """A Python scalar argument as the 0-d array it is traced with (next to the arrays)."""
     import clnp
-    return clnp.asarray(v, dtype=weak_dtype(v), device=device)
+    return clnp.asarray(v, dtype=_executable_mod.weak_dtype(v), device=device)
 
 
 def _hashable(v: Any, what: str, f: Jitted) -> Any:
@@ -331,7 +337,7 @@ def _executable(graph: Graph, args: Sequence[Any]) -> Executable:
     exe = exes.get((device, precision))
     if exe is None:
         from .staging import simplify
-        exe = exes[(device, precision)] = Executable(simplify(graph), device)
+        exe = exes[(device, precision)] = _executable_mod.Executable(simplify(graph), device)
         _log(f"compiling a graph of {len(graph.eqns)} equations on {device} "
              f"(matmul precision {precision})")
     return exe

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import statistics
 import time
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,13 @@ _MODES = ("auto", "im2col", "winograd")
 _mode = "auto"
 _loaded: dict[str, dict[str, str]] = {}     # device id -> problem key -> algorithm
 
+
+
+def _median(xs: list[float]) -> float:
+    """The median (statistics.median without its 4 ms import: fractions, decimal)."""
+    ys = sorted(xs)
+    m = len(ys) // 2
+    return ys[m] if len(ys) % 2 else (ys[m - 1] + ys[m]) / 2
 
 def set_conv_algorithm(mode: str) -> str:
     """Force the 2-D convolution algorithm, or "auto" (the tuned choice, else im2col).
@@ -180,7 +186,7 @@ def autotune_conv2d(x_shape: tuple, weight_shape: tuple, padding: Any = 1,
                 f(x, w)
                 xp.synchronize()
                 runs.append(time.perf_counter() - t)
-            times[algo] = statistics.median(runs)
+            times[algo] = _median(runs)
         finally:
             set_conv_algorithm(prev)
     best = min(times, key=times.get)

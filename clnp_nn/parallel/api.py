@@ -33,11 +33,10 @@ from __future__ import annotations
 import contextvars
 import functools
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
 from collections import OrderedDict
-from typing import Any, Callable, Hashable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterator, Sequence
 
 import numpy as np
 
@@ -58,6 +57,9 @@ from clnp_grad._tree import PyTreeDef, tree_flatten, tree_unflatten
 from . import mpi
 from .sharded import ShardedArray
 from .transport import Participants, axis_index_values, collective_group
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 _CACHE_SIZE = 64
 # set while a pmap body is staged: a pmap called there would be nested
@@ -271,6 +273,7 @@ def _on_each_device(devices: Sequence[Device], envs: list[dict],
             if _DISPATCH is not None:
                 _DISPATCH.shutdown(wait=False)      # its threads end once idle
             _DISPATCH_SIZE = max(len(devices), 4)
+            from concurrent.futures import ThreadPoolExecutor   # 7 ms of import, first use
             _DISPATCH = ThreadPoolExecutor(max_workers=_DISPATCH_SIZE,
                                            thread_name_prefix="clnp-pmap")
         pool = _DISPATCH

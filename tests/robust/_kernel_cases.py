@@ -1002,11 +1002,12 @@ class Audit:
         import pkgutil
         import clnp_grad
         import clnp_nn
+        from clnp._runtime.deferred import resolve
         # every module first: one imported lazily later would bind the unwrapped function
         for pkg in (clnp, clnp_grad, clnp_nn):
             for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
                 if not info.name.endswith("__main__"):
-                    importlib.import_module(info.name)
+                    resolve(importlib.import_module(info.name))   # deferred ones run
         mods = [m for n, m in list(sys.modules.items())
                 if n.split(".")[0] in ("clnp", "clnp_grad", "clnp_nn") and m is not None]
         wrapped = {}
