@@ -30,6 +30,10 @@ class Aval:
         return f"{self.dtype.name}[{','.join(map(str, self.shape))}]"
 
 
+# the type of a primitive's absent result (None at run time, never read)
+_ABSENT = Aval((0,), np.dtype(np.bool_))
+
+
 class Var:
     """A value of the graph, typed by its Aval."""
     _names = itertools.count()
@@ -210,9 +214,13 @@ class StagingInterpreter(Interpreter):
         with set_interpreter(self.prev):
             out = prim.bind(*vals, **params)
         outs = list(out) if prim.multiple_results else [out]
-        binders = [Var(Aval(tuple(o.shape), o.dtype)) for o in outs]
+        # an absent result (eigh without vectors, qr(mode="r")'s Q) keeps a placeholder
+        # binder, so the equation's outputs stay positional, and stays None for the caller
+        binders = [Var(Aval(tuple(o.shape), o.dtype) if o is not None else _ABSENT)
+                   for o in outs]
         self.eqns.append(Eqn(prim, list(ins), dict(params), binders))
-        tracers = [StagingTracer(self, b, o) for b, o in zip(binders, outs)]
+        tracers = [StagingTracer(self, b, o) if o is not None else None
+                   for b, o in zip(binders, outs)]
         return tuple(tracers) if prim.multiple_results else mark_view(tracers[0], prim)
 
 

@@ -33,6 +33,7 @@ from .._core import dtypes as dt
 from .._core.array import Array
 from .._core.eager import collapse, contiguous_copy, copy_into, ew_apply, full, slice_, transpose
 from .dot_general import dot_general
+from . import host_lapack
 from .linalg_status import note
 from .._core.prims import def_impl
 from .._runtime.device import Device, launch
@@ -363,6 +364,8 @@ def qr(x: Array, *, mode: str = "reduced") -> tuple[Array | None, Array]:
 def eigh(x: Array, *, compute_v: bool = True) -> tuple[Array, Array | None]:
     """Eigenvalues (ascending, real dtype) and eigenvectors (columns) of each Hermitian
     matrix, read from its lower triangle."""
+    if host_lapack.applies(x):          # NumPy's LAPACK on the host memory (CPU devices)
+        return host_lapack.eigh(x, compute_v)
     n = x.shape[-1]
     return _eigen("eigh", x, _real(x.dtype), compute_v, 2 * n * n + 3 * n, 4 * n)
 
@@ -397,6 +400,8 @@ def svd(x: Array, *, full_matrices: bool = True, compute_uv: bool = True
         ) -> tuple[Array | None, Array, Array | None]:
     """Singular values (descending, real dtype) and, with ``compute_uv``, ``U`` and ``Vh``
     (``(m, m)``/``(n, n)`` when ``full_matrices``, else ``(m, k)``/``(k, n)``)."""
+    if host_lapack.applies(x):          # NumPy's LAPACK on the host memory (CPU devices)
+        return host_lapack.svd(x, full_matrices, compute_uv)
     device, (m, n), bshape = x.device, x.shape[-2:], x.shape[:-2]
     _check_size(m, n)
     K, M = min(m, n), max(m, n)
@@ -428,5 +433,7 @@ def svd(x: Array, *, full_matrices: bool = True, compute_uv: bool = True
 def eig(x: Array, *, compute_v: bool = True) -> tuple[Array, Array | None]:
     """Eigenvalues and unit-norm eigenvectors (columns, largest component real) of each
     general square matrix; ``x`` is complex (the namespace converts real input)."""
+    if host_lapack.applies(x):          # NumPy's LAPACK on the host memory (CPU devices)
+        return host_lapack.eig(x, compute_v)
     n = x.shape[-1]
     return _eigen("eig", x, x.dtype, compute_v, 4 * n * n + 2 * n)
