@@ -1,7 +1,8 @@
 """SciPy's own array-API tests with clnp as a backend (issue #25).
 
 A selection of SciPy's test modules (``scipy.integrate``, ``scipy.cluster``,
-``scipy.differentiate``, ``scipy.signal``'s filter design) runs in a child pytest with
+``scipy.differentiate``, ``scipy.signal``'s filter design, and ``scipy._lib``'s array-API
+helpers) runs in a child pytest with
 ``SCIPY_ARRAY_API=1`` and the plugin ``tests/scipy_xp/clnp_scipy_xp.py``, which adds clnp to
 SciPy's ``xp`` fixture; ``-k clnp`` keeps the clnp cases. No clnp case may fail: SciPy's own
 skips (``np_only``, slow tests) stay skips, and an expected failure SciPy marks for every
@@ -33,6 +34,8 @@ SELECTION = {
     "cluster": ["scipy.cluster"],
     "differentiate": ["scipy.differentiate"],
     "filter design": ["scipy.signal.tests.test_filter_design"],
+    # SciPy's array-API helpers: result_type, devices, NaN policies (its messages matched)
+    "array-api helpers": ["scipy._lib.tests.test_array_api", "scipy._lib.tests.test__util"],
 }
 
 

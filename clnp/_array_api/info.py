@@ -55,13 +55,14 @@ class Info:
         """
         return default_device()
 
-    def devices(self) -> tuple[Device, ...]:
+    def devices(self) -> list[Device]:
         """Every OpenCL device on every platform.
 
         Returns
         -------
-        tuple of Device
-            The devices clnp can use.
+        list of Device
+            The devices clnp can use (a list, as the standard specifies: SciPy's tests
+            extend it with ``+ [None]``).
 
         Examples
         --------
@@ -69,7 +70,7 @@ class Info:
         >>> len(clnp.__array_namespace_info__().devices()) >= 1
         True
         """
-        return devices()
+        return list(devices())
 
     def _dev(self, device: Any) -> Device:
         return default_device() if device is None else select_device(device, arg="device")

@@ -13,7 +13,9 @@ that module as pytest registers it and before pytest reads its fixtures:
 - the ``xp`` fixture gets a ``clnp`` parameter (its id, for ``-k clnp``); SciPy's fixture body
   is reused unchanged (``array_namespace``, ``default_xp``, the lazy-backend patches).
 
-clnp is an eager library, so SciPy's eager-only tests run for it.
+clnp is an eager library, so SciPy's eager-only tests run for it, and a test SciPy skips
+for every eager backend it knows (NumPy, array_api_strict, PyTorch and CuPy: "lazy backends
+only") is skipped for clnp too.
 """
 from __future__ import annotations
 
@@ -44,3 +46,16 @@ def pytest_plugin_registered(plugin: Any, manager: Any) -> None:
     if getattr(plugin, "__name__", None) == "scipy.conftest" and \
             BACKEND not in getattr(plugin, "xp_known_backends", {BACKEND}):
         _add_clnp(plugin)
+
+
+_EAGER = {"numpy", "array_api_strict", "torch", "cupy"}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: Any) -> None:
+    callspec = getattr(item, "callspec", None)
+    if callspec is None or getattr(callspec.params.get("xp"), "__name__", None) != BACKEND:
+        return
+    skipped = {m.args[0] for m in item.iter_markers("skip_xp_backends") if len(m.args) == 1}
+    if _EAGER <= skipped:
+        pytest.skip("a test for lazy backends only (SciPy skips every eager one): clnp is eager")
