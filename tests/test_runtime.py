@@ -247,7 +247,12 @@ def test_memory_info_and_pool(device):
     del y
     gc.collect()
     clnp.free_pooled_memory(device)
-    assert clnp.memory_info(device)["pooled"] < 4 * n
+    freed = clnp.memory_info(device)
+    # no free block is left; what "pooled" still counts is the rounding of live blocks to
+    # the pool's size classes, which depends on what earlier tests keep alive (a 16-worker
+    # Xeon run had 4.25 MB of it, so "pooled < 4 MiB" failed there)
+    assert freed.held_blocks == 0
+    assert freed.pooled <= freed.in_use // 8 + 4096
     clnp.free_pooled_memory()                          # every device
     assert clnp.memory_info()["in_use"] >= 0
 

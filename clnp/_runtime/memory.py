@@ -65,7 +65,8 @@ def memory_info(device: Device | None = None) -> MemoryInfo:
     Returns
     -------
     MemoryInfo
-        ``in_use``, ``pooled`` (held free for reuse), ``peak_in_use`` (bytes),
+        ``in_use``, ``pooled`` (beyond ``in_use``: free blocks held for reuse and the
+        rounding of live blocks to the pool's size classes), ``peak_in_use`` (bytes),
         ``active_blocks`` and ``held_blocks``; also a read-only mapping.
 
     Raises
