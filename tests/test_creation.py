@@ -450,3 +450,26 @@ def test_defaults_without_fp64(device, monkeypatch):
         clnp.asarray(np.zeros(2), device=device)
     with pytest.raises(clnp.UnsupportedDtypeError, match="float64"):
         clnp.zeros(2, dtype=clnp.float64, device=device)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8", "int64"])
+def test_linspace_and_arange_are_numpys_exactly(device, dtype):
+    """One kernel fills both (clnp._kernels.iota): computed in the wide dtype with NumPy's
+    two roundings (``arange(n) * step + start``, no fused multiply-add), stored in the
+    result's dtype, ``stop`` exactly at the end."""
+    if not device.supports(np.dtype(dtype)):
+        pytest.skip(f"{device} has no {dtype}")
+    if np.dtype(dtype).kind == "f":
+        for a, b, n in ((0, 1, 1001), (-3.5, 2.25, 11), (0.1, 0.7, 999), (1e8, 1e8 + 1, 7)):
+            for endpoint in (True, False):
+                got = clnp.linspace(a, b, n, endpoint=endpoint, dtype=dtype, device=device)
+                want = np.linspace(a, b, n, endpoint=endpoint, dtype=dtype)
+                if device.has_fp64:
+                    assert np.array_equal(got.to_numpy(), want), (a, b, n, endpoint)
+                else:       # computed in float32 where NumPy computes in float64
+                    np.testing.assert_allclose(got.to_numpy(), want, rtol=1e-6, atol=1e-7)
+        got = clnp.arange(-5, 5, 0.7, dtype=dtype, device=device)
+        assert np.array_equal(got.to_numpy(), np.arange(-5, 5, 0.7, dtype=dtype))
+    else:
+        got = clnp.arange(3, 100, 7, dtype=dtype, device=device)
+        assert np.array_equal(got.to_numpy(), np.arange(3, 100, 7, dtype=dtype))

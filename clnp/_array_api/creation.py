@@ -838,8 +838,13 @@ def linspace(start: Any, stop: Any, /, num: int, *, dtype: Any = None, device: A
     wide = dev.default_complex if (is_c or dkind(d) == "c") else dev.default_float
     div = (num - 1) if endpoint else num
     step = (stop - start) / div if div > 0 else 0.0
+    last = stop if endpoint and num > 1 else None
+    if dkind(d) in "fc" and dkind(wide) in "fc":
+        # one kernel: computed in the wide dtype, stored as d, stop exactly at the end
+        return primitive("iota").bind(n=num, start=start, step=step, dtype=wide, device=dev,
+                                      out_dtype=d, last=last)
     out = primitive("iota").bind(n=num, start=start, step=step, dtype=wide, device=dev)
-    if endpoint and num > 1:
+    if last is not None:
         out[num - 1] = stop
     if dkind(d) in "iu":
         floor = _namespace().floor     # elementwise: later in this layer

@@ -18,8 +18,12 @@ from .._kernels.elementwise import EwSpec, Instr, Operand, can_vectorize, render
 from .._kernels.reduction import ReduceSpec, fusable, render_reduction, vector_ok
 from .._runtime import capture_hooks as _hooks
 from .prims import def_impl, primitive
+from .._runtime.deferred import deferred_import
 from .._runtime.device import Device, launch
 from .dtypes import kind as dkind
+
+# run at the first fill, not at import clnp (clnp._runtime.deferred)
+_iota_kernels = deferred_import("clnp._kernels.iota")
 
 _I32 = 2 ** 31 - 1
 
@@ -517,19 +521,36 @@ def full(*, shape: tuple[int, ...], value: Any, dtype: np.dtype, device: Device)
 
 
 @def_impl("iota")
-def iota(*, n: int, start: Any, step: Any, dtype: np.dtype, device: Device) -> Array:
-    """``start + step * arange(n)`` computed on the device."""
-    out = Array.empty((n,), dtype, device)
-    if n:
-        idx = _index_array(n, device)
-        cdt = dtype if dkind(dtype) in "fc" else dt.int64
-        if dtype in dt.HALF:
-            cdt = dt.float32   # half is storage-only on most devices (NumPy fills in float too)
-        elif dtype == dt.uint64:
-            # modular uint64 arithmetic covers values above 2**63 and negative steps
-            cdt, start, step = dt.uint64, int(start) % 2 ** 64, int(step) % 2 ** 64
-        t = ew_apply("multiply", [idx, step], cdt, cdt, [cdt, cdt])
-        ew_apply("add", [t, start], cdt, dtype, [cdt, cdt], out=out)
+def iota(*, n: int, start: Any, step: Any, dtype: np.dtype, device: Device,
+         out_dtype: np.dtype | None = None, last: Any = None) -> Array:
+    """``start + step * arange(n)`` computed on the device in ``dtype``, stored as
+    ``out_dtype`` (default ``dtype``), with ``last`` (when given) at index ``n - 1``.
+    Real dtypes of 32 bits and more take one kernel (clnp._kernels.iota); complex and 16-bit
+    float ones the elementwise ops."""
+    out_dtype = dtype if out_dtype is None else out_dtype
+    out = Array.empty((n,), out_dtype, device)
+    if not n:
+        return out
+    cdt = dtype if dkind(dtype) in "fc" else dt.int64
+    if dtype in dt.HALF:
+        cdt = dt.float32   # half is storage-only on most devices (NumPy fills in float too)
+    elif dtype == dt.uint64:
+        # modular uint64 arithmetic covers values above 2**63 and negative steps
+        cdt, start, step = dt.uint64, int(start) % 2 ** 64, int(step) % 2 ** 64
+        last = None if last is None else int(last) % 2 ** 64
+    if dkind(cdt) in "fiu" and dkind(out_dtype) in "fiu" and out_dtype not in dt.HALF:
+        spec = _iota_kernels.IotaSpec(cdt, out_dtype)
+        kern = device.kernel(spec, lambda: _iota_kernels.render_iota(spec))
+        arg = C.scalar_arg_dtype(cdt).type
+        launch(device, kern, (n,), None, out._buf, np.uint64(n), arg(start), arg(step),
+               np.int32(last is not None), arg(0 if last is None else last))
+        return out
+    idx = _index_array(n, device)
+    t = ew_apply("multiply", [idx, step], cdt, cdt, [cdt, cdt])
+    ew_apply("add", [t, start], cdt, out_dtype, [cdt, cdt], out=out)
+    if last is not None:
+        copy_into(Array(out._buf, out._offset + n - 1, (), (), out_dtype, device), last,
+                  out_dtype)
     return out
 
 
