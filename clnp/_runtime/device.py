@@ -384,9 +384,11 @@ class Device:
         >>> d.memory_info()["pooled"] <= before
         True
         """
+        # the other caches first: what they drop (and any garbage a collection run while they
+        # work frees) returns to the pool before it is emptied
+        _memory_pressure(self)
         if "pool" in self.__dict__:
             self.pool.free_held()
-        _memory_pressure(self)
 
     # -- programs
     @cached_property
