@@ -207,17 +207,9 @@ __all__ = sorted(set(_c_all + _d_all + _e_all + _i_all + _m_all + _s_all + _sear
 
 # An error raised inside a public function names the function the user called, whichever
 # inner function raised it (issue #13): "zeros: shape must be ..." rather than "full: ...".
-from ._core.checks import names_its_errors as _names_its_errors  # noqa: E402
-# One wrapper per function: clnp.linalg.matmul stays clnp.matmul.
-_wrapped: dict = {}
-for _mod, _prefix in ((_sys.modules[__name__], ""), (linalg, "linalg."), (fft, "fft."),
-                      (emath, "emath.")):
-    for _n in _mod.__all__:
-        _f = getattr(_mod, _n)
-        if id(_f) not in _wrapped:
-            _wrapped[id(_f)] = _names_its_errors(_f, _n, _prefix)
-        setattr(_mod, _n, _wrapped[id(_f)])
-del _mod, _prefix, _n, _f, _wrapped
+from ._core.checks import name_errors_in as _name_errors_in  # noqa: E402
+_name_errors_in((_sys.modules[__name__], ""), (linalg, "linalg."), (fft, "fft."),
+                (emath, "emath."))
 
 # NumPy types no OpenCL device can hold: a clear error instead of a bare AttributeError
 _NO_DEVICE_TYPES = {

@@ -37,7 +37,7 @@ PROBE = textwrap.dedent("""
 
 
 def _probe(module: str, after: str = "") -> dict:
-    code = PROBE.format(module=module, after=textwrap.indent(after, ""))
+    code = PROBE.format(module=module, after=after)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        env=env_importing_this_checkout(), check=True, timeout=120)
     return json.loads(r.stdout.strip().splitlines()[-1])

@@ -28,6 +28,29 @@ __all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "fu
 _I64_MIN, _I64_MAX = -2 ** 63, 2 ** 63 - 1
 
 
+def linspace_num(num: Any) -> int:
+    """``linspace``'s sample count as an int: TypeError for a non-integer, ValueError for a
+    negative one (both linspaces, the scalar one here and NumPy's array form).
+
+    Examples
+    --------
+    >>> from clnp._array_api.creation import linspace_num
+    >>> linspace_num(5)
+    5
+    >>> linspace_num(-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: linspace: num must be non-negative; got -1
+    """
+    try:
+        num = operator.index(num)
+    except TypeError:
+        raise TypeError(f"linspace: num must be an int; got {type(num).__name__}") from None
+    if num < 0:
+        raise ValueError(f"linspace: num must be non-negative; got {num}")
+    return num
+
+
 def _device(device: Any) -> Device:
     if device is None:
         return default_device()
@@ -815,12 +838,7 @@ def linspace(start: Any, stop: Any, /, num: int, *, dtype: Any = None, device: A
      [1.  1.5 2. ]]
     """
     dev = _device(device)
-    try:
-        num = operator.index(num)
-    except TypeError:
-        raise TypeError(f"linspace: num must be an int; got {type(num).__name__}") from None
-    if num < 0:
-        raise ValueError(f"linspace: num must be non-negative; got {num}")
+    num = linspace_num(num)
     for v, name in ((start, "start"), (stop, "stop")):
         if isinstance(v, np.generic):
             v = v.item()

@@ -90,6 +90,29 @@ def names_its_errors(fn: Any, name: str, prefix: str = "") -> Any:
     return wrapper
 
 
+def name_errors_in(*modules: tuple[types.ModuleType, str]) -> None:
+    """Replace each public function (``__all__``) of each ``(module, prefix)`` by
+    :func:`names_its_errors` of it, named ``prefix + name``; a function exported under
+    several names or by several modules gets one wrapper, named after its first
+    (``clnp.linalg.matmul`` stays ``clnp.matmul``, ``random.random_sample`` stays
+    ``random.random``).
+
+    Examples
+    --------
+    >>> import clnp
+    >>> clnp.linalg.matmul is clnp.matmul, clnp.random.random_sample is clnp.random.random
+    (True, True)
+    """
+    wrapped: dict[int, Any] = {}
+    for module, prefix in modules:
+        for name in module.__all__:
+            f = getattr(module, name)
+            w = wrapped.get(id(f))
+            if w is None:
+                w = wrapped[id(f)] = names_its_errors(f, name, prefix)
+            setattr(module, name, w)
+
+
 def _one_device(name: str, args: tuple, kwargs: dict) -> None:
     """Array arguments (and arrays in list arguments) on one device, else ValueError naming
     both devices: checked before the function runs, so no kernel runs on either."""

@@ -12,6 +12,7 @@ import numpy as np
 from .._core import dtypes as dt
 from .._core.checks import is_array
 from .._core.namespace import namespace as _xp
+from .._array_api.creation import linspace_num
 from .array_likes import _arr, _device_of, _host_scalar, _inexact
 from .queries import shape
 
@@ -83,12 +84,7 @@ def linspace_arrays(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
      [2.  2. ]]
     """
     xp = _xp()
-    try:
-        num = operator.index(num)
-    except TypeError:
-        raise TypeError(f"linspace: num must be an int; got {type(num).__name__}") from None
-    if num < 0:
-        raise ValueError(f"linspace: num must be non-negative; got {num}")
+    num = linspace_num(num)
     for v, name in ((start, "start"), (stop, "stop")):
         if not (is_array(v) or isinstance(v, (_PY, np.generic, np.ndarray, list, tuple))):
             raise TypeError(f"linspace: {name} must be a number or an array of numbers; got "

@@ -1818,11 +1818,9 @@ __all__ += ["RandomState"]
 # clnp.random is imported on first use (clnp.__getattr__), after the package: its dir() and its
 # errors naming the user's call are set up here rather than in clnp/__init__.py
 from .._namespace import hide_imports as _hide_imports  # noqa: E402
-from .._core.checks import names_its_errors as _names_its_errors  # noqa: E402
+import sys as _sys  # noqa: E402
+
+from .._core.checks import name_errors_in as _name_errors_in  # noqa: E402
 
 __dir__ = _hide_imports(__name__)
-_wrapped: dict = {}         # one wrapper per function: random_sample stays random
-for _n in __all__:
-    _f = globals()[_n]
-    _f = globals()[_n] = _wrapped.setdefault(id(_f), _names_its_errors(_f, _n, "random."))
-del _n, _f, _wrapped
+_name_errors_in((_sys.modules[__name__], "random."))

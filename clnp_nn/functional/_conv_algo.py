@@ -24,13 +24,6 @@ _mode = "auto"
 _loaded: dict[str, dict[str, str]] = {}     # device id -> problem key -> algorithm
 
 
-
-def _median(xs: list[float]) -> float:
-    """The median (statistics.median without its 4 ms import: fractions, decimal)."""
-    ys = sorted(xs)
-    m = len(ys) // 2
-    return ys[m] if len(ys) % 2 else (ys[m - 1] + ys[m]) / 2
-
 def set_conv_algorithm(mode: str) -> str:
     """Force the 2-D convolution algorithm, or "auto" (the tuned choice, else im2col).
 
@@ -174,6 +167,7 @@ def autotune_conv2d(x_shape: tuple, weight_shape: tuple, padding: Any = 1,
         y = conv2d(x, w, padding=pad_arg)
         return xp.sum(y * y)
     times = {}
+    import statistics       # here, not at import: 4 ms with fractions and decimal
     for algo in ("im2col", "winograd"):
         prev = set_conv_algorithm(algo)
         try:
@@ -186,7 +180,7 @@ def autotune_conv2d(x_shape: tuple, weight_shape: tuple, padding: Any = 1,
                 f(x, w)
                 xp.synchronize()
                 runs.append(time.perf_counter() - t)
-            times[algo] = _median(runs)
+            times[algo] = statistics.median(runs)
         finally:
             set_conv_algorithm(prev)
     best = min(times, key=times.get)
