@@ -16,13 +16,19 @@ command, ``python -m clnp``, each run in a fresh child Python process, in two mo
   what a second run cost before clnp had a cache of its own (issue #14 measured this).
 * ``clnp-only``: clnp's directory from the cold run, a fresh empty ``POCL_CACHE_DIR``: what
   clnp's cache gives alone (a wiped or unshared PoCL cache).
+* ``prebuilt``: empty ``CLNP_CACHE_DIR`` and ``POCL_CACHE_DIR``, as ``cold``, with the store
+  that ``python -m clnp.prebuild`` writes in the README's install step (``--prebuilt-dir``, or
+  built once into a temp dir by the tree under test before the first script): a user's first
+  run of a script after installing. Every other mode runs with that store off
+  (``CLNP_PREBUILT_DIR=""``), so ``cold`` compiles everything.
 
 Each child reports, timed from before ``import clnp`` to the end of the script with every queue
 drained: ``total_s`` (the first pass), ``import_s`` (``import clnp``), and the program work the
 runtime did, counted by wrapping ``clnp._runtime.device.Device.build`` (every OpenCL program clnp
 creates goes through it): ``programs`` created in the process, how many were ``loaded`` from
 clnp's binary cache and how many ``built`` from source, and the seconds spent in each
-(``load_s``, ``build_s``; ``kernel_s`` is their sum). PoCL generates each kernel's machine code
+(``load_s``, ``build_s``; ``kernel_s`` is their sum; ``loaded`` counts the prebuilt store's
+programs too). PoCL generates each kernel's machine code
 at its first launch unless its cache or the loaded binary already holds it; that time shows
 only in ``total_s``. ``process_s`` is the parent's wall time around the child (interpreter start
 and exit included), ``cpu_s`` the child's user + system CPU time (all its threads): on a shared
@@ -37,6 +43,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -61,13 +68,14 @@ from clnp._runtime import device as _runtime, program_cache as _program_cache
 st = {"programs": 0, "loaded": 0, "built": 0, "load_s": 0.0, "build_s": 0.0}
 _orig = _runtime.Device.build
 def build(self, source, options=()):
-    n0, h0 = len(self._programs), _program_cache.stats["hits"]
+    n0 = len(self._programs)
+    h0 = _program_cache.stats["hits"] + _program_cache.stats.get("prebuilt", 0)
     t = time.perf_counter()
     prg = _orig(self, source, options)
     dt = time.perf_counter() - t
     if len(self._programs) > n0:
         st["programs"] += 1
-        if _program_cache.stats["hits"] > h0:
+        if _program_cache.stats["hits"] + _program_cache.stats.get("prebuilt", 0) > h0:
             st["loaded"] += 1; st["load_s"] += dt
         else:
             st["built"] += 1; st["build_s"] += dt
@@ -110,8 +118,10 @@ def child(target: str, env: dict[str, str]) -> tuple[dict, str]:
     return res, out
 
 
-def make_env(clnp_dir: str | None, pocl_dir: str, root: str = ROOT) -> dict[str, str]:
+def make_env(clnp_dir: str | None, pocl_dir: str, root: str = ROOT,
+             prebuilt: str = "") -> dict[str, str]:
     env = dict(os.environ)
+    env["CLNP_PREBUILT_DIR"] = prebuilt
     env.pop("CLNP_DISK_CACHE", None)
     env.pop("CLNP_DEBUG", None)
     # an installed package has its bytecode compiled; without it every child would compile
@@ -138,11 +148,32 @@ def _wait_for_filler(programs: str, limit: float = 300.0) -> None:
 
 
 FIELDS = ["total_s", "import_s", "kernel_s", "load_s", "build_s", "process_s", "cpu_s"]
-MODES = ("warm", "pocl-only", "clnp-only", "cold")
+MODES = ("warm", "pocl-only", "clnp-only", "cold", "prebuilt")
+
+
+def build_store(root: str, directory: str) -> dict:
+    """``python -m clnp.prebuild`` of the tree at ``root`` into ``directory``: a row (mode
+    ``prebuild``) with its seconds (``total_s``, ``process_s``), CPU time and programs."""
+    env = make_env(directory + "-clnp", directory + "-pocl", root)
+    env.pop("CLNP_PREBUILT_DIR")
+    t0 = time.perf_counter()
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    r = subprocess.run([sys.executable, "-m", "clnp.prebuild", "--dir", directory], env=env,
+                       cwd=root, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    ru2 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if r.returncode:
+        raise SystemExit(f"python -m clnp.prebuild failed:\n{r.stderr}")
+    m = re.search(r"(\d+) programs for (.*) in [\d.]+ s", r.stderr)
+    return {"script": "python -m clnp.prebuild", "mode": "prebuild", "reps": 1,
+            "total_s": round(wall, 3), "process_s": round(wall, 3),
+            "cpu_s": round(ru2.ru_utime - ru.ru_utime + ru2.ru_stime - ru.ru_stime, 3),
+            "programs": int(m.group(1)) if m else "", "built": int(m.group(1)) if m else "",
+            "device": m.group(2) if m else ""}
 
 
 def measure(target: str, reps: int, cold_reps: int, modes=MODES,
-            root: str = ROOT) -> list[dict]:
+            root: str = ROOT, prebuilt: str = "") -> list[dict]:
     runs: dict[str, list[dict]] = {m: [] for m in modes}
     outputs = set()
 
@@ -165,6 +196,11 @@ def measure(target: str, reps: int, cold_reps: int, modes=MODES,
             if "clnp-only" in runs:
                 run("clnp-only", make_env(d + "/clnp", os.path.join(tmp, f"pocl-empty{i}"),
                                           root))
+            if "prebuilt" in runs and prebuilt:     # (a tree from before clnp.prebuild: none)
+                e = os.path.join(tmp, f"empty{i}")
+                env = make_env(e + "/clnp", e + "/pocl", root, prebuilt)
+                env["CLNP_CACHE_FILL"] = "0"    # each repetition starts empty anyway
+                run("prebuilt", env)
     if len(outputs) != 1:
         raise SystemExit(f"{target}: output differs between runs:\n" + "\n---\n".join(outputs))
     rows = []
@@ -195,6 +231,8 @@ def main(argv=None) -> int:
                          "worktree of the commit before a change), right before this one's, so "
                          "that both see the same machine load")
     ap.add_argument("--compare-label", default="before")
+    ap.add_argument("--prebuilt-dir", default=None, help="the store for mode 'prebuilt' "
+                    "(default: built by each tree into a temp dir before its first script)")
     args = ap.parse_args(argv)
     names = args.only or NAMES
     cols = ["label", "script", "mode", "reps", "total_s", "import_s", "kernel_s", "load_s",
@@ -204,12 +242,17 @@ def main(argv=None) -> int:
     print(" | ".join(cols[:-1]))
     trees = ([(args.compare_label, os.path.abspath(args.compare))] if args.compare else [])
     trees.append((args.label, ROOT))
-    for name in names:
+    stores: dict[str, str] = {}
+    with tempfile.TemporaryDirectory(prefix="clnp-prebuilt-") as tmp:
         for label, root in trees:
-            for row in measure(name, args.reps, args.cold_reps, args.modes, root):
-                row["label"] = label
-                rows.append(row)
-                print(" | ".join(str(row[c]) for c in cols[:-1]), flush=True)
+            if "prebuilt" in args.modes and os.path.exists(
+                    os.path.join(root, "clnp", "prebuild.py")):
+                stores[root] = args.prebuilt_dir or os.path.join(tmp, str(len(stores)))
+                if not args.prebuilt_dir:
+                    row = {**build_store(root, stores[root]), "label": label}
+                    rows.append(row)
+                    print(" | ".join(str(row.get(c, "")) for c in cols[:-1]), flush=True)
+        _measure_all(names, trees, args, stores, cols, rows)
     if args.csv:
         new = not os.path.exists(args.csv)
         with open(args.csv, "a", newline="") as f:
@@ -218,6 +261,16 @@ def main(argv=None) -> int:
                 w.writeheader()
             w.writerows(rows)
     return 0
+
+
+def _measure_all(names, trees, args, stores, cols, rows) -> None:
+    for name in names:
+        for label, root in trees:
+            for row in measure(name, args.reps, args.cold_reps, args.modes, root,
+                               stores.get(root, "")):
+                row["label"] = label
+                rows.append(row)
+                print(" | ".join(str(row[c]) for c in cols[:-1]), flush=True)
 
 
 if __name__ == "__main__":

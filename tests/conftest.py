@@ -16,6 +16,9 @@ import pytest
 # no background filler of the disk cache after each test process exits (clnp/_runtime/
 # program_fill.py; tests/test_program_cache.py starts one on purpose)
 os.environ.setdefault("CLNP_CACHE_FILL", "0")
+# programs prebuilt into this environment (python -m clnp.prebuild, the README's first
+# command) would answer builds the tests count; tests/test_prebuild.py uses its own stores
+os.environ.setdefault("CLNP_PREBUILT_DIR", "")
 # JAX, an oracle here, on the CPU: with a GPU present every test worker's JAX would otherwise
 # take 75 % of its memory and the others fail with CUDA_ERROR_OUT_OF_MEMORY (16 workers on an
 # H200 host)

@@ -131,7 +131,7 @@ def test_disabled_writes_nothing(device, cache, tmp_path, monkeypatch, how):
     prg = device.build(src)
     assert _run(device, prg, name) == [3] * 4
     assert pc.stats == {"hits": 0, "misses": 0, "stores": 0, "bad": 0, "evicted": 0,
-                        "completed": 0}
+                        "completed": 0, "prebuilt": 0}
     assert pc.complete_at_exit() == 0
     assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
 

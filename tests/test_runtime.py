@@ -348,6 +348,7 @@ def test_long_compiles_are_announced_once_on_a_terminal(device, monkeypatch):
     assert dev_mod._note_long_compile(device, term)
     assert f"compiling OpenCL kernels for {device.key}" in term.getvalue()
     assert "first run only" in term.getvalue()
+    assert "python -m clnp.prebuild" in term.getvalue()        # the way round it
     assert not dev_mod._note_long_compile(device, term)          # once per process
     assert term.getvalue().count("compiling") == 1
     monkeypatch.setattr(dev_mod, "_compile_noted", [])

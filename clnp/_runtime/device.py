@@ -100,7 +100,8 @@ def _note_long_compile(device: "Device", stream: Any = None) -> bool:
     if not getattr(stream, "isatty", lambda: False)():
         return False
     print(f"clnp: compiling OpenCL kernels for {device.key} ({device.name}); first run only, "
-          "later runs take them from the cache", file=stream, flush=True)
+          "later runs take them from the cache (`python -m clnp.prebuild` builds the common "
+          "ones ahead of time)", file=stream, flush=True)
     return True
 
 
@@ -454,9 +455,16 @@ class Device:
                     warnings.simplefilter("ignore", cl.CompilerWarning)
                 prg = (_program_cache.load(self.context, self.cl_device, path, opts)
                        if path is not None else None)
+                where = path
+                if prg is None and len(self.context.devices) == 1:
+                    # built ahead of time by `python -m clnp.prebuild` (a read-only store)
+                    where = _program_cache.prebuilt_path_for(self, source, opts)
+                    prg = (_program_cache.load(self.context, self.cl_device, where, opts,
+                                               prebuilt=True)
+                           if where is not None else None)
                 if prg is not None:
                     if debug >= 1:
-                        print(f"--- clnp kernel for {self} (loaded from disk cache {path}) ---"
+                        print(f"--- clnp kernel for {self} (loaded from disk cache {where}) ---"
                               f"\n{source}", file=sys.stderr)
                     _count_build("loaded", time.perf_counter() - t0)
                 else:

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import sys
 import threading
 import time
 import warnings
@@ -67,7 +68,8 @@ COMPLETE_MAX = 128           # entries completed at exit, at most ...
 COMPLETE_BUDGET_S = 3.0      # ... and for at most this long
 
 # counters for tests and debugging; reset with reset_stats()
-stats = {"hits": 0, "misses": 0, "stores": 0, "bad": 0, "evicted": 0, "completed": 0}
+stats = {"hits": 0, "misses": 0, "stores": 0, "bad": 0, "evicted": 0, "completed": 0,
+         "prebuilt": 0}
 _lock = threading.Lock()
 _stores_since_evict: int | None = None     # None: this process has not checked yet
 
@@ -140,6 +142,35 @@ def programs_dir() -> Path:
     return cache_dir() / "programs"
 
 
+def prebuilt_dir() -> Path | None:
+    """Directory of the programs built ahead of time by ``python -m clnp.prebuild``, or None
+    when that store is off (``CLNP_PREBUILT_DIR=""`` or ``CLNP_DISK_CACHE=0``).
+
+    ``$CLNP_PREBUILT_DIR``, else ``<sys.prefix>/share/clnp/prebuilt``: it belongs to the
+    Python environment clnp is installed in, not to the user's cache, so clearing
+    ``~/.cache/clnp`` leaves it, as uninstalling a package leaves nothing to rebuild. Entries
+    have the cache's format and names (:func:`key`); a run only reads them.
+
+    Examples
+    --------
+    >>> import os
+    >>> from clnp._runtime.program_cache import prebuilt_dir
+    >>> os.environ["CLNP_PREBUILT_DIR"] = "/tmp/clnp-prebuilt"
+    >>> str(prebuilt_dir())
+    '/tmp/clnp-prebuilt'
+    >>> os.environ["CLNP_PREBUILT_DIR"] = ""
+    >>> prebuilt_dir() is None
+    True
+    >>> del os.environ["CLNP_PREBUILT_DIR"]
+    """
+    if _setting() in ("0", "false", "no", "off"):
+        return None
+    d = os.environ.get("CLNP_PREBUILT_DIR")
+    if d is not None:
+        return Path(d) if d else None
+    return Path(sys.prefix) / "share" / "clnp" / "prebuilt"
+
+
 def key(device: Any, source: str, options: Sequence[str]) -> str:
     """Hex digest naming the binary of ``source`` built with ``options`` on ``device``."""
     cld = device.cl_device
@@ -157,6 +188,23 @@ def path_for(device: Any, source: str, options: Sequence[str]) -> Path | None:
     return programs_dir() / f"{key(device, source, options)}.bin"
 
 
+def prebuilt_path_for(device: Any, source: str, options: Sequence[str]) -> Path | None:
+    """Where the prebuilt entry of ``source`` would be (:func:`prebuilt_dir`), or None when the
+    store is off or absent (one ``stat`` per process, not one per program)."""
+    global _prebuilt_present
+    d = prebuilt_dir()
+    if d is None:
+        return None
+    if _prebuilt_present.get(d) is None:
+        _prebuilt_present[d] = d.is_dir()
+    if not _prebuilt_present[d]:
+        return None
+    return d / f"{key(device, source, options)}.bin"
+
+
+_prebuilt_present: dict[Path, bool] = {}
+
+
 def read(path: Path) -> bytes | None:
     """The stored binary, or None if missing or damaged (counted in ``stats['bad']``)."""
     try:
@@ -172,18 +220,26 @@ def read(path: Path) -> bytes | None:
     return payload
 
 
-def load(context: Any, cl_device: Any, path: Path, options: Sequence[str]) -> Any | None:
-    """A program built from the stored binary, or None (miss, damaged entry, driver refused)."""
+def load(context: Any, cl_device: Any, path: Path, options: Sequence[str], *,
+         prebuilt: bool = False) -> Any | None:
+    """A program built from the stored binary, or None (miss, damaged entry, driver refused).
+    ``prebuilt``: ``path`` is in the read-only store of :func:`prebuilt_dir` (counted in
+    ``stats['prebuilt']``; its misses are not the cache's, and its mtimes stay)."""
     binary = read(path)
     if binary is None:
-        _count("misses")
+        if not prebuilt:
+            _count("misses")
         return None
     try:
         prg = cl.Program(context, [cl_device], [binary]).build(options=list(options))
     except Exception:       # noqa: BLE001  (any refusal: rebuild from source)
         _count("bad")
-        _count("misses")
+        if not prebuilt:
+            _count("misses")
         return None
+    if prebuilt:
+        _count("prebuilt")
+        return prg
     try:
         os.utime(path)      # recently used: evicted last
     except OSError:
@@ -203,8 +259,15 @@ def _binary(program: Any) -> bytes | None:
 def store(path: Path, program: Any) -> bool:
     """Write ``program``'s binary to ``path`` atomically; False if it could not be done."""
     binary = _binary(program)
-    if binary is None:
+    if binary is None or not write(path, binary):
         return False
+    _maybe_evict(path.parent)
+    return True
+
+
+def write(path: Path, binary: bytes) -> bool:
+    """Write the entry of ``binary`` to ``path`` atomically (a temporary file renamed over it,
+    so a concurrent reader sees the old entry, the new one or none); False on failure."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -218,7 +281,6 @@ def store(path: Path, program: Any) -> bool:
             pass
         return False
     _count("stores")
-    _maybe_evict(path.parent)
     return True
 
 

@@ -59,6 +59,15 @@ def note_unstored(device: Any, path: Path, source: str, options: Sequence[str]) 
             atexit.register(spawn_filler)
 
 
+def take_pending(device: Any) -> list[tuple[str, str, list[str]]]:
+    """(path, source, options) of every program built on ``device`` and not stored yet, taken
+    off the list the filler would get at exit (``clnp.prebuild`` stores them itself)."""
+    with _lock:
+        mine = [e for e in _pending if e[0]() is device]
+        _pending[:] = [e for e in _pending if e[0]() is not device]
+    return [(path, source, options) for _, path, source, options in mine]
+
+
 def spawn_filler() -> subprocess.Popen | None:
     """Write the job (the device's names and each entry's path, source and options) next to the
     entries and start the detached filler; None when there is nothing to do. Never raises:
