@@ -189,7 +189,8 @@ _NUMERIC_ONLY = {"arithmetic", "broadcasting", "products", "random"}
 
 @dataclass
 class PrebuildReport:
-    """What :func:`prebuild` did: programs written, store size, seconds, where."""
+    """What :func:`prebuild` did: the programs it wrote, the size of the whole store, its
+    seconds, the store and the device."""
     programs: int
     bytes: int
     seconds: float
@@ -421,7 +422,6 @@ def _worker_environment(device: str, tmp: str) -> None:
 def _build(dev: Any, tasks: list[tuple[str, str]], jobs: int, directory: Path, quiet: bool,
            verbose: bool) -> PrebuildReport:
     t0 = time.perf_counter()
-    before = {p.name for p in directory.glob("*.bin")}
     with tempfile.TemporaryDirectory(prefix="clnp-prebuild-") as tmp:
         procs = []
         for k in range(jobs):
@@ -431,9 +431,11 @@ def _build(dev: Any, tasks: list[tuple[str, str]], jobs: int, directory: Path, q
                            "--tmp", os.path.join(tmp, str(k)),
                            *(["--verbose"] if verbose else [])),
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-        errors = []
+        errors, written = [], 0
         for p in procs:
             out, err = p.communicate()
+            last = out.strip().splitlines()[-1:] or ["0"]
+            written += int(last[0]) if last[0].isdigit() else 0
             if err.strip() and not quiet:
                 print(err.rstrip(), file=sys.stderr)
             if p.returncode:
@@ -442,8 +444,7 @@ def _build(dev: Any, tasks: list[tuple[str, str]], jobs: int, directory: Path, q
     if errors:
         raise RuntimeError("clnp.prebuild: a worker failed: " + "; ".join(errors))
     entries = list(directory.glob("*.bin"))
-    report = PrebuildReport(len({p.name for p in entries} - before),
-                            sum(p.stat().st_size for p in entries),
+    report = PrebuildReport(written, sum(p.stat().st_size for p in entries),
                             time.perf_counter() - t0, directory, f"{dev.key} ({dev.name})")
     if not quiet:
         print(report, file=sys.stderr)
@@ -451,7 +452,15 @@ def _build(dev: Any, tasks: list[tuple[str, str]], jobs: int, directory: Path, q
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command line; see the module docstring."""
+    """``python -m clnp.prebuild``: the command line of :func:`prebuild` (see the module
+    docstring); returns the exit status.
+
+    Examples
+    --------
+    >>> from clnp.prebuild import main
+    >>> main(["--groups", "no-such-group"])
+    1
+    """
     ap = argparse.ArgumentParser(prog="python -m clnp.prebuild", description=__doc__.split(
         "\n\n")[0])
     ap.add_argument("--device", help="device spec (default: the default device)")
