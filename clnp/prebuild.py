@@ -224,11 +224,12 @@ def _tasks(groups: Sequence[str] | None, has_fp64: bool) -> list[tuple[str, str]
 
 
 def _run_worker(tasks: Sequence[tuple[str, str]], directory: Path, verbose: bool = False
-                ) -> int:
+                ) -> set[str]:
     """Run ``tasks`` on the default device (this process's caches are empty: see
     :func:`prebuild`). After each task, build its programs again from source, PoCL's cache
     answering with the machine code of the launches, and write their binaries to
-    ``directory``: a script started meanwhile already finds the tasks done so far."""
+    ``directory``: a script started meanwhile already finds the tasks done so far. Returns
+    the names of the entries written."""
     import clnp
     from ._runtime import program_cache, program_fill
     from ._runtime.device import build_stats
@@ -238,7 +239,7 @@ def _run_worker(tasks: Sequence[tuple[str, str]], directory: Path, verbose: bool
     program_fill.FILL_MAX = 1 << 30     # every program of the catalog, not the exit filler's cap
     directory.mkdir(parents=True, exist_ok=True)
     fns = dict(CATALOG)
-    written = 0
+    written: set[str] = set()
     for group, dtype in tasks:
         t0, b0 = time.perf_counter(), build_stats["built"]
         for n in (SMALL, LARGE):
@@ -253,7 +254,8 @@ def _run_worker(tasks: Sequence[tuple[str, str]], directory: Path, verbose: bool
                 prg = cl.Program(device.context, source).build(options=options)
             except Exception:   # noqa: BLE001  (built once already; a failure is skipped)
                 continue
-            written += program_cache.store(directory / Path(path).name, prg)
+            if program_cache.store(directory / Path(path).name, prg):
+                written.add(Path(path).name)
         if verbose:
             print(f"clnp.prebuild: {group}/{dtype}: {build_stats['built'] - b0} programs, "
                   f"{time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
@@ -261,7 +263,8 @@ def _run_worker(tasks: Sequence[tuple[str, str]], directory: Path, verbose: bool
     program_cache.complete_at_exit()
     for entry in program_cache.programs_dir().glob("*.bin"):
         binary = program_cache.read(entry)
-        written += binary is not None and program_cache.write(directory / entry.name, binary)
+        if binary is not None and program_cache.write(directory / entry.name, binary):
+            written.add(entry.name)
     return written
 
 
@@ -315,8 +318,8 @@ LOG = ".prebuild.log"
 
 def prebuild(device: str | None = None, *, jobs: int | None = None,
              groups: Sequence[str] | None = None, directory: str | os.PathLike | None = None,
-             quiet: bool = False, verbose: bool = False, background: bool = False
-             ) -> PrebuildReport | subprocess.Popen:
+             quiet: bool = False, verbose: bool = False, background: bool = False,
+             force: bool = False) -> PrebuildReport | subprocess.Popen:
     """Build the catalog's programs for ``device`` into the prebuilt store.
 
     Parameters
@@ -339,6 +342,10 @@ def prebuild(device: str | None = None, *, jobs: int | None = None,
         the user's own work goes first; it writes its lines to ``<directory>/.prebuild.log``
         and each task's programs as soon as they are built (:func:`running` tells whether it
         is still at work).
+    force : bool
+        Build even when the store already holds the whole catalog for this device, driver
+        and clnp (a stamp file written at the end of a full build); otherwise that case
+        returns at once with ``programs == 0``.
 
     Returns
     -------
@@ -372,18 +379,51 @@ def prebuild(device: str | None = None, *, jobs: int | None = None,
     directory = Path(directory)
     dev = clnp.default_device() if device is None else select_device(device)
     tasks = _tasks(groups, dev.has_fp64)
+    stamp = directory / f".complete-{_stamp(dev)}"
+    if not groups and not force and stamp.exists():
+        report = PrebuildReport(0, _store_bytes(directory), 0.0, directory,
+                                f"{dev.key} ({dev.name})")
+        if not quiet:
+            print(f"clnp.prebuild: {directory} already holds the whole catalog for {dev.key} "
+                  f"({dev.name}) as this clnp generates it; --force builds it again",
+                  file=sys.stderr)
+        return report
     if background:
-        return _spawn_background(dev.key, jobs, groups, directory, verbose)
+        return _spawn_background(dev.key, jobs, groups, directory, verbose, force)
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(tasks)))
     lock = _take_lock(directory)
     try:
-        return _build(dev, tasks, jobs, directory, quiet, verbose)
+        report = _build(dev, tasks, jobs, directory, quiet, verbose)
+        if not groups:
+            stamp.touch()
+        return report
     finally:
         lock.unlink(missing_ok=True)
 
 
+def _stamp(dev: Any) -> str:
+    """Names the whole catalog built for ``dev`` by this clnp: the device and driver, and the
+    text of this module and of the kernel generators (a change to either can change the
+    programs, so a store stamped before it is built again)."""
+    import hashlib
+    h = hashlib.sha256()
+    cld = dev.cl_device
+    for part in (cld.platform.name, cld.platform.version, cld.name, cld.version,
+                 cld.driver_version):
+        h.update(str(part).encode() + b"\0")
+    here = Path(__file__).resolve().parent
+    for f in [Path(__file__).resolve()] + sorted(here.glob("_kernels/*.py")) + sorted(
+            here.glob("_core/*.py")):
+        h.update(f.read_bytes())
+    return h.hexdigest()[:20]
+
+
+def _store_bytes(directory: Path) -> int:
+    return sum(p.stat().st_size for p in directory.glob("*.bin"))
+
+
 def _spawn_background(device: str, jobs: int | None, groups: Sequence[str] | None,
-                      directory: Path, verbose: bool) -> subprocess.Popen:
+                      directory: Path, verbose: bool, force: bool) -> subprocess.Popen:
     if running(directory) is not None:
         raise RuntimeError(f"clnp.prebuild: a prebuild (process {running(directory)}) is "
                            f"already writing {directory}; see {directory / LOG}")
@@ -391,7 +431,7 @@ def _spawn_background(device: str, jobs: int | None, groups: Sequence[str] | Non
     argv = _this_clnp("--device", device, "--dir", str(directory), "--nice",
                       *(["--jobs", str(jobs)] if jobs else []),
                       *(["--groups", ",".join(groups)] if groups else []),
-                      *(["--verbose"] if verbose else []))
+                      *(["--verbose"] if verbose else []), *(["--force"] if force else []))
     with open(directory / LOG, "w") as log:
         return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                 start_new_session=True)
@@ -431,11 +471,12 @@ def _build(dev: Any, tasks: list[tuple[str, str]], jobs: int, directory: Path, q
                            "--tmp", os.path.join(tmp, str(k)),
                            *(["--verbose"] if verbose else [])),
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-        errors, written = [], 0
+        errors, written = [], set()
         for p in procs:
             out, err = p.communicate()
-            last = out.strip().splitlines()[-1:] or ["0"]
-            written += int(last[0]) if last[0].isdigit() else 0
+            # a worker prints the names of its entries; two workers may build one program
+            # (int64 arange for the int64 and float tasks), so count names, not writes
+            written |= {w for w in out.split() if w.endswith(".bin")}
             if err.strip() and not quiet:
                 print(err.rstrip(), file=sys.stderr)
             if p.returncode:
@@ -443,8 +484,7 @@ def _build(dev: Any, tasks: list[tuple[str, str]], jobs: int, directory: Path, q
                               f"exit status {p.returncode}")
     if errors:
         raise RuntimeError("clnp.prebuild: a worker failed: " + "; ".join(errors))
-    entries = list(directory.glob("*.bin"))
-    report = PrebuildReport(written, sum(p.stat().st_size for p in entries),
+    report = PrebuildReport(len(written), _store_bytes(directory),
                             time.perf_counter() - t0, directory, f"{dev.key} ({dev.name})")
     if not quiet:
         print(report, file=sys.stderr)
@@ -470,6 +510,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--dir", help="the store (default: CLNP_PREBUILT_DIR or "
                     "<sys.prefix>/share/clnp/prebuilt)")
     ap.add_argument("--clear", action="store_true", help="empty the store first")
+    ap.add_argument("--force", action="store_true",
+                    help="build even when the store holds the whole catalog already")
     ap.add_argument("--verbose", action="store_true",
                     help="a line per catalog group and dtype: programs and seconds")
     ap.add_argument("--background", action="store_true",
@@ -487,22 +529,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     if a.worker is not None:
         _worker_environment(a.device, a.tmp)
         tasks = [tuple(t.split(":")) for t in a.worker.split(",") if t]
-        print(_run_worker(tasks, Path(a.dir), a.verbose))
+        print("\n".join(sorted(_run_worker(tasks, Path(a.dir), a.verbose))))
         return 0
     directory = Path(a.dir) if a.dir else None
     if a.clear:
         from ._runtime import program_cache
         target = directory or program_cache.prebuilt_dir()
         if target is not None and target.is_dir():
-            for p in target.glob("*.bin"):
+            for p in [*target.glob("*.bin"), *target.glob(".complete-*")]:
                 p.unlink()
     try:
         r = prebuild(a.device, jobs=a.jobs, groups=a.groups.split(",") if a.groups else None,
-                     directory=directory, verbose=a.verbose, background=a.background)
+                     directory=directory, verbose=a.verbose, background=a.background,
+                     force=a.force or a.clear)
     except (ValueError, RuntimeError) as e:
         print(e, file=sys.stderr)
         return 1
-    if a.background:
+    if isinstance(r, subprocess.Popen):
         log = Path(r.args[r.args.index("--dir") + 1]) / LOG
         print(f"clnp.prebuild: building in the background (process {r.pid}, lowest priority);"
               f" log: {log}", file=sys.stderr)

@@ -124,3 +124,33 @@ def test_catalog_runs_on_numpy_too():
                     group in P._NUMERIC_ONLY and dtype == "bool"):
                 continue
             fn(NumpyWithDevice(), np.dtype(dtype), P.SMALL)
+
+
+def test_a_complete_store_is_not_built_again(tmp_path, monkeypatch):
+    """A full build stamps the store (device, driver, this clnp's generators); a second call
+    returns at once, --force builds again. The catalog is stubbed to one tiny group: what is
+    tested is the stamp, not the catalog."""
+    monkeypatch.setattr(P, "CATALOG", (("creation", P.CATALOG[0][1]),))
+    monkeypatch.setattr(P, "_DTYPES", ("float32",))
+    monkeypatch.setattr(P, "_build", lambda dev, tasks, jobs, d, quiet, verbose: P.PrebuildReport(
+        len(tasks), 0, 0.0, d, dev.key))
+    first = P.prebuild(directory=tmp_path, quiet=True)
+    assert first.programs == 1 and list(tmp_path.glob(".complete-*"))
+    again = P.prebuild(directory=tmp_path, quiet=True)
+    assert again.programs == 0 and again.seconds == 0.0
+    assert P.prebuild(directory=tmp_path, quiet=True, force=True).programs == 1
+    # a partial build (some groups) neither needs nor writes the stamp
+    for f in tmp_path.glob(".complete-*"):
+        f.unlink()
+    assert P.prebuild(directory=tmp_path, groups=["creation"], quiet=True).programs == 1
+    assert not list(tmp_path.glob(".complete-*"))
+    assert not (tmp_path / ".prebuild.lock").exists()      # the lock is released
+
+
+def test_lock_names_the_other_prebuild(tmp_path):
+    (tmp_path / ".prebuild.lock").write_text(str(os.getpid()))     # a live process holds it
+    assert P.running(tmp_path) == os.getpid()
+    with pytest.raises(RuntimeError, match=rf"another prebuild \(process {os.getpid()}\)"):
+        P.prebuild(groups=["creation"], directory=tmp_path, quiet=True)
+    (tmp_path / ".prebuild.lock").write_text("999999999")          # no such process: stale
+    assert P.running(tmp_path) is None
