@@ -34,9 +34,9 @@ from typing import Any, Callable, Sequence
 __all__ = ["CATALOG", "PrebuildReport", "prebuild", "running", "main"]
 
 # PoCL compiles a kernel's work-group function separately for grids of fewer and more than
-# 2^16 work-items ("smallgrid"); LARGE is past it even for kernels that take 16 elements per
+# 2^16 work-items ("smallgrid"); _LARGE is past it even for kernels that take 16 elements per
 # work-item, and both divide by 10 (the catalog's 2-D shapes)
-SMALL, LARGE = 1000, 1_280_000
+_SMALL, _LARGE = 1000, 1_280_000
 
 
 def _arrays(np: Any, dtype: Any, n: int) -> tuple[Any, Any]:
@@ -145,7 +145,7 @@ def _sorting(np: Any, dt: Any, n: int) -> None:
 
 
 def _products(np: Any, dt: Any, n: int) -> None:
-    k = 64 if n <= SMALL else 512
+    k = 64 if n <= _SMALL else 512
     a, b = _arrays(np, dt, k * k)
     m, v = a.reshape(k, k), b[:k]
     np.dot(v, v), m @ v, v @ m, m @ m, m.T @ m, np.outer(v, v), np.matmul(m, m.T)
@@ -242,7 +242,7 @@ def _run_worker(tasks: Sequence[tuple[str, str]], directory: Path, verbose: bool
     written: set[str] = set()
     for group, dtype in tasks:
         t0, b0 = time.perf_counter(), build_stats["built"]
-        for n in (SMALL, LARGE):
+        for n in (_SMALL, _LARGE):
             try:
                 fns[group](clnp, clnp.dtype(dtype), n)
             except Exception as e:      # noqa: BLE001  (the rest of the catalog still helps)
@@ -284,7 +284,7 @@ def _take_lock(directory: Path) -> Path:
                 lock.unlink(missing_ok=True)
                 continue
             raise RuntimeError(f"clnp.prebuild: another prebuild (process {pid}) is writing "
-                               f"{directory}; wait for it, or see {directory / LOG}") from None
+                               f"{directory}; wait for it, or see {directory / _LOG}") from None
         os.write(fd, str(os.getpid()).encode())
         os.close(fd)
         return lock
@@ -313,7 +313,7 @@ def running(directory: str | os.PathLike | None = None) -> int | None:
     return pid
 
 
-LOG = ".prebuild.log"
+_LOG = ".prebuild.log"
 
 
 def prebuild(device: str | None = None, *, jobs: int | None = None,
@@ -426,13 +426,13 @@ def _spawn_background(device: str, jobs: int | None, groups: Sequence[str] | Non
                       directory: Path, verbose: bool, force: bool) -> subprocess.Popen:
     if running(directory) is not None:
         raise RuntimeError(f"clnp.prebuild: a prebuild (process {running(directory)}) is "
-                           f"already writing {directory}; see {directory / LOG}")
+                           f"already writing {directory}; see {directory / _LOG}")
     directory.mkdir(parents=True, exist_ok=True)
     argv = _this_clnp("--device", device, "--dir", str(directory), "--nice",
                       *(["--jobs", str(jobs)] if jobs else []),
                       *(["--groups", ",".join(groups)] if groups else []),
                       *(["--verbose"] if verbose else []), *(["--force"] if force else []))
-    with open(directory / LOG, "w") as log:
+    with open(directory / _LOG, "w") as log:
         return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                 start_new_session=True)
 
@@ -546,11 +546,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(e, file=sys.stderr)
         return 1
     if isinstance(r, subprocess.Popen):
-        log = Path(r.args[r.args.index("--dir") + 1]) / LOG
+        log = Path(r.args[r.args.index("--dir") + 1]) / _LOG
         print(f"clnp.prebuild: building in the background (process {r.pid}, lowest priority);"
               f" log: {log}", file=sys.stderr)
     return 0
 
+
+from ._namespace import hide_imports as _hide_imports  # noqa: E402
+__dir__ = _hide_imports(__name__)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -22,7 +22,8 @@ PACKAGES = ("clnp", "clnp_grad", "clnp_nn")
 STACK = ("clnp._runtime", "clnp._kernels", "clnp._core", "clnp._routines", "clnp._array_api",
          "clnp._numpy", "clnp", "clnp_grad", "clnp_nn")
 # the public face: clnp's only modules outside the layer packages
-PUBLIC_FACE = {"clnp", "clnp.__main__", "clnp.fft", "clnp.linalg", "clnp.tune", "clnp.emath", "clnp._namespace",
+PUBLIC_FACE = {"clnp", "clnp.__main__", "clnp.fft", "clnp.linalg", "clnp.tune", "clnp.prebuild",
+               "clnp.emath", "clnp._namespace",
                "clnp.lib", "clnp.lib.stride_tricks", "clnp.random", "clnp.random._distributions"}
 MAX_CYCLE = 3
 MAX_FLAT_FILES = 12

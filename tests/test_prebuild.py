@@ -123,7 +123,7 @@ def test_catalog_runs_on_numpy_too():
             if (group in P._FLOAT_ONLY and not dtype.startswith("float")) or (
                     group in P._NUMERIC_ONLY and dtype == "bool"):
                 continue
-            fn(NumpyWithDevice(), np.dtype(dtype), P.SMALL)
+            fn(NumpyWithDevice(), np.dtype(dtype), P._SMALL)
 
 
 def test_a_complete_store_is_not_built_again(tmp_path, monkeypatch):

@@ -155,13 +155,16 @@ def prebuilt_dir() -> Path | None:
     --------
     >>> import os
     >>> from clnp._runtime.program_cache import prebuilt_dir
+    >>> saved = os.environ.get("CLNP_PREBUILT_DIR")
     >>> os.environ["CLNP_PREBUILT_DIR"] = "/tmp/clnp-prebuilt"
     >>> str(prebuilt_dir())
     '/tmp/clnp-prebuilt'
     >>> os.environ["CLNP_PREBUILT_DIR"] = ""
     >>> prebuilt_dir() is None
     True
-    >>> del os.environ["CLNP_PREBUILT_DIR"]
+    >>> os.environ.pop("CLNP_PREBUILT_DIR")
+    ''
+    >>> if saved is not None: os.environ["CLNP_PREBUILT_DIR"] = saved
     """
     if _setting() in ("0", "false", "no", "off"):
         return None
