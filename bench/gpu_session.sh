@@ -25,6 +25,10 @@ for b in ${which//,/ }; do
              --csv $OUT/nn-conv-$dev.csv 2>&1 | quiet | tail -30 ;;
     nntrain) JAX_PLATFORMS=cuda timeout 300 python3 bench/bench_nn_train.py --batch 64 \
              --reps 15 --csv $OUT/nn-train-$dev.csv 2>&1 | quiet | tail -12 ;;
+    transformer) JAX_PLATFORMS=cuda timeout 400 python3 bench/bench_transformer.py --reps 30 \
+             --csv $OUT/transformer-$dev.csv 2>&1 | quiet | tail -12 ;;
+    xla) JAX_PLATFORMS=cuda timeout 580 python3 bench/xla_table.py --only "${XLA_ONLY:-mlp,chain,logistic,cnn,resnet,transformer}" \
+             --csv $OUT/xla-table-$dev.csv 2>&1 | quiet | tail -14 ;;
     ulp) timeout 300 python3 tools/ulp.py -n 30000 --write 2>&1 | tail -8
          cp docs/reliability.md $OUT/reliability-$dev.md ;;
   esac

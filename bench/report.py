@@ -52,8 +52,53 @@ SECTIONS = {
     "parallel": ("Data parallelism: collectives and pmap (clnp_nn.parallel)",
                  "bench/bench_parallel.py"),
     "startup": ("Start-up of NumPy scripts in a fresh process", "bench/bench_startup.py"),
+    "xla-table": ("Issue #26's table: clnp_grad.jit against jax.jit, one command per device",
+                  "bench/xla_table.py"),
+    "transformer": ("The character transformer's training step", "bench/bench_transformer.py"),
 }
-RENDER = {"jit": "render_jit"}
+RENDER = {"jit": "render_jit", "xla-table": "render_xla"}
+
+
+def render_xla(path: str, out: list[str]) -> None:
+    """xla_table.py's rows of the latest label, then a chart of jax.jit time / clnp jit time
+    per workload (above 1: clnp ahead)."""
+    rows = list(csv.DictReader(open(path)))
+    if not rows:
+        return
+    rows = [r for r in rows if r["label"] == rows[-1]["label"]]
+    dev = rows[0]["device"]
+    out.append(f"### {dev} (`{os.path.relpath(path, ROOT)}`, {rows[0]['label']}, "
+               f"{rows[0]['date']})\n")
+    out.append("| workload | clnp jit | jax.jit | clnp/jax | others (same run) |")
+    out.append("|---|---|---|---|---|")
+    for r in rows:
+        out.append(f"| {r['workload']} | {r['clnp_jit']} {r['unit']} | {r['jax_jit']} "
+                   f"{r['unit']} | {_f(r['clnp_over_jax'], '.2f')}x | {r['others']} |")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        out.append("")
+        return
+    named = [(r["workload"], 1 / float(r["clnp_over_jax"])) for r in rows
+             if r["clnp_over_jax"] not in ("", "None")]
+    fig, ax = plt.subplots(figsize=(10, 0.5 * len(named) + 1.5))
+    ax.barh(range(len(named)), [v for _, v in named],
+            color=["tab:green" if v >= 1 else "tab:red" for _, v in named])
+    ax.axvline(1.0, color="k", lw=1)
+    ax.set_xscale("log")
+    ax.set_yticks(range(len(named)), [n for n, _ in named])
+    ax.invert_yaxis()
+    ax.set_xlabel("jax.jit time / clnp jit time (log scale; > 1: clnp ahead)")
+    ax.set_title(f"clnp_grad.jit against jax.jit on {dev}")
+    fig.tight_layout()
+    os.makedirs(os.path.join(ROOT, "docs", "img"), exist_ok=True)
+    png = os.path.join(ROOT, "docs", "img", f"xla-{_slug(dev)}.png")
+    fig.savefig(png, dpi=90)
+    plt.close(fig)
+    out.append(f"\n![jax.jit time / clnp jit time on {dev}]"
+               f"({os.path.relpath(png, ROOT + '/docs')})\n")
 
 
 def _f(v: str | None, spec: str) -> str:

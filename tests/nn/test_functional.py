@@ -88,6 +88,28 @@ def test_erf_against_math(device):
                                [math.erf(e) for e in v], rtol=1e-6, atol=1e-7)
 
 
+def test_erf_float32_ulp(device):
+    """float32 erf is clnp_nn's own (polynomials on float8 vectors, not the driver's erf):
+    within 4 ulp of the exact value (2.4 measured on PoCL over 2,000,001 points), the same
+    values for an array's tail as for its body, and IEEE's special cases."""
+    from scipy.special import erf as exact
+    x = np.linspace(-5, 5, 200_003, dtype=np.float32)      # not a multiple of 8: a tail
+    y = np.asarray(F.erf(clnp.asarray(x, device=device)))
+    ref = exact(x.astype(np.float64))
+    nz = ref != 0
+    ulp = np.abs(y[nz] - ref[nz]) / np.spacing(np.abs(ref[nz]).astype(np.float32))
+    assert ulp.max() <= 4, f"{ulp.max():.2f} ulp at x={x[nz][ulp.argmax()]}"
+    tail = np.asarray(F.erf(clnp.asarray(x[-5:], device=device)))
+    np.testing.assert_array_equal(tail, y[-5:])
+    special = np.float32([0.0, -0.0, 1e-40, np.inf, -np.inf, np.nan, 3.92, -7.0])
+    got = np.asarray(F.erf(clnp.asarray(special, device=device)))
+    np.testing.assert_array_equal(got[:5], [0.0, -0.0, got[2], 1.0, -1.0])
+    assert np.signbit(got[1]) and 0 < got[2] < 2e-40 and np.isnan(got[5])
+    np.testing.assert_array_equal(got[6:], [1.0, -1.0])
+    strided = clnp.asarray(x[:1000].reshape(100, 10), device=device)[:, ::3]
+    np.testing.assert_array_equal(np.asarray(F.erf(strided)), y[:1000].reshape(100, 10)[:, ::3])
+
+
 # ------------------------------------------------------------------------------ linear, conv
 def test_linear(device, rng):
     dt = _dtype(device)
