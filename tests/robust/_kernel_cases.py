@@ -513,6 +513,21 @@ def finished_reductions_epilogues_replay():
 
 # ----------------------------------------------------------------------------- clnp_nn
 @case("nn")
+def erf_vectors():
+    """clnp_nn's float32 erf, 8 elements a work-item: whole vectors and a padded tail (no read
+    or write past the array), and GELU's gradient through it under jit."""
+    import math
+
+    import clnp_grad as cg
+    import clnp_nn.functional as F
+    for n in (8, 13, 3):
+        x = np.linspace(-4, 4, n, dtype=np.float32)
+        check(F.erf(A(x)), np.array([math.erf(v) for v in x], np.float32), 1e-6)
+    g = cg.jit(cg.grad(lambda v: clnp.sum(F.gelu(v))))(A(np.linspace(-2, 2, 11, dtype=np.float32)))
+    assert np.isfinite(N(g)).all()
+
+
+@case("nn")
 def conv_pool_batch_norm():
     """clnp_nn's kernels: convolution in both im2col layouts with the data gradient as a
     convolution and through col2im, max pooling (overlapping and plain windows), a training
