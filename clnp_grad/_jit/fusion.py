@@ -237,14 +237,17 @@ def _reaches(deps: dict[int, set[int]], src: int, dst: int) -> bool:
 
 
 def _is_matrix_product(e: Eqn) -> bool:
-    """Whether ``e`` is a ``dot_general`` of two arrays with one free dim each (a matrix
-    product, batched or not: its output's last two dims are M and N)."""
+    """Whether ``e`` is a ``dot_general`` of two arrays with at most one free dim each and at
+    least one in all: a matrix product, batched or not (its output's last two dims are M and
+    N), or a matrix-vector or vector-matrix product (M or N is 1: the gradient of a linear
+    model's weights, ``g @ X``, with the SGD update as its epilogue). A dot of two vectors
+    has no free dim and stays a product of its own."""
     if e.prim.name != "dot_general" or not all(isinstance(a, Var) for a in e.inputs):
         return False
     (lc, rc), (lb, rb) = e.params["dimension_numbers"]
     lhs, rhs = e.inputs
-    return len(lhs.aval.shape) - len(lc) - len(lb) == 1 and \
-        len(rhs.aval.shape) - len(rc) - len(rb) == 1
+    free = (len(lhs.aval.shape) - len(lc) - len(lb), len(rhs.aval.shape) - len(rc) - len(rb))
+    return max(free) <= 1 and sum(free) >= 1
 
 
 def _gemm_epilogues(groups: list[Group], owner: dict[int, Group], outs: set[int]

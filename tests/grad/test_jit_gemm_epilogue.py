@@ -53,6 +53,31 @@ def test_relu_of_bias_is_one_kernel(device, dtype):
     np.testing.assert_allclose(_np(jf(x, w, b)), ref, **_tol(dtype))     # replayed
 
 
+@pytest.mark.parametrize("form", ["vector @ matrix", "matrix @ vector", "transposed"])
+def test_vector_products_take_an_epilogue(device, form):
+    """A product with one free dim (a linear model's weight gradient ``g @ X``, or ``X @ w``)
+    takes its elementwise consumers as an epilogue too: the SGD update runs in the product's
+    kernel. A dot of two vectors (no free dim) stays a product of its own."""
+    xh, vh, wh = _data((37, 19), 3), _data(37, 4), _data(19, 5)
+    X, v, w = (clnp.asarray(a, device=device) for a in (xh, vh, wh))
+    if form == "vector @ matrix":
+        jf, args, ref = cg.jit(lambda v, X, w: w - 0.1 * (v @ X)), (v, X, w), wh - 0.1 * (vh @ xh)
+    elif form == "matrix @ vector":
+        jf, args, ref = cg.jit(lambda X, w, v: clnp.maximum(X @ w + v, 0.0)), (X, w, v), \
+            np.maximum(xh @ wh + vh, 0)
+    else:
+        jf, args, ref = cg.jit(lambda X, v, w: w - 0.1 * (X.T @ v)), (X, v, w), \
+            wh - 0.1 * (xh.T @ vh)
+    src = jf.lower(*args).kernel_sources()
+    assert len(src) == 1 and "clnp gemm" in src[0] and "epilogue" in src[0], src
+    for _ in range(2):                                              # traced, then replayed
+        np.testing.assert_allclose(_np(jf(*args)), ref, rtol=1e-5, atol=1e-5)
+    dot = cg.jit(lambda a, b: (a @ b) * 2.0)
+    a, b = clnp.asarray(vh, device=device), clnp.asarray(_data(37, 6), device=device)
+    assert not any("epilogue" in s for s in dot.lower(a, b).kernel_sources())
+    np.testing.assert_allclose(float(dot(a, b)), 2 * float(vh @ _data(37, 6)), rtol=1e-5)
+
+
 def test_operands_bias_rows_residual_and_weak_scale(device):
     """A bias over N, a per-row vector over M, a full (M, N) residual and a Python scalar
     (weak: a new value neither retraces nor rebuilds) in one epilogue. N is wider than a
