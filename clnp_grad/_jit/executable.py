@@ -1060,10 +1060,19 @@ class Executable:
             any(st[0] == 1 for st in kst[:len(views)])
         # CPUs, column reductions (kept dim unit-stride, the walk strided): an item takes
         # KVEC neighbouring outputs, so each step reads a row's neighbours (codegen docstring)
-        kvec = 1
+        kvec, kmodes = 1, ()
         if device.is_cpu and COLUMN_LAYOUT is None and kept_unit and n_out >= 2 * _KVEC and \
                 any(abs(st[0]) > 1 for st in rst[:len(views)]):
             kvec = _KVEC
+            # the walk on vectors of kvec lanes where the body has vector code: sums and
+            # products, each operand unit-stride or constant along the kept dim (kept_unit).
+            # Not with bool values (masks) in the body: Oclgrind computes 16-lane mask code
+            # wrongly (g * (a > 0): garbage where PoCL is exact; tests/robust, case
+            # jit.finished_reductions_epilogues_replay), so a ReLU's gradient keeps the loop
+            if can_vectorize(tuple(body), all_dtypes) and \
+                    all(d.kind != "b" for d in all_dtypes) and \
+                    all(r[0] in ("sum", "prod") and r[2].kind in "fiu" for r in reds):
+                kmodes = tuple("unit" if st[0] == 1 else "bcast" for st in kst[:len(views)])
             nq = -(-n_out // kvec)
             parts = 1
             if nq < target and R >= 8192:
@@ -1100,7 +1109,7 @@ class Executable:
             tuple(body), tuple(reds), tuple((vid[v.n], v.aval.dtype) for v in sides), nk, nr,
             "group" if group else "serial", G, vec, rmodes if vec > 1 or nr == 1 else (),
             partial, kvec, cols, finish, post_inputs, tuple(post_body),
-            tuple((post_vid[v.n], v.aval.dtype) for v in post_escaping))
+            tuple((post_vid[v.n], v.aval.dtype) for v in post_escaping), kmodes)
         kernel = device.kernel(("jit-reduce", spec), lambda: render_fused_reduce(spec))
         template: list[Any] = [n_out, parts, R, chunk] + kc + rc
         bufs: list[tuple[int, int]] = []

@@ -84,6 +84,33 @@ def test_integer_and_bool_columns(device):
     np.testing.assert_array_equal(_np(c), (xs > 7).sum(0))
 
 
+@pytest.mark.parametrize("shape", [(256, 64), (70, 37), (3, 5, 48)])
+def test_gelu_backward_walks_on_vectors(device, shape, layout):
+    """A GELU's backward and its bias gradient (no bool values in the body): CPU devices walk
+    the 16 neighbouring outputs of an item as one vector (``FusedReduceSpec.kmodes``), a
+    per-row operand (constant along the kept axis) splatted, the side output stored with one
+    vector store; ragged output counts take the last block's overlap. Against NumPy, and the
+    replay."""
+    rng = np.random.default_rng(7)
+    x_h = rng.standard_normal(shape).astype(np.float32)
+    g_h = rng.standard_normal(shape).astype(np.float32)
+    s_h = rng.standard_normal(shape[:-1] + (1,)).astype(np.float32)
+    x, g, sc = (clnp.asarray(v, device=device) for v in (x_h, g_h, s_h))
+    axes = tuple(range(len(shape) - 1))
+
+    def f(x, g, sc):
+        d = g * (clnp.exp(-(x * x) * 0.5) * 0.3989423 * x + 0.5) * sc
+        return d, clnp.sum(d, axis=axes)
+    jf = cg.jit(f)
+    d_ref = g_h * (np.exp(-(x_h * x_h) * 0.5) * np.float32(0.3989423) * x_h + 0.5) * s_h
+    for _ in range(2):
+        d, s = jf(x, g, sc)
+        np.testing.assert_allclose(_np(d), d_ref, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(_np(s), d_ref.sum(axes), rtol=1e-4, atol=1e-4)
+    if device.is_cpu and layout is None and shape[-1] >= 32:
+        assert "vstore16(va0, 0, acc0)" in _sources(jf, x, g, sc)
+
+
 def test_broadcast_operand_along_columns(device):
     """An operand constant along the kept axis (a per-row scale), and a transposed input
     (whose walk is unit-stride: the one-output-per-item layout)."""

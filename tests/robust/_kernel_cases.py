@@ -495,6 +495,20 @@ def row_kernels():
 
 
 @case("jit")
+def column_sums_on_vectors():
+    """CPU column sums walking 16 outputs as one vector (no bool values in the body): a
+    ragged output count (the last block overlaps), a per-row operand splatted, a side
+    output stored with one vector store."""
+    import clnp_grad as cg
+    x, g, sc = rnd(40, 37), rnd(40, 37), rnd(40, 1)
+    d = g * np.exp(-x * x) * sc
+    got = cg.jit(lambda x, g, s: (g * clnp.exp(-x * x) * s, clnp.sum(g * clnp.exp(-x * x) * s,
+                                                                  axis=0)))(A(x), A(g), A(sc))
+    check(got[0], d, 1e-5)
+    check(got[1], d.sum(axis=0), 1e-4)
+
+
+@case("jit")
 def finished_reductions_epilogues_replay():
     """Column sums split into parts that the kernel finishes (GPU layouts: atomic counts,
     the last part combining the partials), reduction epilogues (a bias update on the sum, a
