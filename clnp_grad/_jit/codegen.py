@@ -306,25 +306,34 @@ def _kept_vector_element(spec: FusedReduceSpec, dtypes: list[np.dtype],
     backward with its bias gradient, ``sum(g * gelu'(x), axis=0)`` over a (2048, 256) float32
     activation, read one element at a time in the rolled loop: 5.6 ms a launch on the 2-core
     machine, PoCL vectorising neither the loop nor its ``exp``."""
-    KV = spec.kvec
+    return _vector_step(spec, dtypes, arrays, spec.kvec, spec.kmodes,
+                        lambda k, unit: f"b{k} + {_red_offset(f'ar{k}', spec.nr)}",
+                        lambda j: f"sb{j} + {_red_offset(f'sr{j}', spec.nr)}",
+                        lambda m: f"va{m}")
+
+
+def _vector_step(spec: FusedReduceSpec, dtypes: list[np.dtype], arrays: list[int], w: int,
+                 modes: tuple[str, ...], at, side_at, acc) -> list[str]:
+    """Operands loaded at ``at(k, unit)`` (``modes[k]`` "bcast": one value splatted to the
+    ``w`` lanes; else ``w`` consecutive elements), the body on ``w`` lanes, side outputs
+    stored at ``side_at(j)``, each reduction's value combined into ``acc(m)``."""
     out: list[str] = []
     for k, op in enumerate(spec.inputs):
-        ct = C.compute_ctype(op.dtype, KV)
+        ct = C.compute_ctype(op.dtype, w)
         if op.scalar:
-            expr = C.splat(op.dtype, f"a{k}", KV)
+            expr = C.splat(op.dtype, f"a{k}", w)
+        elif modes[arrays.index(k)] == "bcast":
+            expr = C.splat(op.dtype, C.load(op.dtype, f"a{k}", at(k, False)), w)
         else:
-            pos = f"b{k} + {_red_offset(f'ar{k}', spec.nr)}"
-            expr = C.load(op.dtype, f"a{k}", pos, KV) \
-                if spec.kmodes[arrays.index(k)] == "unit" else \
-                C.splat(op.dtype, C.load(op.dtype, f"a{k}", pos), KV)
+            expr = C.load(op.dtype, f"a{k}", at(k, True), w)
         out.append(f"const {ct} v{k} = {expr};")
-    out += instructions(spec.body, dtypes, len(spec.inputs), KV)
+    out += instructions(spec.body, dtypes, len(spec.inputs), w)
     for j, (vid, dt) in enumerate(spec.sides):
-        val = C.convert(f"v{vid}", dtypes[vid], dt, KV, to_storage=True)
-        out.append(C.store(dt, f"s{j}", f"sb{j} + {_red_offset(f'sr{j}', spec.nr)}", val, KV))
-    for m, (op, vid, acc, _) in enumerate(spec.reds):
-        v = C.convert(f"v{vid}", dtypes[vid], acc, KV)
-        out.append(f"va{m} = {_combine(op, acc, f'va{m}', v, KV)};")
+        val = C.convert(f"v{vid}", dtypes[vid], dt, w, to_storage=True)
+        out.append(C.store(dt, f"s{j}", side_at(j), val, w))
+    for m, (op, vid, acc_dt, _) in enumerate(spec.reds):
+        v = C.convert(f"v{vid}", dtypes[vid], acc_dt, w)
+        out.append(f"{acc(m)} = {_combine(op, acc_dt, acc(m), v, w)};")
     return out
 
 
@@ -376,25 +385,10 @@ def _row_element(spec: FusedReduceSpec, dtypes: list[np.dtype], arrays: list[int
     """``_element`` inside a row of the innermost reduced dim: unit-stride operands at
     ``ob{k} + t``, operands constant along the row at ``ob{k}``, folded into the row's own
     accumulators (``vr``/``sr``)."""
-    out: list[str] = []
-    for k, op in enumerate(spec.inputs):
-        ct = C.compute_ctype(op.dtype, w)
-        if op.scalar:
-            expr = C.splat(op.dtype, f"a{k}", w)
-        elif spec.rmodes[arrays.index(k)] == "bcast":
-            expr = C.splat(op.dtype, C.load(op.dtype, f"a{k}", f"ob{k}"), w)
-        else:
-            expr = C.load(op.dtype, f"a{k}", f"ob{k} + t", w)
-        out.append(f"const {ct} v{k} = {expr};")
-    out += instructions(spec.body, dtypes, len(spec.inputs), w)
-    for j, (vid, dt) in enumerate(spec.sides):
-        val = C.convert(f"v{vid}", dtypes[vid], dt, w, to_storage=True)
-        out.append(C.store(dt, f"s{j}", f"osb{j} + t", val, w))
-    for m, (op, vid, acc, _) in enumerate(spec.reds):
-        v = C.convert(f"v{vid}", dtypes[vid], acc, w)
-        a = f"vr{m}" if w > 1 else f"sr{m}"
-        out.append(f"{a} = {_combine(op, acc, a, v, w)};")
-    return out
+    return _vector_step(spec, dtypes, arrays, w, spec.rmodes,
+                        lambda k, unit: f"ob{k} + t" if unit else f"ob{k}",
+                        lambda j: f"osb{j} + t",
+                        lambda m: f"vr{m}" if w > 1 else f"sr{m}")
 
 
 def _row_vector_walk(spec: FusedReduceSpec, dtypes: list[np.dtype],
