@@ -23,7 +23,6 @@ the GPU when clnp's device is one and they have it).
 from __future__ import annotations
 
 import argparse
-import csv
 import math
 import os
 import statistics
@@ -43,6 +42,7 @@ import clnp_nn as nn  # noqa: E402
 from clnp_nn import optim  # noqa: E402
 
 import char_transformer as ex  # noqa: E402
+from bench_core import append_csv  # noqa: E402
 
 LR, WD, CLIP, EPS = 3e-3, 1e-2, 1.0, 1e-5
 
@@ -333,12 +333,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:14s} {m:9.3f} ms   {m / med['jax.jit']:.2f}x jax.jit   "
               f"(first three steps incl. compile {t_first[name]:.1f} s)")
     if a.csv:
-        new = not os.path.exists(a.csv)
-        with open(a.csv, "a", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]))
-            if new:
-                w.writeheader()
-            w.writerows(rows)
+        append_csv(a.csv, rows)
     return 0
 
 

@@ -36,6 +36,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
+from bench_core import append_csv  # noqa: E402
+
 ROWS = ("mlp", "chain", "logistic", "cnn", "resnet", "transformer")
 
 
@@ -195,12 +197,7 @@ def main(argv: list[str] | None = None) -> int:
                  date=time.strftime("%Y-%m-%d"))
     cols = ["label", "date", "device", "workload", "unit", "clnp_jit", "jax_jit",
             "clnp_over_jax", "others", "source"]
-    new = not os.path.exists(path)
-    with open(path, "a", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=cols)
-        if new:
-            w.writeheader()
-        w.writerows(rows)
+    append_csv(path, [{c: r[c] for c in cols} for r in rows])    # the columns in this order
     print(f"\n{dev}\n\n| workload | clnp jit | jax.jit | clnp/jax | others |\n|---|---|---|---|---|")
     for r in rows:
         ratio = r["clnp_over_jax"]

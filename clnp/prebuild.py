@@ -268,6 +268,17 @@ def _run_worker(tasks: Sequence[tuple[str, str]], directory: Path, verbose: bool
     return written
 
 
+def _lock_holder(directory: Path) -> int | None:
+    """The process id in the store's lock file when that process is alive, else None (no
+    lock, or one left by a prebuild that died)."""
+    try:
+        pid = int((directory / ".prebuild.lock").read_text() or 0)
+        os.kill(pid, 0)
+    except (OSError, ValueError):
+        return None
+    return pid
+
+
 def _take_lock(directory: Path) -> Path:
     """The store's lock file, created for this process; RuntimeError naming the process that
     holds it. A lock whose process is gone is taken over."""
@@ -277,10 +288,8 @@ def _take_lock(directory: Path) -> Path:
         try:
             fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
         except FileExistsError:
-            try:
-                pid = int(lock.read_text() or 0)
-                os.kill(pid, 0)
-            except (OSError, ValueError):       # its process died: take it over
+            pid = _lock_holder(directory)
+            if pid is None:                     # its process died: take it over
                 lock.unlink(missing_ok=True)
                 continue
             raise RuntimeError(f"clnp.prebuild: another prebuild (process {pid}) is writing "
@@ -303,14 +312,7 @@ def running(directory: str | os.PathLike | None = None) -> int | None:
     """
     from ._runtime import program_cache
     d = Path(directory) if directory is not None else program_cache.prebuilt_dir()
-    if d is None:
-        return None
-    try:
-        pid = int((d / ".prebuild.lock").read_text() or 0)
-        os.kill(pid, 0)
-    except (OSError, ValueError):
-        return None
-    return pid
+    return None if d is None else _lock_holder(d)
 
 
 _LOG = ".prebuild.log"
@@ -354,8 +356,8 @@ def prebuild(device: str | None = None, *, jobs: int | None = None,
     Raises
     ------
     ValueError
-        An unknown group, or the store is turned off (``CLNP_PREBUILT_DIR=""`` or
-        ``CLNP_DISK_CACHE=0``) and no ``directory`` is given.
+        An unknown group, ``jobs`` below 1, or the store is turned off
+        (``CLNP_PREBUILT_DIR=""`` or ``CLNP_DISK_CACHE=0``) and no ``directory`` is given.
     RuntimeError
         Another prebuild is writing the same store, or a worker failed.
 
@@ -371,6 +373,8 @@ def prebuild(device: str | None = None, *, jobs: int | None = None,
     from ._runtime import program_cache
     from ._runtime.device import select_device
 
+    if jobs is not None and jobs < 1:
+        raise ValueError(f"clnp.prebuild: jobs must be at least 1; got {jobs}")
     if directory is None:
         directory = program_cache.prebuilt_dir()
         if directory is None:
@@ -379,8 +383,9 @@ def prebuild(device: str | None = None, *, jobs: int | None = None,
     directory = Path(directory)
     dev = clnp.default_device() if device is None else select_device(device)
     tasks = _tasks(groups, dev.has_fp64)
-    stamp = directory / f".complete-{_stamp(dev)}"
-    if not groups and not force and stamp.exists():
+    # only a build of the whole catalog is stamped (or skipped for its stamp)
+    stamp = None if groups else directory / f".complete-{_stamp(dev)}"
+    if stamp is not None and not force and stamp.exists():
         report = PrebuildReport(0, _store_bytes(directory), 0.0, directory,
                                 f"{dev.key} ({dev.name})")
         if not quiet:
@@ -390,11 +395,11 @@ def prebuild(device: str | None = None, *, jobs: int | None = None,
         return report
     if background:
         return _spawn_background(dev.key, jobs, groups, directory, verbose, force)
-    jobs = max(1, min(jobs or os.cpu_count() or 1, len(tasks)))
+    jobs = min(jobs or os.cpu_count() or 1, len(tasks))
     lock = _take_lock(directory)
     try:
         report = _build(dev, tasks, jobs, directory, quiet, verbose)
-        if not groups:
+        if stamp is not None:
             stamp.touch()
         return report
     finally:
@@ -424,8 +429,9 @@ def _store_bytes(directory: Path) -> int:
 
 def _spawn_background(device: str, jobs: int | None, groups: Sequence[str] | None,
                       directory: Path, verbose: bool, force: bool) -> subprocess.Popen:
-    if running(directory) is not None:
-        raise RuntimeError(f"clnp.prebuild: a prebuild (process {running(directory)}) is "
+    pid = _lock_holder(directory)
+    if pid is not None:
+        raise RuntimeError(f"clnp.prebuild: a prebuild (process {pid}) is "
                            f"already writing {directory}; see {directory / _LOG}")
     directory.mkdir(parents=True, exist_ok=True)
     argv = _this_clnp("--device", device, "--dir", str(directory), "--nice",
@@ -439,12 +445,10 @@ def _spawn_background(device: str, jobs: int | None, groups: Sequence[str] | Non
 
 def _this_clnp(*args: str) -> list[str]:
     """The command line of ``python -m clnp.prebuild args`` for a child that imports the clnp
-    this process runs, installed or not (as ``clnp._runtime.program_fill`` starts its
-    filler)."""
-    root = str(Path(__file__).resolve().parents[1])
-    code = (f"import sys; sys.path.insert(0, {root!r}); from clnp.prebuild import main; "
-            "sys.exit(main(sys.argv[1:]))")
-    return [sys.executable, "-c", code, *args]
+    this process runs, installed or not."""
+    from ._runtime.program_fill import python_running_this_clnp
+    return python_running_this_clnp(
+        "from clnp.prebuild import main; sys.exit(main(sys.argv[1:]))", *args)
 
 
 def _worker_environment(device: str, tmp: str) -> None:

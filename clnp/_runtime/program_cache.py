@@ -105,9 +105,14 @@ def _setting() -> str:
     return os.environ.get("CLNP_DISK_CACHE", "auto").strip().lower()
 
 
+def _off() -> bool:
+    """``CLNP_DISK_CACHE=0`` (or false/no/off): neither the cache nor the prebuilt store."""
+    return _setting() in ("0", "false", "no", "off")
+
+
 def enabled() -> bool:
     """Off with ``CLNP_DISK_CACHE=0`` (or false/no/off) or ``CLNP_CACHE_DIR=""``."""
-    if _setting() in ("0", "false", "no", "off"):
+    if _off():
         return False
     return os.environ.get("CLNP_CACHE_DIR") != ""
 
@@ -166,7 +171,7 @@ def prebuilt_dir() -> Path | None:
     ''
     >>> if saved is not None: os.environ["CLNP_PREBUILT_DIR"] = saved
     """
-    if _setting() in ("0", "false", "no", "off"):
+    if _off():
         return None
     d = os.environ.get("CLNP_PREBUILT_DIR")
     if d is not None:
@@ -191,10 +196,12 @@ def path_for(device: Any, source: str, options: Sequence[str]) -> Path | None:
     return programs_dir() / f"{key(device, source, options)}.bin"
 
 
+_prebuilt_present: dict[Path, bool] = {}     # prebuilt_path_for: is_dir, once per process
+
+
 def prebuilt_path_for(device: Any, source: str, options: Sequence[str]) -> Path | None:
     """Where the prebuilt entry of ``source`` would be (:func:`prebuilt_dir`), or None when the
     store is off or absent (one ``stat`` per process, not one per program)."""
-    global _prebuilt_present
     d = prebuilt_dir()
     if d is None:
         return None
@@ -203,9 +210,6 @@ def prebuilt_path_for(device: Any, source: str, options: Sequence[str]) -> Path 
     if not _prebuilt_present[d]:
         return None
     return d / f"{key(device, source, options)}.bin"
-
-
-_prebuilt_present: dict[Path, bool] = {}
 
 
 def read(path: Path) -> bytes | None:

@@ -92,14 +92,29 @@ def spawn_filler() -> subprocess.Popen | None:
         job = folder / f".fill-{os.getpid()}-{int(time.time() * 1000)}.json"
         job.write_text(json.dumps({"platform": device.cl_device.platform.name,
                                    "device": device.cl_device.name, "entries": entries}))
-        root = str(Path(__file__).resolve().parents[2])     # the clnp this process runs
-        code = (f"import sys; sys.path.insert(0, {root!r}); "
-                f"from clnp._runtime.program_fill import fill; fill({str(job)!r})")
-        return subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL,
+        argv = python_running_this_clnp(
+            f"from clnp._runtime.program_fill import fill; fill({str(job)!r})")
+        return subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                 start_new_session=True, cwd=str(folder))
     except Exception:       # noqa: BLE001  (exit must not fail over a cache)
         return None
+
+
+def python_running_this_clnp(code: str, *args: str) -> list[str]:
+    """The command line of a child Python that runs ``code`` (then ``args`` in its
+    ``sys.argv[1:]``) importing the clnp this process runs, installed or not: the filler,
+    and ``clnp.prebuild``'s workers.
+
+    Examples
+    --------
+    >>> from clnp._runtime.program_fill import python_running_this_clnp
+    >>> argv = python_running_this_clnp("print(1)", "--x")
+    >>> argv[1], argv[-1], argv[2].endswith("print(1)")
+    ('-c', '--x', True)
+    """
+    root = str(Path(__file__).resolve().parents[2])
+    return [sys.executable, "-c", f"import sys; sys.path.insert(0, {root!r}); {code}", *args]
 
 
 def _take_lock(folder: Path) -> Path | None:

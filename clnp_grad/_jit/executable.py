@@ -1048,11 +1048,12 @@ class Executable:
                          r.out_binders[0].aval.dtype))
         vec = 1
         all_dtypes = [_dtype_of(o) for o in operands] + [i.out_dtype for i in body]
+        # the body has vector code and its reductions combine vectors lane by lane
+        vector_body = can_vectorize(tuple(body), all_dtypes) and \
+            all(r[0] in ("sum", "prod") and r[2].kind in "fiu" for r in reds)
         if device.is_cpu and (nr == 1 or rc[-1] >= _ROW_WALK_MIN) and \
                 all(m in ("unit", "bcast") for m in rmodes) and \
-                all(m == "unit" for m in rmodes[len(views) - len(sides):]) and \
-                can_vectorize(tuple(body), all_dtypes) and \
-                all(r[0] in ("sum", "prod") and r[2].kind in "fiu" for r in reds):
+                all(m == "unit" for m in rmodes[len(views) - len(sides):]) and vector_body:
             vec = max(1, min(16, 64 // max(C.compute_itemsize(d) for d in all_dtypes)))
         # a column reduction: one kept dim, unit-stride (or constant) in every operand
         kept_unit = vec == 1 and nk == 1 and \
@@ -1069,9 +1070,7 @@ class Executable:
             # Not with bool values (masks) in the body: Oclgrind computes 16-lane mask code
             # wrongly (g * (a > 0): garbage where PoCL is exact; tests/robust, case
             # jit.finished_reductions_epilogues_replay), so a ReLU's gradient keeps the loop
-            if can_vectorize(tuple(body), all_dtypes) and \
-                    all(d.kind != "b" for d in all_dtypes) and \
-                    all(r[0] in ("sum", "prod") and r[2].kind in "fiu" for r in reds):
+            if vector_body and all(d.kind != "b" for d in all_dtypes):
                 kmodes = tuple("unit" if st[0] == 1 else "bcast" for st in kst[:len(views)])
             nq = -(-n_out // kvec)
             parts = 1
