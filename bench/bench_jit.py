@@ -200,6 +200,8 @@ def bench_chain(dev: Any, prg: Any, reps: int) -> None:
         row(bench, f"jax jit ({JAX_DEV})", t["jax"], note=f"jax/jit={t['jax'] / t_jit:.2f}")
     else:
         row(bench, "jax jit", float("nan"), note="skipped: jax not installed")
+    if not dev.is_cpu:
+        chain_pipelined(bench, cases, reps, prg, q, n)
     if torch is not None and TORCH_DEV == "cuda":
         xt = torch.tensor(xh, device="cuda")
         t_t = ms(lambda: chain(torch, xt), reps, tsync)
@@ -212,6 +214,39 @@ def bench_chain(dev: Any, prg: Any, reps: int) -> None:
         np.testing.assert_allclose(cupy.asnumpy(ck(xc)), ref, rtol=1e-4, atol=1e-5)
         t_c = ms(lambda: ck(xc), reps, cupy.cuda.Device().synchronize)
         row(bench, "cupy ElementwiseKernel", t_c, note=f"cupy/jit={t_c / t_jit:.2f}")
+
+
+# calls enqueued back to back per wait in the pipelined chain measurement
+PIPELINED_CALLS = 20
+
+
+def chain_pipelined(bench: str, cases: dict, reps: int, prg: Any, q: Any, n: int) -> None:
+    """The chain's device throughput on a GPU: ``PIPELINED_CALLS`` calls enqueued back to
+    back, then one wait, per repetition (round robin over the peers). A wait after every
+    call adds the runtime's wake-up latency to a 0.05-0.1 ms kernel: jax.jit's chain took
+    0.16 ms a call that way on the H200 alone, 0.06 ms pipelined, and 0.8 ms between the
+    other peers of the synced round robin (a probe in the thirteenth session). The copy
+    ``y = x + 1`` (a hand OpenCL kernel, 128 MB moved) is the bandwidth reference."""
+    copy = cl.Kernel(prg, "add1")
+    bx, by = (cl.Buffer(q.context, cl.mem_flags.READ_WRITE, 4 * n) for _ in range(2))
+    copy.set_args(bx, by, np.int32(n))
+    pipe = {k: cases[k] for k in ("jit", "hand8", "jax") if k in cases}
+    pipe["copy"] = (lambda: cl.enqueue_nd_range_kernel(q, copy, (n,), None), q.finish)
+
+    def many(fn: Callable[[], object]) -> Callable[[], None]:
+        def run() -> None:
+            for _ in range(PIPELINED_CALLS):
+                fn()
+        return run
+    t = ms_interleaved({k: (many(fn), s) for k, (fn, s) in pipe.items()}, reps)
+    t = {k: v / PIPELINED_CALLS for k, v in t.items()}
+    floor = t["copy"]
+    for k, name in (("jit", "clnp jit"), ("hand8", "hand PyOpenCL float8"),
+                    ("jax", f"jax jit ({JAX_DEV})"), ("copy", "copy y = x + 1 (hand)")):
+        if k in t:
+            row(bench, f"{name}, pipelined", t[k],
+                note=f"{2 * 4 * n / (t[k] * 1e-3) / 1e12:.2f} TB/s moved; "
+                     f"copy/this={floor / t[k]:.2f}")
 
 
 # --------------------------------------------------------------- 2. softmax / layernorm

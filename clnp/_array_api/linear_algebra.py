@@ -107,6 +107,13 @@ def matmul(x1: Any, x2: Any, /) -> Any:
                          f"{x2.shape} ({k1} != {k2})")
     batch = _batch_shape(x1.shape[:-2], x2.shape[:-2], x1.shape, x2.shape, "matmul")
     nb = len(batch)
+    if x1.ndim > 2 and x2.ndim <= 2:
+        # (batch..., M, K) @ (K[, N]): one product over all of x1's rows, not a batch of
+        # products of a broadcast x2 (its derivative is then one product contracting the
+        # batch and M dims together, not a product per batch entry and a sum over them)
+        return primitive("dot_general").bind(
+            x1, x2, dimension_numbers=(((x1.ndim - 1,), (0,)), ((), ())),
+            preferred_element_type=d)
     # a vector operand takes no part in the batch: broadcasting it is a stride-0 view (and
     # dot_general converts mixed dtypes itself, keeping such views unmaterialised)
     a = _broadcast(x1, batch + x1.shape[-2:] if x1.ndim > 1 else batch + x1.shape)

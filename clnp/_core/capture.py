@@ -8,9 +8,10 @@ applied per step) and ``Replay`` enqueues them again on new buffers: no Python p
 beyond argument binding.
 
 What is recorded: every kernel launch made through ``_runtime.launch`` and the eager hot
-paths, and host-to-device uploads. A device-to-host read makes the step *not replayable* (its
-result steers host code: a data-dependent shape, a bounds check), and the caller must run the
-implementation each time. Buffers seen in a launch are classified after the call: the buffer
+paths, host-to-device uploads, and device checks (``device_checks``: an error flag a kernel
+sets, such as indexing's bounds, read after the call and after each replay of it). Any other
+device-to-host read makes the step *not replayable* (its result steers host code: a
+data-dependent shape), and the caller must run the implementation each time. Buffers seen in a launch are classified after the call: the buffer
 of an input view is rebound to the new input; the buffer of an output is allocated anew at
 each replay; any other buffer (a scratch array, a cached table, a counter array) is kept by
 the replay and reused, which is safe because a device's queue is in order.
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from . import device_checks
 from .array import Array
 from .._runtime.launch import Launch, bind
 from .._runtime.device import Device
@@ -103,9 +105,14 @@ class Replay:
                 bufs.append(b)
             outs.append(Array(b, o.offset, o.shape, o.strides, o.dtype, device))
         queue = device.queue
+        pending: list[tuple] = []     # device checks whose flags are being read
         for step in self.steps:
             kind = step[0]
-            if kind == "b":
+            if kind == "c":
+                chk = step[1]
+                if not _hooks.note_check(chk):     # else the outer recording's call checks
+                    pending.append((chk, *chk.start(queue)))
+            elif kind == "b":
                 _, bound, slots, _kept = step
                 bound(queue, [bufs[k] for _, k in slots])
             elif kind == "k":
@@ -134,6 +141,7 @@ class Replay:
                 if _hooks.current() is not None:
                     _hooks.note_upload(target, host)
                 device.keep_until_done(cl.enqueue_copy(queue, target, host, is_blocking=False))
+        device_checks.finish_all(pending)
         return outs
 
 
@@ -160,10 +168,14 @@ def capture(fn: Callable[..., Any], inputs: Sequence[Array], device: Device
     finally:
         _STATE.rec = prev
     if prev is not None:   # nested capture: the outer recording sees these launches too
+        base = len(prev.launches)
         prev.launches.extend(rec.launches)
-        prev.uploads.extend(rec.uploads)
+        prev.uploads.extend((i + base, dst, host) for i, dst, host in rec.uploads)
+        prev.checks.extend((i + base, chk) for i, chk in rec.checks)
         prev.readback |= rec.readback
         prev.allocated |= rec.allocated
+    elif rec.checks:       # the captured call itself answers for its device checks
+        device_checks.run_recorded([chk for _, chk in rec.checks], device.queue)
     if rec.readback:
         return result, None
     outs_list = list(result) if isinstance(result, (list, tuple)) else [result]
@@ -185,7 +197,12 @@ def capture(fn: Callable[..., Any], inputs: Sequence[Array], device: Device
     uploads = {i: [] for i, _, _ in rec.uploads}
     for i, dst, host in rec.uploads:
         uploads[i].append((dst, host))
+    checks = {i: [] for i, _ in rec.checks}
+    for i, chk in rec.checks:
+        checks[i].append(chk)
     for idx, (kernel, gsize, lsize, args, preset) in enumerate(rec.launches):
+        # a check recorded before launch ``idx`` reads what the launches before it wrote
+        steps.extend(("c", chk) for chk in checks.get(idx, ()))
         for dst, host in uploads.get(idx, ()):
             steps.append(("u", slot_of.get(id(dst)), dst, host))
         if args is not None:
@@ -202,6 +219,7 @@ def capture(fn: Callable[..., Any], inputs: Sequence[Array], device: Device
             slots = tuple((p, slot_of[id(b)]) for p, b in preset.items() if id(b) in slot_of)
             fixed = tuple((p, b) for p, b in preset.items() if id(b) not in slot_of)
             steps.append(("p", kernel, gsize, lsize, slots, fixed, Launch(kernel, gsize, lsize)))
+    steps.extend(("c", chk) for chk in checks.get(len(rec.launches), ()))
     for dst, host in uploads.get(len(rec.launches), ()):
         steps.append(("u", slot_of.get(id(dst)), dst, host))
     return result, Replay(device, steps, outs, n, _kept_nbytes(steps, rec.allocated))
@@ -211,6 +229,8 @@ def _kept_by(step: tuple) -> list[Any]:
     """The buffers replay step ``step`` keeps: its fixed arguments, or the target of an
     upload into a kept buffer."""
     kind = step[0]
+    if kind == "c":        # a check's flag belongs to the device, not to the call
+        return []
     args = (step[3] if kind == "b" else [b for _, b in step[5]] if kind == "p" else
             step[4] if kind == "k" else [step[2]] if step[1] is None else [])
     return [b for b in args if isinstance(b, cl.MemoryObjectHolder)]

@@ -6,10 +6,11 @@ renders (once per spec and device) and launches a kernel from ``clnp._kernels``.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any, NoReturn, Sequence
 
 import numpy as np
 
+from . import device_checks
 from . import dtypes as dt
 from .._kernels import op_table as _ops
 from .array import Array, c_strides
@@ -838,11 +839,12 @@ _FLAGS: dict[int, Array] = {}
 
 
 def _index_flag(device: Device) -> Array:
-    """The device's out-of-range flag: zero until a check fails (then it is replaced), so no
-    call pays for clearing it (an upload from the host would wait for the queue)."""
+    """The device's out-of-range flag (``render_offsets``' four ints): zero until a check
+    fails, and cleared by the check that raises (``device_checks``), so no call pays for
+    clearing it (an upload from the host would wait for the queue)."""
     f = _FLAGS.get(device.index)
     if f is None:
-        f = _FLAGS[device.index] = Array.from_numpy(np.zeros(1, np.int32), device)
+        f = _FLAGS[device.index] = Array.from_numpy(np.zeros(4, np.int32), device)
     return f
 
 
@@ -852,8 +854,9 @@ def linear_offsets(x: Array, indices: Sequence[Array], bshape: tuple[int, ...],
     dense over ``bshape``, in one launch (sizes and strides are kernel arguments).
 
     Negative indices wrap. Unless ``in_bounds`` (the caller knows every index is valid), the
-    kernel's out-of-range flag is read back: one host synchronisation, and IndexOutOfBounds
-    before anything is written."""
+    kernel's out-of-range flag is checked: read back at once (one host synchronisation, and
+    IndexOutOfBounds before anything is written), or, while a call is captured for replay,
+    at the end of that call and of each replay of it (``device_checks``)."""
     from .._kernels.indexing import OffsetsSpec, render_offsets
     device = x.device
     n = math.prod(bshape)
@@ -865,21 +868,30 @@ def linear_offsets(x: Array, indices: Sequence[Array], bshape: tuple[int, ...],
     spec = OffsetsSpec(tuple(i.dtype for i in indices), len(cshape))
     kernel = device.kernel(spec, lambda: render_offsets(spec))
     flag = _index_flag(device)
+    site = device_checks.new_site()
     args: list[Any] = [n, *cshape]
     for j, idx in enumerate(indices):
         args += [idx._buf, idx._offset, *cstr[j], x.shape[j], x._strides[j]]
-    args += [out._buf, flag._buf]
+    args += [out._buf, flag._buf, site]
     L = local_size(device)
     launch(device, kernel, (-(-n // L) * L,), (L,), *args)
     if not in_bounds:
-        bad = int(flag.to_numpy()[0])
-        if bad:
-            del _FLAGS[device.index]   # the next call starts from a fresh zero flag
-            j = bad - 1
-            size = x.shape[j]
-            h = indices[j].to_numpy().astype(object).reshape(-1)
-            value = next(v for v in h if not -size <= v < size)
-            raise IndexOutOfBounds(j, int(value), size)
+        sizes = tuple(x.shape[:k])
+        unsigned = tuple(i.dtype.kind == "u" for i in indices)
+        host_indices = None if _hooks.current() is not None else list(indices)
+
+        def raise_for(report: np.ndarray) -> NoReturn:
+            j = int(report[1]) - 1
+            if host_indices is not None:
+                # an eager call: NumPy's message names the first bad index in order
+                h = host_indices[j].to_numpy().astype(object).reshape(-1)
+                value = next(v for v in h if not -sizes[j] <= v < sizes[j])
+            else:
+                value = int(report[2:4].view(np.int64)[0])
+                if unsigned[j] and value < 0:
+                    value += 1 << 64
+            raise IndexOutOfBounds(j, int(value), sizes[j])
+        device_checks.check(device_checks.FlagCheck(flag, site, raise_for))
     return out
 
 

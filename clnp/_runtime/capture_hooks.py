@@ -13,11 +13,13 @@ _STATE = threading.local()
 class Recording:
     """What one eager call enqueued (filled in by the hooks while it runs)."""
 
-    __slots__ = ("launches", "uploads", "readback", "allocated")
+    __slots__ = ("launches", "uploads", "checks", "readback", "allocated")
 
     def __init__(self) -> None:
         self.launches: list[tuple] = []   # (kernel, gsize, lsize, args | None, {pos: buf})
         self.uploads: list[tuple] = []    # (index in launches, dst buffer, host copy)
+        # (index in launches, device_checks.FlagCheck): flags read after those launches
+        self.checks: list[tuple] = []
         self.readback = False
         self.allocated: set[int] = set()  # ids of the buffers allocated during the call
 
@@ -45,6 +47,16 @@ def note_upload(buf: Any, host: np.ndarray) -> None:
     rec = getattr(_STATE, "rec", None)
     if rec is not None:
         rec.uploads.append((len(rec.launches), buf, host))
+
+
+def note_check(check: Any) -> bool:
+    """Record a device flag check (``clnp._core.device_checks``) for the end of the call
+    being captured; False when nothing records (the caller checks at once)."""
+    rec = getattr(_STATE, "rec", None)
+    if rec is None:
+        return False
+    rec.checks.append((len(rec.launches), check))
+    return True
 
 
 def note_alloc(buf: Any) -> None:

@@ -236,18 +236,21 @@ def _reaches(deps: dict[int, set[int]], src: int, dst: int) -> bool:
     return False
 
 
-def _is_matrix_product(e: Eqn) -> bool:
-    """Whether ``e`` is a ``dot_general`` of two arrays with at most one free dim each and at
-    least one in all: a matrix product, batched or not (its output's last two dims are M and
-    N), or a matrix-vector or vector-matrix product (M or N is 1: the gradient of a linear
-    model's weights, ``g @ X``, with the SGD update as its epilogue). A dot of two vectors
-    has no free dim and stays a product of its own."""
+def _is_matrix_product(e: Eqn, transposed: bool = False) -> bool:
+    """Whether ``e`` is a ``dot_general`` of two arrays with at least one free dim in all: a
+    matrix product, batched or not, a matrix-vector or vector-matrix product (M or N is 1:
+    the gradient of a linear model's weights, ``g @ X``, with the SGD update as its
+    epilogue), or a product whose free dims the GEMM merges (``(B, T, C) @ (C, D)``: B and
+    T are its M; ``epilogue_plan`` refuses dims that do not merge). A dot of two vectors has
+    no free dim and stays a product of its own. Read ``transposed`` (its last two dims
+    swapped), it must have at most one free dim on each side: then the swap is the product
+    of the swapped operands."""
     if e.prim.name != "dot_general" or not all(isinstance(a, Var) for a in e.inputs):
         return False
     (lc, rc), (lb, rb) = e.params["dimension_numbers"]
     lhs, rhs = e.inputs
     free = (len(lhs.aval.shape) - len(lc) - len(lb), len(rhs.aval.shape) - len(rc) - len(rb))
-    return max(free) <= 1 and sum(free) >= 1
+    return sum(free) >= 1 and (max(free) <= 1 or not transposed)
 
 
 def _gemm_epilogues(groups: list[Group], owner: dict[int, Group], outs: set[int]
@@ -292,7 +295,7 @@ def _gemm_epilogues(groups: list[Group], owner: dict[int, Group], outs: set[int]
                     continue
                 chain.insert(0, prod)
                 e = prod.eqns[0]
-            if not _is_matrix_product(e) or \
+            if not _is_matrix_product(e, transposed=len(chain) == 2) or \
                     e.out_binders[0].aval.dtype != x.aval.dtype or \
                     any(isinstance(a, Var) and a.aval.dtype != x.aval.dtype
                         for a in e.inputs):

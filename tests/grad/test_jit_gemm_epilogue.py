@@ -137,6 +137,17 @@ def test_batched_products(device):
         np.testing.assert_allclose(_np(jf(*args)), want, rtol=1e-5, atol=1e-5)
 
 
+def test_free_dims_that_do_not_merge(device):
+    """``x @ w`` of a batched x whose batch and row dims cannot merge into one M (x is a
+    permuted view inside the function): the product and its epilogue stay right."""
+    xh, wh, bh = _data((13, 3, 41), 20), _data((41, 29), 21), _data(29, 22)
+    x, w, b = (clnp.asarray(v, device=device) for v in (xh, wh, bh))
+    jf = cg.jit(lambda x, w, b: _relu_bias(clnp.permute_dims(x, (1, 0, 2)) @ w, b))
+    want = np.maximum(xh.transpose(1, 0, 2) @ wh + bh, 0)
+    for _ in range(3):
+        np.testing.assert_allclose(_np(jf(x, w, b)), want, rtol=1e-5, atol=1e-5)
+
+
 def test_several_outputs(device):
     """The pre-activation escapes (a residual for the backward pass): both values are
     stored by the one kernel."""

@@ -168,6 +168,60 @@ def test_host_driven_loop_is_not_replayed(device):
     assert exe.replay.state == R._REFUSED
 
 
+def _embed_loss(ids, w):
+    return clnp.sum(clnp.take(w, ids, axis=0) * 2.0)
+
+
+def test_bounds_checked_gather_is_replayed_and_raises(device):
+    """Integer-array indexing checks its bounds on the device; the check does not stop the
+    call from replaying. A replayed call with an out-of-range index raises IndexError (its
+    result is dropped), clears the flag, and the next call with valid ids is right."""
+    wh = np.arange(12.0, dtype=np.float32).reshape(6, 2)
+    w = clnp.asarray(wh, device=device)
+    f = cg.jit(_embed_loss)
+    good = np.array([0, 5, -1, 3], np.int32)
+    for _ in range(3):
+        assert float(f(clnp.asarray(good, device=device), w)) == 2 * wh[good].sum()
+    assert _state(f) == R._ACTIVE
+    bad = clnp.asarray(np.array([0, 6, 1, -7], np.int32), device=device)
+    for _ in range(2):       # the flag is cleared after each failure
+        with pytest.raises(IndexError, match="index 6 is out of bounds for axis 0 with size 6"):
+            f(bad, w)
+    assert _state(f) == R._ACTIVE
+    assert float(f(clnp.asarray(good[::-1].copy(), device=device), w)) == 2 * wh[good].sum()
+
+
+def test_bounds_check_names_the_launch_that_failed(device):
+    """Two gathers in one call share the device's flag: the report names the table whose
+    index was out of range, whether the first or the second gather failed, on the
+    recording call and on replays."""
+    a = clnp.asarray(np.zeros((5, 2), np.float32), device=device)
+    b = clnp.asarray(np.zeros((9, 2), np.float32), device=device)
+    f = cg.jit(lambda i, j: clnp.take(a, i, axis=0) + clnp.take(b, j, axis=0))
+    ok = clnp.asarray(np.array([1, 2], np.int64), device=device)
+    for call in range(4):      # build, record, replay, replay
+        with pytest.raises(IndexError, match="index 7 is out of bounds for axis 0 with size 5"):
+            f(clnp.asarray(np.array([7, 0], np.int64), device=device), ok)
+        with pytest.raises(IndexError, match="index 9 is out of bounds for axis 0 with size 9"):
+            f(ok, clnp.asarray(np.array([0, 9], np.int64), device=device))
+        f(ok, ok)
+
+
+def test_unsigned_index_past_int64_is_out_of_range(device):
+    """A uint64 index of 2**64 - 1 is out of range (it used to wrap as -1), eager and
+    replayed, and the report gives its unsigned value."""
+    w = clnp.asarray(np.arange(6.0, dtype=np.float32), device=device)
+    u = clnp.asarray(np.array([2**64 - 1], np.uint64), device=device)
+    with pytest.raises(IndexError, match="index 18446744073709551615 is out of bounds"):
+        w[u]
+    f = cg.jit(lambda i: w[i])
+    for _ in range(3):
+        f(clnp.asarray(np.array([1], np.uint64), device=device))
+    assert _state(f) == R._ACTIVE
+    with pytest.raises(IndexError, match="index 18446744073709551615 is out of bounds"):
+        f(u)
+
+
 def test_budget_drops_least_recently_used(device, rng, monkeypatch):
     """With room for one replay, recording a second drops the first; the first records again
     on a later call; results stay right throughout."""

@@ -323,6 +323,30 @@ def gather_scatter():
 
 
 @case("indexing")
+def out_of_range_report():
+    # several work-items find bad indices at once: one claims the flag and writes the report
+    x = A(rnd(7, 5))
+    idx = np.array([7, 1, -9, 8, 2, 30], np.int64)
+    try:
+        x[A(idx)]
+    except IndexError as e:
+        assert "out of bounds for axis 0 with size 7" in str(e), e
+    else:
+        raise AssertionError("no IndexError")
+    import clnp_grad as cg
+    f = cg.jit(lambda i: clnp.take(x, i, axis=0))
+    ok = np.array([0, 6, -7], np.int64)
+    for _ in range(3):       # build, record, replay
+        check(f(A(ok)), np.take(N(x), ok, axis=0))
+    try:                     # the replay's own check reads the report
+        f(A(idx))
+    except IndexError as e:
+        assert "out of bounds for axis 0 with size 7" in str(e), e
+    else:
+        raise AssertionError("no IndexError")
+
+
+@case("indexing")
 def ufunc_at_reduce():
     h = np.zeros(6, np.float32)
     idx = np.array([0, 2, 2, 5, 0, 2], np.int64)
