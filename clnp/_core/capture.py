@@ -127,10 +127,14 @@ class Replay:
             elif kind == "p":
                 _, kernel, gsize, lsize, slots, fixed, launch = step
                 with kernel.lock:          # arguments and launch as one (launch.Kernel)
+                    if getattr(kernel, "args_of", None) is not step:
+                        # another launch set them since this step did (launch.Kernel.args_of)
+                        for pos, b in fixed:
+                            kernel.set_arg(pos, b)
                     for pos, k in slots:
                         kernel.set_arg(pos, bufs[k])
-                    for pos, b in fixed:
-                        kernel.set_arg(pos, b)
+                    if hasattr(kernel, "args_of"):      # clnp's launch.Kernel
+                        kernel.args_of = step
                     if _hooks.current() is not None:
                         _hooks.note_preset_launch(kernel, gsize, lsize, dict(
                             [(pos, bufs[k]) for pos, k in slots] + list(fixed)))

@@ -168,6 +168,25 @@ def test_host_driven_loop_is_not_replayed(device):
     assert exe.replay.state == R._REFUSED
 
 
+def test_kernels_shared_with_other_launches_keep_their_buffers(device, rng):
+    """A replay sets the buffers it keeps only when another launch set the kernel's
+    arguments since (``launch.Kernel.args_of``): two products of one shape share the eager
+    product's kernel inside a call, and eager products of that shape between calls set it
+    to their own buffers. Every replayed call stays right."""
+    sh = [rng.standard_normal((24, 40)).astype(np.float32) for _ in range(2)]
+    wh = [rng.standard_normal((40, 24)).astype(np.float32) for _ in range(2)]
+    ws = [clnp.asarray(w, device=device) for w in wh]
+    f = cg.jit(lambda a, b: (clnp.sin(a) @ ws[0], clnp.cos(b) @ ws[1]))
+    for i in range(5):
+        a, b = (clnp.asarray(x * (i + 1), device=device) for x in sh)
+        p, q = f(a, b)
+        _close(p, clnp.sin(a) @ ws[0])
+        _close(q, clnp.cos(b) @ ws[1])
+        other = clnp.asarray(rng.standard_normal((24, 40)).astype(np.float32), device=device)
+        _close(other @ ws[1], clnp.asarray(clnp.asnumpy(other) @ wh[1], device=device))
+    assert _state(f) == R._ACTIVE
+
+
 def _embed_loss(ids, w):
     return clnp.sum(clnp.take(w, ids, axis=0) * 2.0)
 
