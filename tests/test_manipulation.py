@@ -106,6 +106,38 @@ def test_concat_misc(device):
     same(clnp.concatenate([x, x], axis=2), np.concatenate([A, A], axis=2))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bool", "int64", "complex128",
+                                   "uint8"])
+def test_concat_in_one_launch(device, dtype):
+    """Inputs of the output's dtype are joined by one kernel (clnp._kernels.concatenate), bit
+    for bit, from any layout whose dims merge around the axis: permuted, reversed and
+    stepped views, an empty input among them; inputs whose dims do not merge take the
+    copies."""
+    from clnp._core.capture import capture
+    rng = np.random.default_rng(5)
+    if dtype in ("float16", "complex128") and not device.supports(np.dtype(dtype)):
+        pytest.skip(f"{device} has no {dtype}")
+    hs = [(rng.standard_normal((3, n, 5)) * 4).astype(dtype) for n in (4, 2, 1)]
+    xs = [clnp.asarray(h, device=device) for h in hs]
+    views = [clnp.permute_dims(clnp.asarray(np.ascontiguousarray(hs[0].transpose(2, 1, 0)),
+                                            device=device), (2, 1, 0)),
+             xs[1][::-1, :, ::2], xs[2][:, :0], xs[2]]
+    got, rep = capture(lambda *a: clnp.concatenate(list(a), axis=1), xs, device)
+    assert rep.n_launches == 1
+    np.testing.assert_array_equal(clnp.asnumpy(got), np.concatenate(hs, axis=1))
+    parts = [views[0][:, :, :3], views[1], views[2][:, :, :3], views[3][:, :, :3]]
+    got, rep = capture(lambda *a: clnp.concatenate(list(a), axis=1), parts, device)
+    assert rep.n_launches == 1
+    np.testing.assert_array_equal(
+        clnp.asnumpy(got), np.concatenate([hs[0][:, :, :3], hs[1][::-1, :, ::2],
+                                           hs[2][:, :0, :3], hs[2][:, :, :3]], axis=1))
+    # dims before the axis that do not merge: a (5, 3) grid of a transposed (3, 5) array
+    t = clnp.permute_dims(clnp.asarray(hs[0][:, 0, :], device=device), (1, 0))
+    np.testing.assert_array_equal(clnp.asnumpy(clnp.concatenate(
+        [clnp.expand_dims(t, axis=2), clnp.expand_dims(t, axis=2)], axis=2)),
+        np.stack([hs[0][:, 0, :].T] * 2, axis=2))
+
+
 def test_concat_errors(device):
     x = base(device)
     with pytest.raises(ValueError, match=r"\(2, 3, 4\).*\(2, 2, 4\)"):

@@ -803,11 +803,56 @@ def _launch_reduce(spec: ReduceSpec, x: Array, y: Array, n_out: int, parts: int,
 
 
 # ------------------------------------------------------------------------------ joins
+# One-launch concatenations (clnp._kernels.concatenate) on CPU devices up to this many
+# output elements: past it the per-input copies' vector loops are faster than the kernel's
+# per-element index arithmetic, and one launch more per input costs little beside them
+_CONCATENATE_CPU_MAX = 1 << 18
+
+
+def _merged_strides(shape: Sequence[int], strides: Sequence[int]) -> int | None:
+    """The one stride of ``shape``'s dims seen as one (C order), or None where they do not
+    merge (size-1 dims merge with anything)."""
+    dims = [(n, s) for n, s in zip(shape, strides) if n != 1]
+    for (n0, s0), (n1, s1) in zip(dims, dims[1:]):
+        if s0 != n1 * s1:
+            return None
+    return dims[-1][1] if dims else 0
+
+
+def _concatenate_one_launch(arrays: Sequence[Array], axis: int, out: Array) -> bool:
+    """Fill ``out`` with ``arrays`` joined along ``axis`` in one launch (module
+    clnp._kernels.concatenate), where every input has the output's dtype and dims that merge
+    around the axis; False (nothing launched) where not."""
+    from .._kernels.concatenate import MAX_INPUTS, ConcatenateSpec, render_concatenate
+    device = out.device
+    parts = [a for a in arrays if a.size]
+    if not 2 <= len(parts) <= MAX_INPUTS or any(a.dtype != out.dtype for a in arrays) or \
+            (device.is_cpu and out.size > _CONCATENATE_CPU_MAX):
+        return False
+    args: list[Any] = [out.size, out.shape[axis], math.prod(out.shape[axis + 1:])]
+    pos = 0
+    for a in arrays:
+        if a.size:
+            so = _merged_strides(a.shape[:axis], a._strides[:axis])
+            si = _merged_strides(a.shape[axis + 1:], a._strides[axis + 1:])
+            if so is None or si is None:
+                return False
+            args += [a._buf, a._offset, so, a._strides[axis], si, pos]
+        pos += a.shape[axis]
+    spec = ConcatenateSpec(out.dtype, len(parts))
+    kernel = device.kernel(spec, lambda: render_concatenate(spec))
+    L = local_size(device)
+    launch(device, kernel, (-(-out.size // L) * L,), (L,), *args, out._buf)
+    return True
+
+
 @def_impl("concatenate")
 def concatenate(*arrays: Array, axis: int, dtype: np.dtype) -> Array:
     shape = list(arrays[0].shape)
     shape[axis] = sum(a.shape[axis] for a in arrays)
     out = Array.empty(tuple(shape), dtype, arrays[0].device)
+    if out.size and _concatenate_one_launch(arrays, axis, out):
+        return out
     pos = 0
     for a in arrays:
         n = a.shape[axis]

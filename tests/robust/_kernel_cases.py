@@ -434,6 +434,14 @@ def copies_and_joins():
     h = rnd(3, 5)
     x = A(h)
     check(clnp.concat([x, x[::-1]], axis=0), np.concatenate([h, h[::-1]], axis=0))
+    # one launch of three strided inputs, the middle one along the axis; float16 and bool
+    # elements are copied as bits
+    g = rnd(3, 4, 6)
+    y = A(g)
+    check(clnp.concat([y[:, :2], y[::-1, 1:2, :], y[:, :, ::-1][:, 1:]], axis=1),
+          np.concatenate([g[:, :2], g[::-1, 1:2, :], g[:, :, ::-1][:, 1:]], axis=1))
+    b = g > 0
+    check(clnp.concat([A(b), A(b)[:, ::2]], axis=1), np.concatenate([b, b[:, ::2]], axis=1))
     check(clnp.stack([x, x.T.T], axis=1), np.stack([h, h], axis=1))
     check(clnp.flip(x, axis=1), np.flip(h, axis=1))
     check(clnp.roll(x, 2, axis=1), np.roll(h, 2, axis=1))
