@@ -98,6 +98,30 @@ def timeit_batched(fn: Callable[[], object], sync: Callable[[], None], inner: in
     return statistics.median(times)
 
 
+def race_blocks(steps: dict[str, Callable[[], Any]], reps: int, block: int,
+                timed: Callable[[Callable[[], Any]], float] | None = None) -> dict[str, float]:
+    """Median step time of each peer: the peers take turns running ``block`` consecutive
+    steps, the first of each turn untimed, until each has ``reps`` timed steps (``timed(f)``
+    measures one, by default wall time around ``f()``, which waits for its own result). A
+    step right after another framework's pays for that framework's worker threads still
+    spinning (PyTorch's OpenMP threads, XLA's pool): 1.5-2 ms per step on the 2-core machine,
+    whichever peer came next, when the peers alternated step by step. On the H200 a step of
+    ~200 launches right after JAX's and PyTorch's took 5.4 ms, 3.5 ms in a row (the host's
+    caches; the character transformer, thirteenth session)."""
+    def wall(f: Callable[[], Any]) -> float:
+        t = time.perf_counter()
+        f()
+        return time.perf_counter() - t
+    timed = timed or wall
+    runs: dict[str, list[float]] = {k: [] for k in steps}
+    while any(len(v) < reps for v in runs.values()):
+        for k, f in steps.items():
+            f()
+            for _ in range(min(block - 1, reps - len(runs[k]))):
+                runs[k].append(timed(f))
+    return {k: statistics.median(v) for k, v in runs.items()}
+
+
 def append_csv(path: str, rows: list[dict]) -> None:
     """Append benchmark rows (dicts with the same keys) to ``path``, with a header when the
     file is new: for figures that several invocations measure side by side (one process, then

@@ -66,6 +66,7 @@ from clnp_nn import optim  # noqa: E402
 
 import common  # noqa: E402  (examples/common.py)
 import digits_cnn  # noqa: E402  (examples/digits_cnn.py)
+from bench_core import race_blocks  # noqa: E402
 from bench_nn_conv import timed, torch_device  # noqa: E402
 
 LR, WEIGHT_DECAY = 3e-3, 1e-4
@@ -275,22 +276,6 @@ def check(peers: dict[str, Any]) -> None:
                                                f"{k} vs clnp")
 
 
-def race_blocks(steps: dict[str, Callable[[], Any]], reps: int, block: int) -> dict[str, float]:
-    """Median step time of each peer: the peers take turns running ``block`` consecutive
-    steps, the first of each turn untimed, until each has ``reps`` timed steps. A step right
-    after another framework's pays for that framework's worker threads still spinning
-    (PyTorch's OpenMP threads, XLA's pool): 1.5-2 ms per step on the 2-core machine, whichever
-    peer came next, when the peers alternated step by step."""
-    import statistics
-    runs: dict[str, list[float]] = {k: [] for k in steps}
-    while any(len(v) < reps for v in runs.values()):
-        for k, f in steps.items():
-            f()
-            for _ in range(min(block - 1, reps - len(runs[k]))):
-                runs[k].append(timed(f))
-    return {k: statistics.median(v) for k, v in runs.items()}
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--batch", type=int, default=64)
@@ -325,7 +310,7 @@ def main() -> None:
     for _ in range(a.warmup):
         for f in steps.values():
             f()
-    r = race_blocks(steps, a.reps, max(2, a.block))
+    r = race_blocks(steps, a.reps, max(2, a.block), timed)
     name = "digits CNN training step (AdamW)"
     jcols = (f" {r['jax'] * 1e3:9.3f} {r['jax'] / r['clnp']:8.2f}x" if "jax" in r else
              f" {'-':>9s} {'-':>9s}")

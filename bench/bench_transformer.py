@@ -2,7 +2,7 @@
 against jax.jit, with PyTorch eager and torch.compile as context (issue #26's transformer row).
 
     python bench/bench_transformer.py [--reps 20] [--batch 32] [--block 64] [--dim 64]
-                                      [--heads 4] [--layers 2] [--no-torch-compile]
+                                      [--heads 4] [--layers 2] [--turn 6] [--no-torch-compile]
                                       [--csv bench/results/transformer-pocl-cpu.csv]
 
 The model is the example's: token and position embeddings, pre-norm blocks of causal
@@ -14,8 +14,9 @@ JAX (written out where optax is not installed), a constant learning rate on both
 example's schedule is left out so that both run the same arithmetic). JAX and PyTorch run the same functions written in their own
 vocabularies, from the same initial parameters (clnp's, copied) on the same batch; before
 anything is timed the first three steps' losses must agree with clnp's to 1e-4 (relative),
-so every peer trains the same model. Times are medians of ``--reps`` steps, each peer taking
-one step in turn (round robin), with the result read (``float(loss)``,
+so every peer trains the same model. Times are medians of ``--reps`` steps, the peers taking
+turns of ``--turn`` consecutive steps, the first of each turn untimed (bench_core.race_blocks),
+with the result read (``float(loss)``,
 ``block_until_ready``, ``cuda.synchronize``) inside the timed region. clnp runs on its default
 device (``CLNP_DEVICE``); JAX and PyTorch on their default device of the same kind (CPU, or
 the GPU when clnp's device is one and they have it).
@@ -25,7 +26,6 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import statistics
 import sys
 import time
 from typing import Any, Callable
@@ -42,7 +42,7 @@ import clnp_nn as nn  # noqa: E402
 from clnp_nn import optim  # noqa: E402
 
 import char_transformer as ex  # noqa: E402
-from bench_core import append_csv  # noqa: E402
+from bench_core import append_csv, race_blocks  # noqa: E402
 
 LR, WD, CLIP, EPS = 3e-3, 1e-2, 1.0, 1e-5
 
@@ -229,6 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dim", type=int, default=64)
     ap.add_argument("--heads", type=int, default=4)
     ap.add_argument("--layers", type=int, default=2)
+    ap.add_argument("--turn", type=int, default=6,
+                    help="consecutive steps per turn of each peer, the first untimed")
     ap.add_argument("--no-torch", action="store_true")
     ap.add_argument("--no-torch-compile", action="store_true")
     ap.add_argument("--csv", default=None, help="append the rows to this CSV file")
@@ -314,13 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     print("first three losses (all peers agree to 1e-4):",
           ", ".join(f"{v:.5f}" for v in first["clnp jit"]))
 
-    times: dict[str, list[float]] = {k: [] for k in peers}
-    for _ in range(a.reps):
-        for name, fn in peers.items():
-            t0 = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - t0)
-    med = {k: 1e3 * statistics.median(v) for k, v in times.items()}
+    med = {k: 1e3 * v for k, v in race_blocks(peers, a.reps, max(2, a.turn)).items()}
     device = str(dev)
     rows = []
     for name, m in med.items():
