@@ -137,6 +137,8 @@ class Device:
         self.global_mem: int = int(cl_device.global_mem_size)
         self.local_mem: int = int(cl_device.local_mem_size)
         self.max_work_group_size: int = int(cl_device.max_work_group_size)
+        # bytes of one launch's arguments (at least 1,024 on every OpenCL device)
+        self.max_parameter_size: int = int(cl_device.max_parameter_size)
         self.max_work_item_sizes = tuple(int(s) for s in cl_device.max_work_item_sizes)
         self.compute_units: int = int(cl_device.max_compute_units)
         self.preferred_vector_width = {

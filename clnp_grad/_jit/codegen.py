@@ -134,13 +134,54 @@ def _red_offset(prefix: str, nr: int) -> str:
 
 def render_fused_reduce(spec: FusedReduceSpec) -> tuple[str, str, list]:
     """``(source, kernel name, scalar argument dtypes)`` of ``spec`` (module docstring)."""
+    params, argtypes = _signature(spec)
+    dtypes = _dtypes(spec)
+    arrays = [k for k, op in enumerate(spec.inputs) if not op.scalar]
+    lines = [f"__kernel void {spec.name}(" + ",\n    ".join(params) + ")\n{"]
+    if spec.kvec > 1:
+        lines += _kvec_body(spec, dtypes, arrays)
+    elif spec.mode == "group":
+        lines += ["  const long gid = get_group_id(0);", "  const int lid = get_local_id(0);"]
+    else:
+        lines += ["  const long gid = get_global_id(0);",
+                  "  if (gid >= n_out * parts) return;"]
+    if spec.kvec == 1:
+        lines += _serial_or_group_body(spec, dtypes, arrays)
+    lines.append("}")
+    return "\n".join(_head([spec], "\n".join(lines)) + lines), spec.name, argtypes
+
+
+def _dtypes(spec: FusedReduceSpec) -> list[np.dtype]:
+    """The dtypes of the program's values: operands, then the body's results."""
+    return [o.dtype for o in spec.inputs] + [i.out_dtype for i in spec.body]
+
+
+def _head(specs: list[FusedReduceSpec], text: str) -> list[str]:
+    """The lines before the kernel(s) of ``specs`` whose code is ``text``: a title, pragmas and
+    the helper functions their ops call (each once)."""
+    body = tuple(i for sp in specs for i in sp.body + sp.post)
+    dtypes = [d for sp in specs for d in _dtypes(sp) + [r[2] for r in sp.reds] +
+              [r[3] for r in sp.reds] + sp.post_dtypes()]
+    helpers = tuple(dict.fromkeys((h, C.compute_ctype(acc)) for sp in specs
+                                  for op, _, acc, _ in sp.reds
+                                  for h in _HELPER.findall(_REDUCE[op][0])))
+    head = prelude("// clnp jit fused reduction: " + "; ".join(", ".join(
+        [i.op for i in sp.body] + [r[0] for r in sp.reds] + [i.op for i in sp.post])
+        for sp in specs), body, dtypes, text, 4 if any(sp.vec > 1 for sp in specs) else 1,
+        helpers)
+    if any(sp.finish and uses_atomics64(r[2] for r in sp.reds) for sp in specs):
+        head.insert(1, ATOMICS64)
+    return head
+
+
+def _signature(spec: FusedReduceSpec) -> tuple[list[str], list]:
+    """The kernel's parameter declarations and their argument dtypes (None: a buffer)."""
     nk, nr = spec.nk, spec.nr
     L = np.dtype(np.int64)
     params = ["const long n_out", "const long parts", "const long R", "const long chunk"]
     argtypes: list = [L, L, L, L]
     params += [f"const long k{d}" for d in range(nk)] + [f"const long q{d}" for d in range(nr)]
     argtypes += [L] * (nk + nr)
-    arrays = [k for k, op in enumerate(spec.inputs) if not op.scalar]
     for k, op in enumerate(spec.inputs):
         if op.scalar:
             params.append(f"const {C.compute_ctype(op.dtype)} a{k}")
@@ -179,37 +220,74 @@ def render_fused_reduce(spec: FusedReduceSpec) -> tuple[str, str, list]:
         params.append(f"__global {C.storage_ctype(dt)} *t{j}")
         params += [f"const long to{j}"] + [f"const long tk{j}_{d}" for d in range(nk)]
         argtypes += [None] + [L] * (1 + nk)
+    return params, argtypes
 
-    dtypes = [o.dtype for o in spec.inputs] + [i.out_dtype for i in spec.body]
-    group = spec.mode == "group"
-    lines = [f"__kernel void {spec.name}(" + ",\n    ".join(params) + ")\n{"]
-    if spec.kvec > 1:
-        lines += _kvec_body(spec, dtypes, arrays)
-    elif group:
-        lines += ["  const long gid = get_group_id(0);", "  const int lid = get_local_id(0);"]
+
+def horizontal_ok(spec: FusedReduceSpec) -> bool:
+    """Whether ``spec`` can be a member of a horizontal kernel (``render_horizontal_reduce``):
+    one output, one reduction, no partials, no vector outputs, no epilogue."""
+    return spec.kvec == 1 and not spec.partial and len(spec.reds) == 1 and not spec.post \
+        and not spec.cols
+
+
+def render_horizontal_reduce(specs: tuple[FusedReduceSpec, ...]) -> tuple[str, str, list]:
+    """One kernel for several independent reductions to one output each (``horizontal_ok``;
+    all ``serial`` or all ``group`` of one size, of one accumulator dtype): member ``j`` is
+    work-group ``j`` (``group``) or work-item ``j`` (``serial``), and runs its own kernel's
+    code as a function taking ``gid = 0``. The arguments are the members' in order. The
+    28 sums of squares of a gradient-norm clip, or the finiteness checks of every gradient,
+    are then one launch instead of one each (``clnp_grad._jit.fusion``, horizontal
+    reductions).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from clnp._kernels.elementwise import Instr, Operand
+    >>> from clnp_grad._jit.codegen import FusedReduceSpec, render_horizontal_reduce
+    >>> f32 = np.dtype(np.float32)
+    >>> sq = FusedReduceSpec((Operand(f32),), (Instr("multiply", (0, 0), (f32, f32), f32, f32),),
+    ...                      (("sum", 1, f32, f32),), (), 1, 1, "group", 64)
+    >>> src, name, types = render_horizontal_reduce((sq, sq))
+    >>> name, len(types)
+    ('clnp_jh_2_multiply_sum', 26)
+    """
+    group = specs[0].mode == "group"
+    acc = specs[0].reds[0][2]
+    params: list[str] = []
+    argtypes: list = []
+    funcs: list[str] = []
+    calls: list[str] = []
+    for j, sp in enumerate(specs):
+        ps, ts = _signature(sp)
+        names = [re.search(r"(\w+)$", p).group(1) for p in ps]
+        params += [p[: len(p) - len(n)] + f"h{j}_{n}" for p, n in zip(ps, names)]
+        argtypes += ts
+        extra = ["const long gid"] + (["const int lid", f"__local {C.compute_ctype(acc)} *hloc"]
+                                      if group else [])
+        body = _serial_or_group_body(sp, _dtypes(sp), [k for k, op in enumerate(sp.inputs)
+                                                       if not op.scalar], local="hloc")
+        funcs += [f"void clnp_hred{j}(" + ",\n    ".join(ps + extra) + ")\n{"] + body + ["}"]
+        args = [f"h{j}_{n}" for n in names] + ["0"] + (["lid", "hloc"] if group else [])
+        calls.append(f"  {'if' if j == 0 else 'else if'} (h == {j}) clnp_hred{j}("
+                     + ", ".join(args) + ");")
+    name = f"clnp_jh_{len(specs)}_" + "_".join(
+        [i.op for i in specs[0].body] + [specs[0].reds[0][0]])[:50]
+    kernel = [f"__kernel void {name}(" + ",\n    ".join(params) + ")\n{"]
+    if group:
+        kernel += ["  const long h = get_group_id(0);", "  const int lid = get_local_id(0);",
+                   f"  __local {C.compute_ctype(acc)} hloc[{specs[0].group}];"]
     else:
-        lines += ["  const long gid = get_global_id(0);",
-                  "  if (gid >= n_out * parts) return;"]
-    if spec.kvec == 1:
-        lines += _serial_or_group_body(spec, dtypes, arrays)
-    lines.append("}")
-    text = "\n".join(lines)
-    head = prelude("// clnp jit fused reduction: " + ", ".join(
-        [i.op for i in spec.body] + [r[0] for r in spec.reds] + [i.op for i in spec.post]),
-        spec.body + spec.post,
-        dtypes + [r[2] for r in spec.reds] + [r[3] for r in spec.reds] + spec.post_dtypes(),
-        text,
-        4 if spec.vec > 1 else 1,
-        tuple((h, C.compute_ctype(acc)) for op, _, acc, _ in spec.reds
-              for h in _HELPER.findall(_REDUCE[op][0])))
-    if spec.finish and uses_atomics64(r[2] for r in spec.reds):
-        head.insert(1, ATOMICS64)
-    return "\n".join(head + lines), spec.name, argtypes
+        kernel += ["  const long h = get_global_id(0);"]
+    kernel += calls + ["}"]
+    lines = funcs + kernel
+    return "\n".join(_head(list(specs), "\n".join(lines)) + lines), name, argtypes
 
 
 def _serial_or_group_body(spec: FusedReduceSpec, dtypes: list[np.dtype],
-                          arrays: list[int]) -> list[str]:
-    """The kernel body after ``gid`` (one output per item, or per work-group)."""
+                          arrays: list[int], local: str | None = None) -> list[str]:
+    """The kernel body after ``gid`` (one output per item, or per work-group); ``local``:
+    the name of the work-group's local array where it is not declared here (a member of a
+    horizontal kernel, one reduction)."""
     nk, group = spec.nk, spec.mode == "group"
     lines = ["  const long part = gid / n_out, o = gid - part * n_out;" if spec.cols else
              "  const long o = gid / parts, part = gid - o * parts;"]
@@ -242,7 +320,7 @@ def _serial_or_group_body(spec: FusedReduceSpec, dtypes: list[np.dtype],
         lines.append("    " + carry_step("j", "q", spec.nr))
     lines.append("  }")
     if group:
-        lines += ["  " + s for s in _group_combine(spec)]
+        lines += ["  " + s for s in _group_combine(spec, local)]
     lines += ["  " + s for s in _stores(spec)]
     if group:
         lines.append("  }")
@@ -453,12 +531,16 @@ def _vector_loop(spec: FusedReduceSpec, dtypes: list[np.dtype], arrays: list[int
     return out + _fold_lanes(spec, w)
 
 
-def _group_combine(spec: FusedReduceSpec) -> list[str]:
-    """Tree reduction of the work-group's accumulators in local memory; item 0 goes on."""
+def _group_combine(spec: FusedReduceSpec, local: str | None = None) -> list[str]:
+    """Tree reduction of the work-group's accumulators in local memory; item 0 goes on.
+    ``local``: the array to use for the one reduction, declared by the caller."""
     G = spec.group
     out = []
     for m, (_, _, acc, _) in enumerate(spec.reds):
-        out.append(f"__local {C.compute_ctype(acc)} loc{m}[{G}];")
+        if local is not None:
+            out.append(f"__local {C.compute_ctype(acc)} *loc{m} = {local};")
+        else:
+            out.append(f"__local {C.compute_ctype(acc)} loc{m}[{G}];")
         out.append(f"loc{m}[lid] = acc{m};")
     out.append("barrier(CLK_LOCAL_MEM_FENCE);")
     out.append(f"for (int h = {G // 2}; h > 0; h >>= 1) {{")

@@ -49,7 +49,8 @@ from clnp._core.dtypes import kind as dkind
 _new = object.__new__
 
 from .._ir import Graph, Lit, Var
-from .codegen import FusedReduceSpec, render_fused_reduce
+from .codegen import (FusedReduceSpec, horizontal_ok, render_fused_reduce,
+                      render_horizontal_reduce)
 from .fusion import Group, external_inputs, op_signature, partition
 from .rowcodegen import RowSpec, render_rows
 from .replay import CallReplay, note_value_buffer
@@ -64,6 +65,11 @@ _GPU_COLS_MIN, _GPU_COL_ITEMS = 32, 1024
 # this many elements (shorter rows would spend their time in the scalar tails; 16: one
 # float32 vector, the 4x4 maps of the digits CNN's second batch norm)
 _ROW_WALK_MIN = 16
+# Horizontal reductions (fusion): a member reduces at most this many elements without parts
+# (one work-group, or one CPU work-item, per member), and one kernel's members' arguments
+# take at most this many bytes (or the device's CL_DEVICE_MAX_PARAMETER_SIZE)
+_HORIZONTAL_R_MAX = 1 << 18
+_HORIZONTAL_PARAM_BYTES = 4096
 # tests: "gpu" forces the GPU column-reduction layout on any device (None: by device kind)
 COLUMN_LAYOUT: str | None = None
 
@@ -510,6 +516,8 @@ class Executable:
             return self._build_gemm(grp, env)
         if grp.kind == "rows":
             return self._build_rows(grp, env)
+        if grp.kind == "hreduce":
+            return self._build_hreduce(grp, env)
         return self._build_opaque(grp.eqns[0], env)
 
     # row kernels -----------------------------------------------------------------------
@@ -995,7 +1003,11 @@ class Executable:
             for s in slots:
                 del env[s]
 
-    def _build_reduce(self, grp: Group, env: dict[int, Any]) -> Any:
+    def _build_reduce(self, grp: Group, env: dict[int, Any], horizontal: bool = False) -> Any:
+        """The fused reduction step of ``grp``, built and run on ``env``. With
+        ``horizontal`` (a member of a horizontal group), the reduction is not split into
+        parts, and where it can join a horizontal kernel (``codegen.horizontal_ok``, one
+        output) the result is ``(spec, step)``: the step without its kernel, not run."""
         device = self.device
         operands, refs, body, vid = self._program(dataclasses.replace(grp, post=[]), env)
         shape, axes = grp.shape, grp.axes
@@ -1032,10 +1044,11 @@ class Executable:
         parts = 1
         # enough (output, part) items to fill the device; chunks of at least 2048 elements
         target = 4 * device.compute_units * (1 if device.is_cpu else 8)
-        if n_out < target and R >= 8192:
+        if n_out < target and R >= 8192 and not (horizontal and R <= _HORIZONTAL_R_MAX):
             parts = max(1, min(target // max(n_out, 1), R // 2048))
         chunk = -(-R // parts)
-        group = not device.is_cpu and R >= 64
+        # (a member of a horizontal kernel takes the GPU layout of its larger members)
+        group = not device.is_cpu and (R >= 64 or horizontal)
         G = 256 if group else 1
         # vector walk on CPUs: operands unit-stride or constant along the innermost reduced
         # dim (several reduced dims: long enough rows, codegen._row_vector_walk)
@@ -1109,7 +1122,6 @@ class Executable:
             "group" if group else "serial", G, vec, rmodes if vec > 1 or nr == 1 else (),
             partial, kvec, cols, finish, post_inputs, tuple(post_body),
             tuple((post_vid[v.n], v.aval.dtype) for v in post_escaping), kmodes)
-        kernel = device.kernel(("jit-reduce", spec), lambda: render_fused_reduce(spec))
         template: list[Any] = [n_out, parts, R, chunk] + kc + rc
         bufs: list[tuple[int, int]] = []
         scalars: list[tuple[int, int, np.dtype]] = []
@@ -1154,7 +1166,7 @@ class Executable:
             bufs.append((len(template), -1 - (n_main + j)))
             template += [None, 0] + ocontig
         step = _RedStep()
-        step.kernel, step.device = kernel, device
+        step.kernel, step.device = None, device
         items = -(-n_out // kvec) * parts
         if group:
             step.gsize, step.lsize = (items * G,), (G,)
@@ -1175,11 +1187,77 @@ class Executable:
                         for _, shape, d in out_specs]
         step.keep = keep
         step.bound = None
+        if horizontal and items == 1 and horizontal_ok(spec) and \
+                all(f is None for f in finish_fns):
+            return spec, step
+        step.kernel = device.kernel(("jit-reduce", spec), lambda: render_fused_reduce(spec))
         step.run(env)
         for j, ((slot, _, _), fin) in enumerate(zip(out_specs, finish_fns)):
             if fin is not None:
                 env[slot], step.finish[j] = _capture.capture(fin, [env[slot]], device)
         return step
+
+    def _build_hreduce(self, grp: Group, env: dict[int, Any]) -> Any:
+        """A horizontal group (``fusion``): its reductions to one value each, joined in
+        kernels of compatible members (one layout, work-group size, vector width and
+        accumulator dtype) within the device's kernel-parameter bytes; a member that cannot
+        join one is built alone."""
+        device = self.device
+        steps: list[Any] = []
+        joinable: dict[tuple, list[tuple[Any, _RedStep]]] = {}
+        for sub in grp.sub:
+            built = self._build_reduce(sub, env, horizontal=True)
+            if isinstance(built, tuple):
+                spec = built[0]
+                key = (spec.mode, spec.group, spec.vec, spec.reds[0][2])
+                joinable.setdefault(key, []).append(built)
+            else:
+                steps.append(built)
+        # 64 bytes spare for the driver's alignment of the arguments
+        budget = min(device.max_parameter_size, _HORIZONTAL_PARAM_BYTES) - 64
+        for members in joinable.values():
+            chunk: list[tuple[Any, _RedStep]] = []
+            used = 0
+            for spec, step in members + [(None, None)]:
+                size = 8 * len(step.template) if step is not None else 0
+                if chunk and (step is None or used + size > budget):
+                    steps.append(self._horizontal_step(chunk, env))
+                    chunk, used = [], 0
+                if step is not None:
+                    chunk.append((spec, step))
+                    used += size
+        return steps[0] if len(steps) == 1 else _SeqStep(steps)
+
+    def _horizontal_step(self, members: list[tuple[Any, _RedStep]], env: dict[int, Any]
+                         ) -> _RedStep:
+        """One launch of ``members`` (``codegen.render_horizontal_reduce``), run on ``env``;
+        a single member becomes its own kernel."""
+        device = self.device
+        if len(members) == 1:
+            spec, step = members[0]
+            step.kernel = device.kernel(("jit-reduce", spec), lambda: render_fused_reduce(spec))
+            step.run(env)
+            return step
+        specs = tuple(spec for spec, _ in members)
+        out = _RedStep()
+        out.device, out.bound = device, None
+        out.kernel = device.kernel(("jit-hreduce", specs),
+                                   lambda: render_horizontal_reduce(specs))
+        out.template, out.bufs, out.scalars = [], [], []
+        out.outs, out.finish, out.layouts, out.keep = [], [], [], []
+        for _, step in members:
+            base, nout = len(out.template), len(out.outs)
+            out.template += step.template
+            out.bufs += [(pos + base, src if src >= 0 else src - nout) for pos, src in step.bufs]
+            out.scalars += [(pos + base, src, cdt) for pos, src, cdt in step.scalars]
+            out.outs += step.outs
+            out.finish += step.finish
+            out.layouts += step.layouts
+            out.keep += step.keep
+        G = specs[0].group if specs[0].mode == "group" else 1
+        out.gsize, out.lsize = (len(members) * G,), (G,)
+        out.run(env)
+        return out
 
     def _partials_finisher(self, r: Any, n_out: int, parts: int,
                            device: Device) -> Callable[[Array], Array]:
@@ -1309,7 +1387,7 @@ def _program_reads(groups: list[Group], g: Graph) -> dict[int, bool]:
     ok: dict[int, bool] = {}
 
     def note(grp: Group) -> None:
-        if grp.kind == "rows":
+        if grp.kind in ("rows", "hreduce"):
             for sub in grp.sub:
                 note(sub)
             return

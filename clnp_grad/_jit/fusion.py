@@ -164,7 +164,58 @@ def partition(g: Graph) -> list[Group]:
     groups = _gemm_epilogues(groups, owner, outs)
     groups = fuse_rows(groups, owner, outs)
     groups = _reduce_epilogues(groups, owner, outs)
+    groups = _horizontal_reductions(groups, owner)
     return _order(groups, owner)
+
+
+# Horizontal reductions: members reduce at most this many elements each
+HORIZONTAL_MAX = 1 << 18
+
+
+def _horizontal_reductions(groups: list[Group], owner: dict[int, Group]) -> list[Group]:
+    """Join reductions to one value each (every axis reduced, one reduction, nothing else
+    stored) that do not depend on each other into ``hreduce`` groups, built as one kernel
+    where their layouts agree (``executable._build_hreduce``): a gradient-norm clip's sums of
+    squares over each parameter, or the finiteness checks of each gradient, one launch
+    instead of one per parameter (XLA's horizontal fusion does the same). A joined group runs
+    where its last member could, so the members' inputs live until then; these are
+    reductions of a step's gradients or parameters, which live that long anyway."""
+    cands = [g for g in groups if g.kind == "reduce" and len(g.reds) == 1 and not g.post and
+             len(g.axes) == len(g.shape) and g.escapes == {g.reds[0].out_binders[0].n} and
+             0 < math.prod(g.shape) <= HORIZONTAL_MAX]
+    if len(cands) < 2:
+        return groups
+    deps = _group_deps(groups, owner)
+    sets: list[list[Group]] = []
+    for c in cands:
+        for s in sets:
+            # s is one node of deps already: joining c must not make a cycle through it
+            head = s[0].index
+            if not _reaches(deps, c.index, head) and not _reaches(deps, head, c.index):
+                s.append(c)
+                deps[head] |= deps.pop(c.index)
+                for d in deps.values():
+                    if c.index in d:
+                        d.discard(c.index)
+                        d.add(head)
+                deps[head].discard(head)
+                break
+        else:
+            sets.append([c])
+    gone: set[int] = set()
+    for s in sets:
+        if len(s) < 2:
+            continue
+        h = Group("hreduce", eqns=[e for m in s for e in m.eqns],
+                  reds=[e for m in s for e in m.reds],
+                  members=set().union(*(m.members for m in s)),
+                  escapes=set().union(*(m.escapes for m in s)), index=s[0].index, sub=s,
+                  sealed=True)
+        for n in h.members:
+            owner[n] = h
+        gone |= {m.index for m in s[1:]}
+        groups[next(i for i, g in enumerate(groups) if g is s[0])] = h
+    return [g for g in groups if g.index not in gone]
 
 
 def _broadcasts_to(small: tuple[int, ...], big: tuple[int, ...]) -> bool:

@@ -490,6 +490,20 @@ def fused_and_loops():
 
 
 @case("jit")
+def horizontal_reductions():
+    """Independent reductions to one value joined in one kernel: members of several sizes
+    (a work-group each in the GPU layout, sharing its local array), sums and ``all``."""
+    import clnp_grad as cg
+    hs = [rnd(5), rnd(9, 8), rnd(300), rnd(3, 70)]
+    f = cg.jit(lambda ts: ([clnp.sum(t * t) for t in ts],
+                           [clnp.all(clnp.isfinite(t)) for t in ts]))
+    sums, fin = f([A(h) for h in hs])
+    for got, h in zip(sums, hs):
+        check(got, (h * h).sum(), 1e-4)
+    check(clnp.stack(fin), np.ones(len(hs), bool))
+
+
+@case("jit")
 def masks_rows_and_carries():
     """Bools as vector masks, reductions walking rows over several dims, strided kernels
     with carried indices (lengths past a vector with a tail)."""
