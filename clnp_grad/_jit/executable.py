@@ -65,6 +65,13 @@ _GPU_COLS_MIN, _GPU_COL_ITEMS = 32, 1024
 # this many elements (shorter rows would spend their time in the scalar tails; 16: one
 # float32 vector, the 4x4 maps of the digits CNN's second batch norm)
 _ROW_WALK_MIN = 16
+# A reduction of another step's value with nothing fused into it: on GPUs the fused
+# reduction, one launch (a bias gradient's column sum finishes its parts in the kernel)
+# where the eager reduction's partials and their sum took two or three (the character
+# transformer's 7 such sums: 24 launches on the H200); on CPUs, where a launch costs less
+# than on NVIDIA's OpenCL, the eager reduction's tuned layouts (the same step's time either
+# way on PoCL, 207 against 217 launches). None: by device kind; tests force either
+LONE_REDUCTIONS_FUSED: bool | None = None
 # Horizontal reductions (fusion): a member reduces at most this many elements without parts
 # (one work-group, or one CPU work-item, per member), and one kernel's members' arguments
 # take at most this many bytes (or the device's CL_DEVICE_MAX_PARAMETER_SIZE)
@@ -503,11 +510,13 @@ class Executable:
         if grp.kind == "ew":
             return self._build_ew(grp, env)
         if grp.kind == "reduce":
-            if not grp.eqns and not grp.post and len(grp.reds) == 1 and not isinstance(
-                    env.get(self.slot.get(getattr(grp.reds[0].inputs[0], "n", None))),
-                    _SplitValue):
-                # one reduction of another step's value: the eager reduction (a split
-                # product's partials are summed by a fused reduction instead)
+            fused = self.device.is_cpu is False if LONE_REDUCTIONS_FUSED is None else \
+                LONE_REDUCTIONS_FUSED
+            if not grp.eqns and not grp.post and len(grp.reds) == 1 and not fused and \
+                    not isinstance(env.get(self.slot.get(getattr(grp.reds[0].inputs[0], "n",
+                                                                 None))), _SplitValue):
+                # one reduction of another step's value on a CPU: the eager reduction (a
+                # split product's partials are summed by a fused reduction instead)
                 return self._build_opaque(grp.reds[0], env)
             return self._build_reduce(grp, env)
         if grp.kind == "view":

@@ -163,3 +163,30 @@ def test_gpu_partials_finished_in_kernel(device, monkeypatch, layout):
                 np.testing.assert_allclose(_np(g_), w_, rtol=2e-5, atol=1e-3)
         srcs = jf.lower(*args).kernel_sources()
         assert len(srcs) == 1 and "atomic_inc(&cnt[o])" in srcs[0], (fn.__name__, len(srcs))
+
+
+@pytest.mark.parametrize("fused", [True, False])
+@pytest.mark.parametrize("op, dtype, axes", [
+    ("sum", "float32", (0, 1)), ("sum", "float32", (0,)), ("max", "float32", (1, 2)),
+    ("min", "int32", (0, 2)), ("prod", "float64", (2,)), ("any", "bool", (0,)),
+    ("all", "bool", (0, 1, 2)), ("sum", "int64", (0, 1, 2))])
+def test_lone_reductions(device, monkeypatch, fused, op, dtype, axes, layout):
+    """A reduction of an argument, nothing fused into it: the fused reduction (GPUs'
+    default, ``executable.LONE_REDUCTIONS_FUSED``) and the eager one (CPUs') agree with
+    NumPy."""
+    if dtype == "float64" and not device.has_fp64:
+        pytest.skip("no float64")
+    monkeypatch.setattr(executable, "LONE_REDUCTIONS_FUSED", fused)
+    rng = np.random.default_rng(7)
+    h = rng.standard_normal((40, 33, 6)) * 3
+    h = (h > 0.5) if dtype == "bool" else (np.abs(h) * 0.2 + 0.9 if op == "prod" else h)
+    h = h.astype(dtype)
+    x = clnp.asarray(h, device=device)
+    f = cg.jit(lambda x: getattr(clnp, op)(x, axis=axes))
+    want = getattr(np, op)(h, axis=axes)
+    for _ in range(3):
+        got = _np(f(x))
+        if dtype.startswith("float"):
+            np.testing.assert_allclose(got, want, rtol=1e-4 if dtype == "float32" else 1e-10)
+        else:
+            np.testing.assert_array_equal(got, want)
