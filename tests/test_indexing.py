@@ -526,3 +526,29 @@ def test_take_along_axis_errors(device):
         clnp.take_along_axis(x, clnp.asarray(np.zeros((2, 3, 1)), device=device), axis=2)
     with pytest.raises(IndexError, match="axis"):
         clnp.take_along_axis(x, clnp.asarray(np.zeros((2, 3, 1), int), device=device), axis=3)
+
+
+def test_scatter_reads_contiguous_values_in_place(device):
+    """Values of the indexing result's shape and dtype are read where they are (an offset
+    into a larger buffer included); values that are a view of the target are copied first,
+    so NumPy's answer comes out when they overlap."""
+    rng = np.random.default_rng(3)
+    h = rng.standard_normal((9, 4)).astype(np.float32)
+    big = rng.standard_normal(40).astype(np.float32)
+    idx = np.array([7, 2, 5], np.int64)
+    x = clnp.asarray(h, device=device)
+    v = clnp.reshape(clnp.asarray(big, device=device)[5:17], (3, 4))    # offset 5
+    x[clnp.asarray(idx, device=device)] = v
+    want = h.copy()
+    want[idx] = big[5:17].reshape(3, 4)
+    np.testing.assert_array_equal(clnp.asnumpy(x), want)
+    # the values are rows of the target itself, two of them written by this assignment
+    x[clnp.asarray(np.array([0, 7, 2]), device=device)] = x[clnp.asarray(idx, device=device)]
+    want[[0, 7, 2]] = want[idx].copy()
+    np.testing.assert_array_equal(clnp.asnumpy(x), want)
+    # with accumulation (clnp.add.at), in place and from an offset view
+    acc = clnp.zeros((9, 4), dtype=clnp.float32, device=device)
+    clnp.add.at(acc, clnp.asarray(np.array([1, 1, 8]), device=device), v)
+    w2 = np.zeros((9, 4), np.float32)
+    np.add.at(w2, [1, 1, 8], big[5:17].reshape(3, 4))
+    np.testing.assert_allclose(clnp.asnumpy(acc), w2, rtol=1e-6)

@@ -71,18 +71,22 @@ def scatter_into(x: Array, indices: Sequence[Array], values: Any,
     off = linear_offsets(x, indices, bshape, in_bounds)
     if math.prod(full_shape) == 0:
         return
-    vals = Array.empty(full_shape, x.dtype, x.device)
-    copy_into(vals, values, None if isinstance(values, Array) else x.dtype)
+    if isinstance(values, Array) and values.shape == full_shape and \
+            values.dtype == x.dtype and values.is_contiguous and values._buf is not x._buf:
+        vals = values      # read in place (a gradient scattered into an embedding table)
+    else:
+        vals = Array.empty(full_shape, x.dtype, x.device)
+        copy_into(vals, values, None if isinstance(values, Array) else x.dtype)
     rshape, (rstr,) = collapse(rest, [x._strides[k:]])
     kern = _index_kernel("scatter_add" if accumulate else "scatter", x, len(rshape))
     n_b, n_rest = math.prod(bshape), math.prod(rest)
     L = local_size(x.device)
     args: list[Any] = [n_b, n_rest, *rshape, x._buf, x._offset, *rstr]
     if accumulate:
-        args += [off._buf, vals._buf, 0]
+        args += [off._buf, vals._buf, vals._offset]
     else:
         mode, win, lo, perm, off = _scatter_winners(x, k, off)
-        args += [off._buf, vals._buf, 0, mode, (off if win is None else win)._buf, lo,
+        args += [off._buf, vals._buf, vals._offset, mode, (off if win is None else win)._buf, lo,
                  (off if perm is None else perm)._buf]
     launch(x.device, kern, (-(-(n_b * n_rest) // L) * L,), (L,), *args)
 

@@ -56,13 +56,13 @@ def embedding(ids: Any, weight: Any, padding_idx: int | None = None) -> Any:
             raise ValueError(f"{fn}: padding_idx {padding_idx!r} is out of range for a table "
                              f"of {V} rows (weight shape {tuple(weight.shape)})")
         padding_idx %= V
-    flat = xp.reshape(ids, (-1,))
     try:
-        y = xp.take(weight, flat, axis=0)
+        # ids of any shape and layout index the table directly: flattening a strided ids
+        # array (a window of a longer sequence) first was a copy, and a launch in each step
+        y = xp.take(weight, ids, axis=0)
     except IndexError as e:
         raise IndexError(f"{fn}: an id is out of range for a table of {V} rows (weight shape "
                          f"{tuple(weight.shape)}): {str(e).removeprefix('take: ')}") from None
-    y = xp.reshape(y, tuple(ids.shape) + (weight.shape[1],))
     if padding_idx is not None:
         from clnp_grad import stop_gradient
         pad = xp.expand_dims(ids == padding_idx, axis=-1)
