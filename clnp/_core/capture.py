@@ -106,6 +106,10 @@ class Replay:
             outs.append(Array(b, o.offset, o.shape, o.strides, o.dtype, device))
         queue = device.queue
         pending: list[tuple] = []     # device checks whose flags are being read
+        set_arg = cl.Kernel.set_arg
+        # a replay inside another capture (a jitted step run by another one's) notes what it
+        # enqueues to that recording; which it is does not change during the call
+        outer = _hooks.current() is not None
         for step in self.steps:
             kind = step[0]
             if kind == "c":
@@ -121,28 +125,29 @@ class Replay:
                     args = list(args)
                     for pos, k in slots:
                         args[pos] = bufs[k]
-                if _hooks.current() is not None:     # a replay inside another capture
+                if outer:
                     _hooks.note_launch(kernel, gsize, lsize, args)
                 kernel(queue, gsize, lsize, *args)
             elif kind == "p":
                 _, kernel, gsize, lsize, slots, fixed, launch = step
                 with kernel.lock:          # arguments and launch as one (launch.Kernel)
+                    # PyOpenCL's own set_arg: launch.Kernel's would clear args_of each time
                     if getattr(kernel, "args_of", None) is not step:
                         # another launch set them since this step did (launch.Kernel.args_of)
                         for pos, b in fixed:
-                            kernel.set_arg(pos, b)
+                            set_arg(kernel, pos, b)
                     for pos, k in slots:
-                        kernel.set_arg(pos, bufs[k])
+                        set_arg(kernel, pos, bufs[k])
                     if hasattr(kernel, "args_of"):      # clnp's launch.Kernel
                         kernel.args_of = step
-                    if _hooks.current() is not None:
+                    if outer:
                         _hooks.note_preset_launch(kernel, gsize, lsize, dict(
                             [(pos, bufs[k]) for pos, k in slots] + list(fixed)))
                     launch(queue)
             else:   # "u": an upload of constant host data into a buffer
                 _, k, dst, host = step
                 target = bufs[k] if k is not None else dst
-                if _hooks.current() is not None:
+                if outer:
                     _hooks.note_upload(target, host)
                 device.keep_until_done(cl.enqueue_copy(queue, target, host, is_blocking=False))
         device_checks.finish_all(pending)
