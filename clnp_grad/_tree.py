@@ -68,6 +68,8 @@ class PyTreeDef(NamedTuple):
 
 
 _LEAF = PyTreeDef("leaf", None, ())
+# PyTreeDef(kind, aux, children) without NamedTuple's Python-level __new__
+_new_def, _DEF = tuple.__new__, PyTreeDef
 
 
 def _leaf_types() -> frozenset[type]:
@@ -140,14 +142,17 @@ def tree_flatten(tree: Any) -> tuple[list[Any], PyTreeDef]:
     dict(tuple(*), list(*, *))
     """
     leaves: list[Any] = []
+    append, node, make = leaves.append, _node, _new_def
 
+    # a jitted call flattens its arguments on every call (a training state of modules and
+    # optimizer states: ~150 nodes), so the loop avoids generator and NamedTuple overheads
     def rec(x: Any) -> PyTreeDef:
-        n = _node(x)
+        n = node(x)
         if n is None:
-            leaves.append(x)
+            append(x)
             return _LEAF
         kind, aux, children = n
-        return PyTreeDef(kind, aux, tuple(rec(c) for c in children))
+        return make(_DEF, (kind, aux, tuple([rec(c) for c in children])))
     return leaves, rec(tree)
 
 
@@ -185,26 +190,29 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
                         f"tree_structure); got {type(treedef).__name__}")
     it = iter(leaves)
 
+    registry = _REGISTRY
+
     def rec(d: PyTreeDef) -> Any:
-        if d.kind == "leaf":
+        k, aux, subs = d
+        if k == "leaf":
             leaf = next(it, _SENTINEL)
             if leaf is _SENTINEL:
                 raise ValueError(f"tree_unflatten: fewer leaves than the structure "
                                  f"{treedef} has ({treedef.num_leaves})")
             return leaf
-        children = [rec(c) for c in d.children]
-        k = d.kind
+        children = [rec(c) for c in subs]
+        reg = registry.get(k)
+        if reg is not None:
+            return reg[1](aux, children)
         if k is type(None):
             return None
-        if k in _REGISTRY:
-            return _REGISTRY[k][1](d.aux, children)
         if k is tuple or k is list:
             return k(children)
         if k is dict:
-            return dict(zip(d.aux, children))
+            return dict(zip(aux, children))
         if isinstance(k, type) and issubclass(k, tuple):
             return k(*children)
-        dyn, static = d.aux
+        dyn, static = aux
         obj = object.__new__(k)
         for name, v in list(zip(dyn, children)) + list(static):
             object.__setattr__(obj, name, v)

@@ -178,17 +178,23 @@ def _short(v: Any) -> str:
     return repr(v)
 
 
+# A jitted training step flattens its state's modules and builds them again on every call
+# (the digits CNN's state: 44 modules), so both read and write the instance dict directly:
+# fields live there (``__setattr__`` stores them with ``object.__setattr__``)
 def _flatten(m: Module) -> tuple[list[Any], Any]:
-    return ([getattr(m, k) for k in m._dynamic],
-            tuple((k, getattr(m, k)) for k in m._static))
+    d = m.__dict__
+    try:
+        return [d[k] for k in m._dynamic], tuple([(k, d[k]) for k in m._static])
+    except KeyError:    # a field left at its class default
+        return ([getattr(m, k) for k in m._dynamic],
+                tuple([(k, getattr(m, k)) for k in m._static]))
 
 
 def _unflatten(cls: type, aux: Any, children: Any) -> Module:
     obj = object.__new__(cls)
-    for k, v in zip(cls._dynamic, children):
-        object.__setattr__(obj, k, v)
-    for k, v in aux:
-        object.__setattr__(obj, k, v)
+    d = obj.__dict__
+    d.update(zip(cls._dynamic, children))
+    d.update(aux)
     return obj
 
 

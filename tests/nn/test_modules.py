@@ -118,6 +118,25 @@ def test_modules_are_immutable_pytrees(device):
     assert new.bias is None and layer.bias is not None
 
 
+def test_module_fields_at_their_class_defaults_flatten(device):
+    """A field a module never assigns keeps its class default: flattening reads it there (the
+    fast path reads the instance dict), and the rebuilt module has it."""
+    class Scaled(nn.Module):
+        w: object
+        gain: object = None
+        scale: float = dataclasses.field(default=2.0, metadata={"static": True})
+
+        def __init__(self, w):
+            self.w = w
+
+    m = Scaled(clnp.ones(3, device=device))
+    leaves, tdef = cg.tree_flatten(m)
+    assert len(leaves) == 1 and leaves[0] is m.w        # None is an empty node
+    back = cg.tree_unflatten(tdef, leaves)
+    assert back.scale == 2.0 and back.gain is None
+    np.testing.assert_array_equal(_np(back.w), np.ones(3))
+
+
 def _small_cnn(device):
     k = cg.random.split(_key(device), 3)
     return nn.Sequential(
