@@ -14,7 +14,11 @@ device drained outside the timed region):
   launch);
 - the character transformer's training step (bench/bench_transformer.py's model) as jit
   replays it: host time per call, the same with every enqueue replaced by nothing (clnp's
-  Python alone), and the launches per call.
+  Python alone), and the launches per call;
+- that step and the digits CNN's (bench/bench_nn_train.py's) as a training loop sees them:
+  the host's time per call (returning before the device finishes), the time per step with
+  its loss read, and per step with ten steps per read. Where the three agree, the host's
+  enqueues bound the step.
 """
 from __future__ import annotations
 
@@ -82,6 +86,41 @@ def launch_rows(dev: Any) -> list[tuple[str, float]]:
             ("BoundKernel, 2 buffers", per_launch(q, bound_call))]
 
 
+def step_rows(name: str, step: Callable[[], Any], dev: Any) -> list[tuple[str, float]]:
+    """A jitted training step's host time per call (returning without waiting), its time
+    with its loss read, and its time per step with ten steps per read (us, medians of 15)."""
+    for _ in range(3):
+        float(step())
+    host, synced, piped = [], [], []
+    for _ in range(15):
+        dev.synchronize()
+        t = time.perf_counter()
+        loss = step()
+        t1 = time.perf_counter()
+        float(loss)
+        host.append((t1 - t) * 1e6)
+        synced.append((time.perf_counter() - t) * 1e6)
+        dev.synchronize()
+        t = time.perf_counter()
+        for _ in range(10):
+            loss = step()
+        float(loss)
+        piped.append((time.perf_counter() - t) / 10 * 1e6)
+    return [(f"{name}: host us per call", statistics.median(host)),
+            (f"{name}: us per step, loss read", statistics.median(synced)),
+            (f"{name}: us per step, 10 steps per read", statistics.median(piped))]
+
+
+def cnn_rows(dev: Any) -> list[tuple[str, float]]:
+    """The digits CNN's jitted training step (bench/bench_nn_train.py's clnp peer)."""
+    import clnp_grad as cg
+    import bench_nn_train as bn
+    import digits_cnn
+    x, y = bn.batch_of(64)
+    peer = bn.ClnpPeer(digits_cnn.make_model(cg.random.key(0)), x, y)
+    return step_rows("digits CNN step", peer.step, dev)
+
+
 def transformer_rows(dev: Any) -> list[tuple[str, float]]:
     """The transformer step's replay: host us per call, with enqueues stubbed, launches."""
     import clnp_grad as cg
@@ -107,11 +146,14 @@ def transformer_rows(dev: Any) -> list[tuple[str, float]]:
         step, opt = bt.clnp_step_fn(4)
         state = [params, opt.init(params)]
         cb = xp.asarray(batch)
-        for _ in range(4):
+        def one() -> Any:
             loss, state[0], state[1] = step(state[0], rest, state[1], cb)
-            float(loss)
+            return loss
+        for _ in range(4):
+            float(one())
     finally:
         C.Replay.__call__ = call
+    stepped = step_rows("transformer step", one, dev)
     rep, inputs = max(seen.values(), key=lambda t: len(t[0].steps))
     q = dev.queue
 
@@ -132,9 +174,9 @@ def transformer_rows(dev: Any) -> list[tuple[str, float]]:
         python = per_call()
     finally:
         L.Launch.__call__, cl.Kernel.__call__ = saved
-    return [("transformer step replay, host us per call", whole),
-            ("the same, enqueues stubbed (clnp's Python)", python),
-            ("transformer step replay, launches per call", float(rep.n_launches))]
+    return stepped + [("transformer step replay, host us per call", whole),
+                      ("the same, enqueues stubbed (clnp's Python)", python),
+                      ("transformer step replay, launches per call", float(rep.n_launches))]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,14 +185,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--label", default="")
     a = ap.parse_args(argv)
     dev = xp.default_device()
-    rows = launch_rows(dev) + transformer_rows(dev)
+    rows = launch_rows(dev) + transformer_rows(dev) + cnn_rows(dev)
     for name, v in rows:
         print(f"{name:48s} {v:10.2f}")
     if a.csv:
         append_csv(a.csv, [{"label": a.label, "device": str(dev), "case": name,
                             "value": round(v, 3),
                             "unit": "launches" if "launches per" in name else
-                            ("us/call" if "per call" in name or "stubbed" in name
+                            ("us/step" if "per step" in name else
+                             "us/call" if "per call" in name or "stubbed" in name
                              else "us/launch")} for name, v in rows])
     return 0
 
