@@ -487,3 +487,27 @@ def test_operands_on_different_devices():
     for f in (clnp.matmul, clnp.tensordot, clnp.vecdot):
         with pytest.raises(ValueError, match="different devices"):
             f(x, y)
+
+
+@pytest.mark.parametrize("which", ["left", "right", "both"])
+def test_unplannable_operand_alone_is_copied(device, which):
+    """An operand whose contracted (or free) dims do not merge is copied to a dense layout;
+    the other operand is read in place where it plans (one copy launch, not two), and the
+    product is NumPy's. The weight gradient of a transposed attention output: contracting
+    (B, T) of a (B, T, C) view with strides (T*C, 1, T)."""
+    from clnp._core.capture import capture
+    from clnp._core.prims import primitive
+    rng = np.random.default_rng(5)
+    ah, bh = (rng.standard_normal((6, 8, 5)).astype(np.float32) for _ in range(2))
+
+    def transposed_view(h):     # (6, 8, 5) values, strides (40, 1, 8)
+        return clnp.permute_dims(clnp.asarray(np.ascontiguousarray(h.transpose(0, 2, 1)),
+                                              device=device), (0, 2, 1))
+    a = transposed_view(ah) if which in ("left", "both") else clnp.asarray(ah, device=device)
+    b = transposed_view(bh) if which in ("right", "both") else clnp.asarray(bh, device=device)
+    dn = (((0, 1), (0, 1)), ((), ()))
+    out, rep = capture(lambda x, y: primitive("dot_general").bind(
+        x, y, dimension_numbers=dn, preferred_element_type=None), [a, b], device)
+    np.testing.assert_allclose(clnp.asnumpy(out), np.einsum("bti,btj->ij", ah, bh),
+                               rtol=1e-4, atol=1e-4)
+    assert rep.n_launches <= (3 if which == "both" else 2), rep.n_launches

@@ -306,14 +306,17 @@ def _merge(sizes: Sequence[int], strides: Sequence[Sequence[int]]) -> tuple[int,
 
 
 def _canonical(x: Array, first: Sequence[int], second: Sequence[int],
-               third: Sequence[int]) -> tuple[Array, tuple[int, ...], tuple[int, ...],
-                                              tuple[int, ...]]:
+               third: Sequence[int], copy: bool = True
+               ) -> tuple[Array, tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """A dense copy of ``x`` with dims ordered (first, second, third); returns the copy and
-    the new positions of the three groups."""
+    the new positions of the three groups. ``copy=False``: an array of the copy's layout on
+    ``x``'s buffer, for planning only (its elements are not the copy's)."""
     perm = tuple(first) + tuple(second) + tuple(third)
-    v = Array(x._buf, x._offset, tuple(x._shape[p] for p in perm),
-              tuple(x._strides[p] for p in perm), x._dtype, x._device)
-    c = contiguous_copy(v)
+    shape = tuple(x._shape[p] for p in perm)
+    v = Array(x._buf, x._offset, shape, tuple(x._strides[p] for p in perm), x._dtype,
+              x._device)
+    c = contiguous_copy(v) if copy else Array(x._buf, 0, shape, c_strides(shape), x._dtype,
+                                               x._device)
     a, b = len(first), len(first) + len(second)
     return c, tuple(range(a)), tuple(range(a, b)), tuple(range(b, len(perm)))
 
@@ -387,11 +390,21 @@ def dot_general(lhs: Array, rhs: Array, *, dimension_numbers: Any,
     ostr = c_strides(out_shape)
     plan = _plan(lhs, rhs, ostr, lc, rc, lb, rb, lf, rf)
     if plan is None:
-        # no stride describes some merged group: copy both operands to (batch, free,
-        # contracted) and (batch, contracted, free) order, materialising broadcast batch dims
+        # no stride describes some merged group: copy an operand to (batch, free,
+        # contracted) or (batch, contracted, free) order, materialising broadcast batch
+        # dims; the left one alone, the right one alone, then both (the attention output's
+        # transposed view in a weight gradient needs only its own copy)
         key = None
-        lhs, lb, lf, lc = _canonical(lhs, lb, lf, lc)
-        rhs, rb, rc, rf = _canonical(rhs, rb, rc, rf)
+        for copy_l, copy_r in ((True, False), (False, True), (True, True)):
+            # planned on the copies' layouts first (nothing is copied until one plans)
+            a = _canonical(lhs, lb, lf, lc, copy=False) if copy_l else (lhs, lb, lf, lc)
+            b = _canonical(rhs, rb, rc, rf, copy=False) if copy_r else (rhs, rb, rc, rf)
+            if _plan(a[0], b[0], ostr, a[3], b[2], a[1], b[1], a[2], b[3]) is not None:
+                break
+        if copy_l:
+            lhs, lb, lf, lc = _canonical(lhs, lb, lf, lc)
+        if copy_r:
+            rhs, rb, rc, rf = _canonical(rhs, rb, rc, rf)
         plan = _plan(lhs, rhs, ostr, lc, rc, lb, rb, lf, rf)
         assert plan is not None
     launch_plan = _run(lhs, rhs, out_shape, out_dtype, tf32, *plan)
