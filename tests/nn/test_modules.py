@@ -214,6 +214,36 @@ def test_multihead_attention_matches_torch(device, rng, batch_first):
     np.testing.assert_allclose(_np(w), tw.detach().numpy(), rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("batch_first", [True, False])
+def test_self_attention_matches_torch_with_gradients(device, rng, batch_first):
+    """Query, key and value one array (self-attention: one product with the whole in-proj
+    weight, then views of its thirds): outputs and the gradients of the in-proj weight and
+    bias and of the input equal PyTorch's, eager and under jit, causal mask included."""
+    mha = nn.MultiheadAttention(8, 2, batch_first=batch_first, key=_key(device))
+    tm = torch.nn.MultiheadAttention(8, 2, batch_first=batch_first)
+    tm.in_proj_weight.data, tm.in_proj_bias.data = _t(mha.in_proj_weight), _t(mha.in_proj_bias)
+    tm.out_proj.weight.data, tm.out_proj.bias.data = (_t(mha.out_proj.weight),
+                                                      _t(mha.out_proj.bias))
+    xh = rng.standard_normal((2, 5, 8)).astype(np.float32)     # (N, L, E) or (L, N, E)
+    wt = rng.standard_normal((2, 5, 8)).astype(np.float32)
+    if not batch_first:
+        xh, wt = xh.transpose(1, 0, 2).copy(), wt.transpose(1, 0, 2).copy()
+
+    def loss(m, x):
+        out, _ = m(x, is_causal=True, need_weights=False)
+        return clnp.sum(out * clnp.asarray(wt, device=device))
+    tx = torch.tensor(xh, requires_grad=True)
+    tout, _ = tm(tx, tx, tx, attn_mask=torch.triu(torch.ones(5, 5, dtype=torch.bool), 1),
+                 need_weights=False)
+    (tout * torch.tensor(wt)).sum().backward()
+    x = clnp.asarray(xh, device=device)
+    for fn in (cg.grad(loss, argnums=(0, 1)), cg.jit(cg.grad(loss, argnums=(0, 1)))):
+        gm, gx = fn(mha, x)
+        for got, want in ((gm.in_proj_weight, tm.in_proj_weight.grad),
+                          (gm.in_proj_bias, tm.in_proj_bias.grad), (gx, tx.grad)):
+            np.testing.assert_allclose(_np(got), want.numpy(), rtol=1e-4, atol=1e-5)
+
+
 def test_batchnorm_state_matches_torch(device, rng):
     bn = nn.BatchNorm2d(4, momentum=0.2, device=device)
     tbn = torch.nn.BatchNorm2d(4, momentum=0.2)
