@@ -191,13 +191,19 @@ def test_layers_match_torch(device, rng):
                                    err_msg=type(mod).__name__)
 
 
-@pytest.mark.parametrize("batch_first", [False, True])
-def test_multihead_attention_matches_torch(device, rng, batch_first):
+def _attention_pair(device, batch_first):
+    """An ``nn.MultiheadAttention(8, 2)`` and PyTorch's with the same parameters."""
     mha = nn.MultiheadAttention(8, 2, batch_first=batch_first, key=_key(device))
     tm = torch.nn.MultiheadAttention(8, 2, batch_first=batch_first)
     tm.in_proj_weight.data, tm.in_proj_bias.data = _t(mha.in_proj_weight), _t(mha.in_proj_bias)
     tm.out_proj.weight.data, tm.out_proj.bias.data = (_t(mha.out_proj.weight),
                                                       _t(mha.out_proj.bias))
+    return mha, tm
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_multihead_attention_matches_torch(device, rng, batch_first):
+    mha, tm = _attention_pair(device, batch_first)
     q = rng.standard_normal((3, 2, 8)).astype(np.float32)       # (L, N, E) or (N, L, E)
     kv = rng.standard_normal((3, 2, 8) if not batch_first else (2, 3, 8)).astype(np.float32)
     if batch_first:
@@ -219,11 +225,7 @@ def test_self_attention_matches_torch_with_gradients(device, rng, batch_first):
     """Query, key and value one array (self-attention: one product with the whole in-proj
     weight, then views of its thirds): outputs and the gradients of the in-proj weight and
     bias and of the input equal PyTorch's, eager and under jit, causal mask included."""
-    mha = nn.MultiheadAttention(8, 2, batch_first=batch_first, key=_key(device))
-    tm = torch.nn.MultiheadAttention(8, 2, batch_first=batch_first)
-    tm.in_proj_weight.data, tm.in_proj_bias.data = _t(mha.in_proj_weight), _t(mha.in_proj_bias)
-    tm.out_proj.weight.data, tm.out_proj.bias.data = (_t(mha.out_proj.weight),
-                                                      _t(mha.out_proj.bias))
+    mha, tm = _attention_pair(device, batch_first)
     xh = rng.standard_normal((2, 5, 8)).astype(np.float32)     # (N, L, E) or (L, N, E)
     wt = rng.standard_normal((2, 5, 8)).astype(np.float32)
     if not batch_first:
