@@ -106,10 +106,22 @@ class Replay:
             outs.append(Array(b, o.offset, o.shape, o.strides, o.dtype, device))
         queue = device.queue
         pending: list[tuple] = []     # device checks whose flags are being read
-        set_arg = cl.Kernel.set_arg
         # a replay inside another capture (a jitted step run by another one's) notes what it
         # enqueues to that recording; which it is does not change during the call
         outer = _hooks.current() is not None
+        try:
+            self._enqueue(bufs, queue, pending, outer)
+        except BaseException:
+            device_checks.abandon(pending)
+            raise
+        device_checks.finish_all(pending)
+        return outs
+
+    def _enqueue(self, bufs: list, queue: Any, pending: list, outer: bool) -> None:
+        """Enqueue every step on ``bufs`` (the call's buffers by slot); the device checks'
+        reads go to ``pending``."""
+        device = self.device
+        set_arg = cl.Kernel.set_arg
         for step in self.steps:
             kind = step[0]
             if kind == "c":
@@ -150,8 +162,6 @@ class Replay:
                 if outer:
                     _hooks.note_upload(target, host)
                 device.keep_until_done(cl.enqueue_copy(queue, target, host, is_blocking=False))
-        device_checks.finish_all(pending)
-        return outs
 
 
 def _nbytes(buf: Any) -> int:
@@ -174,6 +184,10 @@ def capture(fn: Callable[..., Any], inputs: Sequence[Array], device: Device
     _STATE.rec = rec
     try:
         result = fn(*inputs)
+    except BaseException:
+        # the flags its launches may have set are cleared (the call's error is the report)
+        device_checks.abandon([(c, *c.start(device.queue)) for _, c in rec.checks])
+        raise
     finally:
         _STATE.rec = prev
     if prev is not None:   # nested capture: the outer recording sees these launches too

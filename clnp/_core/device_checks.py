@@ -8,8 +8,10 @@ instead: the replay enqueues a non-blocking read of the flag right after the lau
 it, enqueues the rest of the call, and then waits for the reads and raises for the first flag
 that is set. The call's outputs are dropped with the exception, as an eager call's would be;
 its inputs are untouched (replayed calls never take donated buffers). A flag is zero until a
-check fails, and is cleared again before the exception is raised, so the next call (or the
-next replay, which binds the same flag buffer) starts clean.
+check fails, and is cleared again before the exception is raised (or, where the call raised
+something else first, by ``abandon``), so the next call (or the next replay, which binds the
+same flag buffer) starts clean. No two launches in flight share a flag
+(``clnp._core.eager._index_flag``).
 """
 from __future__ import annotations
 
@@ -75,6 +77,17 @@ def finish_all(pending: Sequence[tuple[FlagCheck, np.ndarray, Any]]) -> None:
             chk.clear()
             owner = next((c for c, _, _ in pending if c.site == host[0]), chk)
             owner.raise_for(host)
+
+
+def abandon(pending: Sequence[tuple[FlagCheck, np.ndarray, Any]]) -> None:
+    """A call that raised before its checks were finished: clear whatever flag its launches
+    set, without raising (the call's own exception is the one to see), so that the next
+    call of the same launches does not report this one's index."""
+    if pending:
+        cl.wait_for_events([ev for _, _, ev in pending])
+    for chk, host, _ in pending:
+        if host[0]:
+            chk.clear()
 
 
 def run_recorded(checks: Sequence[FlagCheck], queue: Any) -> None:

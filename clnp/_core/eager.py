@@ -6,6 +6,7 @@ renders (once per spec and device) and launches a kernel from ``clnp._kernels``.
 from __future__ import annotations
 
 import math
+import threading
 from typing import Any, NoReturn, Sequence
 
 import numpy as np
@@ -21,6 +22,7 @@ from .._runtime import capture_hooks as _hooks
 from .prims import def_impl, primitive
 from .._runtime.deferred import deferred_import
 from .._runtime.device import Device, launch
+from .._runtime.opencl import cl
 from .dtypes import kind as dkind
 
 # run at the first fill, not at import clnp (clnp._runtime.deferred)
@@ -880,16 +882,27 @@ class IndexOutOfBounds(IndexError):
         self.j, self.value, self.size = j, value, size
 
 
-_FLAGS: dict[int, Array] = {}
+_FLAGS = threading.local()       # this thread's out-of-range flag per device index
 
 
 def _index_flag(device: Device) -> Array:
-    """The device's out-of-range flag (``render_offsets``' four ints): zero until a check
-    fails, and cleared by the check that raises (``device_checks``), so no call pays for
-    clearing it (an upload from the host would wait for the queue)."""
-    f = _FLAGS.get(device.index)
+    """An out-of-range flag (``render_offsets``' four ints, zero until a check fails and
+    cleared by the check that raises, ``device_checks``) that no other launch in flight
+    shares: this thread's for an eager call, which reads it right after its launch; one of
+    its own for a launch being recorded, whose replays their executable serialises. Shared
+    flags let one thread's failure claim the flag first and hide another's, or a check read
+    another launch's report. A recorded launch's flag is made outside the recording (a
+    buffer of zeros, not an upload the replay would repeat)."""
+    if _hooks.current() is not None:
+        buf = cl.Buffer(device.context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR,
+                        hostbuf=np.zeros(4, np.int32))
+        return Array(buf, 0, (4,), (1,), dt.int32, device)
+    flags = getattr(_FLAGS, "by_device", None)
+    if flags is None:
+        flags = _FLAGS.by_device = {}
+    f = flags.get(device.index)
     if f is None:
-        f = _FLAGS[device.index] = Array.from_numpy(np.zeros(4, np.int32), device)
+        f = flags[device.index] = Array.from_numpy(np.zeros(4, np.int32), device)
     return f
 
 

@@ -226,6 +226,55 @@ def test_bounds_check_names_the_launch_that_failed(device):
         f(ok, ok)
 
 
+def test_bounds_checks_of_threads_do_not_mix(device):
+    """Four threads gather at once, two with an out-of-range index each time: those raise
+    with their own table's size every time, the others never raise (each thread's eager
+    flag and each recorded launch's flag are its own)."""
+    tables = [clnp.asarray(np.zeros((n, 3), np.float32), device=device) for n in (5, 6, 7, 8)]
+    jitted = [cg.jit(lambda i, t=t: clnp.take(t, i, axis=0) + 1.0) for t in tables]
+    errors: list[str] = []
+
+    def work(j):
+        n = 5 + j
+        bad, good = j % 2 == 0, clnp.asarray(np.array([0, n - 1], np.int64), device=device)
+        idx = clnp.asarray(np.array([1, n], np.int64), device=device) if bad else good
+        for i in range(20):
+            fn = jitted[j] if i % 2 else (lambda x: clnp.take(tables[j], x, axis=0))
+            try:
+                fn(idx)
+                if bad:
+                    errors.append(f"thread {j}: no IndexError")
+            except IndexError as e:
+                if not bad or f"size {n}" not in str(e):
+                    errors.append(f"thread {j}: {e}")
+    run_in_threads(work, 4)
+    assert not errors, errors[:5]
+
+
+def test_flag_cleared_when_a_replayed_call_fails_otherwise(device, monkeypatch):
+    """A replayed call with a bad index that raises something else before its checks are
+    read (a launch failing after the gather) leaves no flag set: the next call with good
+    indices returns its result."""
+    from clnp._core import capture as C
+    t = clnp.asarray(np.arange(12.0, dtype=np.float32).reshape(6, 2), device=device)
+    f = cg.jit(lambda i: clnp.exp(clnp.take(t, i, axis=0)))
+    good = clnp.asarray(np.array([0, 5], np.int64), device=device)
+    for _ in range(3):
+        f(good)
+    assert _state(f) == R._ACTIVE
+    enqueue = C.Replay._enqueue
+
+    def failing(self, bufs, queue, pending, outer):
+        enqueue(self, bufs, queue, pending, outer)
+        raise RuntimeError("a launch failed")
+    monkeypatch.setattr(C.Replay, "_enqueue", failing)
+    with pytest.raises(RuntimeError, match="a launch failed"):
+        f(clnp.asarray(np.array([9, 1], np.int64), device=device))
+    monkeypatch.setattr(C.Replay, "_enqueue", enqueue)
+    np.testing.assert_allclose(clnp.asnumpy(f(good)), np.exp(np.arange(12.0).reshape(6, 2)[[0, 5]]),
+                               rtol=1e-6)
+
+
 def test_unsigned_index_past_int64_is_out_of_range(device):
     """A uint64 index of 2**64 - 1 is out of range (it used to wrap as -1), eager and
     replayed, and the report gives its unsigned value."""
