@@ -252,7 +252,7 @@ def _kept_by(step: tuple) -> list[Any]:
     """The buffers replay step ``step`` keeps: its fixed arguments, or the target of an
     upload into a kept buffer."""
     kind = step[0]
-    if kind == "c":        # a check's flag belongs to the device, not to the call
+    if kind == "c":        # a check's flag is made outside the recording, kept by the check
         return []
     args = (step[3] if kind == "b" else [b for _, b in step[5]] if kind == "p" else
             step[4] if kind == "k" else [step[2]] if step[1] is None else [])

@@ -15,7 +15,6 @@ same flag buffer) starts clean. No two launches in flight share a flag
 """
 from __future__ import annotations
 
-import itertools
 from typing import Any, Callable, NoReturn, Sequence
 
 import numpy as np
@@ -25,25 +24,15 @@ from .._runtime.opencl import cl
 from .array import Array
 
 
-_SITES = itertools.count(1)
-
-
-def new_site() -> int:
-    """A number naming one launch that may set a flag (passed to its kernel, which claims the
-    flag with it), so a report is matched to the check it belongs to when several launches of
-    one call share the device's flag."""
-    return next(_SITES) % 0x7FFFFFFF + 1
-
-
 class FlagCheck:
-    """The ``int32`` flag array ``flag`` as launch ``site`` leaves it: ``report[0]`` is the
-    site of the launch that claimed it (0: nothing to report), and ``raise_for(report)``
-    raises for a report of this site (``report`` is the flag's host copy)."""
+    """The ``int32`` flag array ``flag`` as the launch that may set it leaves it:
+    ``report[0]`` is nonzero once it is set (``report`` is the flag's host copy), and
+    ``raise_for(report)`` raises for it."""
 
-    __slots__ = ("flag", "site", "raise_for")
+    __slots__ = ("flag", "raise_for")
 
-    def __init__(self, flag: Array, site: int, raise_for: Callable[[np.ndarray], NoReturn]):
-        self.flag, self.site, self.raise_for = flag, site, raise_for
+    def __init__(self, flag: Array, raise_for: Callable[[np.ndarray], NoReturn]):
+        self.flag, self.raise_for = flag, raise_for
 
     def start(self, queue: Any) -> tuple[np.ndarray, Any]:
         """Enqueue a non-blocking read of the flag; returns the host copy and its event."""
@@ -66,17 +55,15 @@ def check(chk: FlagCheck) -> None:
 
 
 def finish_all(pending: Sequence[tuple[FlagCheck, np.ndarray, Any]]) -> None:
-    """Wait for the reads that ``FlagCheck.start`` enqueued; where a flag was set, clear it
-    and raise for the launch that set it (the first read that saw it, if no check of the call
-    names its site)."""
+    """Wait for the reads that ``FlagCheck.start`` enqueued; for the first flag set, in the
+    order of the launches, clear it and raise (every check has a flag of its own)."""
     if not pending:
         return
     cl.wait_for_events([ev for _, _, ev in pending])
     for chk, host, _ in pending:
         if host[0]:
             chk.clear()
-            owner = next((c for c, _, _ in pending if c.site == host[0]), chk)
-            owner.raise_for(host)
+            chk.raise_for(host)
 
 
 def abandon(pending: Sequence[tuple[FlagCheck, np.ndarray, Any]]) -> None:

@@ -811,14 +811,11 @@ def _launch_reduce(spec: ReduceSpec, x: Array, y: Array, n_out: int, parts: int,
 _CONCATENATE_CPU_MAX = 1 << 18
 
 
-def _merged_strides(shape: Sequence[int], strides: Sequence[int]) -> int | None:
-    """The one stride of ``shape``'s dims seen as one (C order), or None where they do not
-    merge (size-1 dims merge with anything)."""
-    dims = [(n, s) for n, s in zip(shape, strides) if n != 1]
-    for (n0, s0), (n1, s1) in zip(dims, dims[1:]):
-        if s0 != n1 * s1:
-            return None
-    return dims[-1][1] if dims else 0
+def _merged_stride(shape: Sequence[int], strides: Sequence[int]) -> int | None:
+    """The one stride of ``shape``'s dims seen as one (``collapse``), or None where they do
+    not merge."""
+    cshape, (cstr,) = collapse(shape, [strides])
+    return None if len(cshape) > 1 else (cstr[0] if cshape else 0)
 
 
 def _concatenate_one_launch(arrays: Sequence[Array], axis: int, out: Array) -> bool:
@@ -835,8 +832,8 @@ def _concatenate_one_launch(arrays: Sequence[Array], axis: int, out: Array) -> b
     pos = 0
     for a in arrays:
         if a.size:
-            so = _merged_strides(a.shape[:axis], a._strides[:axis])
-            si = _merged_strides(a.shape[axis + 1:], a._strides[axis + 1:])
+            so = _merged_stride(a.shape[:axis], a._strides[:axis])
+            si = _merged_stride(a.shape[axis + 1:], a._strides[axis + 1:])
             if so is None or si is None:
                 return False
             args += [a._buf, a._offset, so, a._strides[axis], si, pos]
@@ -926,11 +923,10 @@ def linear_offsets(x: Array, indices: Sequence[Array], bshape: tuple[int, ...],
     spec = OffsetsSpec(tuple(i.dtype for i in indices), len(cshape))
     kernel = device.kernel(spec, lambda: render_offsets(spec))
     flag = _index_flag(device)
-    site = device_checks.new_site()
     args: list[Any] = [n, *cshape]
     for j, idx in enumerate(indices):
         args += [idx._buf, idx._offset, *cstr[j], x.shape[j], x._strides[j]]
-    args += [out._buf, flag._buf, site]
+    args += [out._buf, flag._buf]
     L = local_size(device)
     launch(device, kernel, (-(-n // L) * L,), (L,), *args)
     if not in_bounds:
@@ -949,7 +945,7 @@ def linear_offsets(x: Array, indices: Sequence[Array], bshape: tuple[int, ...],
                 if unsigned[j] and value < 0:
                     value += 1 << 64
             raise IndexOutOfBounds(j, int(value), sizes[j])
-        device_checks.check(device_checks.FlagCheck(flag, site, raise_for))
+        device_checks.check(device_checks.FlagCheck(flag, raise_for))
     return out
 
 

@@ -5,8 +5,8 @@ axis, the axis, the dims after it. Each input is read in place by its own elemen
 strides over those three dims (so every input's dims before and after the axis must merge),
 and begins at ``start_j`` along the axis. Work-item ``g`` writes output element ``g``: it
 finds the input whose range along the axis holds its position and copies that element's
-bits (inputs of the output's dtype: no conversion; an unsigned integer type of the
-element's size carries them, so float16 needs no ``cl_khr_fp16``).
+bits (inputs of the output's dtype: no conversion; ``ctypes.bits_ctype`` carries them, as
+it does for gather and scatter).
 
 One launch instead of one copy per input: a jitted step's concatenations (the gradient of
 a fused QKV projection joins three pieces) are each one launch, where launches cost more
@@ -21,8 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# the bits of an element of each size
-_BITS = {1: "uchar", 2: "ushort", 4: "uint", 8: "ulong", 16: "ulong2"}
+from . import ctypes as C
 # Inputs of one launch: their arguments (48 bytes each) stay within the 1,024 bytes of
 # kernel parameters every OpenCL device accepts
 MAX_INPUTS = 16
@@ -47,7 +46,7 @@ def render_concatenate(spec: ConcatenateSpec) -> tuple[str, str, list]:
     ('clnp_concatenate', 16)
     """
     k = spec.n_inputs
-    ts = _BITS[spec.dtype.itemsize]
+    ts = C.bits_ctype(spec.dtype)
     i64 = np.dtype(np.int64)
     params = ["const long n", "const long n_axis", "const long n_inner"]
     types: list = [i64] * 3
@@ -58,8 +57,10 @@ def render_concatenate(spec: ConcatenateSpec) -> tuple[str, str, list]:
     params.append(f"__global {ts} *out")
     types.append(None)
     name = "clnp_concatenate"
-    lines = [f"// clnp concatenate {spec.dtype.name} inputs={k}",
-             f"__kernel void {name}(" + ",\n    ".join(params) + ")\n{",
+    lines = [f"// clnp concatenate {spec.dtype.name} inputs={k}"]
+    if C.uses_fp64([spec.dtype]):
+        lines.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
+    lines += [f"__kernel void {name}(" + ",\n    ".join(params) + ")\n{",
              "  const long g = get_global_id(0);",
              "  if (g >= n) return;",
              "  const long i = g % n_inner, r = g / n_inner;",

@@ -159,13 +159,13 @@ def render_offsets(spec: OffsetsSpec) -> tuple[str, str, list]:
     checked in the same pass.
 
     Arguments: ``n, d0..d{nd-1}``, then per index array ``j``: ``a_j, o_j, s_j_0..s_j_{nd-1},
-    size_j, stride_j``; then ``off, flag, site``. Work-item ``g`` (over the dense broadcast index
+    size_j, stride_j``; then ``off, flag``. Work-item ``g`` (over the dense broadcast index
     shape) writes ``off[g] = sum_j wrap(a_j[...]) * stride_j``. An index outside
     ``[-size_j, size_j)`` contributes offset 0, so nothing outside the array is addressed, and
-    is reported in ``flag`` (four ints, zero until then): the first work-item to claim
-    ``flag[0]`` with ``site`` (an atomic compare-and-swap; the launch's number, which tells
-    its report from another launch's on the same flag) stores ``j + 1`` to ``flag[1]`` and the
-    index itself, as a long's low and high words, to ``flag[2]`` and ``flag[3]``. The report
+    is reported in ``flag`` (four ints, zero until then, the launch's own): the first
+    work-item to claim ``flag[0]`` (an atomic compare-and-swap of 0 for 1) stores ``j + 1`` to
+    ``flag[1]`` and the index itself, as a long's low and high words, to ``flag[2]`` and
+    ``flag[3]``. The report
     is whole without the index arrays, which a replayed call may have overwritten by the time
     its check reads the flag (``clnp._core.device_checks``). Unsigned indices do not wrap: one
     of 2**63 or more is negative as a long, and out of range.
@@ -179,8 +179,8 @@ def render_offsets(spec: OffsetsSpec) -> tuple[str, str, list]:
         params += [f"const long s{j}_{q}" for q in range(nd)]
         params += [f"const long size{j}", f"const long stride{j}"]
         argtypes += [None, i64] + [i64] * nd + [i64, i64]
-    params += ["__global long *off", "__global int *flag", "const int site"]
-    argtypes += [None, None, np.dtype(np.int32)]
+    params += ["__global long *off", "__global int *flag"]
+    argtypes += [None, None]
     name = "clnp_index_offsets"
     lines = [f"// clnp index offsets {', '.join(d.name for d in spec.idx_dtypes)} ndim={nd}",
              f"__kernel void {name}(" + ",\n    ".join(params) + ")\n{",
@@ -195,7 +195,7 @@ def render_offsets(spec: OffsetsSpec) -> tuple[str, str, list]:
         if d.kind == "i":
             lines.append(f"    if (v < 0) v += size{j};")
         lines.append(f"    if (v < 0 || v >= size{j}) {{")
-        lines.append(f"      if (atomic_cmpxchg(flag, 0, site) == 0) {{ flag[1] = {j + 1}; "
+        lines.append(f"      if (atomic_cmpxchg(flag, 0, 1) == 0) {{ flag[1] = {j + 1}; "
                      f"const long w = (long)a{j}[{pos}]; flag[2] = (int)w; "
                      f"flag[3] = (int)(w >> 32); }}")
         lines.append("      v = 0; }")

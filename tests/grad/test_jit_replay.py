@@ -211,8 +211,8 @@ def test_bounds_checked_gather_is_replayed_and_raises(device):
 
 
 def test_bounds_check_names_the_launch_that_failed(device):
-    """Two gathers in one call share the device's flag: the report names the table whose
-    index was out of range, whether the first or the second gather failed, on the
+    """Two gathers in one call, each with a flag of its own: the report names the table
+    whose index was out of range, whether the first or the second gather failed, on the
     recording call and on replays."""
     a = clnp.asarray(np.zeros((5, 2), np.float32), device=device)
     b = clnp.asarray(np.zeros((9, 2), np.float32), device=device)
