@@ -123,11 +123,8 @@ def cnn_rows(dev: Any) -> list[tuple[str, float]]:
 
 def transformer_rows(dev: Any) -> list[tuple[str, float]]:
     """The transformer step's replay: host us per call, with enqueues stubbed, launches."""
-    import clnp_grad as cg
-    import clnp_nn as nn
     from clnp._core import capture as C
     import bench_transformer as bt
-    import char_transformer as ex
     seen: dict[int, tuple] = {}
     call = C.Replay.__call__
 
@@ -136,19 +133,8 @@ def transformer_rows(dev: Any) -> list[tuple[str, float]]:
         return call(self, inputs)
     C.Replay.__call__ = spy
     try:
-        text = ex.load_text()
-        index = {c: i for i, c in enumerate(sorted(set(text)))}
-        ids = np.array([index[c] for c in text], np.int32)
-        windows = ex.windows(ids, 65, 32)
-        batch = windows[np.random.default_rng(0).choice(len(windows), 32, replace=False)]
-        model = ex.CharTransformer(len(index), 64, 64, 4, 2, key=cg.random.key(0))
-        params, rest = nn.partition(model, nn.trainable_mask(model))
-        step, opt = bt.clnp_step_fn(4)
-        state = [params, opt.init(params)]
-        cb = xp.asarray(batch)
-        def one() -> Any:
-            loss, state[0], state[1] = step(state[0], rest, state[1], cb)
-            return loss
+        model, batch, _ = bt.problem(32, 64, 64, 4, 2)     # bench_transformer's defaults
+        one = bt.clnp_training(model, batch, 4)
         for _ in range(4):
             float(one())
     finally:

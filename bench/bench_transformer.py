@@ -47,6 +47,34 @@ from bench_core import append_csv, race_blocks  # noqa: E402
 LR, WD, CLIP, EPS = 3e-3, 1e-2, 1.0, 1e-5
 
 
+def problem(batch: int, block: int, dim: int, heads: int, layers: int
+            ) -> tuple[Any, np.ndarray, int]:
+    """The example's model from key 0, a batch of ``batch`` windows of ``block + 1``
+    characters (seed 0), and the vocabulary size."""
+    text = ex.load_text()
+    chars = sorted(set(text))
+    index = {c: i for i, c in enumerate(chars)}
+    ids = np.array([index[c] for c in text], np.int32)
+    windows = ex.windows(ids, block + 1, block // 2)
+    batch_np = windows[np.random.default_rng(0).choice(len(windows), batch, replace=False)]
+    model = ex.CharTransformer(len(chars), block, dim, heads, layers, key=cg.random.key(0))
+    return model, batch_np, len(chars)
+
+
+def clnp_training(model: Any, batch_np: np.ndarray, heads: int) -> Callable[[], Any]:
+    """One jitted clnp training step per call on ``batch_np`` (state kept between calls),
+    returning the loss."""
+    params, rest = nn.partition(model, nn.trainable_mask(model))
+    cstep, copt = clnp_step_fn(heads)
+    state = {"p": params, "o": copt.init(params)}
+    cbatch = xp.asarray(batch_np)
+
+    def one() -> Any:
+        loss, state["p"], state["o"] = cstep(state["p"], rest, state["o"], cbatch)
+        return loss
+    return one
+
+
 def params_as_numpy(model: Any) -> dict:
     """The clnp model's parameters as a nested dict of NumPy arrays (PyTorch's layouts:
     ``Linear.weight`` is ``(out, in)``, attention's ``in_proj_weight`` is ``(3E, E)``)."""
@@ -239,29 +267,18 @@ def main(argv: list[str] | None = None) -> int:
 
     dev = xp.default_device()
     gpu = not dev.is_cpu
-    text = ex.load_text()
-    chars = sorted(set(text))
-    index = {c: i for i, c in enumerate(chars)}
-    ids = np.array([index[c] for c in text], np.int32)
-    windows = ex.windows(ids, a.block + 1, a.block // 2)
-    batch_np = windows[np.random.default_rng(0).choice(len(windows), a.batch, replace=False)]
-    model = ex.CharTransformer(len(chars), a.block, a.dim, a.heads, a.layers,
-                               key=cg.random.key(0))
+    model, batch_np, vocab = problem(a.batch, a.block, a.dim, a.heads, a.layers)
     p0 = params_as_numpy(model)
     n_params = sum(int(np.prod(v.shape)) for v in
                    __import__("jax").tree_util.tree_leaves(p0))
-    print(f"char transformer: vocabulary {len(chars)}, {n_params:,} parameters, batch "
+    print(f"char transformer: vocabulary {vocab}, {n_params:,} parameters, batch "
           f"{a.batch}x{a.block}, dim {a.dim}, {a.heads} heads, {a.layers} layers; clnp on {dev}")
 
     # clnp
-    params, rest = nn.partition(model, nn.trainable_mask(model))
-    cstep, copt = clnp_step_fn(a.heads)
-    cstate = {"p": params, "o": copt.init(params)}
-    cbatch = xp.asarray(batch_np)
+    clnp_one = clnp_training(model, batch_np, a.heads)
 
     def run_clnp() -> float:
-        loss, cstate["p"], cstate["o"] = cstep(cstate["p"], rest, cstate["o"], cbatch)
-        return float(loss)
+        return float(clnp_one())
 
     # JAX
     import jax

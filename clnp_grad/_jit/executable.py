@@ -72,10 +72,8 @@ _ROW_WALK_MIN = 16
 # than on NVIDIA's OpenCL, the eager reduction's tuned layouts (the same step's time either
 # way on PoCL, 207 against 217 launches). None: by device kind; tests force either
 LONE_REDUCTIONS_FUSED: bool | None = None
-# Horizontal reductions (fusion): a member reduces at most this many elements without parts
-# (one work-group, or one CPU work-item, per member), and one kernel's members' arguments
-# take at most this many bytes (or the device's CL_DEVICE_MAX_PARAMETER_SIZE)
-_HORIZONTAL_R_MAX = 1 << 18
+# Horizontal reductions (fusion): one kernel's members' arguments take at most this many
+# bytes (or the device's CL_DEVICE_MAX_PARAMETER_SIZE)
 _HORIZONTAL_PARAM_BYTES = 4096
 # tests: "gpu" forces the GPU column-reduction layout on any device (None: by device kind)
 COLUMN_LAYOUT: str | None = None
@@ -510,7 +508,7 @@ class Executable:
         if grp.kind == "ew":
             return self._build_ew(grp, env)
         if grp.kind == "reduce":
-            fused = self.device.is_cpu is False if LONE_REDUCTIONS_FUSED is None else \
+            fused = not self.device.is_cpu if LONE_REDUCTIONS_FUSED is None else \
                 LONE_REDUCTIONS_FUSED
             if not grp.eqns and not grp.post and len(grp.reds) == 1 and not fused and \
                     not isinstance(env.get(self.slot.get(getattr(grp.reds[0].inputs[0], "n",
@@ -1014,8 +1012,8 @@ class Executable:
 
     def _build_reduce(self, grp: Group, env: dict[int, Any], horizontal: bool = False) -> Any:
         """The fused reduction step of ``grp``, built and run on ``env``. With
-        ``horizontal`` (a member of a horizontal group), the reduction is not split into
-        parts, and where it can join a horizontal kernel (``codegen.horizontal_ok``, one
+        ``horizontal`` (a member of a horizontal group, fusion._horizontal_reductions), the
+        reduction is not split into parts, and where it can join a horizontal kernel (``codegen.horizontal_ok``, one
         output) the result is ``(spec, step)``: the step without its kernel, not run."""
         device = self.device
         operands, refs, body, vid = self._program(dataclasses.replace(grp, post=[]), env)
@@ -1053,7 +1051,9 @@ class Executable:
         parts = 1
         # enough (output, part) items to fill the device; chunks of at least 2048 elements
         target = 4 * device.compute_units * (1 if device.is_cpu else 8)
-        if n_out < target and R >= 8192 and not (horizontal and R <= _HORIZONTAL_R_MAX):
+        # a horizontal member is not split: one work-group (CPU: work-item) walks its
+        # range, at most fusion.HORIZONTAL_MAX elements
+        if n_out < target and R >= 8192 and not horizontal:
             parts = max(1, min(target // max(n_out, 1), R // 2048))
         chunk = -(-R // parts)
         # (a member of a horizontal kernel takes the GPU layout of its larger members)
