@@ -16,7 +16,7 @@ from .._core import dtypes as dt
 from .._core.array import Array, c_strides
 from .._core.checks import is_array, normalize_shape
 from .._core.prims import primitive
-from .._runtime.device import Device, default_device, select_device
+from .._runtime.device import Device, default_device, devices, select_device
 from .._core.dtypes import kind as dkind
 from .._core.namespace import namespace as _namespace
 from .._runtime.opencl import cl
@@ -170,6 +170,10 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None,
         if copy:
             return primitive("copy").bind(obj)
         return obj
+    cuda_dev = _cuda_target(obj, device) if hasattr(obj, "__dlpack__") else None
+    if cuda_dev is not None:                 # a CUDA tensor onto its own GPU: no host trip
+        x = _from_cuda(obj, cuda_dev, copy, "asarray")
+        return x if dtype is None else asarray(x, dtype=dtype, copy=copy)
     dev = _device(device)
     d = _dtype(dtype, dev, "asarray")
     if copy is False:
@@ -262,6 +266,65 @@ def _why_copied(host: np.ndarray, dev: Any) -> str:
             else "the memory is read-only" if not host.flags.writeable
             else "the memory is not C-contiguous" if not host.flags.c_contiguous
             else f"the memory is not aligned to {dev.host_ptr_align} bytes")
+
+
+def _cuda_target(obj: Any, device: Any) -> Device | None:
+    """The NVIDIA device a kDLCUDA producer's tensor goes to without a host trip: ``device``,
+    or (None) the clnp device of the tensor's GPU, where that device shares memory with
+    CUDA and is the tensor's GPU; else None (other producers, other targets)."""
+    try:
+        kind, ordinal = obj.__dlpack_device__()
+    except (AttributeError, TypeError, ValueError, BufferError):
+        return None
+    if kind != 2:                               # kDLCUDA
+        return None
+    from .._runtime import cuda_memory          # only for CUDA producers
+    cands = devices() if device is None else (_device(device),)
+    for d in cands:
+        if d.vendor_key == "nvidia" and cuda_memory.supported(d) and \
+                cuda_memory.cuda_ordinal(d) == ordinal:
+            return d
+    return None
+
+
+def _from_cuda(obj: Any, dev: Device, copy: bool | None, fname: str) -> Array:
+    """An array of ``dev`` from a kDLCUDA producer on ``dev``'s GPU: the same memory where
+    it is clnp's (an array exported before), else (copy=None or True) a device-to-device
+    copy into memory CUDA sees, so the result exports back without a copy."""
+    from .._runtime import cuda_memory, dlpack
+    try:
+        capsule = obj.__dlpack__(stream=1, max_version=(1, 0))   # ready on the legacy stream
+    except TypeError:
+        capsule = obj.__dlpack__(stream=1)
+    imp = dlpack.consume(capsule)
+    try:
+        dev.check_dtype(imp.dtype, fname)
+        item = imp.dtype.itemsize
+        lo, hi = imp.span()
+        start = imp.address + lo * item
+        shared = None
+        if copy is not True and hi > lo:
+            arena = cuda_memory._ARENAS.get(dev)
+            found = arena.buffer_at(start) if arena is not None else None
+            if found is not None and found[1] % item == 0 and \
+                    found[1] + (hi - lo) * item <= found[0].size and not imp.read_only:
+                cuda_memory.wait_for_cuda(dev)
+                shared = Array(found[0], found[1] // item - lo, imp.shape, imp.strides,
+                               imp.dtype, dev)
+        if shared is not None:
+            return shared
+        if copy is False and hi > lo:
+            raise BufferError(
+                f"{fname}(copy=False): {type(obj).__name__}'s CUDA memory was not allocated "
+                f"by clnp, and OpenCL can only use CUDA memory made exportable (clnp's own, "
+                f"handed out by __dlpack__); pass copy=None for a copy on the GPU")
+        buf = cuda_memory.arena(dev).take(max((hi - lo) * item, 1))
+        if hi > lo:
+            cuda_memory.copy_from_cuda(dev, cuda_memory.address_of(dev, buf), start,
+                                       (hi - lo) * item)
+        return Array(buf, -lo, imp.shape, imp.strides, imp.dtype, dev)
+    finally:
+        imp.release()
 
 
 def _host_from_dlpack(obj: Any) -> np.ndarray:
@@ -1087,21 +1150,28 @@ def triu(x: Any, /, *, k: int = 0) -> Any:
 
 
 def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Any:
-    """An array from any DLPack producer (NumPy, PyTorch, JAX, clnp...).
+    """An array from any DLPack producer (NumPy, PyTorch, CuPy, JAX, clnp...).
 
     On a device that shares host memory (``Device.shares_host_memory``: PoCL and other CPU
     devices) an array of host memory the producer exports is used in place, without a copy,
     where that memory is writable, C-contiguous and aligned as the device asks
     (``Device.host_ptr_align`` bytes; NumPy's allocations often are not); the result then
     aliases it (writes on either side are seen on the other, a kernel's once it has
-    completed). Everything else is copied to the device.
+    completed).
+
+    A CUDA tensor (``kDLCUDA``) goes to the clnp device of its GPU where that device shares
+    memory with CUDA (NVIDIA, the ``cuda`` extra), without a trip through the host: memory
+    clnp exported comes back as the same memory; memory the producer allocated is copied
+    once on the GPU into memory CUDA sees (so the result exports back without a copy). The
+    producer's pending writes are waited for. Everything else is copied to the device.
 
     Parameters
     ----------
     x : object
         An object with ``__dlpack__`` and ``__dlpack_device__``.
     device : Device, optional
-        Where the result lives (default: the default device, or ``x``'s device).
+        Where the result lives (default: the clnp device of a CUDA tensor's GPU, else the
+        default device).
     copy : bool, optional
         True: always a copy. False: never a copy (BufferError where the memory cannot be
         used in place). None: in place where it can be, else a copy.
@@ -1114,10 +1184,10 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     Raises
     ------
     BufferError
-        ``copy=False`` where the memory cannot be used in place, or a producer that cannot
-        export.
+        ``copy=False`` where the memory cannot be used in place (a CUDA tensor clnp did not
+        allocate, host memory a GPU cannot use), or a producer that cannot export.
     TypeError
-        ``x`` does not implement DLPack.
+        ``x`` does not implement DLPack, or its dtype is not one of the device's.
 
     Examples
     --------
@@ -1129,6 +1199,9 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
         return asarray(x, device=device, copy=copy)
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"from_dlpack: {type(x).__name__} does not implement __dlpack__")
+    cuda_dev = _cuda_target(x, device)
+    if cuda_dev is not None:
+        return _from_cuda(x, cuda_dev, copy, "from_dlpack")
     dev = _device(device)
     if copy is False:
         try:

@@ -697,33 +697,44 @@ class Array(ArrayOperators):
         return Array.from_numpy(self.to_numpy(), target)
 
     def __dlpack_device__(self) -> tuple[int, int]:
-        # kDLCPU: a device that shares host memory exports its memory itself, the others a
-        # host copy
-        return (1, 0)
+        # kDLCUDA on an NVIDIA device that shares memory with CUDA (the export is the
+        # array's own memory where it lives there, else a copy put there); kDLCPU elsewhere
+        # (a device that shares host memory exports its memory itself, the others a copy)
+        ordinal = _cuda_ordinal(self._device)
+        return (1, 0) if ordinal is None else (2, ordinal)
 
     def __dlpack__(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
                    copy: Any = None) -> Any:
         """Export through DLPack (the standard's protocol: ``numpy.from_dlpack(x)``,
-        ``torch.from_dlpack(x)``).
+        ``torch.from_dlpack(x)``, ``cupy.from_dlpack(x)``, ``jax.dlpack.from_dlpack(x)``).
 
         On a device that shares host memory (PoCL and other CPU devices:
         ``Device.shares_host_memory``) the export is the array's own memory, mapped for the
         host once the work queued before it has finished: the consumer and clnp then read and
         write the same bytes (a kernel's later writes are seen once it has completed,
         ``clnp.synchronize()``), and the memory stays the array's until the consumer lets go
-        of it. Elsewhere the export is a host copy.
+        of it.
+
+        On an NVIDIA device that shares memory with CUDA (the ``cuda`` extra) the export is
+        ``kDLCUDA``: the array's own memory where it was allocated in memory CUDA sees
+        (``Device.set_cuda_memory``, ``CLNP_CUDA_MEMORY=1``, or ``from_dlpack`` of a CUDA
+        tensor), else a copy put there. The work queued on the array before is finished
+        first (a host wait) unless ``stream=-1``. Elsewhere the export is a host copy.
 
         Parameters
         ----------
-        stream : None
-            Accepted for the protocol (host memory has no stream).
+        stream : int, optional
+            The consumer's CUDA stream (kDLCUDA exports): ``-1`` skips the wait for the
+            work queued before; any other stream gets memory whose writes have completed.
+            ``0`` is refused, as the standard asks.
         max_version : tuple of int, optional
             The newest DLPack version the consumer understands.
         dl_device : tuple of int, optional
-            Only ``(1, 0)`` (kDLCPU).
+            ``__dlpack_device__()``, or ``(1, 0)`` (kDLCPU) for a host copy.
         copy : bool, optional
-            True: a host copy. False: the array's own memory, or BufferError where the
-            device's memory is not host memory. None: the memory where it can be, else a copy.
+            True: a copy. False: the array's own memory, or BufferError where that cannot
+            be exported (not host memory; not memory CUDA sees). None: the memory where it
+            can be, else a copy.
 
         Returns
         -------
@@ -732,22 +743,32 @@ class Array(ArrayOperators):
         Raises
         ------
         BufferError
-            ``copy=False`` on a device whose memory is not host memory, or a ``dl_device``
-            other than the host.
+            ``copy=False`` where the memory cannot be exported as it is, or a ``dl_device``
+            the array cannot go to.
+        ValueError
+            ``stream=0`` for a kDLCUDA export.
 
         Examples
         --------
         >>> import numpy, clnp
         >>> x = clnp.zeros(3)
-        >>> h = numpy.from_dlpack(x)          # on a CPU device: x's own memory
-        >>> h[0] = 5.0
-        >>> float(x[0]) == (5.0 if x.device.shares_host_memory else 0.0)
+        >>> if x.__dlpack_device__()[0] == 1:     # host memory: NumPy takes it
+        ...     h = numpy.from_dlpack(x)          # on a CPU device: x's own memory
+        ...     h[0] = 5.0
+        ...     print(float(x[0]) == (5.0 if x.device.shares_host_memory else 0.0))
+        ... else:
+        ...     print(True)
         True
         """
-        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
-            raise BufferError(f"__dlpack__: clnp exports DLPack only to the host (kDLCPU, "
-                              f"(1, 0)); dl_device={tuple(dl_device)} is not supported")
-        if copy is not True and self._device.shares_host_memory:
+        own = self.__dlpack_device__()
+        want = own if dl_device is None else tuple(dl_device)
+        if want == own and own[0] == 2:
+            return _export_cuda(self, own[1], stream, max_version, copy)
+        if want != (1, 0):
+            raise BufferError(f"__dlpack__: an array of {self._device} exports to "
+                              f"{own}{' or the host (1, 0)' if own != (1, 0) else ''}; "
+                              f"dl_device={want} is not supported")
+        if copy is not True and own == (1, 0) and self._device.shares_host_memory:
             host = _shared_host_view(self)
         elif copy is False:
             raise BufferError(f"__dlpack__(copy=False): the memory of {self._device} is not "
@@ -762,6 +783,62 @@ class Array(ArrayOperators):
             return host.__dlpack__(**kwargs)
         except TypeError:
             return host.__dlpack__()
+
+
+_CUDA_ORDINALS: dict[Any, int | None] = {}
+
+
+def _cuda_ordinal(device: Device) -> int | None:
+    """The CUDA ordinal of an NVIDIA ``device`` that shares memory with CUDA, else None
+    (without importing anything CUDA for other devices)."""
+    if device in _CUDA_ORDINALS:
+        return _CUDA_ORDINALS[device]
+    ordinal = None
+    if device.vendor_key == "nvidia":
+        from .._runtime import cuda_memory
+        if cuda_memory.supported(device):
+            ordinal = cuda_memory.cuda_ordinal(device)
+    _CUDA_ORDINALS[device] = ordinal
+    return ordinal
+
+
+def _export_cuda(x: Array, ordinal: int, stream: Any, max_version: Any, copy: Any) -> Any:
+    """``x`` as a kDLCUDA capsule: its own memory where CUDA sees it, else (copy=None or
+    True) a copy put in memory CUDA sees."""
+    from .._runtime import cuda_memory, dlpack
+    if stream == 0:
+        raise ValueError("__dlpack__: stream=0 is ambiguous for CUDA and not allowed by the "
+                         "Array API standard; pass 1 (legacy default), 2 (per-thread "
+                         "default), a stream handle, or -1")
+    dev = x._device
+    address = None if copy is True else cuda_memory.address_of(dev, x._buf)
+    copied = address is None
+    if copied:
+        if copy is False:
+            raise BufferError(f"__dlpack__(copy=False): this array is in OpenCL's own memory "
+                              f"of {dev}, which CUDA cannot see; create it after "
+                              f"{dev.key}'s set_cuda_memory(True) (or with "
+                              f"CLNP_CUDA_MEMORY=1) to export it without a copy")
+        x = _copy_into(x, cuda_memory.arena(dev).take(max(x.nbytes, 1)))
+        address = cuda_memory.address_of(dev, x._buf)
+    if _hooks.current() is not None:
+        _hooks.note_readback()              # launch capture cannot replay an export
+    if copied or stream != -1:
+        dev.synchronize()
+    item = x._dtype.itemsize
+    return dlpack.export(address + x._offset * item, (2, ordinal), x._shape, x._strides,
+                         x._dtype, x, max_version=max_version, copied=copied)
+
+
+def _copy_into(x: Array, buf: Any) -> Array:
+    """The elements ``x`` spans, copied byte for byte into ``buf``: an array of ``x``'s
+    shape and strides there."""
+    lo, hi = x._span()
+    item = x._dtype.itemsize
+    if x.size:
+        cl.enqueue_copy(x._device.queue, buf, x._buf, byte_count=(hi - lo) * item,
+                        src_offset=lo * item, dst_offset=0)
+    return Array(buf, x._offset - lo, x._shape, x._strides, x._dtype, x._device)
 
 
 class _SharedHostView:

@@ -224,15 +224,30 @@ def supported(device: Any) -> bool:
     """
     hit = _SUPPORTED.get(device)
     if hit is None:
-        hit = False
-        if "NVIDIA" in device.platform_name.upper() and EXTENSION in device.extensions:
-            try:
-                cuda_ordinal(device)
-                hit = True
-            except (SharedMemoryUnavailable, RuntimeError, cl.Error):
-                hit = False
-        _SUPPORTED[device] = hit
+        hit = _SUPPORTED[device] = why_unsupported(device) is None
     return hit
+
+
+def why_unsupported(device: Any) -> str | None:
+    """Why ``device`` cannot hold memory CUDA sees (None where it can).
+
+    Examples
+    --------
+    >>> import clnp
+    >>> from clnp._runtime.cuda_memory import supported, why_unsupported
+    >>> d = clnp.default_device()
+    >>> (why_unsupported(d) is None) == supported(d)
+    True
+    """
+    if "NVIDIA" not in device.platform_name.upper():
+        return f"its platform, {device.platform_name}, is not NVIDIA's"
+    if EXTENSION not in device.extensions:
+        return f"its driver does not report {EXTENSION}"
+    try:
+        cuda_ordinal(device)
+    except (SharedMemoryUnavailable, RuntimeError, cl.Error) as e:
+        return str(e)
+    return None
 
 
 _SUPPORTED: dict[Any, bool] = {}
@@ -290,6 +305,11 @@ class SharedAllocation:
             except BaseException:
                 self.free()
                 raise
+
+    @property
+    def address(self) -> int:
+        """The CUDA pointer (the arena's name for a chunk's address in the other API)."""
+        return self.cuda_ptr
 
     def _import(self, device: Any) -> cl.Buffer:
         api = _opencl()
@@ -374,6 +394,85 @@ class SharedPool:
 
 
 _POOLS: dict[Any, SharedPool] = {}
+_ARENAS: dict[Any, Any] = {}
+_GRANULARITY: dict[int, int] = {}
+
+
+def granularity(device: Any) -> int:
+    """The CUDA allocation granularity of ``device`` in bytes (2 MiB on an H200)."""
+    ordinal = cuda_ordinal(device)
+    if ordinal not in _GRANULARITY:
+        cu = _driver()
+        prop = cu.CUmemAllocationProp()
+        prop.type = cu.CUmemAllocationType.CU_MEM_ALLOCATION_TYPE_PINNED
+        prop.location.type = cu.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE
+        prop.location.id = ordinal
+        prop.requestedHandleTypes = \
+            cu.CUmemAllocationHandleType.CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
+        with _Context(ordinal):
+            _GRANULARITY[ordinal] = int(_check(cu, cu.cuMemGetAllocationGranularity(
+                prop, cu.CUmemAllocationGranularity_flags.CU_MEM_ALLOC_GRANULARITY_MINIMUM),
+                "cuMemGetAllocationGranularity"))
+    return _GRANULARITY[ordinal]
+
+
+def arena(device: Any) -> Any:
+    """The arena of ``device``'s arrays in memory CUDA sees (:class:`SlotArena` of shared
+    allocations): every array when the device allocates there
+    (``Device.set_cuda_memory``), and the arrays ``from_dlpack`` copies from CUDA tensors.
+
+    Raises
+    ------
+    SharedMemoryUnavailable
+        ``device`` cannot share memory with CUDA.
+    """
+    a = _ARENAS.get(device)
+    if a is None:
+        from .slot_arena import SlotArena
+        why = why_unsupported(device)
+        if why is not None:
+            raise SharedMemoryUnavailable(f"{device} cannot share memory with CUDA: {why}")
+        a = _ARENAS[device] = SlotArena(lambda n: SharedAllocation(device, n),
+                                        align=device.host_ptr_align,
+                                        granularity=granularity(device))
+    return a
+
+
+def address_of(device: Any, buffer: Any) -> int | None:
+    """The CUDA pointer of ``buffer``'s first byte where it is one of ``device``'s arena
+    buffers, else None. Imports nothing: a device that never used the arena answers None.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> from clnp._runtime import cuda_memory
+    >>> d = clnp.default_device()
+    >>> x = clnp.zeros(4, device=d)
+    >>> cuda_memory.address_of(d, x._buf) is None or d.cuda_memory
+    True
+    """
+    a = _ARENAS.get(device)
+    return None if a is None else a.address_of(buffer)
+
+
+def copy_from_cuda(device: Any, dst: int, src: int, nbytes: int) -> None:
+    """Copy ``nbytes`` from CUDA pointer ``src`` to ``dst`` on ``device``'s GPU, ordered
+    after the work on CUDA's legacy default stream (where a DLPack producer asked with
+    ``stream=1`` puts its tensor's readiness), and wait for it."""
+    cu = _driver()
+    with _Context(cuda_ordinal(device)):
+        legacy = cu.CUstream(cu.CU_STREAM_LEGACY)
+        _check(cu, cu.cuMemcpyDtoDAsync(dst, src, nbytes, legacy), "cuMemcpyDtoDAsync")
+        _check(cu, cu.cuStreamSynchronize(legacy), "cuStreamSynchronize")
+
+
+def wait_for_cuda(device: Any) -> None:
+    """Wait for the work on CUDA's legacy default stream of ``device``'s GPU (which a DLPack
+    producer asked with ``stream=1`` orders its tensor's writes before)."""
+    cu = _driver()
+    with _Context(cuda_ordinal(device)):
+        _check(cu, cu.cuStreamSynchronize(cu.CUstream(cu.CU_STREAM_LEGACY)),
+               "cuStreamSynchronize")
 
 
 def pool(device: Any) -> SharedPool:
@@ -393,12 +492,18 @@ def _after_fork_in_child() -> None:
     for p in _POOLS.values():
         for a in p._free:
             a._pid = -1
+    for ar in _ARENAS.values():
+        for c in ar._chunks.values():
+            c.backing._pid = -1
     _POOLS.clear()
+    _ARENAS.clear()
     _SUPPORTED.clear()
 
 
 def free_all() -> None:
     """Free every pooled allocation (at exit, before the OpenCL contexts go)."""
+    for ar in list(_ARENAS.values()):
+        ar.free_unused()
     for p in list(_POOLS.values()):
         p.free_held()
 

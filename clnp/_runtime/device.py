@@ -160,6 +160,9 @@ class Device:
         self._kernels: dict[Any, Any] = {}
         self._pending: list[Any] = []   # in-flight uploads (see keep_until_done)
         self.peak_in_use = 0            # largest pool active_bytes seen (see clnp._runtime.memory)
+        # the SlotArena of memory CUDA sees, where every array is allocated when on
+        # (set_cuda_memory, CLNP_CUDA_MEMORY); decided with the pool, at the first allocation
+        self._arena: Any = None
 
     # -- lazily created so that enumerating devices is cheap
     @cached_property
@@ -177,7 +180,64 @@ class Device:
     @cached_property
     def pool(self) -> Any:
         import pyopencl.tools as cl_tools      # PyOpenCL itself imports it: no extra cost
-        return cl_tools.MemoryPool(cl_tools.ImmediateAllocator(self.queue))
+        pool = cl_tools.MemoryPool(cl_tools.ImmediateAllocator(self.queue))
+        if _cuda_memory_asked() and self._arena is None and self.vendor_key == "nvidia":
+            self._arena = _cuda_arena(self, "CLNP_CUDA_MEMORY=1")
+        return pool
+
+    @property
+    def cuda_memory(self) -> bool:
+        """Whether this device's arrays are allocated in memory CUDA sees
+        (:meth:`set_cuda_memory`, ``CLNP_CUDA_MEMORY``): then ``torch.from_dlpack``,
+        ``cupy.from_dlpack`` and ``jax.dlpack`` share an array's memory, and NCCL works on
+        it in place.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> clnp.default_device().cuda_memory in (True, False)
+        True
+        """
+        return self._arena is not None
+
+    def set_cuda_memory(self, enabled: bool = True) -> None:
+        """Allocate this device's arrays in memory CUDA sees (``enabled=True``), or in
+        OpenCL's own (``False``, the default). Arrays allocated before keep their memory.
+
+        Memory CUDA sees is a CUDA allocation imported into OpenCL
+        (``cl_khr_external_memory_opaque_fd``; NVIDIA's OpenCL, with the ``cuda`` extra:
+        ``pip install "clnp[cuda]"``), carved into slots for small arrays. Kernels run on
+        it at the same speed; an allocation costs more host time than OpenCL's pool
+        (docs/interop.md gives both).
+
+        Parameters
+        ----------
+        enabled : bool
+            On or off.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        ValueError
+            ``enabled`` on a device that cannot share memory with CUDA (not NVIDIA, no
+            ``cl_khr_external_memory_opaque_fd``, no ``cuda-bindings``), naming which.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> d = clnp.default_device()
+        >>> try:
+        ...     d.set_cuda_memory(True)
+        ... except ValueError as e:
+        ...     print("cannot share memory with CUDA" in str(e))
+        ... else:
+        ...     d.set_cuda_memory(False); print(True)
+        True
+        """
+        self._arena = _cuda_arena(self, "set_cuda_memory(True)") if enabled else None
 
     @property
     def key(self) -> str:
@@ -329,6 +389,8 @@ class Device:
             raise DeviceMemoryError(nbytes, self, "request exceeds the device's maximum "
                                                   "single allocation")
         pool = self.pool
+        if self._arena is not None:
+            return self._alloc_shared(nbytes)
         try:
             buf = pool.allocate(max(int(nbytes), 1))
         except (cl.MemoryError, cl.LogicError, cl.RuntimeError) as e:
@@ -341,6 +403,24 @@ class Device:
         if _capture.current() is not None:
             _capture.note_alloc(buf)
         used = pool.active_bytes    # in use only grows here, so the peak is exact
+        if used > self.peak_in_use:
+            self.peak_in_use = used
+        return buf
+
+    def _alloc_shared(self, nbytes: int) -> Any:
+        arena = self._arena
+        try:
+            buf = arena.take(nbytes)
+        except (RuntimeError, cl.Error) as e:   # a CUDA or OpenCL refusal
+            arena.free_unused()
+            _memory_pressure(self)
+            try:
+                buf = arena.take(nbytes)
+            except (RuntimeError, cl.Error):
+                raise DeviceMemoryError(nbytes, self, str(e)) from e
+        if _capture.current() is not None:
+            _capture.note_alloc(buf)
+        used = arena.lent_bytes
         if used > self.peak_in_use:
             self.peak_in_use = used
         return buf
@@ -367,9 +447,15 @@ class Device:
         if "pool" not in self.__dict__:
             return {"in_use": 0, "pooled": 0, "active_blocks": 0, "held_blocks": 0}
         p = self.pool
-        return {"in_use": int(getattr(p, "active_bytes", 0)),
+        info = {"in_use": int(getattr(p, "active_bytes", 0)),
                 "pooled": int(getattr(p, "managed_bytes", 0)) - int(getattr(p, "active_bytes", 0)),
                 "active_blocks": int(p.active_blocks), "held_blocks": int(p.held_blocks)}
+        if self._arena is not None:         # arrays in memory CUDA sees (set_cuda_memory)
+            shared = self._arena.info()
+            info["in_use"] += shared["in_use"]
+            info["pooled"] += shared["pooled"]
+            info["held_blocks"] += shared["chunks"]
+        return info
 
     def free_pooled(self) -> None:
         """Return the memory the pool holds but nobody uses to the driver.
@@ -392,6 +478,8 @@ class Device:
         _memory_pressure(self)
         if "pool" in self.__dict__:
             self.pool.free_held()
+        if self._arena is not None:
+            self._arena.free_unused()
 
     # -- programs
     @cached_property
@@ -648,6 +736,20 @@ def _after_fork_in_child() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _cuda_memory_asked() -> bool:
+    """``CLNP_CUDA_MEMORY=1``: NVIDIA devices allocate their arrays in memory CUDA sees."""
+    return os.environ.get("CLNP_CUDA_MEMORY", "").lower() in ("1", "true", "yes", "on")
+
+
+def _cuda_arena(device: Device, asked_by: str) -> Any:
+    """``device``'s arena of memory CUDA sees, or ValueError naming why it has none."""
+    from . import cuda_memory              # imports CUDA's bindings only when asked
+    try:
+        return cuda_memory.arena(device)
+    except cuda_memory.SharedMemoryUnavailable as e:
+        raise ValueError(f"{asked_by}: {e}") from None
 
 
 def _shared_contexts() -> bool:
