@@ -2,6 +2,10 @@
 256 MiB of float32 per device, beside ``torch.distributed.all_reduce`` (NCCL) on the same
 GPUs. Bandwidth is algorithm bandwidth: bytes per device over the time of one call.
 
+clnp is measured twice where its devices can share memory with CUDA: with arrays in
+OpenCL's own memory (NCCL works on staging copies) and with arrays in memory CUDA sees
+(``Device.set_cuda_memory``: NCCL works on them where they lie).
+
     python bench/bench_allreduce.py --ndev 2,4 --csv bench/results/allreduce-h200.csv
 """
 from __future__ import annotations
@@ -22,11 +26,15 @@ def clnp_rows(ndevs: list[int], reps: int) -> list[tuple]:
     import clnp
     from clnp_nn import parallel as P
     from clnp_nn.parallel import nccl
+    from clnp._runtime import cuda_memory
     devs = list(P.local_devices())
     rows = []
-    for n in ndevs:
+    modes = ["opencl"] + (["cuda"] if all(cuda_memory.supported(d) for d in devs) else [])
+    for n, mode in [(n, m) for n in ndevs for m in modes]:
         if n > len(devs):
             continue
+        for d in devs[:n]:
+            d.set_cuda_memory(mode == "cuda")
         f = P.pmap(lambda x: P.psum(x, "i"), "i", devices=devs[:n])
         for mib in SIZES_MIB:
             k = (mib << 20) // 4
@@ -43,9 +51,12 @@ def clnp_rows(ndevs: list[int], reps: int) -> list[tuple]:
             clnp.synchronize()
             dt = (time.perf_counter() - t) / reps
             transport = "nccl" if nccl.in_use() else "host"
-            rows.append((f"clnp psum ({transport})", n, mib, dt))
-            print(f"RESULT clnp psum {transport} ndev={n} {mib} MiB {dt * 1e3:.3f} ms "
+            rows.append((f"clnp psum ({transport}, {mode} memory)", n, mib, dt))
+            print(f"RESULT clnp psum {transport} {mode} memory ndev={n} {mib} MiB "
+                  f"{dt * 1e3:.3f} ms "
                   f"{(mib << 20) / dt / 1e9:.1f} GB/s", flush=True)
+    for d in devs:
+        d.set_cuda_memory(False)
     return rows
 
 

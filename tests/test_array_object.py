@@ -212,11 +212,14 @@ def test_to_device(device, a, x):
 
 
 def test_dlpack(device, a, x):
-    assert x.__dlpack_device__() == (1, 0)
-    h = np.from_dlpack(x)
+    from clnp._runtime import cuda_memory
+    # kDLCUDA on an NVIDIA device sharing memory with CUDA (tests/parallel/test_cuda_dlpack.py)
+    assert x.__dlpack_device__() == ((2, cuda_memory.cuda_ordinal(device))
+                                     if cuda_memory.supported(device) else (1, 0))
+    h = np.from_dlpack(x, device="cpu")
     np.testing.assert_array_equal(h, a)
     v = x[:, ::-2]
-    np.testing.assert_array_equal(np.from_dlpack(v), a[:, ::-2])
+    np.testing.assert_array_equal(np.from_dlpack(v, device="cpu"), a[:, ::-2])
     y = clnp.from_dlpack(x)
     assert isinstance(y, clnp.Array)
     np.testing.assert_array_equal(np.asarray(y), a)
@@ -229,7 +232,7 @@ def test_dlpack(device, a, x):
         with pytest.raises(BufferError, match="copy=False"):
             x.__dlpack__(copy=False)
     with pytest.raises(BufferError):
-        x.__dlpack__(dl_device=(2, 0))
+        x.__dlpack__(dl_device=(2, 99))          # a GPU it is not on
 
 
 def test_pickle(device, a, x):

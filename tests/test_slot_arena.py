@@ -80,7 +80,8 @@ def test_slots_are_sub_buffers_of_shared_chunks_and_taken_back(device):
     assert arena.free_unused() == 0                  # a chunk with a lent slot stays
     del keep
     assert arena.free_unused() > 0 and _PlainBacking.made[-1].freed
-    assert arena.info() == {"in_use": 0, "pooled": 0, "chunks": 0, "sweeps": arena.sweeps}
+    assert arena.info() == {"in_use": 0, "pooled": 0, "lent_slots": 0, "free_slots": 0,
+                            "chunks": 0, "sweeps": arena.sweeps}
 
 
 def test_large_requests_get_chunks_of_their_own(device):
@@ -153,11 +154,14 @@ def test_arrays_and_a_jitted_training_step_in_an_arena(device, with_arena):
 
 
 def test_memory_info_and_release_count_the_arena(device, with_arena):
+    base = clnp.memory_info(device).in_use
     x = clnp.ones(1 << 15, dtype=clnp.float32, device=device)
     info = device.memory_info()
-    assert info["in_use"] >= x.nbytes
+    assert info["in_use"] >= x.nbytes and clnp.memory_info(device).in_use - base >= x.nbytes
+    assert clnp.memory_info(device).peak_in_use >= x.nbytes
     del x
     gc.collect()
+    assert clnp.memory_info(device).in_use - base < 1 << 17     # swept when asked
     clnp.synchronize()
     device.free_pooled()
     assert with_arena.info()["chunks"] == 0

@@ -420,14 +420,16 @@ class Device:
                 raise DeviceMemoryError(nbytes, self, str(e)) from e
         if _capture.current() is not None:
             _capture.note_alloc(buf)
-        used = arena.lent_bytes
+        used = arena.lent_bytes + int(self.pool.active_bytes)
         if used > self.peak_in_use:
             self.peak_in_use = used
         return buf
 
     def memory_info(self) -> dict[str, int]:
         """Bytes handed out by the pool (``in_use``) and held by it beyond those (``pooled``,
-        reusable without asking the driver), with the block counts.
+        reusable without asking the driver), with the block counts; with
+        ``set_cuda_memory``, the arena of memory CUDA sees too (its lent slots count as
+        active blocks, its free ones as held).
 
         Returns
         -------
@@ -451,10 +453,12 @@ class Device:
                 "pooled": int(getattr(p, "managed_bytes", 0)) - int(getattr(p, "active_bytes", 0)),
                 "active_blocks": int(p.active_blocks), "held_blocks": int(p.held_blocks)}
         if self._arena is not None:         # arrays in memory CUDA sees (set_cuda_memory)
+            self._arena.sweep()             # slots let go since the last sweep are free
             shared = self._arena.info()
             info["in_use"] += shared["in_use"]
             info["pooled"] += shared["pooled"]
-            info["held_blocks"] += shared["chunks"]
+            info["active_blocks"] += shared["lent_slots"]
+            info["held_blocks"] += shared["free_slots"]
         return info
 
     def free_pooled(self) -> None:

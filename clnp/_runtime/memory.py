@@ -85,10 +85,10 @@ def memory_info(device: Device | None = None) -> MemoryInfo:
     d = default_device() if device is None else select_device(device, arg="device")
     if "pool" not in d.__dict__:     # nothing allocated yet: do not create the pool
         return MemoryInfo(0, 0, d.peak_in_use, 0, 0)
-    p = d.pool
-    active = int(p.active_bytes)
-    return MemoryInfo(active, int(p.managed_bytes) - active, max(d.peak_in_use, active),
-                      int(p.active_blocks), int(p.held_blocks))
+    info = d.memory_info()            # OpenCL's pool and the arena of memory CUDA sees
+    active = info["in_use"]
+    return MemoryInfo(active, info["pooled"], max(d.peak_in_use, active),
+                      info["active_blocks"], info["held_blocks"])
 
 
 def release_memory(device: Device | None = None, *, reset_peak: bool = False) -> None:
@@ -126,4 +126,4 @@ def release_memory(device: Device | None = None, *, reset_peak: bool = False) ->
             continue
         d.free_pooled()       # and the memory other caches hold for the device
         if reset_peak:
-            d.peak_in_use = int(d.pool.active_bytes)
+            d.peak_in_use = d.memory_info()["in_use"]

@@ -252,7 +252,10 @@ class SlotArena:
 
     def info(self) -> dict[str, int]:
         """``in_use`` (bytes lent, as of the last sweep for slots since let go), ``pooled``
-        (held beyond those), ``chunks`` and ``sweeps``."""
+        (held beyond those), ``lent_slots``, ``free_slots`` (made and free), ``chunks`` and
+        ``sweeps``."""
         with self._lock:
             return {"in_use": self.lent_bytes, "pooled": self.held_bytes - self.lent_bytes,
+                    "lent_slots": len(self._lent),
+                    "free_slots": sum(len(v) for v in self._free.values()),
                     "chunks": len(self._chunks), "sweeps": self.sweeps}

@@ -358,6 +358,8 @@ def _all_reduce_many(name: str, shard_lists: Sequence[Sequence[Array]], who: Any
     gradient bucket: a step's every gradient in one call)."""
     g = group(who)
     _, nccl = _modules()
+    if _in_cuda_memory(who.local, shard_lists):
+        return _all_reduce_in_place(name, shard_lists, g)
     first = shard_lists[0]
     dtype = first[0].dtype
     ntype, per = _nccl_type(dtype)
@@ -396,6 +398,46 @@ def _all_reduce_many(name: str, shard_lists: Sequence[Sequence[Array]], who: Any
         out.append(res)
     _flush(who.local)
     return out
+
+
+def _cuda_pointer(x: Array) -> int | None:
+    """The CUDA pointer of ``x``'s first element where it lies in memory CUDA sees."""
+    base = cuda_memory.address_of(x.device, x._buf)
+    return None if base is None else base + x._offset * x.dtype.itemsize
+
+
+def _in_cuda_memory(devices: Sequence[Any], shard_lists: Sequence[Sequence[Array]]) -> bool:
+    """Whether NCCL can work on the operands where they lie: every device allocates in
+    memory CUDA sees (``Device.set_cuda_memory``: the results go there too) and every
+    operand is a C-contiguous array there."""
+    return all(dev.cuda_memory for dev in devices) and all(
+        x.flags.c_contiguous and _cuda_pointer(x) is not None
+        for xs in shard_lists for x in xs)
+
+
+def _all_reduce_in_place(name: str, shard_lists: Sequence[Sequence[Array]], g: _Group
+                         ) -> list[list[Array]]:
+    """``psum``/``pmax``/``pmin`` of operands in memory CUDA sees, without staging: NCCL
+    reads each operand where it lies and writes a fresh array of its device (one all-reduce
+    per operand, the whole step's as one NCCL group). The host waits for each device's queue
+    before (OpenCL's writes are done) and for NCCL's streams after (the results are)."""
+    _, nccl = _modules()
+    dtype = shard_lists[0][0].dtype
+    ntype, per = _nccl_type(dtype)
+    op = getattr(nccl, _OPS[name])
+    outs = [[Array.empty(tuple(x.shape), dtype, dev) for x in xs]
+            for dev, xs in zip(g.who.local, shard_lists)]
+    _flush(g.who.local)
+    for dev in g.who.local:
+        dev.queue.finish()
+
+    def call(i: int, comm: Any, s: Any) -> None:
+        for x, y in zip(shard_lists[i], outs[i]):
+            if x.size:
+                comm.allReduce(_cuda_pointer(x), _cuda_pointer(y), x.size * per, ntype, op, s)
+    _for_each(g, call)
+    _finish(g)
+    return outs
 
 
 def collective_group(eqn_params: Sequence[tuple[str, dict]],

@@ -155,3 +155,35 @@ def test_a_step_of_gradients_is_one_all_reduce_per_dtype(monkeypatch):
     np.testing.assert_allclose(np.asarray(rb)[1], b.mean(0), rtol=1e-6)
     np.testing.assert_array_equal(np.asarray(rc)[0], c.sum(0))
     assert sorted(calls) == [("psum", 1), ("psum", 2)], calls
+
+
+@needs_one
+def test_all_reduce_of_arrays_in_cuda_memory_stages_nothing(monkeypatch):
+    """Operands already in memory CUDA sees (``set_cuda_memory``) are all-reduced where they
+    lie: no copy in or out. One participant (one GPU) runs the same NCCL calls as several."""
+    if nccl._modules() is None:
+        pytest.skip("needs CuPy's NCCL")
+    d = NVIDIA[0]
+    d.set_cuda_memory(True)
+    try:
+        who = transport.Participants([d], [d], [0], [1])
+        xs = [clnp.arange(10, dtype=clnp.float32, device=d),
+              clnp.ones((3, 4), dtype=clnp.float32, device=d) * 2,
+              clnp.zeros((0,), dtype=clnp.float32, device=d)]
+        copies = []
+        real_copy = nccl.cl.enqueue_copy
+        monkeypatch.setattr(nccl.cl, "enqueue_copy",
+                            lambda *a, **k: copies.append(a) or real_copy(*a, **k))
+        out = nccl._all_reduce_many("psum", [xs], who)[0]
+        assert copies == []
+        for x, y in zip(xs, out):
+            np.testing.assert_array_equal(clnp.asnumpy(y), clnp.asnumpy(x))
+            assert y.shape == x.shape and (x.size == 0 or y._buf is not x._buf)
+            assert cuda_memory.address_of(d, y._buf) is not None
+        d.set_cuda_memory(False)                     # operands in OpenCL memory: staged
+        ys = [clnp.asarray(x, copy=True) for x in xs[:2]]
+        out = nccl._all_reduce_many("psum", [ys], who)[0]
+        assert copies
+        np.testing.assert_array_equal(clnp.asnumpy(out[1]), clnp.asnumpy(xs[1]))
+    finally:
+        d.set_cuda_memory(False)
