@@ -177,3 +177,30 @@ def test_cuda_memory_refused_where_cuda_cannot_see_it(device):
         device.set_cuda_memory(True)
     assert not device.cuda_memory
     device.set_cuda_memory(False)                               # off is always possible
+
+
+def test_threads_share_an_arena_without_mixing_slots(device, with_arena):
+    """Four threads make, fill, check and drop arrays in one arena at once: no slot is ever
+    handed to two live arrays (each thread sees only its own values)."""
+    import threading
+    errors: list[str] = []
+
+    def work(k: int) -> None:
+        try:
+            for i in range(60):
+                a = clnp.full((257 + 31 * (i % 5),), float(k * 1000 + i), dtype=clnp.float32,
+                              device=device)
+                b = a + 1
+                got = clnp.asnumpy(b)
+                if not (got == k * 1000 + i + 1).all():
+                    errors.append(f"thread {k} step {i}: {got[:3]}")
+                del a, b
+        except Exception as e:   # noqa: BLE001 -- reported below, with the thread
+            errors.append(f"thread {k}: {type(e).__name__}: {e}")
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[:5]
+    assert with_arena.sweeps > 0
