@@ -303,14 +303,15 @@ def test_outer_axis_layouts(device, rng):
 # ----------------------------------------------------------------------------- two-stage path
 @pytest.fixture
 def launches(monkeypatch):
-    """Records ``parts`` of every reduction launch (parts > 1: the two-stage path)."""
+    """Records ``parts`` of every reduction launch planned (parts > 1: the two-stage path;
+    a single launch repeated with the same layouts is planned once)."""
     seen: list[int] = []
-    orig = _eager._launch_reduce
+    orig = _eager._reduce_launch
 
     def spy(spec, x, y, n_out, parts, *rest):
         seen.append(parts)
         return orig(spec, x, y, n_out, parts, *rest)
-    monkeypatch.setattr(_eager, "_launch_reduce", spy)
+    monkeypatch.setattr(_eager, "_reduce_launch", spy)
     return seen
 
 
@@ -463,3 +464,27 @@ def test_complex_prod_of_infinities_matches_numpy(device, dtype):
         same(clnp.multiply(x, np.dtype(dtype).type(s)).to_numpy(),
              np.multiply(pairs[:, 0], np.dtype(dtype).type(s)))
         same((x * s).to_numpy(), pairs[:, 0] * s)
+
+
+def test_repeated_reductions_reuse_their_launch(device, monkeypatch, rng):
+    """An eager reduction repeated with the same layouts is planned once and launched with
+    the new buffers; other layouts, offsets and dtypes plan again, and every result is
+    right."""
+    planned: list[tuple] = []
+    orig = _eager._reduce_launch
+
+    def spy(spec, x, y, *rest):
+        planned.append((x.shape, x.dtype))
+        return orig(spec, x, y, *rest)
+    monkeypatch.setattr(_eager, "_reduce_launch", spy)
+    _eager._REDUCE_LAUNCHES.clear()
+    a = rng.random((37, 11)).astype(np.float32)
+    for k in range(3):
+        x = clnp.asarray(a + k, device=device)
+        check(clnp.sum(x, axis=0), np.sum(a + k, axis=0), rtol=1e-5)
+    assert len(planned) == 1
+    check(clnp.sum(clnp.asarray(a, device=device)[1:], axis=0), np.sum(a[1:], axis=0),
+          rtol=1e-5)                                   # an offset: planned, not cached
+    check(clnp.sum(clnp.asarray(a.T, device=device), axis=1), np.sum(a.T, axis=1), rtol=1e-5)
+    check(clnp.max(clnp.asarray(a, device=device), axis=0), np.max(a, axis=0))
+    assert len(planned) == 4
