@@ -7,7 +7,9 @@ figures are the cost of the call itself: Python, dispatch and the enqueue.
 
 Rows: ``a + b`` (8 floats), ``exp(a)``, ``sum(a)``, ``sum(M, axis=0)`` and
 ``max(M, axis=1)`` of a 64x16 float32 matrix, ``W @ a`` (8x8 times 8), and the gradient
-of ``sum(exp(x) * 2)`` (``clnp_grad.grad`` against ``torch.autograd.grad``).
+of ``sum(exp(x) * 2)`` (``clnp_grad.grad`` against ``torch.autograd.grad``). On a GPU,
+PyTorch CUDA is measured too (the issue's target for eager overhead: at most PyTorch eager
+on the GPU).
 """
 from __future__ import annotations
 
@@ -41,6 +43,20 @@ def best_us(fn: Callable[[], Any], calls: int, drain: Callable[[], None]) -> flo
     return min(rounds)
 
 
+def _torch_cases(torch: Any, dev: str, cases: dict, a_np: np.ndarray, m_np: np.ndarray,
+                 w_np: np.ndarray) -> None:
+    ta, tm, tw = (torch.tensor(v, device=dev) for v in (a_np, m_np, w_np))
+    tx = torch.tensor(a_np, requires_grad=True, device=dev)
+
+    def tgrad() -> Any:
+        return torch.autograd.grad((torch.exp(tx) * 2.0).sum(), tx)[0]
+    for name, fn in (("a + b", lambda: ta + ta), ("exp(a)", lambda: torch.exp(ta)),
+                     ("sum(a)", lambda: ta.sum()), ("sum(M, axis=0)", lambda: tm.sum(0)),
+                     ("max(M, axis=1)", lambda: tm.max(1).values),
+                     ("W @ a", lambda: tw @ ta), ("grad of sum(exp(x) * 2)", tgrad)):
+        cases[name][f"torch {dev}"] = fn
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--calls", type=int, default=5000)
@@ -64,19 +80,15 @@ def main() -> None:
         "W @ a": {"clnp": lambda: w @ a, "numpy": lambda: w_np @ a_np},
         "grad of sum(exp(x) * 2)": {"clnp": lambda: grad(a)},
     }
+    drains: dict[str, Callable[[], None]] = {"clnp": clnp.synchronize}
     try:
         import torch
         torch.set_num_threads(1)
-        ta, tm, tw = (torch.tensor(v) for v in (a_np, m_np, w_np))
-        tx = torch.tensor(a_np, requires_grad=True)
-
-        def tgrad() -> Any:
-            return torch.autograd.grad((torch.exp(tx) * 2.0).sum(), tx)[0]
-        for name, fn in (("a + b", lambda: ta + ta), ("exp(a)", lambda: torch.exp(ta)),
-                         ("sum(a)", lambda: ta.sum()), ("sum(M, axis=0)", lambda: tm.sum(0)),
-                         ("max(M, axis=1)", lambda: tm.max(1).values),
-                         ("W @ a", lambda: tw @ ta), ("grad of sum(exp(x) * 2)", tgrad)):
-            cases[name]["torch cpu"] = fn
+        where = ["cpu"] + (["cuda"] if d.is_gpu and torch.cuda.is_available() else [])
+        for dev in where:
+            _torch_cases(torch, dev, cases, a_np, m_np, w_np)
+            if dev == "cuda":
+                drains["torch cuda"] = torch.cuda.synchronize
     except ImportError:
         pass
     rows = []
@@ -84,7 +96,7 @@ def main() -> None:
     for name, impls in cases.items():
         got = {}
         for impl, fn in impls.items():
-            drain = clnp.synchronize if impl == "clnp" else (lambda: None)
+            drain = drains.get(impl, lambda: None)
             got[impl] = best_us(fn, args.calls if "grad" not in name else args.calls // 5, drain)
         line = "  ".join(f"{k} {v:8.2f} us" for k, v in got.items())
         print(f"{name:26s} {line}")

@@ -73,13 +73,20 @@ class JVPInterpreter(Interpreter):
         return mark_view(JVPTracer(self, out, t_out), prim)
 
 
-def _ZERO_OUTPUT_OPS(prim: Primitive) -> set[str]:
-    """Table ops with bool output (comparisons, isnan, ...) never carry derivatives."""
-    from clnp._kernels import op_table as _ops
-    rec = _ops.OPS.get(prim.name)
-    return {prim.name} if rec is not None and (rec.out == "bool" or prim.name in (
-        "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert", "bitwise_left_shift",
-        "bitwise_right_shift", "logical_not", "isfinite", "isinf", "isnan", "signbit")) else set()
+def _ZERO_OUTPUT_OPS(prim: Primitive) -> bool:
+    """Whether ``prim`` is a table op with bool output (comparisons, isnan, ...) or a bitwise
+    one: those never carry derivatives. Asked on every traced op, so kept by name."""
+    hit = _ZERO_OUTPUT.get(prim.name)
+    if hit is None:
+        from clnp._kernels import op_table as _ops
+        rec = _ops.OPS.get(prim.name)
+        hit = _ZERO_OUTPUT[prim.name] = rec is not None and (rec.out == "bool" or prim.name in (
+            "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert", "bitwise_left_shift",
+            "bitwise_right_shift", "logical_not", "isfinite", "isinf", "isnan", "signbit"))
+    return hit
+
+
+_ZERO_OUTPUT: dict[str, bool] = {}
 
 
 # ------------------------------------------------------------------------------ reverse mode
@@ -228,7 +235,7 @@ def _lift_inputs(trees: Sequence[Any], positions: Sequence[int], what: str
     definition of the list of trees)."""
     flat, tdef = tree_flatten(list(trees))
     flat, weak = lift(flat)
-    check_differentiable(flat, _leaf_names(trees, positions, what), what)
+    check_differentiable(flat, lambda: _leaf_names(trees, positions, what), what)
     return flat, weak, tdef
 
 

@@ -9,7 +9,7 @@ JAX: their leaves are converted one by one.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -52,10 +52,17 @@ def lift_tree(tree: Any, device: Any = None) -> Any:
     return tree_unflatten(tdef, lift(flat, device)[0])
 
 
-def check_differentiable(flat: Sequence[Any], names: Sequence[str], what: str) -> None:
+def check_differentiable(flat: Sequence[Any], names: Callable[[], Sequence[str]],
+                         what: str) -> None:
     """TypeError unless every leaf is an array of a floating dtype (JAX's rule: integer and
-    boolean inputs have no derivative); names the argument."""
-    for x, name in zip(flat, names):
+    boolean inputs have no derivative); names the argument. ``names()`` gives the leaves'
+    names, asked for only when one fails (a call that passes formats none)."""
+    for x in flat:
+        if not (hasattr(x, "shape") and hasattr(x, "dtype")) or dkind(x.dtype) not in "fc":
+            break
+    else:
+        return
+    for x, name in zip(flat, names()):
         if not (hasattr(x, "shape") and hasattr(x, "dtype")):
             raise TypeError(f"{what}: {name} must be an array, a Python scalar or a pytree of "
                             f"them; got {type(x).__name__}")

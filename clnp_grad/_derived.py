@@ -37,7 +37,8 @@ def _select(args: tuple, argnums: int | Sequence[int], what: str
     args = list(args)
     for i in nums:
         args[i] = lift_tree(args[i])
-        check_differentiable(tree_flatten(args[i])[0], _ad._leaf_names([args[i]], [i], what),
+        check_differentiable(tree_flatten(args[i])[0],
+                             lambda i=i: _ad._leaf_names([args[i]], [i], what),
                              what)
     return nums, isinstance(argnums, int), tuple(args)
 
