@@ -122,6 +122,17 @@ def race_blocks(steps: dict[str, Callable[[], Any]], reps: int, block: int,
     return {k: statistics.median(v) for k, v in runs.items()}
 
 
+def cuda_sharing_device(script: str) -> clnp.Device:
+    """The default device, or exit naming ``script`` and why where it cannot share memory
+    with CUDA (the benches of issue #24 that need NVIDIA's OpenCL and the cuda extra)."""
+    from clnp._runtime import cuda_memory
+    d = clnp.default_device()
+    why = cuda_memory.why_unsupported(d)
+    if why is not None:
+        sys.exit(f"{script}: {d} cannot share memory with CUDA: {why}")
+    return d
+
+
 def append_csv(path: str, rows: list[dict]) -> None:
     """Append benchmark rows (dicts with the same keys) to ``path``, with a header when the
     file is new: for figures that several invocations measure side by side (one process, then

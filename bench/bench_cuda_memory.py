@@ -39,7 +39,7 @@ sys.path.insert(0, HERE)
 import clnp  # noqa: E402
 import clnp_grad  # noqa: E402
 from clnp._runtime import cuda_memory  # noqa: E402
-from bench_core import race_blocks, timeit_batched, write_csv  # noqa: E402
+from bench_core import cuda_sharing_device, race_blocks, timeit_batched, write_csv  # noqa: E402
 
 ROWS: list[dict] = []
 
@@ -218,10 +218,7 @@ def main() -> None:
     ap.add_argument("--csv", default=None)
     ap.add_argument("--reps", type=int, default=60)
     a = ap.parse_args()
-    d = clnp.default_device()
-    why = cuda_memory.why_unsupported(d)
-    if why is not None:
-        sys.exit(f"bench_cuda_memory: {d} cannot share memory with CUDA: {why}")
+    d = cuda_sharing_device("bench_cuda_memory")
     print(f"device: {d}")
     bench_alloc(d)
     bench_new_chunk(d)

@@ -15,15 +15,19 @@
 from __future__ import annotations
 
 import ctypes
+import os
 import statistics
 import sys
 import time
 
 import numpy as np
 
-import clnp
-from clnp._runtime import cuda_memory as cm
-from clnp._runtime.launch import opencl_library_path
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import clnp  # noqa: E402
+from clnp._runtime import cuda_memory as cm  # noqa: E402
+from clnp._runtime.launch import opencl_library_path  # noqa: E402
+from bench_core import cuda_sharing_device  # noqa: E402
 
 
 def semaphores(d: clnp.Device) -> None:
@@ -110,10 +114,7 @@ def counter(d: clnp.Device) -> None:
 
 
 def main() -> None:
-    d = clnp.default_device()
-    why = cm.why_unsupported(d)
-    if why is not None:
-        sys.exit(f"probe_cuda_ordering: {d} cannot share memory with CUDA: {why}")
+    d = cuda_sharing_device("probe_cuda_ordering")
     print(f"device: {d}; {sorted(e for e in d.extensions if 'semaphore' in e)}")
     semaphores(d)
     counter(d)
