@@ -19,6 +19,7 @@ from .._kernels import ctypes as C
 from .._kernels.elementwise import EwSpec, Instr, Operand, can_vectorize, render_elementwise
 from .._kernels.reduction import ReduceSpec, fusable, render_reduction, vector_ok
 from .._runtime import capture_hooks as _hooks
+from .._runtime import launch as _launch
 from .prims import def_impl, primitive
 from .._runtime.deferred import deferred_import
 from .._runtime.device import Device, launch
@@ -151,7 +152,7 @@ class LaunchPlan:
     indices address every element the view touches."""
 
     __slots__ = ("kernel", "gsize", "lsize", "template", "slots", "scalars", "limits",
-                 "cacheable")
+                 "cacheable", "launch")
 
     def __init__(self, kernel: Any, gsize: tuple[int, ...], lsize: tuple[int, ...],
                  template: list[Any], slots: tuple[int, ...],
@@ -160,6 +161,8 @@ class LaunchPlan:
         self.kernel, self.gsize, self.lsize = kernel, gsize, lsize
         self.template, self.slots, self.scalars = template, slots, scalars
         self.limits, self.cacheable = limits, cacheable
+        # the enqueue itself, without an event where that is cheaper (NVIDIA)
+        self.launch = _launch.Launch(kernel, gsize, lsize)
 
     def fill(self, views: Sequence[Array], args: Sequence[Any]) -> list[Any] | None:
         """The kernel's argument list with the buffers and offsets of ``views`` (the array
@@ -290,7 +293,7 @@ def run_elementwise(body: tuple[Instr, ...], args: Sequence[Any], in_dtypes: Seq
         kargs = plan.fill(views, args)
     if _hooks.current() is not None:
         _hooks.note_launch(plan.kernel, plan.gsize, plan.lsize, kargs)
-    plan.kernel(device.queue, plan.gsize, plan.lsize, *kargs)
+    _launch.launch_with(plan.kernel, plan.launch, device.queue, kargs)
 
 
 # CPU devices walk 2-D operations with a transposed operand in blocks of this side

@@ -223,6 +223,32 @@ class Launch:
         _enqueue(queue, self.kernel, self.gsize, self.lsize)
 
 
+def launch_with(kernel: Any, launch: "Launch", queue: Any, args: Sequence[Any]) -> None:
+    """Set ``args`` on ``kernel`` and enqueue ``launch`` of it: without an event where the
+    platform's launches are cheaper so (``Launch``), else through PyOpenCL's invoker, which
+    sets and enqueues as cheaply itself. The eager ops' path (dispatch.apply_fast): on an
+    H200 a small ``a + b`` went from 13.6-14.8 to 12.8-13.1 us of host time.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> from clnp._runtime.launch import Launch, launch_with
+    >>> d = clnp.default_device()
+    >>> src = "__kernel void two(__global int *x) { x[get_global_id(0)] = 2; }"
+    >>> k = d.kernel(("doc-example", "two"), lambda: (src, "two", None))
+    >>> x = clnp.zeros(4, dtype=clnp.int32)
+    >>> launch_with(k, Launch(k, (4,), None), d.queue, [x._buf])
+    >>> print(x)
+    [2 2 2 2]
+    """
+    if launch.fast is None:
+        kernel(queue, launch.gsize, launch.lsize, *args)
+        return
+    with kernel.lock:
+        kernel.set_args(*args)
+        launch(queue)
+
+
 def _arg(value: Any, dtype: Any) -> Any:
     """``value`` as ``set_arg`` takes it: a NumPy scalar of the parameter's C type."""
     return value if dtype is None or value is None else np.asarray(value, dtype)[()]
