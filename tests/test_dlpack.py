@@ -240,3 +240,23 @@ def test_arrays_of_cpu_devices_export_to_the_host_only(device):
         x.__dlpack__(dl_device=(2, 7))
     if own == (1, 0):
         np.testing.assert_array_equal(np.from_dlpack(x, device="cpu"), [0, 1, 2])
+
+
+def test_a_copy_for_export_spans_a_strided_view(device):
+    """``__dlpack__``'s copy into memory CUDA sees takes the bytes a view spans (more than
+    its ``nbytes`` when strided, less when broadcast), keeping its shape and strides; here
+    into OpenCL memory, which every device has."""
+    from clnp._core.array import _copy_into
+    base = np.arange(60, dtype=np.float32).reshape(6, 10)
+    x = clnp.asarray(base, device=device)
+    asked = []
+
+    def take(n):
+        asked.append(n)
+        return device.alloc(n)
+    for view, ref in ((x[::2, ::-3], base[::2, ::-3]), (x[1:, 2], base[1:, 2]),
+                      (clnp.broadcast_to(x[0], (4, 10)), np.broadcast_to(base[0], (4, 10)))):
+        c = _copy_into(view, take)
+        assert c._buf is not view._buf and c.strides == view.strides
+        np.testing.assert_array_equal(clnp.asnumpy(c), ref)
+    assert asked[0] > x[::2, ::-3].nbytes and asked[2] == 40

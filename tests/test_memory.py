@@ -127,3 +127,43 @@ def test_peak_counts_fast_path_allocations(device):
     nbytes = y.nbytes
     del y                                  # back to the pool: only the peak remembers it
     assert clnp.memory_info(device).peak_in_use >= base + nbytes
+
+
+class _RefusingPool:
+    """A pool whose first ``refusals`` allocations fail with ``error`` (a driver refusal)."""
+
+    def __init__(self, real, refusals: int, error: Exception):
+        self.real, self.refusals, self.error = real, refusals, error
+        self.given_back = 0
+
+    def allocate(self, n):
+        if self.refusals:
+            self.refusals -= 1
+            raise self.error
+        return self.real.allocate(n)
+
+    def free_held(self):
+        self.given_back += 1
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+
+@pytest.mark.parametrize("refusals", [1, 2])
+def test_a_refused_allocation_is_retried_once_after_giving_memory_back(device, monkeypatch,
+                                                                        refusals):
+    """One refusal: the pool's held memory goes back to the driver and the request is tried
+    again; two: DeviceMemoryError naming the request. Other errors are not refusals."""
+    import pyopencl as cl
+    pool = _RefusingPool(device.pool, refusals, cl.MemoryError("out of resources"))
+    monkeypatch.setattr(device, "pool", pool)
+    if refusals == 1:
+        assert device.alloc(64).size >= 64
+    else:
+        with pytest.raises(clnp.DeviceMemoryError, match="cannot allocate 64 bytes"):
+            device.alloc(64)
+    assert pool.given_back == 1
+    pool.refusals, pool.error = 1, cl.Error("not a refusal")
+    with pytest.raises(cl.Error, match="not a refusal"):
+        device.alloc(64)
+    assert pool.given_back == 1

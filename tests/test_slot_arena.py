@@ -204,3 +204,22 @@ def test_threads_share_an_arena_without_mixing_slots(device, with_arena):
         t.join()
     assert not errors, errors[:5]
     assert with_arena.sweeps > 0
+
+
+def test_a_refused_slot_is_retried_once_after_freeing_unused_chunks(device, with_arena,
+                                                                     monkeypatch):
+    """A CUDA or OpenCL refusal in the arena: unused chunks go back, the request is tried
+    again; a second refusal is DeviceMemoryError."""
+    real, calls = with_arena.take, {"n": 0, "refuse": 1}
+
+    def take(n):
+        calls["n"] += 1
+        if calls["refuse"]:
+            calls["refuse"] -= 1
+            raise RuntimeError("cuMemCreate failed: CUDA_ERROR_OUT_OF_MEMORY")
+        return real(n)
+    monkeypatch.setattr(with_arena, "take", take)
+    assert device.alloc(100).size >= 100 and calls["n"] == 2
+    calls["refuse"] = 2
+    with pytest.raises(clnp.DeviceMemoryError, match="CUDA_ERROR_OUT_OF_MEMORY"):
+        device.alloc(100)

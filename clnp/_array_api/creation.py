@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .._core import dtypes as dt
-from .._core.array import Array, c_strides
+from .._core.array import Array, cuda_ordinal_of, c_strides
 from .._core.checks import is_array, normalize_shape
 from .._core.prims import primitive
 from .._runtime.device import Device, default_device, devices, select_device
@@ -170,7 +170,9 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None,
         if copy:
             return primitive("copy").bind(obj)
         return obj
-    cuda_dev = _cuda_target(obj, device) if hasattr(obj, "__dlpack__") else None
+    # NumPy's arrays export host memory: only other producers are asked their device
+    cuda_dev = None if isinstance(obj, (np.ndarray, np.generic)) or \
+        not hasattr(obj, "__dlpack__") else _cuda_target(obj, device)
     if cuda_dev is not None:                 # a CUDA tensor onto its own GPU: no host trip
         x = _from_cuda(obj, cuda_dev, copy, "asarray")
         return x if dtype is None else asarray(x, dtype=dtype, copy=copy)
@@ -278,13 +280,8 @@ def _cuda_target(obj: Any, device: Any) -> Device | None:
         return None
     if kind != 2:                               # kDLCUDA
         return None
-    from .._runtime import cuda_memory          # only for CUDA producers
     cands = devices() if device is None else (_device(device),)
-    for d in cands:
-        if d.vendor_key == "nvidia" and cuda_memory.supported(d) and \
-                cuda_memory.cuda_ordinal(d) == ordinal:
-            return d
-    return None
+    return next((d for d in cands if cuda_ordinal_of(d) == ordinal), None)
 
 
 def _from_cuda(obj: Any, dev: Device, copy: bool | None, fname: str) -> Array:
@@ -302,17 +299,12 @@ def _from_cuda(obj: Any, dev: Device, copy: bool | None, fname: str) -> Array:
         item = imp.dtype.itemsize
         lo, hi = imp.span()
         start = imp.address + lo * item
-        shared = None
-        if copy is not True and hi > lo:
-            arena = cuda_memory._ARENAS.get(dev)
-            found = arena.buffer_at(start) if arena is not None else None
-            if found is not None and found[1] % item == 0 and \
-                    found[1] + (hi - lo) * item <= found[0].size and not imp.read_only:
-                cuda_memory.wait_for_cuda(dev)
-                shared = Array(found[0], found[1] // item - lo, imp.shape, imp.strides,
-                               imp.dtype, dev)
-        if shared is not None:
-            return shared
+        found = cuda_memory.buffer_at(dev, start) if copy is not True and hi > lo else None
+        if found is not None and found[1] % item == 0 and \
+                found[1] + (hi - lo) * item <= found[0].size and not imp.read_only:
+            cuda_memory.wait_for_cuda(dev)
+            return Array(found[0], found[1] // item - lo, imp.shape, imp.strides, imp.dtype,
+                         dev)
         if copy is False and hi > lo:
             raise BufferError(
                 f"{fname}(copy=False): {type(obj).__name__}'s CUDA memory was not allocated "

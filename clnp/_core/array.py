@@ -700,7 +700,7 @@ class Array(ArrayOperators):
         # kDLCUDA on an NVIDIA device that shares memory with CUDA (the export is the
         # array's own memory where it lives there, else a copy put there); kDLCPU elsewhere
         # (a device that shares host memory exports its memory itself, the others a copy)
-        ordinal = _cuda_ordinal(self._device)
+        ordinal = cuda_ordinal_of(self._device)
         return (1, 0) if ordinal is None else (2, ordinal)
 
     def __dlpack__(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
@@ -788,9 +788,19 @@ class Array(ArrayOperators):
 _CUDA_ORDINALS: dict[Any, int | None] = {}
 
 
-def _cuda_ordinal(device: Device) -> int | None:
+def cuda_ordinal_of(device: Device) -> int | None:
     """The CUDA ordinal of an NVIDIA ``device`` that shares memory with CUDA, else None
-    (without importing anything CUDA for other devices)."""
+    (without importing anything CUDA for other devices): where its arrays export
+    ``kDLCUDA`` and CUDA tensors import without a host trip.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> from clnp._core.array import cuda_ordinal_of
+    >>> d = clnp.default_device()
+    >>> cuda_ordinal_of(d) is None or d.vendor_key == "nvidia"
+    True
+    """
     if device in _CUDA_ORDINALS:
         return _CUDA_ORDINALS[device]
     ordinal = None
@@ -819,7 +829,7 @@ def _export_cuda(x: Array, ordinal: int, stream: Any, max_version: Any, copy: An
                               f"of {dev}, which CUDA cannot see; create it after "
                               f"{dev.key}'s set_cuda_memory(True) (or with "
                               f"CLNP_CUDA_MEMORY=1) to export it without a copy")
-        x = _copy_into(x, cuda_memory.arena(dev).take(max(x.nbytes, 1)))
+        x = _copy_into(x, cuda_memory.arena(dev).take)
         address = cuda_memory.address_of(dev, x._buf)
     if _hooks.current() is not None:
         _hooks.note_readback()              # launch capture cannot replay an export
@@ -830,11 +840,13 @@ def _export_cuda(x: Array, ordinal: int, stream: Any, max_version: Any, copy: An
                          x._dtype, x, max_version=max_version, copied=copied)
 
 
-def _copy_into(x: Array, buf: Any) -> Array:
-    """The elements ``x`` spans, copied byte for byte into ``buf``: an array of ``x``'s
-    shape and strides there."""
+def _copy_into(x: Array, take: Any) -> Array:
+    """The elements ``x`` spans, copied byte for byte into a buffer of ``take(nbytes)``: an
+    array of ``x``'s shape and strides there (a strided view spans more than its
+    ``nbytes``)."""
     lo, hi = x._span()
     item = x._dtype.itemsize
+    buf = take(max((hi - lo) * item, 1))
     if x.size:
         cl.enqueue_copy(x._device.queue, buf, x._buf, byte_count=(hi - lo) * item,
                         src_offset=lo * item, dst_offset=0)

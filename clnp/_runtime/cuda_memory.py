@@ -277,17 +277,11 @@ class SharedAllocation:
         self._handle = self._fd = None
         self.cuda_ptr = 0
         self.buffer = None
-        prop = cu.CUmemAllocationProp()
-        prop.type = cu.CUmemAllocationType.CU_MEM_ALLOCATION_TYPE_PINNED
-        prop.location.type = cu.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE
-        prop.location.id = self.ordinal
-        fd_type = cu.CUmemAllocationHandleType.CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
-        prop.requestedHandleTypes = fd_type
+        prop = _allocation_prop(cu, self.ordinal)
+        fd_type = prop.requestedHandleTypes
+        gran = granularity(device)
+        self.size = -(-max(int(nbytes), 1) // gran) * gran
         with _Context(self.ordinal):
-            gran = int(_check(cu, cu.cuMemGetAllocationGranularity(
-                prop, cu.CUmemAllocationGranularity_flags.CU_MEM_ALLOC_GRANULARITY_MINIMUM),
-                "cuMemGetAllocationGranularity"))
-            self.size = -(-max(int(nbytes), 1) // gran) * gran
             try:
                 self._handle = _check(cu, cu.cuMemCreate(self.size, prop, 0), "cuMemCreate")
                 self._fd = int(_check(cu, cu.cuMemExportToShareableHandle(
@@ -403,17 +397,24 @@ def granularity(device: Any) -> int:
     ordinal = cuda_ordinal(device)
     if ordinal not in _GRANULARITY:
         cu = _driver()
-        prop = cu.CUmemAllocationProp()
-        prop.type = cu.CUmemAllocationType.CU_MEM_ALLOCATION_TYPE_PINNED
-        prop.location.type = cu.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE
-        prop.location.id = ordinal
-        prop.requestedHandleTypes = \
-            cu.CUmemAllocationHandleType.CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
         with _Context(ordinal):
             _GRANULARITY[ordinal] = int(_check(cu, cu.cuMemGetAllocationGranularity(
-                prop, cu.CUmemAllocationGranularity_flags.CU_MEM_ALLOC_GRANULARITY_MINIMUM),
+                _allocation_prop(cu, ordinal),
+                cu.CUmemAllocationGranularity_flags.CU_MEM_ALLOC_GRANULARITY_MINIMUM),
                 "cuMemGetAllocationGranularity"))
     return _GRANULARITY[ordinal]
+
+
+def _allocation_prop(cu: Any, ordinal: int) -> Any:
+    """What every shared allocation asks of ``cuMemCreate``: pinned memory of GPU
+    ``ordinal``, exportable as a POSIX file descriptor."""
+    prop = cu.CUmemAllocationProp()
+    prop.type = cu.CUmemAllocationType.CU_MEM_ALLOCATION_TYPE_PINNED
+    prop.location.type = cu.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE
+    prop.location.id = ordinal
+    prop.requestedHandleTypes = \
+        cu.CUmemAllocationHandleType.CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
+    return prop
 
 
 def arena(device: Any) -> Any:
@@ -453,6 +454,22 @@ def address_of(device: Any, buffer: Any) -> int | None:
     """
     a = _ARENAS.get(device)
     return None if a is None else a.address_of(buffer)
+
+
+def buffer_at(device: Any, address: int) -> tuple[Any, int] | None:
+    """The buffer of ``device``'s arena lent out that holds CUDA pointer ``address`` and the
+    address's byte offset in it, else None (memory clnp did not hand out). Imports nothing
+    for a device that never used the arena.
+
+    Examples
+    --------
+    >>> import clnp
+    >>> from clnp._runtime import cuda_memory
+    >>> cuda_memory.buffer_at(clnp.default_device(), 1 << 40) is None
+    True
+    """
+    a = _ARENAS.get(device)
+    return None if a is None else a.buffer_at(address)
 
 
 def copy_from_cuda(device: Any, dst: int, src: int, nbytes: int) -> None:

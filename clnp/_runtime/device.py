@@ -388,42 +388,37 @@ class Device:
         if nbytes > self.max_alloc:
             raise DeviceMemoryError(nbytes, self, "request exceeds the device's maximum "
                                                   "single allocation")
-        pool = self.pool
-        if self._arena is not None:
-            return self._alloc_shared(nbytes)
+        pool, arena = self.pool, self._arena
         try:
-            buf = pool.allocate(max(int(nbytes), 1))
-        except (cl.MemoryError, cl.LogicError, cl.RuntimeError) as e:
-            pool.free_held()
-            _memory_pressure(self)
-            try:
-                buf = pool.allocate(max(int(nbytes), 1))
-            except cl.Error:
-                raise DeviceMemoryError(nbytes, self, str(e)) from e
+            buf = pool.allocate(max(int(nbytes), 1)) if arena is None else arena.take(nbytes)
+        except (cl.Error, RuntimeError) as e:
+            buf = self._retry_refused(nbytes, e)
         if _capture.current() is not None:
             _capture.note_alloc(buf)
-        used = pool.active_bytes    # in use only grows here, so the peak is exact
+        # in use only grows here, so the peak is exact (the arena's: as of its last sweep)
+        used = pool.active_bytes + (0 if arena is None else arena.lent_bytes)
         if used > self.peak_in_use:
             self.peak_in_use = used
         return buf
 
-    def _alloc_shared(self, nbytes: int) -> Any:
-        arena = self._arena
+    def _retry_refused(self, nbytes: int, e: Exception) -> Any:
+        """``alloc``'s request once more after the driver refused it (``e``), the held memory
+        given back first (the other caches' too); a second refusal is a DeviceMemoryError.
+        Errors that are no refusal of the pool (OpenCL's) or of the arena (CUDA's or
+        OpenCL's, set_cuda_memory) propagate."""
+        pool, arena = self.pool, self._arena
+        if arena is None:
+            if not isinstance(e, (cl.MemoryError, cl.LogicError, cl.RuntimeError)):
+                raise e
+            take, give_back, final = pool.allocate, pool.free_held, cl.Error
+        else:
+            take, give_back, final = arena.take, arena.free_unused, (RuntimeError, cl.Error)
+        give_back()
+        _memory_pressure(self)
         try:
-            buf = arena.take(nbytes)
-        except (RuntimeError, cl.Error) as e:   # a CUDA or OpenCL refusal
-            arena.free_unused()
-            _memory_pressure(self)
-            try:
-                buf = arena.take(nbytes)
-            except (RuntimeError, cl.Error):
-                raise DeviceMemoryError(nbytes, self, str(e)) from e
-        if _capture.current() is not None:
-            _capture.note_alloc(buf)
-        used = arena.lent_bytes + int(self.pool.active_bytes)
-        if used > self.peak_in_use:
-            self.peak_in_use = used
-        return buf
+            return take(max(int(nbytes), 1))
+        except final:
+            raise DeviceMemoryError(nbytes, self, str(e)) from e
 
     def memory_info(self) -> dict[str, int]:
         """Bytes handed out by the pool (``in_use``) and held by it beyond those (``pooled``,

@@ -35,6 +35,7 @@ __all__ = ["Backing", "SlotArena", "size_class"]
 # chunk of their own (still reused by size class)
 _CARVE_MAX = 1 << 20
 _CHUNK_BYTES = 4 << 20
+_CLASSES_KEPT = 4096              # request sizes whose slot size is remembered
 
 
 class Backing(Protocol):
@@ -66,12 +67,11 @@ def size_class(nbytes: int, align: int) -> int:
 
 
 class _Chunk:
-    __slots__ = ("backing", "slot_size", "slots", "carved")
+    __slots__ = ("backing", "slot_size", "slots")
 
     def __init__(self, backing: Backing, slot_size: int):
         self.backing, self.slot_size = backing, slot_size
-        self.slots: list[_Slot] = []
-        self.carved = 0                             # slots made so far (made when first used)
+        self.slots: list[_Slot] = []                # made when first used, in address order
 
 
 class _Slot:
@@ -130,7 +130,7 @@ class SlotArena:
         self._taken_since_sweep = 0
         self._live_after_sweep = 0
         self._count_after_sweep = 0
-        self._classes: dict[int, int] = {}         # nbytes -> size_class, memoised
+        self._classes: dict[int, int] = {}         # nbytes -> size_class, memoised (bounded)
         self.sweeps = 0
 
     # ------------------------------------------------------------------ handing out
@@ -138,6 +138,8 @@ class SlotArena:
         """A buffer of at least ``nbytes`` bytes (a slot's sub-buffer, or a whole chunk)."""
         size = self._classes.get(nbytes)
         if size is None:
+            if len(self._classes) >= _CLASSES_KEPT:     # a program sweeping sizes
+                self._classes.clear()
             size = self._classes[nbytes] = size_class(nbytes, self.align)
         with self._lock:
             free = self._free.get(size)
@@ -167,14 +169,14 @@ class SlotArena:
                                                  chunk), key=lambda e: e[0])
             self.held_bytes += backing.size
             self._open[size] = chunk
-        offset = chunk.carved * size
-        whole = chunk.carved == 0 and chunk.backing.size < 2 * size
+        carved = len(chunk.slots)
+        offset = carved * size
+        whole = carved == 0 and chunk.backing.size < 2 * size
         buffer = chunk.backing.buffer if whole else \
             chunk.backing.buffer.get_sub_region(offset, size)
         slot = _Slot(buffer, chunk, offset, size, whole)
         chunk.slots.append(slot)
-        chunk.carved += 1
-        if (chunk.carved + 1) * size > chunk.backing.size:
+        if (carved + 2) * size > chunk.backing.size:
             del self._open[size]                    # full: the next take of this size opens one
         self._by_handle[buffer.int_ptr] = slot
         return slot

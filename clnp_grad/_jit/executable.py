@@ -1227,14 +1227,14 @@ class Executable:
         for members in joinable.values():
             chunk: list[tuple[Any, _RedStep]] = []
             used = 0
-            for spec, step in members + [(None, None)]:
-                size = 8 * len(step.template) if step is not None else 0
-                if chunk and (step is None or used + size > budget):
+            for spec, step in members:
+                size = 8 * len(step.template)
+                if chunk and used + size > budget:
                     steps.append(self._horizontal_step(chunk, env))
                     chunk, used = [], 0
-                if step is not None:
-                    chunk.append((spec, step))
-                    used += size
+                chunk.append((spec, step))
+                used += size
+            steps.append(self._horizontal_step(chunk, env))
         return steps[0] if len(steps) == 1 else _SeqStep(steps)
 
     def _horizontal_step(self, members: list[tuple[Any, _RedStep]], env: dict[int, Any]
