@@ -7,6 +7,8 @@ and types registered with :func:`register_pytree_node`.
 from __future__ import annotations
 
 import dataclasses
+from functools import partial
+from operator import itemgetter
 from typing import Any, Callable, Hashable, Iterable, NamedTuple
 
 __all__ = ["PyTreeDef", "register_pytree_node", "tree_flatten", "tree_unflatten", "tree_map",
@@ -154,6 +156,28 @@ def tree_flatten(tree: Any) -> tuple[list[Any], PyTreeDef]:
         kind, aux, children = n
         return make(_DEF, (kind, aux, tuple([rec(c) for c in children])))
     return leaves, rec(tree)
+
+
+def unflattener(treedef: PyTreeDef) -> Callable[[list], Any]:
+    """``tree_unflatten(treedef, ·)`` made once for many calls: a flat tuple or list of
+    leaves, or one leaf, without walking the structure (a jitted call's outputs, on every
+    call).
+
+    Examples
+    --------
+    >>> import clnp_grad as cg
+    >>> from clnp_grad._tree import unflattener
+    >>> unflattener(cg.tree_structure((1, 2)))([10, 20])
+    (10, 20)
+    >>> unflattener(cg.tree_structure({"a": 1}))([5])
+    {'a': 5}
+    """
+    k, _, subs = treedef
+    if k == "leaf":
+        return itemgetter(0)
+    if (k is tuple or k is list) and all(c[0] == "leaf" for c in subs):
+        return k
+    return partial(tree_unflatten, treedef)
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:

@@ -114,6 +114,14 @@ def device(request):
 
 
 @pytest.fixture
+def general_path(monkeypatch):
+    """``clnp_grad.jit`` without whole-step kernels: the tests of the fusion groups' own
+    kernels (their counts and layouts), which small steps would otherwise not reach."""
+    from clnp_grad._jit import whole_step
+    monkeypatch.setattr(whole_step, "WHOLE_STEP", False)
+
+
+@pytest.fixture
 def rng():
     return np.random.default_rng(1234)
 

@@ -455,8 +455,29 @@ def try_view_reshape(x: Array, shape: tuple[int, ...]) -> Array | None:
     """A view with the new shape when strides allow it (NumPy's no-copy reshape), else None."""
     if x.size == 0 or x.is_contiguous:
         return Array(x._buf, x._offset, shape, c_strides(shape), x.dtype, x.device)
-    old = [(n, s) for n, s in zip(x.shape, x._strides) if n != 1]
-    new_strides: list[int] = []
+    strides = reshape_strides(x.shape, x._strides, shape)
+    if strides is None:
+        return None
+    return Array(x._buf, x._offset, tuple(shape), strides, x.dtype, x.device)
+
+
+def reshape_strides(old_shape: Sequence[int], old_strides: Sequence[int],
+                    shape: Sequence[int]) -> tuple[int, ...] | None:
+    """Strides (in elements) of a view of ``shape`` over the elements of a nonempty layout
+    ``old_shape``/``old_strides`` in C order, or None when no strides can: NumPy's
+    no-copy reshape. Used by eager views and by ``clnp_grad.jit``'s whole-step kernels.
+
+    Examples
+    --------
+    >>> from clnp._core.eager import reshape_strides
+    >>> reshape_strides((4, 6), (1, 4), (24,)) is None     # a transpose, flattened
+    True
+    >>> reshape_strides((4, 6), (1, 4), (4, 2, 3))          # split without a copy
+    (1, 12, 4)
+    >>> reshape_strides((4, 6), (12, 2), (2, 2, 6))            # every other column
+    (24, 12, 2)
+    """
+    old = [(n, s) for n, s in zip(old_shape, old_strides) if n != 1]
     oi, ni = 0, 0
     newdims = list(shape)
     out_str = [0] * len(newdims)
@@ -484,8 +505,7 @@ def try_view_reshape(x: Array, shape: tuple[int, ...]) -> Array | None:
     while ni < len(newdims):
         out_str[ni] = 0
         ni += 1
-    del new_strides
-    return Array(x._buf, x._offset, tuple(shape), tuple(out_str), x.dtype, x.device)
+    return tuple(out_str)
 
 
 def contiguous_copy(x: Array) -> Array:

@@ -36,7 +36,7 @@ from clnp._runtime.device import default_device
 from .._args import check_argnums
 from .._core import HIGHER_ORDER, Tracer
 from .._ir import Graph, Var, eval_graph
-from .._tree import _LEAF, tree_flatten, tree_unflatten
+from .._tree import tree_flatten, tree_unflatten, unflattener
 from .staging import stage
 from clnp._core.dtypes import kind as dkind
 from clnp._runtime.deferred import deferred_import
@@ -172,9 +172,8 @@ class Jitted:
             fast = _fast_key(args)
             hit = self._fast.get(fast[0]) if fast is not None else None
             if hit is not None:
-                exe, out_def = hit
-                outs = exe.run(fast[1])
-                return outs[0] if out_def is _LEAF else tree_unflatten(out_def, outs)
+                exe, build = hit
+                return build(exe.run(fast[1]))
         flat, tdef, static, rebuild = self._split(args, kwargs)
         sig = (tdef, static, tuple(_leaf_sig(x) for x in flat))
         entry = self._cache.get(sig)
@@ -193,7 +192,7 @@ class Jitted:
                 if fast is not None:
                     if len(self._fast) >= _CACHE_SIZE:
                         self._fast.clear()
-                    self._fast[fast[0]] = (exe, out_def)
+                    self._fast[fast[0]] = (exe, unflattener(out_def))
             outs = exe.run(flat)
         else:   # Python scalars enter the primitive as the 0-d arrays they were traced as
             device = exe.device

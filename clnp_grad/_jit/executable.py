@@ -43,7 +43,7 @@ from clnp._core.eager import (_span_ok, broadcast_strides, collapse, contiguous_
 from clnp._routines.dot_general import epilogue_plan, get_matmul_precision
 from clnp._core.prims import PRIMITIVES
 from clnp._array_api.creation import _scalar_dtype, zeros
-from clnp._runtime.device import Device, default_device
+from clnp._runtime.device import Device, KernelBuildError, default_device
 from clnp._core.dtypes import kind as dkind
 
 _new = object.__new__
@@ -51,7 +51,8 @@ _new = object.__new__
 from .._ir import Graph, Lit, Var
 from .codegen import (FusedReduceSpec, horizontal_ok, render_fused_reduce,
                       render_horizontal_reduce)
-from .fusion import Group, external_inputs, op_signature, partition
+from .fusion import Group, external_inputs, instruction_of, partition
+from . import whole_step
 from .rowcodegen import RowSpec, render_rows
 from .replay import CallReplay, note_value_buffer
 
@@ -293,6 +294,44 @@ class _SplitGemmStep:
         return [_kernel_source(self.device, self.launch.kern)] + ew
 
 
+class _WholeStep:
+    """The whole step as one kernel (``whole_step``): ``ins`` the slots of the arguments and
+    constants it reads, ``outs`` the slots and layouts of the values it returns, ``scratch``
+    the bytes of its other stored values: a buffer taken per call like any intermediate, so
+    a replay keeps it and counts it (``replay.kept_bytes``)."""
+    __slots__ = ("kernel", "device", "group", "ins", "outs", "layouts", "scratch", "bound",
+                 "work")
+
+    def __init__(self, kernel: Any, device: Device, group: int, ins: list[int],
+                 outs: list[tuple[int, tuple, np.dtype]], scratch: int, work: int):
+        self.kernel, self.device, self.group, self.ins = kernel, device, group, ins
+        self.outs, self.scratch, self.work = outs, scratch, work
+        self.layouts = [(shape, c_strides(shape), d, max(math.prod(shape) * d.itemsize, 1))
+                        for _, shape, d in outs]
+        self.bound: BoundKernel | None = None
+
+    def run(self, env: list) -> None:
+        device = self.device
+        outs = [_new_array(device, *lay) for lay in self.layouts]
+        bufs = [env[s]._buf for s in self.ins] + [o._buf for o in outs]
+        if self.scratch:
+            bufs.append(device.alloc(self.scratch))
+        if self.bound is not None:
+            self.bound(device.queue, bufs)
+        else:
+            check_devices(device, [env[s] for s in self.ins], self.kernel)
+            size = (self.group,)
+            if _hooks.current() is not None:
+                _hooks.note_launch(self.kernel, size, size, bufs)
+            self.kernel(device.queue, size, size, *bufs)
+            self.bound = bind(self.kernel, size, size, bufs, range(len(bufs)))
+        for (slot, _, _), o in zip(self.outs, outs):
+            env[slot] = o
+
+    def sources(self) -> list[str]:
+        return [_kernel_source(self.device, self.kernel)]
+
+
 class _SeqStep:
     """Steps run one after the other (a product whose epilogue could not be fused)."""
     __slots__ = ("steps",)
@@ -461,9 +500,18 @@ class Executable:
             self.consts.append((s, c))
             env[s] = c
         groups = partition(g)
-        self.program_reads = _program_reads(groups, g)
-        for grp in groups:
-            self.steps.append(self._build_group(grp, env))
+        # one launch either way: the group's own kernel (vectorised, sizes as arguments, so
+        # a new size reuses its program) is the better one
+        launches = sum(grp.kind != "view" for grp in groups)
+        whole = self._build_whole_step(env) if launches > 1 or whole_step.WHOLE_STEP \
+            else None
+        if whole is not None:
+            self.program_reads: dict[int, bool] = {}
+            self.steps.append(whole)
+        else:
+            self.program_reads = _program_reads(groups, g)
+            for grp in groups:
+                self.steps.append(self._build_group(grp, env))
         # last uses, so that intermediates return to the pool as soon as possible
         keep = {self.slot[x.n] for x in g.outs if isinstance(x, Var)}
         last: dict[int, int] = {}
@@ -482,6 +530,34 @@ class Executable:
         self.built = True
         return [env[self.slot[x.n]] if isinstance(x, Var) else _as_array(x.value, device)
                 for x in g.outs]
+
+    def _build_whole_step(self, env: dict[int, Any]) -> _WholeStep | None:
+        """The step as one kernel when it qualifies (``whole_step``), run once on ``env``;
+        None otherwise (and when the kernel cannot be built or launched as one work-group,
+        unless ``whole_step.WHOLE_STEP`` forces it: tests see the error)."""
+        if any(self.weak) or self.donated:
+            # Python scalars change per call, and donated buffers go to outputs by the
+            # elementwise steps' plans: the general path
+            return None
+        device = self.device
+        group = whole_step.group_size(device.is_cpu, device.max_work_group_size)
+        p = whole_step.plan(self.graph, is_cpu=device.is_cpu, has_fp64=device.has_fp64,
+                            group=group)
+        if p is None:
+            return None
+        try:
+            kernel = device.kernel(("whole_step", p.source),
+                                   lambda: (p.source, p.name, [None] * (
+                                       len(p.inputs) + len(p.outputs) + bool(p.scratch_nbytes))))
+        except KernelBuildError:
+            if whole_step.WHOLE_STEP:
+                raise
+            return None
+        step = _WholeStep(kernel, device, p.group, [self.slot[n] for n in p.inputs],
+                          [(self._slot(v.n), v.aval.shape, v.aval.dtype) for v in p.outputs],
+                          p.scratch_nbytes, p.work)
+        step.run(env)
+        return step
 
     def _plan_donations(self, keep: set[int], last: dict[int, int]) -> None:
         """Outputs that later calls write into donated arguments' buffers: an output of an
@@ -902,37 +978,10 @@ class Executable:
                 pending.append(("add", (acc, _Tmp(("part", x.n, k))), (d, d), d, d, res))
                 acc = res
         for e in grp.eqns:
-            name = e.prim.name
-            if name == "full":
-                d = e.params["dtype"]
-                key = ("full", e.params["value"], d)
-                args_ids = (self._lit(key, e.params["value"], d, operands, refs, dtypes,
-                                      lit_ids),)
-                pending.append(("copy", args_ids, (d,), d, d, e.out_binders[0]))
-                continue
-            if name in ("convert_element_type", "copy"):
-                src = e.inputs[0]
-                d = e.params.get("dtype", src.aval.dtype)
-                pending.append(("copy", (src,), (d,), d, d, e.out_binders[0]))
-                continue
-            p = e.params
-            op, arg_dtypes, dtype, out_dtype = op_signature(e)
-            if name == "pow" and isinstance(e.inputs[1], Lit) and e.inputs[1].value == 2 and \
-                    not isinstance(e.inputs[1].value, bool) and isinstance(e.inputs[0], Var):
-                # x ** 2 as x * x, as NumPy computes it: exact rounding, and far cheaper than
-                # the pow builtin (PoCL has no vector pow: a layer norm with ** 2 ran 40x
-                # slower than with x * x)
-                d0 = arg_dtypes[0]
-                pending.append(("multiply", (e.inputs[0], e.inputs[0]), (d0, d0), p["dtype"],
-                                p["out_dtype"], e.out_binders[0]))
-                continue
-            args = []
-            for x, ad in zip(e.inputs, arg_dtypes):
-                if isinstance(x, Lit):
-                    args.append(self._lit(("lit", x.value, ad), x.value, ad, operands, refs,
-                                          dtypes, lit_ids))
-                else:
-                    args.append(x)
+            op, ins_, arg_dtypes, dtype, out_dtype = instruction_of(e)
+            args = [self._lit(("lit", x.value, ad), x.value, ad, operands, refs, dtypes,
+                              lit_ids) if isinstance(x, Lit) else x
+                    for x, ad in zip(ins_, arg_dtypes)]
             pending.append((op, tuple(args), arg_dtypes, dtype, out_dtype, e.out_binders[0]))
         n_in = len(operands)
         for j, (op, args, ads, d, od, out) in enumerate(pending):
@@ -1487,6 +1536,8 @@ def _step_inputs(step: Any) -> list[int]:
         return [slot for slot, _, _ in step.ins] + [slot for _, slot in step.dyn]
     if isinstance(step, _SeqStep):
         return [s for st in step.steps for s in _step_inputs(st)]
+    if isinstance(step, _WholeStep):
+        return list(step.ins)
     if isinstance(step, _SplitGemmStep):
         ew = _step_inputs(step.ew) if step.ew is not None else []
         return [step.a, step.b] + [s for s in ew if s not in step.pslots]

@@ -12,6 +12,9 @@ import clnp
 import clnp_grad as cg
 from clnp_grad._jit import executable
 
+# the fusion groups' kernels: small steps would be one whole-step kernel
+pytestmark = pytest.mark.usefixtures("general_path")
+
 
 @pytest.fixture(params=["auto", "gpu"])
 def dev(request, device, monkeypatch):

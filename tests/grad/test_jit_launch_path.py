@@ -13,6 +13,9 @@ from clnp._runtime import launch as _bound
 from clnp._core import eager as _eager
 from clnp_grad._jit.staging import fold_constants
 
+# the fusion groups' kernels: small steps would be one whole-step kernel
+pytestmark = pytest.mark.usefixtures("general_path")
+
 
 def _mean_loss(w, x, y):
     z = x @ w

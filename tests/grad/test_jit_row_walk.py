@@ -11,6 +11,9 @@ import pytest
 import clnp
 import clnp_grad as cg
 
+# the fusion groups' kernels: small steps would be one whole-step kernel
+pytestmark = pytest.mark.usefixtures("general_path")
+
 
 def _walks_rows(jf, *args):
     return any("while (r < rhi)" in s for s in jf.lower(*args).kernel_sources())

@@ -11,6 +11,9 @@ import clnp
 import clnp_grad as cg
 from clnp_grad._jit import executable
 
+# the fusion groups' kernels: small steps would be one whole-step kernel
+pytestmark = pytest.mark.usefixtures("general_path")
+
 LAYOUTS = [None, "serial", "group"]
 
 

@@ -575,6 +575,44 @@ def finished_reductions_epilogues_replay():
             check(x, want, 1e-4)
 
 
+@case("jit")
+def whole_step_kernels():
+    """Small steps as one kernel (clnp_grad/_jit/whole_step.py; the driver turns it off for
+    every other case, so they reach the generators they are for): a logistic-regression
+    step, reductions over several axes (a NaN through max), products with batch and two
+    contracted dims, strided, negative-step and broadcast views, a reshape copy and returned
+    views. In the GPU layouts one work-group of 256 items: barriers between blocks, the
+    walks of small reductions split over items and combined in local memory."""
+    import clnp_grad as cg
+    from clnp_grad._jit import whole_step
+    whole_step.WHOLE_STEP = True
+    try:
+        X, y, w = rnd(64, 16), np.sign(rnd(64)), rnd(16)
+
+        def loss(w, b):
+            return clnp.mean(clnp.log1p(clnp.exp(-A(y) * (A(X) @ w + b))))
+        step = cg.jit(lambda w, b: [p - 0.1 * g for p, g in
+                                    zip((w, b), cg.grad(loss, argnums=(0, 1))(w, b))])
+        s = -y / (1 + np.exp(y * (X @ w + 0.5))) / 64
+        for _ in range(2):
+            nw, nb = step(A(w), A(np.float32(0.5)))
+            check(nw, w - 0.1 * (X.T @ s), 1e-5)
+            check(nb, np.float32(0.5) - 0.1 * s.sum(), 1e-5)
+        t, a, b = rnd(3, 4, 5), rnd(2, 3, 4), rnd(2, 4, 5)
+        t[1, 2, 3] = np.nan
+        f = cg.jit(lambda t, a, b: (clnp.max(t, axis=(0, 2)), clnp.sum(t[:, ::-2, 1:], axis=0),
+                                    a @ b, clnp.tensordot(a, t[:, :, :4], axes=([1, 2], [0, 1])),
+                                    clnp.reshape(clnp.permute_dims(t, (2, 0, 1)), (-1,)) * 2,
+                                    (t * 2)[1].T))
+        want = (np.max(t, axis=(0, 2)), np.sum(t[:, ::-2, 1:], axis=0), a @ b,
+                np.tensordot(a, t[:, :, :4], axes=([1, 2], [0, 1])),
+                np.reshape(np.transpose(t, (2, 0, 1)), (-1,)) * 2, (t * 2)[1].T)
+        for got, w in zip(f(A(t), A(a), A(b)), want):
+            check(got, w, 1e-4)
+    finally:
+        whole_step.WHOLE_STEP = False
+
+
 # ----------------------------------------------------------------------------- clnp_nn
 @case("nn")
 def erf_vectors():
@@ -1139,6 +1177,10 @@ def main(argv: list[str]) -> int:
     # installed when the device starts) is fatal once faulthandler is enabled after the
     # device's initialisation
     clnp.asnumpy(clnp.ones(2, device=dev()) + 1)
+    # small jitted steps would all be whole-step kernels: the cases reach the generators
+    # they are written for with it off (whole_step_kernels turns it on for itself)
+    from clnp_grad._jit import whole_step
+    whole_step.WHOLE_STEP = False
     import faulthandler
     faulthandler.enable()
     failed = 0
