@@ -313,13 +313,19 @@ class _WholeStep:
     def run(self, env: list) -> None:
         device = self.device
         outs = [_new_array(device, *lay) for lay in self.layouts]
-        bufs = [env[s]._buf for s in self.ins] + [o._buf for o in outs]
+        ins = [env[s] for s in self.ins]
+        for k, a in enumerate(ins):
+            if a._offset or not a.is_contiguous:
+                # the kernel reads its inputs as contiguous arrays at offset 0, the layout
+                # they had when it was built (a host-driven step may make another)
+                ins[k] = contiguous_copy(a)
+        bufs = [a._buf for a in ins] + [o._buf for o in outs]
         if self.scratch:
             bufs.append(device.alloc(self.scratch))
         if self.bound is not None:
             self.bound(device.queue, bufs)
         else:
-            check_devices(device, [env[s] for s in self.ins], self.kernel)
+            check_devices(device, ins, self.kernel)
             size = (self.group,)
             if _hooks.current() is not None:
                 _hooks.note_launch(self.kernel, size, size, bufs)
@@ -500,18 +506,8 @@ class Executable:
             self.consts.append((s, c))
             env[s] = c
         groups = partition(g)
-        # one launch either way: the group's own kernel (vectorised, sizes as arguments, so
-        # a new size reuses its program) is the better one
-        launches = sum(grp.kind != "view" for grp in groups)
-        whole = self._build_whole_step(env) if launches > 1 or whole_step.WHOLE_STEP \
-            else None
-        if whole is not None:
-            self.program_reads: dict[int, bool] = {}
-            self.steps.append(whole)
-        else:
-            self.program_reads = _program_reads(groups, g)
-            for grp in groups:
-                self.steps.append(self._build_group(grp, env))
+        self.program_reads = _program_reads(groups, g)
+        self._build_groups(groups, env)
         # last uses, so that intermediates return to the pool as soon as possible
         keep = {self.slot[x.n] for x in g.outs if isinstance(x, Var)}
         last: dict[int, int] = {}
@@ -531,18 +527,95 @@ class Executable:
         return [env[self.slot[x.n]] if isinstance(x, Var) else _as_array(x.value, device)
                 for x in g.outs]
 
-    def _build_whole_step(self, env: dict[int, Any]) -> _WholeStep | None:
-        """The step as one kernel when it qualifies (``whole_step``), run once on ``env``;
-        None otherwise (and when the kernel cannot be built or launched as one work-group,
-        unless ``whole_step.WHOLE_STEP`` forces it: tests see the error)."""
-        if any(self.weak) or self.donated:
-            # Python scalars change per call, and donated buffers go to outputs by the
-            # elementwise steps' plans: the general path
-            return None
+    def _build_groups(self, groups: list[Group], env: dict[int, Any]) -> None:
+        """A step per group, except where consecutive groups of small work form a segment
+        that one whole-step kernel runs (``whole_step``): each run of groups whose equations
+        a whole-step kernel can run is cut where its work would pass the device's limit, and
+        a piece with at least two launching groups becomes one step. A piece of one launch
+        keeps its group's own kernel (vectorised, sizes as arguments: a new size reuses its
+        program). Donated arguments keep the groups' kernels (their plans give the buffers
+        to the outputs)."""
+        forced = whole_step.WHOLE_STEP
+        limit = whole_step.work_limit(self.device.is_cpu)
+        pieces: list[list[int]] = []
+        work: list[int | None] = []
+        eqns_of = self._group_eqns(groups)
+        for gi, grp in enumerate(groups):
+            w = None
+            if eqns_of is not None and not self.donated:
+                ws = [whole_step.eqn_work(e) for _, e in eqns_of[gi]]
+                w = None if None in ws else sum(ws)
+            work.append(w)
+        run: list[int] = []
+        total = 0
+        for gi in range(len(groups)):
+            w = work[gi]
+            if w is None or w > limit or total + w > limit:
+                if run:
+                    pieces.append(run)
+                run, total = [], 0
+                if w is None or w > limit:
+                    pieces.append([gi])
+                    continue
+            run.append(gi)
+            total += w
+        if run:
+            pieces.append(run)
+        for piece in pieces:
+            launching = sum(groups[gi].kind != "view" for gi in piece)
+            step = None
+            if work[piece[0]] is not None and (launching > 1 or (forced and launching)):
+                eqns = sorted(((i, e) for gi in piece for i, e in eqns_of[gi]),
+                              key=lambda t: t[0])
+                step = self._build_segment([e for _, e in eqns], env)
+            if step is not None:
+                self.steps.append(step)
+            else:
+                for gi in piece:
+                    self.steps.append(self._build_group(groups[gi], env))
+
+    def _group_eqns(self, groups: list[Group]) -> list[list[tuple[int, Any]]] | None:
+        """Each group's equations with their positions in the graph, by the values the
+        groups compute; None if some equation is in no group or in two (then no segments)."""
+        owner: dict[int, int] = {}
+        for gi, grp in enumerate(groups):
+            for n in grp.members:
+                if n in owner:
+                    return None
+                owner[n] = gi
+        out: list[list[tuple[int, Any]]] = [[] for _ in groups]
+        for i, e in enumerate(self.graph.eqns):
+            gis = {owner.get(b.n) for b in e.out_binders}
+            if len(gis) != 1 or None in gis:
+                return None
+            out[gis.pop()].append((i, e))
+        return out
+
+    def _build_segment(self, eqns: list[Any], env: dict[int, Any]) -> _WholeStep | None:
+        """The equations ``eqns`` (consecutive groups, in program order) as one whole-step
+        kernel, run once on ``env``; None when they do not qualify (and when the kernel
+        cannot be built, unless ``whole_step.WHOLE_STEP`` forces it: tests see the error)."""
+        g = self.graph
+        inside = {id(e) for e in eqns}
+        needed = {x.n for x in g.outs if isinstance(x, Var)}
+        for e in g.eqns:
+            if id(e) not in inside:
+                needed.update(x.n for x in e.inputs if isinstance(x, Var))
+        sub = whole_step.subgraph(eqns, needed)
+        weak = {s for s, w in zip(self.in_slots, self.weak) if w}
+        for v in sub.in_binders:
+            if self.slot.get(v.n) in weak:      # a Python scalar: a new value per call
+                return None
+            a = env.get(self.slot.get(v.n, -1))
+            # the kernel reads its inputs as contiguous arrays at offset 0 (the layouts of
+            # arguments, constants and every step's fresh outputs); Python scalars and
+            # other layouts stay with the groups' kernels
+            if not isinstance(a, Array) or a._offset or not a.is_contiguous:
+                return None
         device = self.device
         group = whole_step.group_size(device.is_cpu, device.max_work_group_size)
-        p = whole_step.plan(self.graph, is_cpu=device.is_cpu, has_fp64=device.has_fp64,
-                            group=group)
+        p = whole_step.plan(sub, is_cpu=device.is_cpu, has_fp64=device.has_fp64, group=group,
+                            forced=True)
         if p is None:
             return None
         try:

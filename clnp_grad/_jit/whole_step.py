@@ -8,10 +8,11 @@ against 1.6-2.2 us for one). A whole-step kernel runs every equation of the stag
 one work-group, in program order:
 
 - *blocks*: an elementwise block (consecutive elementwise equations of one shape, fused as
-  an SSA program over ``for (i = lid; i < n; i += L)``), a reduction (``reduce``) or a
-  product (``dot_general``), each a loop over its outputs that walks the reduced or
-  contracted range serially; GPUs (``L > 1``) split the walk of an output over several
-  work-items and combine their accumulators in local memory, in a fixed order;
+  an SSA program over ``for (i = lid; i < n; i += L)``, in vectors where the operands are
+  dense on CPUs), a reduction (``reduce``) or a product (``dot_general``), each a loop over
+  its outputs that walks the reduced or contracted range serially (eight outputs per walk
+  on CPUs); GPUs (``L > 1``) split the walk of an output over several work-items and
+  combine their accumulators in local memory, in a fixed order;
 - views (``reshape``, ``transpose``, ``broadcast_to``, ``slice``, ``stop_gradient``) are
   strides over a stored value, read in place; a reshape that no strides express becomes a
   copy block;
@@ -43,7 +44,7 @@ import numpy as np
 from clnp._core.array import c_strides
 from clnp._core.eager import reshape_strides
 from clnp._kernels import ctypes as C
-from clnp._kernels.elementwise import Instr, instructions, prelude
+from clnp._kernels.elementwise import Instr, can_vectorize, instructions, prelude
 from clnp._kernels.reduction import _LIMITS, _REDUCE
 
 from .._ir import Graph, Lit, Var
@@ -52,8 +53,10 @@ from .fusion import VIEWS, instruction_of, is_elementwise
 # None: by the step's size and kind (``qualifies``); True/False forces it (tests)
 WHOLE_STEP: bool | None = None
 # Work (elements computed, plus reduced or contracted elements) of the largest step run as
-# one kernel: on a CPU one core at roughly a scalar op per ns against 2-9 us per launch saved
-CPU_WORK_MAX = 1 << 15
+# one kernel: one core or one work-group against 2-20 us per launch saved (the crossings
+# bench/bench_whole_step.py measured: between 303,170 and 415,368 on PoCL, between 415,368
+# and 1.6 M on the H200)
+CPU_WORK_MAX = 1 << 18
 GPU_WORK_MAX = 1 << 19
 # work-items of the one work-group on GPUs (CPU devices run one)
 GROUP_MAX = 256
@@ -61,6 +64,8 @@ GROUP_MAX = 256
 # barriers and the split walks of reductions, on PoCL)
 GROUP: int | None = None
 _ALIGN = 64           # bytes: each stored value's start in the scratch buffer
+# outputs a CPU work-item computes together in a reduction or product (independent chains)
+_UNROLL = 8
 _NAME = "clnp_whole_step"
 _HELPER = re.compile(r"clnp_(\w+?)_\{T\}")     # helpers a combine template calls
 
@@ -98,6 +103,24 @@ class WholeStepPlan:
     work: int
 
 
+def work_limit(is_cpu: bool) -> float:
+    """The most work a whole-step kernel takes on a CPU or GPU device: ``CPU_WORK_MAX`` /
+    ``GPU_WORK_MAX``; unbounded when ``WHOLE_STEP`` forces whole steps, zero when it turns
+    them off.
+
+    Examples
+    --------
+    >>> from clnp_grad._jit import whole_step
+    >>> whole_step.work_limit(True) == whole_step.CPU_WORK_MAX
+    True
+    """
+    if WHOLE_STEP is False:
+        return 0
+    if WHOLE_STEP:
+        return math.inf
+    return CPU_WORK_MAX if is_cpu else GPU_WORK_MAX
+
+
 def group_size(is_cpu: bool, max_work_group_size: int) -> int:
     """Work-items of a whole-step kernel's one work-group: one on CPU devices (the kernel is
     then a sequential program), else up to ``GROUP_MAX``; ``GROUP`` overrides.
@@ -111,6 +134,72 @@ def group_size(is_cpu: bool, max_work_group_size: int) -> int:
     if GROUP is not None:
         return min(GROUP, max_work_group_size)
     return 1 if is_cpu else min(GROUP_MAX, max_work_group_size)
+
+
+def eqn_work(e: Any) -> int | None:
+    """The work one equation adds to a whole step (elements computed, plus reduced or
+    contracted elements; views none), or None when a whole-step kernel cannot run it.
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> from clnp_grad._jit.whole_step import eqn_work
+    >>> x = clnp.ones((8, 4), dtype=clnp.float32)
+    >>> g = cg.make_ir(lambda x: clnp.sort(clnp.sum(x @ x.T, axis=0)))(x)
+    >>> [e.prim.name for e in g.eqns], [eqn_work(e) for e in g.eqns]
+    (['transpose', 'dot_general', 'reduce', 'sort'], [0, 256, 64, None])
+    """
+    for v in list(e.out_binders) + [x for x in e.inputs if isinstance(x, Var)]:
+        d = v.aval.dtype
+        if d.kind == "c" or 0 in v.aval.shape or math.prod(v.aval.shape) >= 1 << 31:
+            return None
+    name = e.prim.name
+    out = e.out_binders[0]
+    if name in VIEWS:
+        return 0 if isinstance(e.inputs[0], Var) else None
+    if is_elementwise(e):
+        if name == "elementwise_kernel" and len(e.out_binders) != 1:
+            return None
+        return math.prod(out.aval.shape)
+    if name == "reduce" and e.params.get("op") in _REDUCE and isinstance(e.inputs[0], Var):
+        return math.prod(e.inputs[0].aval.shape)
+    if name == "dot_general" and len(e.inputs) == 2 and \
+            all(isinstance(x, Var) for x in e.inputs):
+        lhs, rhs = e.inputs
+        d = out.aval.dtype
+        if lhs.aval.dtype == rhs.aval.dtype == d and d.kind in "fiu":
+            (lc, _), _ = e.params["dimension_numbers"]
+            k = math.prod(lhs.aval.shape[a] for a in lc)
+            return math.prod(out.aval.shape) * max(k, 1)
+    return None
+
+
+def subgraph(eqns: list[Any], needed: set[int]) -> Graph:
+    """The equations ``eqns`` (in program order) of a larger graph as a graph of their own:
+    its inputs are the Vars they read and do not define (in first-use order), its outputs
+    the Vars they define whose numbers are in ``needed`` (read after them, or returned).
+
+    Examples
+    --------
+    >>> import clnp, clnp_grad as cg
+    >>> from clnp_grad._jit.whole_step import subgraph
+    >>> x = clnp.ones(4, dtype=clnp.float32)
+    >>> g = cg.make_ir(lambda x: clnp.sin(x * 2) + 1)(x)
+    >>> s = subgraph(g.eqns[:2], {g.eqns[1].out_binders[0].n})
+    >>> len(s.in_binders), len(s.eqns), len(s.outs)
+    (1, 2, 1)
+    """
+    defined: set[int] = set()
+    ins: list[Var] = []
+    seen: set[int] = set()
+    for e in eqns:
+        for x in e.inputs:
+            if isinstance(x, Var) and x.n not in defined and x.n not in seen:
+                seen.add(x.n)
+                ins.append(x)
+        defined.update(b.n for b in e.out_binders)
+    outs = [b for e in eqns for b in e.out_binders if b.n in needed]
+    return Graph(ins, list(eqns), outs, {})
 
 
 class _Unsupported(Exception):
@@ -197,8 +286,8 @@ class _Builder:
     def partition(self) -> None:
         open_ew: _Block | None = None
         for e in self.g.eqns:
-            for b in e.out_binders:
-                self._check(b)
+            if eqn_work(e) is None:
+                raise _Unsupported
             name = e.prim.name
             if name in VIEWS:
                 if not self._view(e):       # a reshape no strides express: a copy
@@ -406,7 +495,9 @@ def render_whole_step(b: "_Builder", group: int) -> WholeStepPlan:
     if any(d.name == "float64" for d in dtypes) and not b.fp64:
         raise _Unsupported
     title = f"// clnp whole step: {len(b.blocks)} blocks, work {b.work}"
-    pre = prelude(title, tuple(r.instrs), r.all_dtypes + dtypes, text, 1,
+    # one work-item (CPU devices): scalar transcendentals through the vector forms, as the
+    # eager kernels do there, so a vector loop and its scalar tail compute the same values
+    pre = prelude(title, tuple(r.instrs), r.all_dtypes + dtypes, text, 4 if group == 1 else 1,
                   tuple(sorted(r.helpers)))
     src = "\n".join(pre + [f"__kernel __attribute__((reqd_work_group_size({group}, 1, 1)))",
                            f"void {_NAME}(" + ",\n    ".join(params) + ")", "{", text, "}"])
@@ -534,15 +625,32 @@ class _Renderer:
                 else:
                     ids.append(operand(("var", x)))
             pending.append((name, tuple(ids), ads, d, od, out, False))
+        dtypes = [key[2] if key[0] == "lit" else key[1].aval.dtype for key in ext]
+        n_in = len(ext)
+        vid: dict[tuple, int] = {}
+        body: list[Instr] = []
+        for j, (name, ids, ads, d, od, out, _) in enumerate(pending):
+            args = tuple(vid[k] if k[0] == "v" else ext_ids[k] for k in ids)
+            body.append(Instr(name, args, tuple(ads), d, od))
+            vid[("v", out.n)] = n_in + j
+        values = dtypes + [i.out_dtype for i in body]
+        stores = [(n_in + j, od, out) for j, (_, _, _, _, od, out, copy_out)
+                  in enumerate(pending) if out.n in self.stored or copy_out]
+        lines: list[str] = []
+        start = "lid"
+        w = self._width(ext, shape, body, values)
+        if w > 1:
+            # one work-item (CPU): whole vectors of the dense operands, then a scalar tail
+            n_vec = n - n % w
+            lines += self._ew_vector(ext, shape, body, values, stores, w, n_vec)
+            start = str(n_vec)
         strided = any(k[0] == "var" and self._needs_index(k[1], shape) for k in ext)
-        lines = [f"  for (int i = lid; i < {n}; i += {self.group}) {{"]
+        lines.append(f"  for (int i = {start}; i < {n}; i += {self.group}) {{")
         if strided:
             lines += _decompose("i", idx, shape)
-        dtypes: list[np.dtype] = []
         for k, key in enumerate(ext):
             if key[0] == "lit":
                 _, lit, ad = key
-                dtypes.append(ad)
                 lines.append(f"    const {C.compute_ctype(ad)} v{k} = {literal(lit.value, ad)};")
                 continue
             x = key[1]
@@ -554,26 +662,62 @@ class _Renderer:
                 lines += _decompose("i", names, lay.shape, tag=f"f{k}")
                 pos = self._addr(lay, lay.shape, names, "i")
             d = x.aval.dtype
-            dtypes.append(d)
             lines.append(f"    const {C.compute_ctype(d)} v{k} = "
                          f"{C.load(d, self.ptr[lay.base], pos)};")
-        n_in = len(ext)
-        vid: dict[tuple, int] = {}
-        body: list[Instr] = []
-        for j, (name, ids, ads, d, od, out, _) in enumerate(pending):
-            args = tuple(vid[k] if k[0] == "v" else ext_ids[k] for k in ids)
-            body.append(Instr(name, args, tuple(ads), d, od))
-            vid[("v", out.n)] = n_in + j
-        values = dtypes + [i.out_dtype for i in body]
         lines += ["    " + s for s in instructions(tuple(body), values, n_in, 1)]
-        for j, (_, _, _, _, od, out, copy_out) in enumerate(pending):
-            if out.n in self.stored or copy_out:
-                lines.append("    " + C.store(od, self.ptr[out.n], "i",
-                                              C.convert(f"v{n_in + j}", od, od,
-                                                        to_storage=True)))
+        for vid_, od, out in stores:
+            lines.append("    " + C.store(od, self.ptr[out.n], "i",
+                                          C.convert(f"v{vid_}", od, od, to_storage=True)))
         lines.append("  }")
         self.instrs += body
         self.all_dtypes += values
+        return lines
+
+    def _width(self, ext: list[tuple], shape: tuple[int, ...], body: list[Instr],
+               values: list[np.dtype]) -> int:
+        """Lanes of the vector loop of an elementwise block: one work-item (CPU devices),
+        every array operand dense over the block or one element broadcast, every op
+        vector-safe (``can_vectorize``), at least two whole vectors; else 1 (scalars)."""
+        if self.group != 1:
+            return 1
+        for key in ext:
+            if key[0] == "flat":
+                return 1
+            if key[0] == "var":
+                st = _broadcast(self.b.layout[key[1].n], shape)
+                if not _dense(st, shape) and any(st):
+                    return 1
+        if not can_vectorize(tuple(body), values):
+            return 1
+        w = max(1, min(8, 32 // max(C.compute_itemsize(d) for d in values)))
+        return w if w > 1 and math.prod(shape) >= 2 * w else 1
+
+    def _ew_vector(self, ext: list[tuple], shape: tuple[int, ...], body: list[Instr],
+                   values: list[np.dtype], stores: list[tuple], w: int,
+                   n_vec: int) -> list[str]:
+        lines = [f"  for (int i = 0; i < {n_vec}; i += {w}) {{"]
+        for k, key in enumerate(ext):
+            if key[0] == "lit":
+                _, lit, ad = key
+                lines.append(f"    const {C.compute_ctype(ad, w)} v{k} = "
+                             f"{C.splat(ad, literal(lit.value, ad), w)};")
+                continue
+            x = key[1]
+            d = x.aval.dtype
+            lay = self.b.layout[x.n]
+            ptr = self.ptr[lay.base]
+            if any(_broadcast(lay, shape)):        # dense (``_width``)
+                pos = f"{lay.offset} + i" if lay.offset else "i"
+                expr = C.load(d, ptr, pos, w)
+            else:       # one element, broadcast (a view with every stride 0 included)
+                expr = C.splat(d, C.load(d, ptr, str(lay.offset)), w)
+            lines.append(f"    const {C.compute_ctype(d, w)} v{k} = {expr};")
+        lines += ["    " + s for s in instructions(tuple(body), values, len(ext), w)]
+        for vid_, od, out in stores:
+            lines.append("    " + C.store(od, self.ptr[out.n], "i",
+                                          C.convert(f"v{vid_}", od, od, w, to_storage=True),
+                                          w))
+        lines.append("  }")
         return lines
 
     def _needs_index(self, x: Var, shape: tuple[int, ...]) -> bool:
@@ -644,7 +788,20 @@ class _Renderer:
         o_idx = [f"o{d}" for d in range(len(oshape))]
         r_idx = [f"j{d}" for d in range(len(red))]
         lines: list[str] = []
-        if parts == 1:
+        target = self.ptr[out.n]
+        if self.group == 1 and n_out >= 2 * _UNROLL and n_red >= 4:
+            # one work-item: _UNROLL outputs at a time, so the walk carries that many
+            # independent accumulator chains (one chain waits an add's latency per element)
+            lines += _unrolled(n_out, oshape, tuple(red), ct, neutral, comb, element,
+                               lambda v, o: C.store(odt, target, o, C.convert(
+                                   v, acc, odt, to_storage=True)))
+            n_done = n_out - n_out % _UNROLL
+            if n_done == n_out:
+                self.all_dtypes += [acc, odt]
+                return lines
+            lines.append(f"  for (int o = {n_done}; o < {n_out}; o += 1) {{")
+            start, step = "0", "1"
+        elif parts == 1:
             lines.append(f"  for (int o = lid; o < {n_out}; o += {self.group}) {{")
             start, step = "0", "1"
         else:
@@ -658,7 +815,6 @@ class _Renderer:
         lines += ["  " + s for s in _decompose("r", r_idx, tuple(red))]
         lines.append(f"      acc = {comb.format(a='acc', b=element(o_idx, r_idx))};")
         lines.append("    }")
-        target = self.ptr[out.n]
         store = C.store(odt, target, "o", C.convert("acc", acc, odt, to_storage=True))
         if parts == 1:
             lines += [f"    {store}", "  }"]
@@ -671,6 +827,30 @@ class _Renderer:
                       f"      {store}", "    }", "  }"]
         self.all_dtypes += [acc, odt]
         return lines
+
+
+def _unrolled(n_out: int, oshape: tuple[int, ...], red: tuple[int, ...], ct: str,
+              neutral: str, comb: str, element: Any, store: Any) -> list[str]:
+    """The outputs ``[0, n_out - n_out % _UNROLL)`` of a reduction or product on one
+    work-item, ``_UNROLL`` at a time: each output's index and accumulator before the walk,
+    then one walk over the reduced range updating all of them."""
+    n_done = n_out - n_out % _UNROLL
+    lines = [f"  for (int o = 0; o < {n_done}; o += {_UNROLL}) {{"]
+    names = []
+    for u in range(_UNROLL):
+        nm = [f"o{d}_{u}" for d in range(len(oshape))]
+        names.append(nm)
+        lines += _decompose(f"(o + {u})", nm, oshape, tag=f"o{u}")
+        lines.append(f"    {ct} acc{u} = {neutral};")
+    r_idx = [f"j{d}" for d in range(len(red))]
+    lines.append(f"    for (int r = 0; r < {math.prod(red)}; ++r) {{")
+    lines += ["  " + x for x in _decompose("r", r_idx, red)]
+    for u in range(_UNROLL):
+        lines.append(f"      acc{u} = {comb.format(a=f'acc{u}', b=element(names[u], r_idx))};")
+    lines.append("    }")
+    lines += [f"    {store(f'acc{u}', f'o + {u}')}" for u in range(_UNROLL)]
+    lines.append("  }")
+    return lines
 
 
 def _decompose(var: str, names: list[str], shape: tuple[int, ...],

@@ -16,6 +16,9 @@ from clnp._routines import dot_general as _linalg
 from clnp._kernels.elementwise import Instr, Operand
 from clnp._kernels.gemm import GemmSpec, render_gemm
 
+# the fusion groups' kernels: small steps would be one whole-step kernel
+pytestmark = pytest.mark.usefixtures("general_path")
+
 
 def _np(x):
     return clnp.asnumpy(x)

@@ -53,6 +53,7 @@ A = RNG.standard_normal((2, 3, 4)).astype(np.float32)
 B = RNG.standard_normal((2, 4, 5)).astype(np.float32)
 I32 = RNG.integers(-40, 40, (6, 4)).astype(np.int32)
 I64 = RNG.integers(-40, 40, (6, 4)).astype(np.int64)
+U = RNG.standard_normal((6, 21, 5)).astype(np.float32)
 
 CASES = {
     "broadcast": (lambda ns, x, y: (x * 2 + y[None, :]) / (1 + ns.abs(x)), [X, Y]),
@@ -69,6 +70,12 @@ CASES = {
     "gram": (lambda ns, x: x.T @ x, [X]),
     "two-contracted-dims": (lambda ns, a, t: ns.tensordot(a, t[:, :, :4], axes=([1, 2], [0, 1])),
                             [A, T]),
+    # CPU form: 8 outputs per walk, here 16 of them and a tail of 5, over two reduced axes
+    "outputs-in-eights": (lambda ns, u: (ns.sum(u, axis=(0, 2)), ns.max(u, axis=(0, 2)),
+                                         u[:, :, 0].T @ u[:, :, 1]), [U]),
+    # a view of one element with every stride 0, read by a vector loop (a splat, not a load)
+    "broadcast-scalar-view": (lambda ns, x: ns.broadcast_to(ns.sum(x), (24,)) * -1.0 +
+                              ns.reshape(x, (-1,))[:24], [X]),
     "transposed-view": (lambda ns, x: x.T * 2 + 1, [X]),
     "slices": (lambda ns, x: x[::2, 1:6:2] * 3 + x[::-2, ::-3], [X]),
     "reshape-copy": (lambda ns, t: ns.reshape(ns.permute_dims(t, (2, 0, 1)), (-1,)) + 1, [T]),
@@ -187,11 +194,16 @@ def test_large_steps_keep_the_general_path(monkeypatch, device):
 
 
 def test_python_scalars_and_other_ops_keep_the_general_path(monkeypatch, device):
+    """A Python scalar changes per call, so what reads it keeps its group's kernel; an op
+    whole-step kernels do not run (a sort) keeps its own, and the groups after it form a
+    whole step of their own."""
     x = clnp.asarray(X, device=device)
     _, srcs = _run(monkeypatch, True, lambda x, s: clnp.sum(x * s), [x, 2.0])
     assert not any("clnp_whole_step" in s for s in srcs)
-    _, srcs = _run(monkeypatch, True, lambda x: clnp.sort(x, axis=1) * 2, [x])
-    assert not any("clnp_whole_step" in s for s in srcs)
+    (got,), srcs = _run(monkeypatch, True, lambda x: clnp.sum(clnp.sort(x, axis=1) * 2, axis=0),
+                        [x])
+    np.testing.assert_allclose(got, (np.sort(X, axis=1) * 2).sum(axis=0), rtol=1e-5)
+    assert "clnp_whole_step" not in srcs[0] and "clnp_whole_step" in srcs[-1]
 
 
 def test_new_inputs_each_call(monkeypatch, device, group):
@@ -219,3 +231,82 @@ def test_literal_spelling():
         "((long)((-9223372036854775807L - 1)))"
     assert whole_step.literal(200, u8) == "((uchar)(200U))"
     assert whole_step.literal(True, np.dtype(bool)) == "((int)(1))"
+
+
+def _segment_step(x, w):
+    """Small groups, a sort (which whole-step kernels do not run), small groups again."""
+    h = clnp.tanh(x @ w)                                    # a product and its epilogue
+    s = clnp.sum(h, axis=0) / clnp.max(clnp.abs(h))         # two reductions, then a divide
+    r = clnp.sort(h * s, axis=0)
+    return clnp.sum(r * r, axis=1) + clnp.mean(r), s * 2
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_segments_around_an_op_they_do_not_run(monkeypatch, device, group, dtype):
+    """The groups before and after the sort each become one whole-step kernel: three
+    kernels where the general path launches one per group."""
+    if dtype == "float64" and not device.has_fp64:
+        pytest.skip("device without float64")
+    x = clnp.asarray(X.astype(dtype), device=device)
+    w = clnp.asarray(W.astype(dtype), device=device)
+    got, srcs = _run(monkeypatch, None, _segment_step, [x, w])
+    want, general = _run(monkeypatch, False, _segment_step, [x, w])
+    assert [("clnp_whole_step" in s) for s in srcs] == [True] + [False] * (len(srcs) - 2) + \
+        [True]
+    assert len(general) > len(srcs)
+    for g, r in zip(got, want):
+        np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-6)
+
+
+def test_the_work_limit_cuts_a_run_into_segments(monkeypatch, device):
+    """With a limit of 450 units, a chain of six fused reductions of about 190 units each
+    becomes whole-step kernels of two groups, and the results stay the general path's."""
+    monkeypatch.setattr(whole_step, "CPU_WORK_MAX", 450)
+    monkeypatch.setattr(whole_step, "GPU_WORK_MAX", 450)
+    y = clnp.asarray(RNG.standard_normal(32).astype(np.float32), device=device)
+
+    def chain(y):
+        for k in range(6):
+            # a reduction and a broadcast; a contraction, so rounding differences stay small
+            y = y * 0.5 + clnp.mean(clnp.sin(y)) * (0.1 * (k + 1))
+        return y
+    got, srcs = _run(monkeypatch, None, chain, [y])
+    want, general = _run(monkeypatch, False, chain, [y])
+    whole = [s for s in srcs if "clnp_whole_step" in s]
+    assert len(whole) >= 2 and len(srcs) < len(general)
+    for s in whole:
+        work = int(s.split("work ")[1].split()[0])
+        assert work <= 450
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-6)
+
+
+def test_digits_cnn_step_launches_fewer_kernels(monkeypatch, device):
+    """The digits CNN's training step (examples/digits_cnn.py, AdamW, as
+    bench/bench_nn_train.py runs it): segments replace some of its groups' kernels, and the
+    losses and weights after two steps stay the general path's (docs/jit.md gives the
+    counts)."""
+    import os
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    for sub in ("bench", "examples"):
+        if os.path.join(root, sub) not in sys.path:
+            sys.path.insert(0, os.path.join(root, sub))
+    import bench_nn_train as bn
+    import digits_cnn
+    if device is not clnp.default_device():
+        pytest.skip("the example runs on the default device")
+    x, y = bn.batch_of(16)
+    counts, results = {}, {}
+    for mode in (None, False):
+        monkeypatch.setattr(whole_step, "WHOLE_STEP", mode)
+        peer = bn.ClnpPeer(digits_cnn.make_model(cg.random.key(0)), x, y)
+        losses = [float(peer.step()) for _ in range(2)]
+        counts[mode] = len(peer.step_fn.lower(peer.state, peer.batch).kernel_sources())
+        results[mode] = (losses, peer.weights())
+    assert counts[None] < counts[False]
+    np.testing.assert_allclose(results[None][0], results[False][0], rtol=1e-5)
+    # AdamW's first updates are about lr * sign(gradient): the convolutions' biases, which
+    # batch norm cancels, have gradients of rounding size whose signs differ between any two
+    # summation orders, so weights agree to two steps of lr
+    for k, w in results[False][1].items():
+        np.testing.assert_allclose(results[None][1][k], w, rtol=0, atol=2 * 2 * bn.LR)
