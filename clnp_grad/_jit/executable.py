@@ -626,6 +626,10 @@ class Executable:
             if whole_step.WHOLE_STEP:
                 raise
             return None
+        if p.group > 1 and _kernel_group_limit(kernel, device) < p.group:
+            # this kernel's registers or local memory allow a smaller work-group than the
+            # device's maximum: the groups' kernels instead
+            return None
         step = _WholeStep(kernel, device, p.group, [self.slot[n] for n in p.inputs],
                           [(self._slot(v.n), v.aval.shape, v.aval.dtype) for v in p.outputs],
                           p.scratch_nbytes, p.work)
@@ -1592,6 +1596,14 @@ def _bind_operands(operands: list, refs: list, strides: Callable[[int], list],
             scalars.append((len(template), ref, _carg(_dtype_of(val))))
             template.append(np.asarray(val, _carg(_dtype_of(val)))[()])
     return k
+
+
+def _kernel_group_limit(kernel: Any, device: Device) -> int:
+    """The largest work-group ``kernel`` can be launched with on ``device``
+    (``CL_KERNEL_WORK_GROUP_SIZE``)."""
+    import pyopencl as cl
+    return int(kernel.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE,
+                                          device.cl_device))
 
 
 def _normal_input(a: Any) -> Any:

@@ -310,3 +310,16 @@ def test_digits_cnn_step_launches_fewer_kernels(monkeypatch, device):
     # summation orders, so weights agree to two steps of lr
     for k, w in results[False][1].items():
         np.testing.assert_allclose(results[None][1][k], w, rtol=0, atol=2 * 2 * bn.LR)
+
+
+def test_a_kernel_that_cannot_take_the_group_keeps_the_groups(monkeypatch, device):
+    """When the built kernel's largest work-group (``CL_KERNEL_WORK_GROUP_SIZE``: registers,
+    local memory) is below the group it was written for, the groups' own kernels run."""
+    from clnp_grad._jit import executable
+    monkeypatch.setattr(whole_step, "GROUP", 64)
+    monkeypatch.setattr(executable, "_kernel_group_limit", lambda kernel, device: 32)
+    x, w = clnp.asarray(X, device=device), clnp.asarray(W, device=device)
+    (got,), srcs = _run(monkeypatch, None, lambda x, w: clnp.sum(clnp.tanh(x @ w), axis=0),
+                        [x, w])
+    assert len(srcs) > 1 and not any("clnp_whole_step" in s for s in srcs)
+    np.testing.assert_allclose(got, np.tanh(X @ W).sum(axis=0), rtol=1e-5, atol=1e-6)
