@@ -57,8 +57,23 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def broadcast_strides(a: Array, shape: tuple[int, ...]) -> tuple[int, ...]:
-    pad = len(shape) - a.ndim
-    return tuple(0 if k < pad or a._shape[k - pad] == 1 else a._strides[k - pad]
+    return strides_broadcast_to(a._shape, a._strides, shape)
+
+
+def strides_broadcast_to(old_shape: Sequence[int], old_strides: Sequence[int],
+                         shape: Sequence[int]) -> tuple[int, ...]:
+    """Strides that read a layout ``old_shape``/``old_strides`` broadcast to ``shape``
+    (NumPy's rule, dims aligned at the end): 0 along new dims and dims of one element. Used
+    by eager views and by ``clnp_grad.jit``'s whole-step kernels.
+
+    Examples
+    --------
+    >>> from clnp._core.eager import strides_broadcast_to
+    >>> strides_broadcast_to((3, 1), (1, 1), (2, 3, 4))
+    (0, 1, 0)
+    """
+    pad = len(shape) - len(old_shape)
+    return tuple(0 if k < pad or old_shape[k - pad] == 1 else old_strides[k - pad]
                  for k in range(len(shape)))
 
 

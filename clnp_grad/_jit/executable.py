@@ -109,6 +109,13 @@ def check_devices(device: Device, arrays: Sequence[Any], kernel: Any) -> None:
                 f"with to_device()")
 
 
+def _fresh_layouts(outs: Sequence[tuple[int, tuple, np.dtype]]) -> list[tuple]:
+    """``_new_array``'s layouts (shape, C strides, dtype, bytes) of a step's stored values,
+    given as ``(slot, shape, dtype)``: computed once when the step is built."""
+    return [(shape, c_strides(shape), d, max(math.prod(shape) * d.itemsize, 1))
+            for _, shape, d in outs]
+
+
 def _new_array(device: Device, shape: tuple, strides: tuple, dtype: np.dtype,
                nbytes: int) -> Array:
     """A fresh contiguous Array whose layout the executable computed when it was built:
@@ -129,8 +136,7 @@ class _EwStep:
                  outs: list[tuple[int, tuple, np.dtype]]):
         self.plan, self.device, self.arrays, self.operands = plan, device, arrays, operands
         self.outs = outs
-        self.layouts = [(shape, c_strides(shape), d, max(math.prod(shape) * d.itemsize, 1))
-                        for _, shape, d in outs]
+        self.layouts = _fresh_layouts(outs)
         self.bound: BoundKernel | None = None
         self.offs: list[int] = []
         self.dyn: list[int] = []
@@ -306,8 +312,7 @@ class _WholeStep:
                  outs: list[tuple[int, tuple, np.dtype]], scratch: int, work: int):
         self.kernel, self.device, self.group, self.ins = kernel, device, group, ins
         self.outs, self.scratch, self.work = outs, scratch, work
-        self.layouts = [(shape, c_strides(shape), d, max(math.prod(shape) * d.itemsize, 1))
-                        for _, shape, d in outs]
+        self.layouts = _fresh_layouts(outs)
         self.bound: BoundKernel | None = None
 
     def run(self, env: list) -> None:
@@ -614,8 +619,7 @@ class Executable:
                 return None
         device = self.device
         group = whole_step.group_size(device.is_cpu, device.max_work_group_size)
-        p = whole_step.plan(sub, is_cpu=device.is_cpu, has_fp64=device.has_fp64, group=group,
-                            forced=True)
+        p = whole_step.plan(sub, has_fp64=device.has_fp64, group=group)
         if p is None:
             return None
         try:
@@ -977,8 +981,7 @@ class Executable:
         step.template, step.ins, step.offs, step.dyn = template, ins, [], dyn_pos
         step.outpos, step.bound = outpos, None
         step.outs = [(self._slot(v.n), v.aval.shape, v.aval.dtype) for v in escaping]
-        step.layouts = [(shape, c_strides(shape), d, max(math.prod(shape) * d.itemsize, 1))
-                        for _, shape, d in step.outs]
+        step.layouts = _fresh_layouts(step.outs)
         step.run(env)
         return step
 
@@ -1318,8 +1321,7 @@ class Executable:
         step.template, step.bufs, step.scalars = template, bufs, scalars
         # first call: the kernel, then each partial result's finishing reduction, captured
         step.outs, step.finish = out_specs, [None] * len(out_specs)
-        step.layouts = [(shape, c_strides(shape), d, max(math.prod(shape) * d.itemsize, 1))
-                        for _, shape, d in out_specs]
+        step.layouts = _fresh_layouts(out_specs)
         step.keep = keep
         step.bound = None
         if horizontal and items == 1 and horizontal_ok(spec) and \

@@ -26,10 +26,11 @@ constants are compiled into the source, so the only arguments are buffers. Every
 from the op table through ``clnp._kernels.elementwise.instructions`` (and the reductions'
 combines from ``clnp._kernels.reduction``), as in the other fused kernels.
 
-A step qualifies when every equation is one of those kinds, no value is empty or complex,
-every argument is an array, and its work (elements computed, plus reduced or contracted
-elements) is at most ``CPU_WORK_MAX`` / ``GPU_WORK_MAX``: one core or one work-group is
-then faster than several launches (``bench/xla_table.py``'s logistic row; bench/NOTES.md).
+A graph qualifies when every equation is one of those kinds (``eqn_work``) and no value is
+empty or complex. ``clnp_grad._jit.executable`` picks the pieces of a step to run so: runs
+of groups whose work (elements computed, plus reduced or contracted elements) stays within
+``CPU_WORK_MAX`` / ``GPU_WORK_MAX`` (``work_limit``), where one core or one work-group is
+faster than several launches (``bench/bench_whole_step.py``; bench/NOTES.md).
 ``WHOLE_STEP`` forces the choice (tests).
 """
 from __future__ import annotations
@@ -42,15 +43,17 @@ from typing import Any
 import numpy as np
 
 from clnp._core.array import c_strides
-from clnp._core.eager import reshape_strides
+from clnp._core.eager import reshape_strides, strides_broadcast_to
 from clnp._kernels import ctypes as C
 from clnp._kernels.elementwise import Instr, can_vectorize, instructions, prelude
-from clnp._kernels.reduction import _LIMITS, _REDUCE
+from clnp._kernels.reduction import _REDUCE
 
 from .._ir import Graph, Lit, Var
+from .codegen import neutral
 from .fusion import VIEWS, instruction_of, is_elementwise
 
-# None: by the step's size and kind (``qualifies``); True/False forces it (tests)
+# None: pieces of steps by their work (``work_limit``); True: any size, and single groups
+# too; False: none (tests)
 WHOLE_STEP: bool | None = None
 # Work (elements computed, plus reduced or contracted elements) of the largest step run as
 # one kernel: one core or one work-group against 2-20 us per launch saved (the crossings
@@ -149,10 +152,9 @@ def eqn_work(e: Any) -> int | None:
     >>> [e.prim.name for e in g.eqns], [eqn_work(e) for e in g.eqns]
     (['transpose', 'dot_general', 'reduce', 'sort'], [0, 256, 64, None])
     """
-    for v in list(e.out_binders) + [x for x in e.inputs if isinstance(x, Var)]:
-        d = v.aval.dtype
-        if d.kind == "c" or 0 in v.aval.shape or math.prod(v.aval.shape) >= 1 << 31:
-            return None
+    if not all(_value_ok(v) for v in list(e.out_binders) +
+               [x for x in e.inputs if isinstance(x, Var)]):
+        return None
     name = e.prim.name
     out = e.out_binders[0]
     if name in VIEWS:
@@ -172,6 +174,13 @@ def eqn_work(e: Any) -> int | None:
             k = math.prod(lhs.aval.shape[a] for a in lc)
             return math.prod(out.aval.shape) * max(k, 1)
     return None
+
+
+def _value_ok(v: Var) -> bool:
+    """Whether a whole-step kernel holds value ``v``: not complex, not empty, indexable
+    with ``int``."""
+    shape = v.aval.shape
+    return v.aval.dtype.kind != "c" and 0 not in shape and math.prod(shape) < 1 << 31
 
 
 def subgraph(eqns: list[Any], needed: set[int]) -> Graph:
@@ -206,20 +215,18 @@ class _Unsupported(Exception):
     """The graph has something a whole-step kernel does not run."""
 
 
-def plan(graph: Graph, *, is_cpu: bool, has_fp64: bool, group: int,
-         forced: bool | None = None) -> WholeStepPlan | None:
-    """The whole-step kernel of ``graph``, or None when the step does not qualify.
+def plan(graph: Graph, *, has_fp64: bool, group: int) -> WholeStepPlan | None:
+    """The whole-step kernel of ``graph``, or None when the graph does not qualify (its
+    size is the caller's to bound: ``work_limit``).
 
     Parameters
     ----------
     graph : Graph
-        The staged (simplified) step.
-    is_cpu, has_fp64 : bool
-        The device's kind (which work limit applies) and whether it computes float64.
+        The staged (simplified) step, or a piece of one (``subgraph``).
+    has_fp64 : bool
+        Whether the device computes float64.
     group : int
         Work-items of the kernel's one work-group (``group_size``).
-    forced : bool or None
-        True: any size qualifies; False: nothing does; None: ``WHOLE_STEP``.
 
     Returns
     -------
@@ -233,23 +240,14 @@ def plan(graph: Graph, *, is_cpu: bool, has_fp64: bool, group: int,
     >>> from clnp_grad._jit import whole_step
     >>> x = clnp.asarray([1.0, 2.0, 3.0], dtype=clnp.float32)
     >>> g = cg.make_ir(lambda x: clnp.sum(clnp.exp(x) * 2.0))(x)
-    >>> p = whole_step.plan(g, is_cpu=True, has_fp64=False, group=1)
+    >>> p = whole_step.plan(g, has_fp64=False, group=1)
     >>> p.name, len(p.inputs), len(p.outputs), p.work
     ('clnp_whole_step', 1, 1, 9)
     """
-    forced = WHOLE_STEP if forced is None else forced
-    if forced is False:
-        return None
     try:
         builder = _Builder(graph, has_fp64)
         builder.partition()
-    except _Unsupported:
-        return None
-    limit = CPU_WORK_MAX if is_cpu else GPU_WORK_MAX
-    if not builder.blocks or (forced is None and builder.work > limit):
-        return None
-    try:
-        return render_whole_step(builder, group)
+        return render_whole_step(builder, group) if builder.blocks else None
     except _Unsupported:
         return None
 
@@ -265,7 +263,8 @@ class _Builder:
         self.eqn_block: dict[int, int] = {}     # id(eqn) -> its block (views have none)
         self.inputs: list[int] = []
         for v in graph.in_binders:
-            self._check(v)
+            if not _value_ok(v):
+                raise _Unsupported
             self.inputs.append(v.n)
             self.layout[v.n] = _Layout(v.n, 0, v.aval.shape, c_strides(v.aval.shape))
         for n, c in graph.consts.items():
@@ -276,33 +275,24 @@ class _Builder:
             self.layout[n] = _Layout(n, 0, shape, c_strides(shape))
         self.fp64 = has_fp64
 
-    @staticmethod
-    def _check(v: Var) -> None:
-        d = v.aval.dtype
-        if d.kind == "c" or 0 in v.aval.shape or math.prod(v.aval.shape) >= 1 << 31:
-            raise _Unsupported
-
     # -- partition into blocks
     def partition(self) -> None:
         open_ew: _Block | None = None
         for e in self.g.eqns:
-            if eqn_work(e) is None:
+            work = eqn_work(e)       # None: an equation no block runs
+            if work is None:
                 raise _Unsupported
+            self.work += work
             name = e.prim.name
             if name in VIEWS:
                 if not self._view(e):       # a reshape no strides express: a copy
                     open_ew = self._elementwise(e, open_ew, copy=True)
+                    self.work += math.prod(e.out_binders[0].aval.shape)
             elif is_elementwise(e):
                 open_ew = self._elementwise(e, open_ew)
-            elif name == "reduce" and e.params.get("op") in _REDUCE and \
-                    isinstance(e.inputs[0], Var):
+            else:               # a reduce or a dot_general (eqn_work)
                 open_ew = None
-                self._contraction("reduce", e)
-            elif name == "dot_general" and self._dot_ok(e):
-                open_ew = None
-                self._contraction("dot", e)
-            else:
-                raise _Unsupported
+                self._contraction("reduce" if name == "reduce" else "dot", e)
         outs = [x for x in self.g.outs if isinstance(x, Var)]
         produced = {b.n for e in self.g.eqns for b in e.out_binders}
         for x in outs:
@@ -330,8 +320,6 @@ class _Builder:
     def _elementwise(self, e: Any, blk: _Block | None, copy: bool = False) -> _Block:
         out = e.out_binders[0]
         shape = out.aval.shape
-        if e.prim.name == "elementwise_kernel" and len(e.out_binders) != 1:
-            raise _Unsupported
         ins = [x for x in e.inputs if isinstance(x, Var)]
         if blk is None or blk.shape != shape or \
                 not all(self._readable(x, blk, shape) for x in ins):
@@ -345,7 +333,6 @@ class _Builder:
         blk.members.add(out.n)
         self.defined_in[out.n] = len(self.blocks) - 1
         self.layout[out.n] = _Layout(out.n, 0, shape, c_strides(shape))
-        self.work += math.prod(shape)
         return blk
 
     def _view(self, e: Any) -> bool:
@@ -376,13 +363,6 @@ class _Builder:
         self.layout[out.n] = lay
         return True
 
-    def _dot_ok(self, e: Any) -> bool:
-        lhs, rhs = e.inputs
-        if not (isinstance(lhs, Var) and isinstance(rhs, Var)):
-            return False
-        d = e.out_binders[0].aval.dtype
-        return lhs.aval.dtype == rhs.aval.dtype == d and d.kind in "fiu"
-
     def _contraction(self, kind: str, e: Any) -> None:
         for x in e.inputs:
             if not self._readable(x, None, ()):
@@ -392,12 +372,6 @@ class _Builder:
         self.blocks.append(blk)
         self.eqn_block[id(e)] = len(self.blocks) - 1
         self.layout[out.n] = _Layout(out.n, 0, out.aval.shape, c_strides(out.aval.shape))
-        if kind == "reduce":
-            self.work += math.prod(e.inputs[0].aval.shape)
-        else:
-            (lc, _), _ = e.params["dimension_numbers"]
-            k = math.prod(e.inputs[0].aval.shape[d] for d in lc)
-            self.work += math.prod(out.aval.shape) * max(k, 1)
 
     # -- storage
     def _stored(self) -> tuple[set[int], list[Var]]:
@@ -512,9 +486,7 @@ class _AvalOf:
 
 
 def _broadcast(src: _Layout, shape: tuple[int, ...]) -> tuple[int, ...]:
-    pad = len(shape) - len(src.shape)
-    return tuple(0 if k < pad or src.shape[k - pad] == 1 else src.strides[k - pad]
-                 for k in range(len(shape)))
+    return strides_broadcast_to(src.shape, src.strides, shape)
 
 
 def _dense(strides: tuple[int, ...], shape: tuple[int, ...]) -> bool:
@@ -772,11 +744,7 @@ class _Renderer:
                 return f"({a}) * ({b})"
         n_red = math.prod(red)
         ct = C.compute_ctype(acc)
-        comb, neutral = _REDUCE[op]
-        if neutral in ("MIN", "MAX"):
-            neutral = _LIMITS[ct][0 if neutral == "MIN" else 1]
-        else:
-            neutral = f"(({ct}){neutral})"
+        comb, init = _REDUCE[op][0], neutral(op, acc)
         if acc.kind in "iub" and op in ("max", "min"):
             comb = "max({a}, {b})" if op == "max" else "min({a}, {b})"
         self.helpers.update((h, ct) for h in _HELPER.findall(comb))
@@ -792,7 +760,7 @@ class _Renderer:
         if self.group == 1 and n_out >= 2 * _UNROLL and n_red >= 4:
             # one work-item: _UNROLL outputs at a time, so the walk carries that many
             # independent accumulator chains (one chain waits an add's latency per element)
-            lines += _unrolled(n_out, oshape, tuple(red), ct, neutral, comb, element,
+            lines += _unrolled(n_out, oshape, tuple(red), ct, init, comb, element,
                                lambda v, o: C.store(odt, target, o, C.convert(
                                    v, acc, odt, to_storage=True)))
             n_done = n_out - n_out % _UNROLL
@@ -806,11 +774,11 @@ class _Renderer:
             start, step = "0", "1"
         else:
             lines += ["  {", f"    const int o = lid / {parts}, part = lid % {parts};",
-                      f"    {ct} acc = {neutral};", f"    if (o < {n_out}) {{"]
+                      f"    {ct} acc = {init};", f"    if (o < {n_out}) {{"]
             start, step = "part", str(parts)
         lines += _decompose("o", o_idx, oshape)
         if parts == 1:
-            lines.append(f"    {ct} acc = {neutral};")
+            lines.append(f"    {ct} acc = {init};")
         lines.append(f"    for (int r = {start}; r < {n_red}; r += {step}) {{")
         lines += ["  " + s for s in _decompose("r", r_idx, tuple(red))]
         lines.append(f"      acc = {comb.format(a='acc', b=element(o_idx, r_idx))};")
@@ -830,7 +798,7 @@ class _Renderer:
 
 
 def _unrolled(n_out: int, oshape: tuple[int, ...], red: tuple[int, ...], ct: str,
-              neutral: str, comb: str, element: Any, store: Any) -> list[str]:
+              init: str, comb: str, element: Any, store: Any) -> list[str]:
     """The outputs ``[0, n_out - n_out % _UNROLL)`` of a reduction or product on one
     work-item, ``_UNROLL`` at a time: each output's index and accumulator before the walk,
     then one walk over the reduced range updating all of them."""
@@ -841,7 +809,7 @@ def _unrolled(n_out: int, oshape: tuple[int, ...], red: tuple[int, ...], ct: str
         nm = [f"o{d}_{u}" for d in range(len(oshape))]
         names.append(nm)
         lines += _decompose(f"(o + {u})", nm, oshape, tag=f"o{u}")
-        lines.append(f"    {ct} acc{u} = {neutral};")
+        lines.append(f"    {ct} acc{u} = {init};")
     r_idx = [f"j{d}" for d in range(len(red))]
     lines.append(f"    for (int r = 0; r < {math.prod(red)}; ++r) {{")
     lines += ["  " + x for x in _decompose("r", r_idx, red)]
