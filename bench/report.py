@@ -55,6 +55,10 @@ SECTIONS = {
     "xla-table": ("Issue #26's table: clnp_grad.jit against jax.jit, one command per device",
                   "bench/xla_table.py"),
     "transformer": ("The character transformer's training step", "bench/bench_transformer.py"),
+    "whole-step": ("Whole-step kernels against the general path (clnp_grad.jit)",
+                   "bench/bench_whole_step.py"),
+    "host-blas": ("Products in the host's BLAS against the GEMM kernel (CPU device)",
+                  "bench/bench_host_blas.py"),
 }
 RENDER = {"jit": "render_jit", "xla-table": "render_xla"}
 

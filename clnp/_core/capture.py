@@ -8,8 +8,10 @@ applied per step) and ``Replay`` enqueues them again on new buffers: no Python p
 beyond argument binding.
 
 What is recorded: every kernel launch made through ``_runtime.launch`` and the eager hot
-paths, host-to-device uploads, and device checks (``device_checks``: an error flag a kernel
-sets, such as indexing's bounds, read after the call and after each replay of it). Any other
+paths, host-to-device uploads, host computations on memory the host shares with the device
+(``capture_hooks.HostCall``: a product in the host's BLAS), and device checks
+(``device_checks``: an error flag a kernel sets, such as indexing's bounds, read after the
+call and after each replay of it). Any other
 device-to-host read makes the step *not replayable* (its result steers host code: a
 data-dependent shape), and the caller must run the implementation each time. Buffers seen in a launch are classified after the call: the buffer
 of an input view is rebound to the new input; the buffer of an output is allocated anew at
@@ -27,7 +29,7 @@ from .._runtime.device import Device
 from .._runtime.opencl import cl
 
 from .._runtime import capture_hooks as _hooks
-from .._runtime.capture_hooks import _STATE, Recording
+from .._runtime.capture_hooks import _STATE, HostCall, Recording
 
 
 class _Out:
@@ -78,6 +80,8 @@ class Replay:
                     step[6:]
             elif kind == "k":
                 self.steps[i] = step[:4] + (tuple(new(a) for a in step[4]),) + step[5:]
+            elif kind == "h":
+                self.steps[i] = step[:2] + (tuple(new(a) for a in step[2]),) + step[3:]
             elif kind == "u" and step[1] is None:
                 self.steps[i] = (step[0], None, new(step[2]), step[3])
 
@@ -156,6 +160,14 @@ class Replay:
                         _hooks.note_preset_launch(kernel, gsize, lsize, dict(
                             [(pos, bufs[k]) for pos, k in slots] + list(fixed)))
                     launch(queue)
+            elif kind == "h":
+                _, call, args, slots = step
+                args = list(args)
+                for pos, k in slots:
+                    args[pos] = bufs[k]
+                if outer:
+                    _hooks.note_host_call(call, args)
+                call.run_on_host(*args)
             else:   # "u": an upload of constant host data into a buffer
                 _, k, dst, host = step
                 target = bufs[k] if k is not None else dst
@@ -228,7 +240,11 @@ def capture(fn: Callable[..., Any], inputs: Sequence[Array], device: Device
         steps.extend(("c", chk) for chk in checks.get(idx, ()))
         for dst, host in uploads.get(idx, ()):
             steps.append(("u", slot_of.get(id(dst)), dst, host))
-        if args is not None:
+        if isinstance(kernel, HostCall):
+            slots = tuple((p, slot_of[id(a)]) for p, a in enumerate(args) if id(a) in slot_of)
+            steps.append(("h", kernel, tuple(None if id(a) in slot_of else a for a in args),
+                          slots))
+        elif args is not None:
             slots = tuple((p, slot_of[id(a)]) for p, a in enumerate(args)
                           if isinstance(a, cl.MemoryObjectHolder) and id(a) in slot_of)
             # rebound positions hold None: the first call's buffers must not be kept alive
@@ -255,7 +271,8 @@ def _kept_by(step: tuple) -> list[Any]:
     if kind == "c":        # a check's flag is made outside the recording, kept by the check
         return []
     args = (step[3] if kind == "b" else [b for _, b in step[5]] if kind == "p" else
-            step[4] if kind == "k" else [step[2]] if step[1] is None else [])
+            step[4] if kind == "k" else step[2] if kind == "h" else
+            [step[2]] if step[1] is None else [])
     return [b for b in args if isinstance(b, cl.MemoryObjectHolder)]
 
 

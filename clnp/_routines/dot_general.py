@@ -38,6 +38,7 @@ import numpy as np
 from .._runtime.deferred import deferred_import
 from .._runtime import capture_hooks as _hooks
 from . import autotune as _autotune
+from . import host_blas
 from .._core import dtypes as dt
 from .._core.array import Array, c_strides
 from .._runtime import launch as _launch
@@ -347,7 +348,7 @@ def dot_general(lhs: Array, rhs: Array, *, dimension_numbers: Any,
     if _FORCE_KIND is None:
         key = (lhs._shape, lhs._strides, lhs._offset, lhs._dtype, rhs._shape, rhs._strides,
                rhs._offset, rhs._dtype, dimension_numbers, preferred_element_type,
-               _precision.get(), _autotune.epoch, lhs._device)
+               _precision.get(), _autotune.epoch, host_blas.FORCE, lhs._device)
         try:
             plans = _local.plans
         except AttributeError:
@@ -485,8 +486,9 @@ def _tiles(cfg: dict[str, Any], gm: int, gn: int) -> tuple[int, int]:
 
 
 def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype, tf32: bool,
-         m, n, k, bsizes, bstr) -> _Launch:
-    """Plan the launch of one product (see :class:`_Launch`)."""
+         m, n, k, bsizes, bstr) -> _Launch | host_blas.HostProduct:
+    """Plan the launch of one product (see :class:`_Launch`), or its run in the host's BLAS
+    on a device whose memory the host shares (``host_blas``)."""
     device = lhs.device
     (M, (sam, scm)), (N, (sbn, scn)), (K, (sak, sbk)) = m, n, k
     pad = 2 - len(bsizes)
@@ -496,6 +498,12 @@ def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype
     if max(M, N, K, nb) > _I32:
         raise ValueError(f"dot_general: dimension too large for the GEMM kernel "
                          f"(M={M}, N={N}, K={K}, batch={nb})")
+    if _FORCE_KIND is None and not tf32:
+        host = host_blas.plan(device, lhs.dtype, out_dtype, out_shape, m, n, k, bsizes,
+                              ((sab0, sab1), (sbb0, sbb1), (scb0, scb1)),
+                              (lhs._offset, rhs._offset))
+        if host is not None:
+            return host
     acc = lhs.dtype
     cfg = gemm_config(device, acc, tf32)
     cpu, mma = cfg["kind"] == "cpu", cfg["kind"] == "mma"

@@ -43,6 +43,26 @@ def note_preset_launch(kernel: Any, gsize: Any, lsize: Any, bufs: dict[int, Any]
         rec.launches.append((kernel, gsize, lsize, None, dict(bufs)))
 
 
+class HostCall:
+    """A computation the host runs on buffers of a device whose memory it shares, in the
+    device queue's order (``run_on_host(*bufs)``: it waits for the work queued before, as a
+    map does, and what it writes is there for the work queued after). A product in the host's BLAS is one
+    (``clnp._routines.host_blas``). Captures record it as a step of its own, and replays run
+    it again on their buffers."""
+
+    __slots__ = ()
+
+    def run_on_host(self, *bufs: Any) -> None:
+        raise NotImplementedError
+
+
+def note_host_call(call: HostCall, bufs: Sequence[Any]) -> None:
+    """``call.run_on_host(*bufs)`` is being made; a replay makes it on its buffers."""
+    rec = getattr(_STATE, "rec", None)
+    if rec is not None:
+        rec.launches.append((call, None, None, list(bufs), None))
+
+
 def note_upload(buf: Any, host: np.ndarray) -> None:
     rec = getattr(_STATE, "rec", None)
     if rec is not None:

@@ -159,6 +159,8 @@ class Device:
         self._programs: dict[str, cl.Program] = {}
         self._kernels: dict[Any, Any] = {}
         self._pending: list[Any] = []   # in-flight uploads (see keep_until_done)
+        # buffer handle -> its memory as host bytes, mapped once (host_bytes)
+        self._host_maps: dict[int, np.ndarray] = {}
         self.peak_in_use = 0            # largest pool active_bytes seen (see clnp._runtime.memory)
         # the SlotArena of memory CUDA sees, where every array is allocated when on
         # (set_cuda_memory, CLNP_CUDA_MEMORY); decided with the pool, at the first allocation
@@ -290,6 +292,50 @@ class Device:
         view, _ = cl.enqueue_map_buffer(self.queue, buf, flags, byte_offset, (max(nbytes, 1),),
                                         np.uint8, is_blocking=True)
         return view[:nbytes]
+
+    def host_bytes(self, buf: Any) -> np.ndarray:
+        """All of ``buf``'s memory as host bytes, on a device that shares host memory
+        (``shares_host_memory``), handed out *without* waiting for the queue: the caller
+        orders its host accesses against the device's work (``queue.finish()`` first, and
+        nothing enqueued while it reads or writes).
+
+        A buffer is mapped once and kept mapped: on PoCL every map and unmap is a command
+        through the driver's scheduler (25-50 us each), where a product in the host's BLAS
+        (``clnp._routines.host_blas``) may take less than a millisecond. Kernels may use a
+        mapped buffer there, since its mapping is its memory (as :meth:`map_host_view` relies
+        on too). A kept mapping holds its buffer, so no other buffer can take its handle; the
+        mappings are let go under memory pressure (``free_pooled``, a refused allocation)
+        and whenever more than ``_HOST_MAPS_MAX`` are kept.
+
+        Parameters
+        ----------
+        buf : pyopencl.Buffer
+            A buffer of this device.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``uint8``, 1-d, ``buf.size`` long.
+
+        Examples
+        --------
+        >>> import clnp
+        >>> x = clnp.arange(4, dtype=clnp.uint8)
+        >>> d = x.device
+        >>> d.synchronize()
+        >>> d.host_bytes(x._buf)[:4].tolist() if d.shares_host_memory else [0, 1, 2, 3]
+        [0, 1, 2, 3]
+        """
+        key = buf.int_ptr
+        mapped = self._host_maps.get(key)
+        if mapped is None:
+            if len(self._host_maps) >= _HOST_MAPS_MAX:
+                self._host_maps = {}
+            mapped, _ = cl.enqueue_map_buffer(self.queue, buf,
+                                              cl.map_flags.READ | cl.map_flags.WRITE, 0,
+                                              (buf.size,), np.uint8, is_blocking=True)
+            self._host_maps[key] = mapped
+        return mapped
 
     # -- dtype support
     def supports(self, dtype: np.dtype) -> bool:
@@ -691,6 +737,14 @@ class Device:
 _PRESSURE_HOOKS: list[Callable[[Device], None]] = []
 
 
+# Buffers whose mappings host_bytes keeps, per device, at most
+_HOST_MAPS_MAX = 512
+
+
+def _drop_host_maps(device: Device) -> None:
+    device._host_maps = {}      # the mappings go with the last view of each
+
+
 def on_memory_pressure(fn: Callable[[Device], None]) -> None:
     """Call ``fn(device)`` whenever ``device``'s memory runs short or is released."""
     if fn not in _PRESSURE_HOOKS:
@@ -700,6 +754,9 @@ def on_memory_pressure(fn: Callable[[Device], None]) -> None:
 def _memory_pressure(device: Device) -> None:
     for fn in _PRESSURE_HOOKS:
         fn(device)
+
+
+on_memory_pressure(_drop_host_maps)
 
 
 # ----------------------------------------------------------------------------- fork
@@ -725,8 +782,8 @@ def _after_fork_in_child() -> None:
         for name in ("pool", "queue", "context"):
             if name in d.__dict__:
                 _FORK_ORPHANS.append(d.__dict__.pop(name))
-        _FORK_ORPHANS.append(d._pending)
-        d._pending = []
+        _FORK_ORPHANS.extend((d._pending, d._host_maps))
+        d._pending, d._host_maps = [], {}
         _FORK_ORPHANS.extend((d._programs, d._kernels))
         d._programs, d._kernels = {}, {}
     _FORK_ORPHANS.append(dict(_PLATFORM_CONTEXTS))
