@@ -59,6 +59,8 @@ SECTIONS = {
                    "bench/bench_whole_step.py"),
     "host-blas": ("Products in the host's BLAS against the GEMM kernel (CPU device)",
                   "bench/bench_host_blas.py"),
+    "pytree": ("A jitted call's pytree work: walked against generated code",
+               "bench/bench_pytree.py"),
 }
 RENDER = {"jit": "render_jit", "xla-table": "render_xla"}
 
