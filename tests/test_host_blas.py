@@ -220,3 +220,18 @@ def test_host_bytes_keeps_one_mapping_per_buffer(device, monkeypatch):
     for b in bufs:
         device.host_bytes(b._buf)
     assert len(device._host_maps) <= 2
+
+
+def test_documented_minimum_is_the_code_s():
+    """docs/linalg.md and docs/env_vars.md state the minimum work; a change of MIN_WORK must
+    change them."""
+    import math
+    import os
+    import re
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    exponent = int(math.log2(host_blas.MIN_WORK))
+    assert host_blas.MIN_WORK == 1 << exponent
+    for doc in ("docs/linalg.md", "docs/env_vars.md"):
+        text = open(os.path.join(root, doc)).read()
+        stated = set(re.findall(r"at least 2\^(\d+) multiply-adds per matrix", text))
+        assert stated == {str(exponent)}, (doc, stated)
