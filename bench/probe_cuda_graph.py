@@ -45,7 +45,8 @@ print("binary bytes", len(ptx), "is PTX:", ".entry" in txt)
 m = re.search(r"\.entry\s+axpy\s*\((.*?)\)", txt, re.S)
 print("entry params:", m.group(1).strip() if m else None)
 for line in txt.splitlines():
-    if "%envreg" in line or "global_offset" in line.lower() or ".version" in line or ".target" in line:
+    if any(w in line for w in ("%envreg", ".version", ".target")) or \
+            "global_offset" in line.lower():
         print("   ", line.strip())
 
 cu = cm._driver()
@@ -59,8 +60,8 @@ print("loaded PTX into CUDA")
 # arrays in memory CUDA sees
 dev.set_cuda_memory(True)
 n = 1 << 20
-xh = np.arange(n, dtype=np.float32); yh = np.ones(n, np.float32)
-x = clnp.asarray(xh); y = clnp.asarray(yh)
+xh, yh = np.arange(n, dtype=np.float32), np.ones(n, np.float32)
+x, y = clnp.asarray(xh), clnp.asarray(yh)
 dev.synchronize()
 xa, ya = cm.address_of(dev, x._buf), cm.address_of(dev, y._buf)
 print("cuda addresses", hex(xa or 0), hex(ya or 0))
@@ -87,17 +88,26 @@ print("CUDA launch of the OpenCL kernel correct:", np.allclose(got, 2 * xh + 1))
 k = prg.axpy
 k.set_args(y._buf, x._buf, np.float32(0.0), np.int32(n))
 q = dev.queue
+
+
 def tm(f, reps=3000):
-    f(); best = 9e9
+    """Best of 5 rounds of ``reps`` calls: host microseconds per call."""
+    f()
+    best = 9e9
     for _ in range(5):
         t = time.perf_counter()
-        for _ in range(reps): f()
+        for _ in range(reps):
+            f()
         best = min(best, (time.perf_counter() - t) / reps * 1e6)
     return best
+
+
+# a = 0 from here on: repeated launches leave y as it is
 lk = clnp._runtime.launch.Kernel(prg, "axpy")
 lk.set_args(y._buf, x._buf, np.float32(0.0), np.int32(n))
 L = Launch(lk, (n,), (256,))
-print("OpenCL enqueue (PyOpenCL, event) us: %.2f" % tm(lambda: cl.enqueue_nd_range_kernel(q, k, (n,), (256,))))
+print("OpenCL enqueue (PyOpenCL, event) us: %.2f"
+      % tm(lambda: cl.enqueue_nd_range_kernel(q, k, (n,), (256,))))
 q.finish()
 print("OpenCL enqueue (clnp no-event) us: %.2f" % tm(lambda: L(q)))
 q.finish()
@@ -110,7 +120,8 @@ with ctx:
     cu.cuStreamSynchronize(stream)
     # a graph of 100 launches: host cost per graph launch
     N = 100
-    cm._check(cu, cu.cuStreamBeginCapture(stream, cu.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_GLOBAL), "begin")
+    mode = cu.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_GLOBAL
+    cm._check(cu, cu.cuStreamBeginCapture(stream, mode), "begin")
     for _ in range(N):
         cu.cuLaunchKernel(fn, n // 256, 1, 1, 256, 1, 1, 0, stream, addr, 0)
     graph = cm._check(cu, cu.cuStreamEndCapture(stream), "end")
@@ -119,15 +130,19 @@ with ctx:
     cu.cuStreamSynchronize(stream)
     t = tm(lambda: cu.cuGraphLaunch(gexec, stream), reps=200)
     cu.cuStreamSynchronize(stream)
-    print("graph of %d launches: %.2f us host per graph launch (%.3f us per kernel)" % (N, t, t / N))
-    # device time per graph (kernels of 1M elements): wall of 200 graph launches synced
+    print("graph of %d launches: %.2f us host per graph launch (%.3f us per kernel)"
+          % (N, t, t / N))
+    # pipelined wall time per kernel (1 M elements each): 50 graph launches, then a sync
     t0 = time.perf_counter()
-    for _ in range(50): cu.cuGraphLaunch(gexec, stream)
+    for _ in range(50):
+        cu.cuGraphLaunch(gexec, stream)
     cu.cuStreamSynchronize(stream)
     print("graph wall per kernel us: %.2f" % ((time.perf_counter() - t0) / 50 / N * 1e6))
 # the same 100 launches through OpenCL, pipelined wall
-q.finish(); t0 = time.perf_counter()
+q.finish()
+t0 = time.perf_counter()
 for _ in range(50):
-    for _ in range(N): L(q)
+    for _ in range(N):
+        L(q)
 q.finish()
 print("OpenCL wall per kernel us: %.2f" % ((time.perf_counter() - t0) / 50 / N * 1e6))

@@ -21,24 +21,35 @@ from clnp_nn import parallel as P  # noqa: E402
 devs = list(P.local_devices())[:2]
 if len(devs) < 2:
     raise SystemExit("this probe needs two devices")
-for d in devs: d.set_cuda_memory(True)
-def chain(k):
+for d in devs:
+    d.set_cuda_memory(True)
+
+
+def chain(k: int):
+    """A pmapped function of ``k`` all-reduces, each followed by an elementwise kernel."""
     def f(x):
         for _ in range(k):
             x = P.psum(x, "i") * 0.5
         return x
     return P.pmap(f, "i", devices=devs)
-fs={k: chain(k) for k in (1, 5)}
+
+
+fs = {k: chain(k) for k in (1, 5)}
 for mib in (1, 16, 64, 256):
-    n=(mib<<20)//4
-    xs=P.device_put_sharded([np.full(n, 1.0, np.float32) for i in range(2)], devs)
-    res={}
-    for k,f in fs.items():
-        for _ in range(3): out=f(xs)
+    n = (mib << 20) // 4
+    xs = P.device_put_sharded([np.full(n, 1.0, np.float32) for _ in range(2)], devs)
+    res = {}
+    for k, f in fs.items():
+        for _ in range(3):
+            out = f(xs)
         clnp.synchronize()
-        reps=20
-        t=time.perf_counter()
-        for _ in range(reps): out=f(xs)
-        clnp.synchronize(); res[k]=(time.perf_counter()-t)/reps
-    marg=(res[5]-res[1])/4
-    print(f"{mib} MiB: pmap call with 1 psum {res[1]*1e3:.3f} ms, with 5 {res[5]*1e3:.3f} ms; marginal psum (+ its *0.5) {marg*1e3:.3f} ms = {(mib<<20)/marg/1e9:.1f} GB/s", flush=True)
+        reps = 20
+        t = time.perf_counter()
+        for _ in range(reps):
+            out = f(xs)
+        clnp.synchronize()
+        res[k] = (time.perf_counter() - t) / reps
+    marg = (res[5] - res[1]) / 4
+    print(f"{mib} MiB: pmap call with 1 psum {res[1] * 1e3:.3f} ms, with 5 "
+          f"{res[5] * 1e3:.3f} ms; one psum and its kernel {marg * 1e3:.3f} ms = "
+          f"{(mib << 20) / marg / 1e9:.1f} GB/s", flush=True)

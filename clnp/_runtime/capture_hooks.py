@@ -46,9 +46,9 @@ def note_preset_launch(kernel: Any, gsize: Any, lsize: Any, bufs: dict[int, Any]
 class HostCall:
     """A computation the host runs on buffers of a device whose memory it shares, in the
     device queue's order (``run_on_host(*bufs)``: it waits for the work queued before, as a
-    map does, and what it writes is there for the work queued after). A product in the host's BLAS is one
-    (``clnp._routines.host_blas``). Captures record it as a step of its own, and replays run
-    it again on their buffers."""
+    map does, and what it writes is there for the work queued after). A product in the
+    host's BLAS is one (``clnp._routines.host_blas``). Captures record it as a step of its
+    own, and replays run it again on their buffers."""
 
     __slots__ = ()
 
