@@ -98,6 +98,25 @@ def timeit_batched(fn: Callable[[], object], sync: Callable[[], None], inner: in
     return statistics.median(times)
 
 
+def per_call_rounds(runs: list[tuple[str, Callable[[], Any], Callable[[Any], Any]]],
+                    calls: int, rounds: int = 7,
+                    clock: Callable[[], float] = time.perf_counter) -> dict[str, float]:
+    """Median microseconds per call of each run: the runs take turns, each round timing
+    ``calls`` back-to-back calls of every run. ``runs`` are ``(name, fn, wait)``, where
+    ``wait(result)`` waits for a call's result (a device drain, ``jax.block_until_ready``)
+    before each timing and at its end."""
+    times: dict[str, list[float]] = {name: [] for name, _, _ in runs}
+    for _ in range(rounds):
+        for name, fn, wait in runs:
+            wait(fn())
+            t0 = clock()
+            for _ in range(calls):
+                out = fn()
+            wait(out)
+            times[name].append((clock() - t0) / calls * 1e6)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
 def race_blocks(steps: dict[str, Callable[[], Any]], reps: int, block: int,
                 timed: Callable[[Callable[[], Any]], float] | None = None) -> dict[str, float]:
     """Median step time of each peer: the peers take turns running ``block`` consecutive

@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
-import time
 from typing import Any, Callable
 
 import numpy as np
@@ -29,7 +27,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
 import clnp  # noqa: E402
-from bench_core import write_csv  # noqa: E402
+from bench_core import per_call_rounds, write_csv  # noqa: E402
 from clnp._routines import host_blas  # noqa: E402
 
 # (what, M, K, N, lhs transposed, rhs transposed)
@@ -92,21 +90,11 @@ def main() -> None:
         for fn in (host, kernel):
             np.testing.assert_allclose(np.asarray(fn()), ref, rtol=1e-4,
                                        atol=1e-4 * float(np.abs(ref).max()))
-        runs: list[tuple[str, Callable, Callable]] = [
-            ("host", host, dev.synchronize), ("kernel", kernel, dev.synchronize),
-            ("numpy", lambda: np.matmul(an, bn, out=out), lambda: None),
-            ("jax", lambda: jmm(ja, jb), None)]
-        times: dict[str, list[float]] = {k: [] for k, _, _ in runs}
-        for _ in range(7):
-            for key, fn, drain in runs:
-                r = fn()
-                drain() if drain else jax.block_until_ready(r)
-                t0 = time.perf_counter()
-                for _ in range(a.calls):
-                    r = fn()
-                drain() if drain else jax.block_until_ready(r)
-                times[key].append((time.perf_counter() - t0) / a.calls * 1e6)
-        med = {k: statistics.median(v) for k, v in times.items()}
+        drain = lambda _: dev.synchronize()  # noqa: E731
+        med = per_call_rounds([
+            ("host", host, drain), ("kernel", kernel, drain),
+            ("numpy", lambda: np.matmul(an, bn, out=out), lambda _: None),
+            ("jax", lambda: jmm(ja, jb), jax.block_until_ready)], a.calls)
         row = {"device": str(dev), "product": what, "M": M, "K": K, "N": N,
                "work": M * K * N, "host_us": round(med["host"], 1),
                "kernel_us": round(med["kernel"], 1), "numpy_us": round(med["numpy"], 1),

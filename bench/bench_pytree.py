@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import statistics
 import sys
 import time
 from typing import Any, Callable
@@ -29,7 +28,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "examples"))
 import clnp  # noqa: E402
 import clnp_grad as cg  # noqa: E402
 import clnp_nn as nn  # noqa: E402
-from bench_core import write_csv  # noqa: E402
+from bench_core import per_call_rounds, write_csv  # noqa: E402
 from clnp_grad._tree import flattener, tree_flatten, tree_unflatten, unflattener  # noqa: E402
 
 
@@ -68,15 +67,9 @@ def main() -> None:
             ("flatten_walk", lambda: tree_flatten(tree)), ("flatten_code", lambda: flat(tree)),
             ("unflatten_walk", lambda: tree_unflatten(tdef, leaves)),
             ("unflatten_code", lambda: build(leaves))]
-        times: dict[str, list[float]] = {k: [] for k, _ in cases}
-        for _ in range(7):
-            for key, fn in cases:
-                fn()
-                t0 = time.thread_time()
-                for _ in range(a.calls):
-                    fn()
-                times[key].append((time.thread_time() - t0) / a.calls * 1e6)
-        med = {k: round(statistics.median(v), 1) for k, v in times.items()}
+        med = {k: round(v, 1) for k, v in per_call_rounds(
+            [(k, fn, lambda _: None) for k, fn in cases], a.calls,
+            clock=time.thread_time).items()}
         row = {"host": platform.processor() or platform.machine(), "tree": name,
                "leaves": len(leaves), "nodes": _nodes(tdef),
                **{f"{k}_us": v for k, v in med.items()}}

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
-import time
 from typing import Any, Callable
 
 import numpy as np
@@ -29,7 +27,7 @@ sys.path.insert(0, HERE)
 
 import clnp  # noqa: E402
 import clnp_grad as cg  # noqa: E402
-from bench_core import write_csv  # noqa: E402
+from bench_core import per_call_rounds, write_csv  # noqa: E402
 from clnp_grad._jit import whole_step  # noqa: E402
 
 
@@ -104,25 +102,9 @@ def main() -> None:
 
         def jcall() -> Any:
             return jf(*jargs)
-        times: dict[str, list[float]] = {"whole": [], "general": [], "jax": []}
-        for _ in range(7):
-            for key, fn, drain in (("whole", whole, dev.synchronize),
-                                   ("general", general, dev.synchronize),
-                                   ("jax", jcall, None)):
-                out = fn()
-                if drain:
-                    drain()
-                else:
-                    jax.block_until_ready(out)
-                t0 = time.perf_counter()
-                for _ in range(a.calls):
-                    out = fn()
-                if drain:
-                    drain()
-                else:
-                    jax.block_until_ready(out)
-                times[key].append((time.perf_counter() - t0) / a.calls * 1e6)
-        med = {k: statistics.median(v) for k, v in times.items()}
+        drain = lambda _: dev.synchronize()  # noqa: E731
+        med = per_call_rounds([("whole", whole, drain), ("general", general, drain),
+                               ("jax", jcall, jax.block_until_ready)], a.calls)
         row = {"device": str(dev), "step": f"{name} {dims[0]}x{dims[1]}", "work": work,
                "whole_us": round(med["whole"], 2), "whole_kernels": n_whole,
                "general_us": round(med["general"], 2), "general_kernels": n_general,

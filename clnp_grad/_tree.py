@@ -184,16 +184,34 @@ def unflattener(treedef: PyTreeDef) -> Callable[[list], Any]:
     return built if built is not None else partial(tree_unflatten, treedef)
 
 
+class _Source:
+    """Generated Python for one pytree structure: the objects the source names (``const``),
+    fresh local names, and the compiled function."""
+
+    def __init__(self) -> None:
+        self.ns: dict[str, Any] = {}
+        self.count = iter(range(1 << 30))
+
+    def const(self, v: Any) -> str:
+        """A name bound to ``v`` in the generated function's globals."""
+        name = f"_c{next(self.count)}"
+        self.ns[name] = v
+        return name
+
+    def fresh(self, prefix: str) -> str:
+        return f"{prefix}{next(self.count)}"
+
+    def function(self, src: str, name: str, what: str) -> Callable:
+        exec(compile(src, f"<pytree {what}>", "exec"), self.ns)
+        return self.ns[name]
+
+
 def _generated_unflatten(treedef: PyTreeDef) -> Callable[[list], Any] | None:
     """Source for one expression of ``treedef``'s tree over the leaves ``L``, compiled; None
     where a node kind has no expression here."""
-    ns: dict[str, Any] = {}
-    count = iter(range(1 << 30))
-
-    def const(v: Any) -> str:
-        name = f"_c{next(count)}"
-        ns[name] = v
-        return name
+    code = _Source()
+    const = code.const
+    leaf = iter(range(1 << 30))
 
     def expr(d: PyTreeDef) -> str | None:
         k, aux, subs = d
@@ -219,12 +237,10 @@ def _generated_unflatten(treedef: PyTreeDef) -> Callable[[list], Any] | None:
         if isinstance(k, type) and dataclasses.is_dataclass(k):
             return f"{const(_dataclass_of)}({const(k)}, {const(aux)}, [{items}])"
         return None
-    leaf = iter(range(1 << 30))
     body = expr(treedef)
     if body is None:
         return None
-    exec(compile(f"def build(L):\n    return {body}\n", "<pytree unflatten>", "exec"), ns)
-    return ns["build"]
+    return code.function(f"def build(L):\n    return {body}\n", "build", "unflatten")
 
 
 def flattener(treedef: PyTreeDef) -> Callable[[Any], list | None] | None:
@@ -251,15 +267,10 @@ def flattener(treedef: PyTreeDef) -> Callable[[Any], list | None] | None:
     >>> f({"a": (30,), "b": [10]}) is None, f({"a": (1,), "c": [1, 2]}) is None
     (True, True)
     """
-    ns: dict[str, Any] = {}
+    code = _Source()
+    const = code.const
     lines: list[str] = []
     leaves: list[str] = []
-    count = iter(range(1 << 30))
-
-    def const(v: Any) -> str:
-        name = f"_c{next(count)}"
-        ns[name] = v
-        return name
 
     def walk(d: PyTreeDef, v: str) -> bool:
         k, aux, subs = d
@@ -271,7 +282,7 @@ def flattener(treedef: PyTreeDef) -> Callable[[Any], list | None] | None:
             lines.append(f"if {v} is not None: return None")
             return True
         if k in _REGISTRY:
-            c, a = f"c{next(count)}", f"a{next(count)}"
+            c, a = code.fresh("c"), code.fresh("a")
             lines.append(f"if type({v}) is not {const(k)}: return None")
             lines.append(f"{c}, {a} = {const(_REGISTRY[k][0])}({v})")
             lines.append(f"if {a} != {const(aux)} or len({c}) != {n}: return None")
@@ -296,7 +307,7 @@ def flattener(treedef: PyTreeDef) -> Callable[[Any], list | None] | None:
             if sub[0] == "leaf":
                 leaves.append(kid)
                 continue
-            name = f"v{next(count)}"
+            name = code.fresh("v")
             lines.append(f"{name} = {kid}")
             if not walk(sub, name):
                 return False
@@ -307,8 +318,7 @@ def flattener(treedef: PyTreeDef) -> Callable[[Any], list | None] | None:
     src = (f"def flat(x):\n    try:\n        {body}\n"
            f"        return [{', '.join(leaves)}]\n"
            f"    except (KeyError, IndexError, TypeError, ValueError):\n        return None\n")
-    exec(compile(src, "<pytree flatten>", "exec"), ns)
-    return ns["flat"]
+    return code.function(src, "flat", "flatten")
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:

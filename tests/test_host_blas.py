@@ -117,22 +117,17 @@ def test_order_against_queued_kernels_and_reused_memory(device, host_calls):
     assert len(host_calls) == 12
 
 
-def test_minimum_work_and_switch(device, monkeypatch):
-    if not device.shares_host_memory:
-        pytest.skip(f"{device} does not share host memory")
-    seen: list[int] = []
-    run = host_blas.HostProduct.run_on_host
-    monkeypatch.setattr(host_blas.HostProduct, "run_on_host",
-                        lambda self, *b: (seen.append(1), run(self, *b)))
+def test_minimum_work_and_switch(device, host_calls, monkeypatch):
+    monkeypatch.setattr(host_blas, "FORCE", None)         # by MIN_WORK
     monkeypatch.setattr(host_blas, "MIN_WORK", 16 * 16 * 16)
     a = _rand((16, 16), np.float32)
     x = clnp.asarray(a, device=device)
     np.testing.assert_allclose((x @ x).to_numpy(), a @ a, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose((x[:15] @ x).to_numpy(), a[:15] @ a, rtol=1e-5, atol=1e-5)
-    assert seen == [1], "16^3 multiply-adds reach MIN_WORK, 15x16x16 do not"
+    assert len(host_calls) == 1, "16^3 multiply-adds reach MIN_WORK, 15x16x16 do not"
     monkeypatch.setattr(host_blas, "FORCE", False)
     np.testing.assert_allclose((x @ x).to_numpy(), a @ a, rtol=1e-5, atol=1e-5)
-    assert seen == [1]
+    assert len(host_calls) == 1
 
 
 def test_environment_switch_turns_it_off():
@@ -235,3 +230,13 @@ def test_documented_minimum_is_the_code_s():
         text = open(os.path.join(root, doc)).read()
         stated = set(re.findall(r"at least 2\^(\d+) multiply-adds per matrix", text))
         assert stated == {str(exponent)}, (doc, stated)
+
+
+def test_host_bytes_refuses_memory_that_is_not_the_host_s(device):
+    if device.shares_host_memory:
+        fake = types.SimpleNamespace(shares_host_memory=False)
+        with pytest.raises(ValueError, match="host_bytes: .*not host memory"):
+            type(device).host_bytes(fake, clnp.zeros(4, device=device)._buf)
+    else:
+        with pytest.raises(ValueError, match="host_bytes: .*not host memory"):
+            device.host_bytes(clnp.zeros(4, device=device)._buf)

@@ -613,8 +613,9 @@ def epilogue_plan(lhs: Array, rhs: Array, dimension_numbers: Any,
     the strides are None: the caller applies the epilogue where it sums the partials
     (``_Launch.partials``, laid out as the C-ordered output per part). None where the
     product does not take an epilogue: operands not already of one real float computing
-    dtype, tensor cores, an empty product, operands that need copies, or an operand whose
-    strides do not follow the kernel's merged dims."""
+    dtype, tensor cores, a product in the host's BLAS (``host_blas``), an empty product,
+    operands that need copies, or an operand whose strides do not follow the kernel's
+    merged dims."""
     (lc, rc), (lb, rb) = dimension_numbers
     lc, rc, lb, rb = tuple(lc), tuple(rc), tuple(lb), tuple(rb)
     g = lhs.dtype
@@ -632,7 +633,8 @@ def epilogue_plan(lhs: Array, rhs: Array, dimension_numbers: Any,
     if plan is None:
         return None
     launch = _run(lhs, rhs, out_shape, g, False, *plan)
-    if not isinstance(launch.spec, _gemm_kernels.GemmSpec):
+    if isinstance(launch, host_blas.HostProduct) or \
+            not isinstance(launch.spec, _gemm_kernels.GemmSpec):
         return None
     if launch.parts > 1:
         return launch, None

@@ -96,22 +96,14 @@ class HostProduct(_hooks.HostCall):
     fixed by the geometry); the result is written as ``[b0, b1, M, N]`` with the strides the
     kernel would write it with."""
 
-    __slots__ = ("device", "dtype", "out_shape", "a", "b", "c", "parts", "spec", "swap",
-                 "dst_shape", "dst_dtype")
+    __slots__ = ("device", "dtype", "out_shape", "a", "b", "c")
 
     def __init__(self, device: Device, dtype: np.dtype, out_shape: tuple[int, ...],
                  a: tuple, b: tuple, c: tuple):
         self.device, self.dtype, self.out_shape = device, dtype, out_shape
         self.a, self.b, self.c = a, b, c        # (offset, shape, strides) in elements
-        # what jit's planning reads of a launch plan: one part, no kernel to fuse into
-        self.parts, self.spec, self.swap = 1, None, False
-        self.dst_shape, self.dst_dtype = out_shape, dtype
 
     def __call__(self, lhs: Array, rhs: Array) -> Array:
-        return self.partials(lhs, rhs)
-
-    def partials(self, lhs: Array, rhs: Array) -> Array:
-        """The product (a host product has no partials)."""
         dst = Array.empty(self.out_shape, self.dtype, self.device)
         bufs = (lhs._buf, rhs._buf, dst._buf)
         _hooks.note_host_call(self, bufs)
@@ -122,7 +114,7 @@ class HostProduct(_hooks.HostCall):
         """``numpy.matmul`` on views of the three buffers (operands, result), once the queued
         work has finished."""
         device, item, dtype = self.device, self.dtype.itemsize, self.dtype
-        device.queue.finish()
+        device.synchronize()
         a, b, c = (np.ndarray(shape, dtype, buffer=device.host_bytes(buf), offset=off * item,
                               strides=tuple(s * item for s in st))
                    for buf, (off, shape, st) in zip(bufs, (self.a, self.b, self.c)))

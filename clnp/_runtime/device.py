@@ -317,6 +317,12 @@ class Device:
         numpy.ndarray
             ``uint8``, 1-d, ``buf.size`` long.
 
+        Raises
+        ------
+        ValueError
+            The device's memory is not the host's (a mapping would be a copy that kernels'
+            writes never reach).
+
         Examples
         --------
         >>> import clnp
@@ -326,15 +332,15 @@ class Device:
         >>> d.host_bytes(x._buf)[:4].tolist() if d.shares_host_memory else [0, 1, 2, 3]
         [0, 1, 2, 3]
         """
+        if not self.shares_host_memory:
+            raise ValueError(f"Device.host_bytes: {self}'s memory is not host memory "
+                             f"(shares_host_memory is False); map_host_view copies it")
         key = buf.int_ptr
         mapped = self._host_maps.get(key)
         if mapped is None:
             if len(self._host_maps) >= _HOST_MAPS_MAX:
                 self._host_maps = {}
-            mapped, _ = cl.enqueue_map_buffer(self.queue, buf,
-                                              cl.map_flags.READ | cl.map_flags.WRITE, 0,
-                                              (buf.size,), np.uint8, is_blocking=True)
-            self._host_maps[key] = mapped
+            mapped = self._host_maps[key] = self.map_host_view(buf, 0, buf.size)
         return mapped
 
     # -- dtype support
