@@ -29,6 +29,7 @@ from .._runtime.device import Device
 from .._runtime.opencl import cl
 
 from .._runtime import capture_hooks as _hooks
+from .._runtime import cuda_graph as _cuda_graph
 from .._runtime.capture_hooks import _STATE, HostCall, Recording
 
 
@@ -46,7 +47,7 @@ class _Out:
 class Replay:
     """The launches of one captured call, re-enqueued on new input and output buffers."""
 
-    __slots__ = ("device", "steps", "outs", "n_inputs", "kept_nbytes")
+    __slots__ = ("device", "steps", "outs", "n_inputs", "kept_nbytes", "graph")
 
     def __init__(self, device: Device, steps: list[tuple], outs: list[_Out], n_inputs: int,
                  kept_nbytes: int = 0):
@@ -54,6 +55,9 @@ class Replay:
         # bytes of the buffers allocated during the captured call that the replay keeps
         # (scratch and intermediate values): memory held for as long as the replay lives
         self.kept_nbytes = kept_nbytes
+        # the replay as a CUDA graph (cuda_graph.GraphReplay), why there is none (a str), or
+        # None: not tried (planned at the first replay on a device whose arrays CUDA sees)
+        self.graph: Any = None
 
     def kept_buffers(self) -> list[tuple[int, Any]]:
         """``(step index, buffer)`` for every buffer a step uses that the replay keeps (not
@@ -108,11 +112,20 @@ class Replay:
                 b = bufs[o.src]
                 bufs.append(b)
             outs.append(Array(b, o.offset, o.shape, o.strides, o.dtype, device))
-        queue = device.queue
         pending: list[tuple] = []     # device checks whose flags are being read
         # a replay inside another capture (a jitted step run by another one's) notes what it
         # enqueues to that recording; which it is does not change during the call
         outer = _hooks.current() is not None
+        if not outer:
+            graph = self.graph
+            if graph is None and _cuda_graph.wanted(device):
+                graph = self.graph = _cuda_graph.plan(device, self.steps, bufs)
+            if type(graph) is _cuda_graph.GraphReplay and graph.launch(bufs):
+                if graph.checks:      # their flags, read once the graph has run
+                    queue = device.queue
+                    device_checks.finish_all([(c, *c.start(queue)) for c in graph.checks])
+                return outs
+        queue = device.queue
         try:
             self._enqueue(bufs, queue, pending, outer)
         except BaseException:

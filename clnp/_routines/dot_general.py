@@ -348,7 +348,8 @@ def dot_general(lhs: Array, rhs: Array, *, dimension_numbers: Any,
     if _FORCE_KIND is None:
         key = (lhs._shape, lhs._strides, lhs._offset, lhs._dtype, rhs._shape, rhs._strides,
                rhs._offset, rhs._dtype, dimension_numbers, preferred_element_type,
-               _precision.get(), _autotune.epoch, host_blas.FORCE, lhs._device)
+               _precision.get(), _autotune.epoch, host_blas.FORCE, host_blas.MIN_WORK,
+               lhs._device)
         try:
             plans = _local.plans
         except AttributeError:
@@ -583,7 +584,7 @@ def _run(lhs: Array, rhs: Array, out_shape: tuple[int, ...], out_dtype: np.dtype
     it = np.int32 if index == "int" else np.int64
     for i, v in enumerate(args):
         if v is not None:
-            plan.kern.set_arg(i, (np.int32 if i < 7 else it)(v))
+            plan.kern.set_fixed_arg(i, (np.int32 if i < 7 else it)(v))
     if cpu:
         plan.gsize, plan.lsize = (tiles_n, tiles_m, nb * parts), (1, 1, 1)
     elif mma:

@@ -112,6 +112,14 @@ def _debug_level() -> int:
         return 1
 
 
+class _QueueAttr:
+    """``Device.queue`` when the instance has none in its ``__dict__``: the first use, and
+    the first after CUDA work (``Device.yield_to_cuda``)."""
+
+    def __get__(self, device: "Device | None", owner: type) -> Any:
+        return self if device is None else device._open_queue()
+
+
 class Device:
     """One OpenCL device with its own context (its platform's shared one under
     ``CLNP_SHARED_CONTEXT=1``), in-order queue, memory pool and program cache.
@@ -165,6 +173,9 @@ class Device:
         # the SlotArena of memory CUDA sees, where every array is allocated when on
         # (set_cuda_memory, CLNP_CUDA_MEMORY); decided with the pool, at the first allocation
         self._arena: Any = None
+        # the command queue while CUDA work runs (yield_to_cuda), and that work's wait
+        self._queue_held: Any = None
+        self._after_cuda: Callable[[], None] | None = None
 
     # -- lazily created so that enumerating devices is cheap
     @cached_property
@@ -175,9 +186,54 @@ class Device:
             return _platform_context(self)
         return cl.Context([self.cl_device])
 
-    @cached_property
-    def queue(self) -> cl.CommandQueue:
-        return cl.CommandQueue(self.context, self.cl_device)
+    # the in-order command queue: an attribute in the instance dict (as fast to read as
+    # any), made by _QueueAttr when absent (see _open_queue)
+    queue: cl.CommandQueue = _QueueAttr()  # type: ignore[assignment]
+
+    def _open_queue(self) -> cl.CommandQueue:
+        """The queue, made on first use, and again in ``__dict__`` after CUDA work that
+        ``yield_to_cuda`` announced has finished."""
+        wait = self._after_cuda
+        if wait is not None:
+            self._after_cuda = None
+            wait()
+        q = self._queue_held
+        if q is None:
+            q = self._queue_held = cl.CommandQueue(self.context, self.cl_device)
+        self.__dict__["queue"] = q
+        return q
+
+    def yield_to_cuda(self, wait: Callable[[], None]) -> None:
+        """Order CUDA work about to be launched after everything queued on this device, and
+        every later use of :attr:`queue` after that work: the queue is drained when anything
+        went through it since the last call, and ``wait()`` (which returns when the CUDA
+        work has finished) runs at the next use of :attr:`queue`. A replay as a CUDA graph
+        calls this before each launch (``clnp._runtime.cuda_graph``); consecutive ones wait
+        for nothing on the host.
+
+        Parameters
+        ----------
+        wait : callable
+            Called without arguments before the queue is used again; returns once the CUDA
+            work has finished.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> import clnp
+        >>> d = clnp.default_device()
+        >>> waited = []
+        >>> d.yield_to_cuda(lambda: waited.append(True))
+        >>> d.synchronize(); waited
+        [True]
+        """
+        q = self.__dict__.pop("queue", None)
+        if q is not None:
+            q.finish()
+        self._after_cuda = wait
 
     @cached_property
     def pool(self) -> Any:
@@ -733,7 +789,7 @@ class Device:
         >>> print(x)
         [1 2 3]
         """
-        if "queue" in self.__dict__:
+        if "queue" in self.__dict__ or self._after_cuda is not None:
             self.queue.finish()
             self._pending = []
 
@@ -788,6 +844,8 @@ def _after_fork_in_child() -> None:
         for name in ("pool", "queue", "context"):
             if name in d.__dict__:
                 _FORK_ORPHANS.append(d.__dict__.pop(name))
+        _FORK_ORPHANS.append(d._queue_held)
+        d._queue_held, d._after_cuda = None, None
         _FORK_ORPHANS.extend((d._pending, d._host_maps))
         d._pending, d._host_maps = [], {}
         _FORK_ORPHANS.extend((d._programs, d._kernels))

@@ -98,13 +98,30 @@ def _kernel_class() -> type:
             # the buffers that change per call (on NVIDIA each set costs about a microsecond;
             # the character transformer's step kept 637 of them)
             self.args_of: Any = None
+            # arguments set once for the kernel's life (set_fixed_arg), by position: what a
+            # replay as a CUDA graph passes for them (clnp._runtime.cuda_graph). A later
+            # set_arg of such a position (a recording moving a kept buffer onto a shared
+            # one) replaces the value, so no buffer is held past its use
+            self.fixed_args: dict[int, Any] = {}
+
+        def set_fixed_arg(self, index: int, value: Any) -> None:
+            """Set argument ``index`` for every later launch of this kernel object."""
+            self.set_arg(index, value)
+            self.fixed_args[index] = value
 
         def set_arg(self, index: int, value: Any) -> None:
             self.args_of = None
+            fixed = self.fixed_args
+            if fixed and index in fixed:
+                fixed[index] = value
             kernel_set_arg(self, index, value)
 
         def set_args(self, *args: Any, **kwargs: Any) -> None:
             self.args_of = None
+            fixed = self.fixed_args
+            for index in fixed:
+                if index < len(args):
+                    fixed[index] = args[index]
             kernel_set_args(self, *args, **kwargs)
 
         def __call__(self, queue: Any, global_size: tuple[int, ...],
@@ -266,7 +283,7 @@ class BoundKernel:
         skip = set(bufpos)
         for pos, a in enumerate(args):
             if pos not in skip:
-                k.set_arg(pos, _arg(a, arg_dtypes[pos]))
+                k.set_fixed_arg(pos, _arg(a, arg_dtypes[pos]))
         self.kernel, self.gsize, self.lsize = k, gsize, lsize
         self.bufpos, self.valpos = tuple(bufpos), tuple(valpos)
         self.dtypes = tuple(arg_dtypes[p] for p in valpos)
