@@ -35,7 +35,10 @@ replays (a training loop's steps) pipeline on the stream without the host waitin
 (driver 580): a jitted MLP training loop and a max-pool gradient ran as graphs and matched
 the OpenCL replay bit for bit (tests/grad/test_jit_cuda_graph.py), but a process that had run a graph
 hung at exit, before the graphs, modules and stream were destroyed at exit as they now are
-(:func:`_destroy_all`, not yet run on a GPU). The step times are not measured yet.
+(:func:`_destroy_all`, not yet run on a GPU). The digits CNN's step was refused there for
+an argument set when a kernel was bound; such arguments are now recorded
+(``Kernel.set_fixed_arg``, checked on every device by :func:`step_arguments`' test). The
+step times are not measured yet.
 """
 from __future__ import annotations
 
@@ -286,29 +289,52 @@ class _Node:
         self.handle: Any = None
 
 
-def _arg_values(step: tuple) -> tuple[Any, Any, Any, dict[int, Any], dict[int, int]]:
-    """Kernel, sizes, fixed argument values by position and call slots by position of a
-    replay step (``clnp._core.capture``)."""
+def step_arguments(step: tuple) -> tuple[Any, Any, Any, list[Any], dict[int, int]]:
+    """The kernel, global and local sizes, argument values by position (None where the call
+    binds a buffer) and call slots by position of a replay step (``clnp._core.capture``).
+
+    Raises
+    ------
+    Refused
+        The step is not a kernel launch, or an argument's value is not known: set on the
+        kernel object some other way than ``set_fixed_arg`` or the recording.
+
+    Examples
+    --------
+    >>> from clnp._runtime.cuda_graph import Refused, step_arguments
+    >>> try:
+    ...     step_arguments(("u", None, None, None))
+    ... except Refused as e:
+    ...     print(e)
+    an upload of host data
+    """
     kind = step[0]
     if kind == "b":
-        _, bound, slots, kept = step
-        kernel = bound.kernel
-        fixed = dict(getattr(kernel, "fixed_args", {}))
+        _, bound, slot_pairs, kept = step
+        kernel, gsize, lsize = bound.kernel, bound.gsize, bound.lsize
+        fixed = dict(kernel.fixed_args)
         fixed.update((p, a) for p, a in enumerate(kept)
                      if isinstance(a, cl.MemoryObjectHolder))
-        return kernel, bound.gsize, bound.lsize, fixed, dict(slots)
-    if kind == "p":
-        _, kernel, gsize, lsize, slots, preset, _launch = step
+    elif kind == "p":
+        _, kernel, gsize, lsize, slot_pairs, preset, _launch = step
         fixed = dict(getattr(kernel, "fixed_args", {}))
         fixed.update(preset)
-        return kernel, gsize, lsize, fixed, dict(slots)
-    if kind == "k":
-        _, kernel, gsize, lsize, args, slots = step
-        slot_of = dict(slots)
-        return kernel, gsize, lsize, {p: a for p, a in enumerate(args)
-                                      if p not in slot_of}, slot_of
-    raise Refused({"h": "a product in the host's BLAS", "u": "an upload of host data"}
-                  .get(kind, f"a step of kind {kind!r}"))
+    elif kind == "k":
+        _, kernel, gsize, lsize, args, slot_pairs = step
+        fixed = dict(enumerate(args))
+    else:
+        raise Refused({"h": "a product in the host's BLAS", "u": "an upload of host data"}
+                      .get(kind, f"a step of kind {kind!r}"))
+    slots = dict(slot_pairs)
+    values: list[Any] = []
+    for pos in range(kernel.num_args):
+        if pos in slots:
+            values.append(None)
+        elif pos in fixed:
+            values.append(fixed[pos])
+        else:
+            raise Refused(f"kernel {kernel.function_name}: argument {pos} unknown")
+    return kernel, gsize, lsize, values, slots
 
 
 _LIVE: "weakref.WeakSet[GraphReplay]" = weakref.WeakSet()
@@ -329,28 +355,24 @@ class GraphReplay:
         for step in steps:
             if step[0] == "c":
                 continue
-            kernel, gsize, lsize, fixed, slot_of = _arg_values(step)
+            kernel, gsize, lsize, args, slot_of = step_arguments(step)
             if 0 in gsize:
                 continue
             grid, block = launch_dims(gsize, lsize)
             mod = _module(device, kernel.program)
             name = kernel.function_name
             sizes = mod.params.get(name)
-            if sizes is None:
-                raise Refused(f"kernel {name} not found in its program's PTX")
+            if sizes is None or len(sizes) != len(args):
+                raise Refused(f"kernel {name}: its PTX entry and OpenCL arguments differ")
             values: list[Any] = []
-            for pos, size in enumerate(sizes):
+            for pos, (size, a) in enumerate(zip(sizes, args)):
                 if pos in slot_of:
                     address = _cm.address_of(device, bufs[slot_of[pos]])
                     if address is None or size != 8:
                         raise Refused("an input or output outside memory CUDA sees")
                     values.append(ctypes.c_uint64(address))
                     used.add(slot_of[pos])
-                    continue
-                if pos not in fixed:
-                    raise Refused(f"kernel {name}: argument {pos} unknown")
-                a = fixed[pos]
-                if isinstance(a, cl.MemoryObjectHolder):
+                elif isinstance(a, cl.MemoryObjectHolder):
                     address = _cm.address_of(device, a)
                     if address is None or size != 8:
                         raise Refused(f"kernel {name}: a buffer outside memory CUDA sees")
@@ -360,8 +382,6 @@ class GraphReplay:
                 else:
                     raw = scalar_bytes(a, size)
                     values.append((ctypes.c_char * size).from_buffer_copy(raw))
-            if len(fixed) + len(slot_of) > len(sizes):
-                raise Refused(f"kernel {name}: more arguments than parameters")
             self.nodes.append(_Node(mod.function(name), grid, block, values,
                                     sorted(slot_of.items())))
         self.slots = sorted(used)
@@ -494,8 +514,9 @@ def plan(device: Any, steps: list[tuple], bufs: Sequence[Any]) -> GraphReplay | 
     'an upload of host data'
     """
     try:
-        if any(s[0] in ("h", "u") for s in steps):
-            _arg_values(next(s for s in steps if s[0] in ("h", "u")))
+        for s in steps:
+            if s[0] in ("h", "u"):
+                step_arguments(s)          # raises, naming the step
         return GraphReplay(device, steps, bufs)
     except Refused as e:
         return str(e)
