@@ -11,6 +11,8 @@ from functools import partial
 from operator import itemgetter
 from typing import Any, Callable, Hashable, Iterable, NamedTuple
 
+from clnp._runtime.generated import GeneratedSource
+
 __all__ = ["PyTreeDef", "register_pytree_node", "tree_flatten", "tree_unflatten", "tree_map",
            "tree_leaves", "tree_structure"]
 
@@ -184,32 +186,10 @@ def unflattener(treedef: PyTreeDef) -> Callable[[list], Any]:
     return built if built is not None else partial(tree_unflatten, treedef)
 
 
-class _Source:
-    """Generated Python for one pytree structure: the objects the source names (``const``),
-    fresh local names, and the compiled function."""
-
-    def __init__(self) -> None:
-        self.ns: dict[str, Any] = {}
-        self.count = iter(range(1 << 30))
-
-    def const(self, v: Any) -> str:
-        """A name bound to ``v`` in the generated function's globals."""
-        name = f"_c{next(self.count)}"
-        self.ns[name] = v
-        return name
-
-    def fresh(self, prefix: str) -> str:
-        return f"{prefix}{next(self.count)}"
-
-    def function(self, src: str, name: str, what: str) -> Callable:
-        exec(compile(src, f"<pytree {what}>", "exec"), self.ns)
-        return self.ns[name]
-
-
 def _generated_unflatten(treedef: PyTreeDef) -> Callable[[list], Any] | None:
     """Source for one expression of ``treedef``'s tree over the leaves ``L``, compiled; None
     where a node kind has no expression here."""
-    code = _Source()
+    code = GeneratedSource()
     const = code.const
     leaf = iter(range(1 << 30))
 
@@ -267,7 +247,7 @@ def flattener(treedef: PyTreeDef) -> Callable[[Any], list | None] | None:
     >>> f({"a": (30,), "b": [10]}) is None, f({"a": (1,), "c": [1, 2]}) is None
     (True, True)
     """
-    code = _Source()
+    code = GeneratedSource()
     const = code.const
     lines: list[str] = []
     leaves: list[str] = []

@@ -31,6 +31,7 @@ from .._runtime.opencl import cl
 from .._runtime import capture_hooks as _hooks
 from .._runtime import cuda_graph as _cuda_graph
 from .._runtime.capture_hooks import _STATE, HostCall, Recording
+from .._runtime.generated import GeneratedSource
 
 
 class _Out:
@@ -47,7 +48,7 @@ class _Out:
 class Replay:
     """The launches of one captured call, re-enqueued on new input and output buffers."""
 
-    __slots__ = ("device", "steps", "outs", "n_inputs", "kept_nbytes", "graph")
+    __slots__ = ("device", "steps", "outs", "n_inputs", "kept_nbytes", "graph", "fast")
 
     def __init__(self, device: Device, steps: list[tuple], outs: list[_Out], n_inputs: int,
                  kept_nbytes: int = 0):
@@ -58,6 +59,9 @@ class Replay:
         # the replay as a CUDA graph (cuda_graph.GraphReplay), why there is none (a str), or
         # None: not tried (planned at the first replay on a device whose arrays CUDA sees)
         self.graph: Any = None
+        # the call as generated code (_generated_call), False where it has none, or None:
+        # not made yet (made at the first call, after any rebind)
+        self.fast: Any = None
 
     def kept_buffers(self) -> list[tuple[int, Any]]:
         """``(step index, buffer)`` for every buffer a step uses that the replay keeps (not
@@ -69,6 +73,7 @@ class Replay:
         hold it as an argument are set again)."""
         def new(a: Any) -> Any:
             return mapping.get(id(a), a) if isinstance(a, cl.MemoryObjectHolder) else a
+        self.fast = None          # it names the steps being replaced
         for i, step in enumerate(self.steps):
             kind = step[0]
             if kind == "b":
@@ -99,6 +104,13 @@ class Replay:
 
     def __call__(self, inputs: Sequence[Array]) -> list[Array]:
         device = self.device
+        fast = self.fast
+        if fast is None:
+            fast = self.fast = _generated_call(self) or False
+        # not inside another recording (which notes each launch), nor as a CUDA graph
+        if fast and getattr(_STATE, "rec", None) is None and not (
+                _cuda_graph.ENABLED and device.cuda_memory):
+            return fast(inputs)
         bufs: list[Any] = [a._buf for a in inputs]     # slot i: input i's buffer
         outs: list[Array] = []
         for o in self.outs:
@@ -187,6 +199,51 @@ class Replay:
                 if outer:
                     _hooks.note_upload(target, host)
                 device.keep_until_done(cl.enqueue_copy(queue, target, host, is_blocking=False))
+
+
+def _generated_call(rep: Replay) -> Callable[[Sequence[Array]], list[Array]] | None:
+    """``rep``'s call as straight-line Python, for a recording of kernel launches only
+    (steps ``"b"`` and ``"p"``): the same work as ``Replay.__call__`` without its loops over
+    the steps and outputs. A small jitted step is mostly this Python on PoCL (the logistic
+    step of bench/xla_table.py, one whole-step launch: 13-15 us of replay around a 2.7 us
+    launch). None for any other recording."""
+    if not rep.steps or any(s[0] not in ("b", "p") for s in rep.steps):
+        return None
+    code = GeneratedSource()
+    c = code.const
+    n = rep.n_inputs
+    device = rep.device
+    body = [f"    b{i} = inputs[{i}]._buf" for i in range(n)]
+    alloc = c(device.alloc)
+    for j, o in enumerate(rep.outs):
+        src = (f"{alloc}({o.nbytes})" if o.src == -1 else c(o.buf) if o.src == -2 else
+               f"b{o.src}")
+        body.append(f"    b{n + j} = {src}")
+    body.append(f"    queue = {c(device)}.queue")
+    set_arg = c(cl.Kernel.set_arg)
+    for step in rep.steps:
+        if step[0] == "b":
+            _, bound, slots, _kept = step
+            body.append(f"    {c(bound)}(queue, [{', '.join(f'b{k}' for _, k in slots)}])")
+            continue
+        _, kernel, _gsize, _lsize, slots, fixed, launch = step
+        k, st = c(kernel), c(step)
+        tracked = hasattr(kernel, "args_of")      # clnp's launch.Kernel (see _enqueue)
+        body.append(f"    with {k}.lock:")
+        if fixed:
+            test = f"{k}.args_of is not {st}" if tracked else "True"
+            body.append(f"        if {test}:")
+            body += [f"            {set_arg}({k}, {pos}, {c(b)})" for pos, b in fixed]
+        body += [f"        {set_arg}({k}, {pos}, b{s})" for pos, s in slots]
+        if tracked:
+            body.append(f"        {k}.args_of = {st}")
+        body.append(f"        {c(launch)}(queue)")
+    arr, dev = c(Array), c(device)
+    outs = [f"{arr}(b{n + j}, {o.offset}, {c(o.shape)}, {c(o.strides)}, {c(o.dtype)}, {dev})"
+            for j, o in enumerate(rep.outs)]
+    body.append(f"    return [{', '.join(outs)}]")
+    return code.function("def call(inputs):\n" + "\n".join(body) + "\n", "call",
+                         "replay")
 
 
 def _nbytes(buf: Any) -> int:

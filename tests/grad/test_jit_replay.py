@@ -419,3 +419,25 @@ def test_constant_and_argument_outputs(device, rng):
         np.testing.assert_array_equal(clnp.asnumpy(same), ah + i)
         c[...] = 7.0                      # a fresh array each call: the next call is unaffected
     assert _state(f) == R._ACTIVE
+
+
+def test_recorded_call_runs_as_generated_code(device, rng):
+    """A recording of launches only runs as generated straight-line code
+    (``capture._generated_call``), equal to the general walk over its steps; packing the
+    recording's buffers (a rebind) makes the code again."""
+    p, x, y = _problem(rng, device)
+    step = cg.jit(_sgd)
+    for _ in range(3):
+        loss, p = step(p, x, y)
+    rep = _executable(step).replay.replay
+    assert callable(rep.fast)
+    flat = cg._tree.tree_flatten((p, x, y))[0]      # the executable's inputs, in order
+    fast = [o.to_numpy() for o in rep(flat)]
+    rep.fast = False                               # the general path
+    general = [o.to_numpy() for o in rep(flat)]
+    for a, b in zip(fast, general):
+        assert np.array_equal(a, b)
+    rep.rebind({})
+    assert rep.fast is None
+    assert all(np.array_equal(o.to_numpy(), a) for o, a in zip(rep(flat), fast))
+    assert callable(rep.fast)
