@@ -88,9 +88,10 @@ class _Plan:
             [v for v, _ in spec.row_outs]
         self.needed = self.closure(spec, roots, through_rows=True)
 
-    def closure(self, spec: RowSpec, roots: list[int], through_rows: bool) -> set[int]:
+    def closure(self, spec: RowSpec, roots: list[int], through_rows: bool,
+                stop: frozenset[int] = frozenset()) -> set[int]:
         """Value ids ``roots`` depend on; per-row values end the walk unless
-        ``through_rows``."""
+        ``through_rows``, and so do the values in ``stop`` (read back, not computed)."""
         seen: set[int] = set()
         stack = list(roots)
         while stack:
@@ -98,9 +99,21 @@ class _Plan:
             if v in seen:
                 continue
             seen.add(v)
-            if v >= self.n_in and (through_rows or self.elem[v]):
+            if v >= self.n_in and v not in stop and (through_rows or self.elem[v]):
                 stack.extend(spec.body[v - self.n_in].args)
         return seen
+
+    def stored_before(self, spec: RowSpec, p: int) -> dict[int, int]:
+        """Per-element values an earlier pass stored exactly (storage type = compute
+        type), by value id: their output index. Pass ``p`` reads them back instead of
+        computing them again (softmax's last pass: ``exp(x - m)``, stored by the pass that
+        summed it, divided by the sum), and the row's work-item reads what it wrote."""
+        out: dict[int, int] = {}
+        for j, (vid, dt) in enumerate(spec.elem_outs):
+            if self.out_pass[j] < p and vid >= self.n_in and self.elem[vid] and \
+                    dt == self.dtypes[vid] and C.storage_ctype(dt) == C.compute_ctype(dt):
+                out.setdefault(vid, j)
+        return out
 
 
 def render_rows(spec: RowSpec) -> tuple[str, str, list]:
@@ -206,20 +219,24 @@ def _pass(spec: RowSpec, P: _Plan, p: int) -> list[str]:
         out.append(f"{C.compute_ctype(acc)} acc{m} = {neutral(op, acc)};")
     # the pass's reductions and stores whose code is vector-safe walk the row with vectors;
     # the others (a bool mask, say) walk it again with scalars rather than slow them all
+    reuse = P.stored_before(spec, p)
+    stop = frozenset(reuse)
     walks: dict[bool, tuple[list[int], list[int]]] = {}
     for m in reds:
-        w = _width(spec, P, P.closure(spec, [spec.reds[m][1]], False), [m], [])
+        w = _width(spec, P, P.closure(spec, [spec.reds[m][1]], False, stop), [m], [], reuse)
         walks.setdefault(w > 1, ([], []))[0].append(m)
     for j in outs:
-        w = _width(spec, P, P.closure(spec, [spec.elem_outs[j][0]], False), [], [j])
+        w = _width(spec, P, P.closure(spec, [spec.elem_outs[j][0]], False, stop), [], [j],
+                   reuse)
         walks.setdefault(w > 1, ([], []))[1].append(j)
     for vector in (True, False):
         if vector not in walks:
             continue
         wr, wo = walks[vector]
         roots = [spec.reds[m][1] for m in wr] + [spec.elem_outs[j][0] for j in wo]
-        need = P.closure(spec, roots, through_rows=False)
-        out += _walk(spec, P, need, wr, wo, _width(spec, P, need, wr, wo) if vector else 1)
+        need = P.closure(spec, roots, False, stop)
+        w = _width(spec, P, need, wr, wo, reuse) if vector else 1
+        out += _walk(spec, P, need, wr, wo, w, reuse)
     if group and reds:
         G = spec.group
         for m in reds:
@@ -244,7 +261,7 @@ def _pass(spec: RowSpec, P: _Plan, p: int) -> list[str]:
 
 
 def _walk(spec: RowSpec, P: _Plan, need: set[int], reds: list[int], outs: list[int],
-          w: int) -> list[str]:
+          w: int, reuse: dict[int, int]) -> list[str]:
     """One walk over the row, ``w`` elements at a time then scalars (the work-group's items
     interleaved in the group layout), for reductions ``reds`` and stores ``outs``."""
     group = spec.mode == "group"
@@ -255,7 +272,7 @@ def _walk(spec: RowSpec, P: _Plan, need: set[int], reds: list[int], outs: list[i
             vt = C.compute_ctype(acc, w)
             out.append(f"  {vt} va{m} = ({vt})({neutral(op, acc)});")
         out.append(f"  for (; r + {w} <= R; r += {w}) {{")
-        out += ["    " + s for s in _element(spec, P, need, reds, outs, w)]
+        out += ["    " + s for s in _element(spec, P, need, reds, outs, w, reuse)]
         out.append("  }")
         lanes = "0123456789abcdef"
         for m in reds:
@@ -264,13 +281,14 @@ def _walk(spec: RowSpec, P: _Plan, need: set[int], reds: list[int], outs: list[i
                 out.append(f"  acc{m} = {_combine(op, acc, f'acc{m}', f'va{m}.s{lanes[i]}')};")
     step = f"r += {spec.group}" if group else "++r"
     out.append(f"  for (; r < R; {step}) {{")
-    out += ["    " + s for s in _element(spec, P, need, reds, outs, 1)]
+    out += ["    " + s for s in _element(spec, P, need, reds, outs, 1, reuse)]
     out.append("  }")
     out.append("}")
     return out
 
 
-def _width(spec: RowSpec, P: _Plan, need: set[int], reds: list[int], outs: list[int]) -> int:
+def _width(spec: RowSpec, P: _Plan, need: set[int], reds: list[int], outs: list[int],
+           reuse: dict[int, int]) -> int:
     """Vector width of one pass: ``spec.vec`` allows vectors (layout and strides), the
     pass's own per-element ops must be vector-safe (``can_vectorize``: bools only where an
     op's vector form takes masks, no float16-only templates or scalar-only casts), its
@@ -279,7 +297,7 @@ def _width(spec: RowSpec, P: _Plan, need: set[int], reds: list[int], outs: list[
         return 1
     f32 = np.dtype(np.float32)
     ops = tuple(ins for j, ins in enumerate(spec.body)
-                if P.n_in + j in need and P.elem[P.n_in + j])
+                if P.n_in + j in need and P.elem[P.n_in + j] and P.n_in + j not in reuse)
     ds = [d if i in need else f32 for i, d in enumerate(P.dtypes)]
     accs = [spec.reds[m][2] for m in reds]
     if not can_vectorize(ops, ds) or any(a.kind not in "fiu" or a.itemsize < 4 and
@@ -291,16 +309,21 @@ def _width(spec: RowSpec, P: _Plan, need: set[int], reds: list[int], outs: list[
 
 
 def _element(spec: RowSpec, P: _Plan, need: set[int], reds: list[int], outs: list[int],
-             w: int) -> list[str]:
-    """One step of a pass at reduced index ``r`` (``w`` elements when vectorised)."""
+             w: int, reuse: dict[int, int]) -> list[str]:
+    """One step of a pass at reduced index ``r`` (``w`` elements when vectorised); the
+    values in ``reuse`` are read back from the outputs an earlier pass stored them in."""
     out: list[str] = []
     if spec.nr > 1 and w == 1:
         out += _reduced_index(spec.nr, const=True)
     for v in sorted(need):
-        if P.elem[v] and v >= P.n_in:
+        if P.elem[v] and v >= P.n_in and v not in reuse:
             continue
         ct = C.compute_ctype(P.dtypes[v], w)
-        if P.elem[v]:        # a per-element operand
+        if v in reuse:       # stored by an earlier pass at this very position
+            j = reuse[v]
+            pos = f"sb{j} + r" if w > 1 else f"sb{j} + {_red_offset(f'sr{j}', spec.nr)}"
+            expr = C.load(spec.elem_outs[j][1], f"s{j}", pos, w)
+        elif P.elem[v]:      # a per-element operand
             op = spec.inputs[v]
             if w > 1:
                 expr = C.load(op.dtype, f"a{v}", f"b{v} + r", w)
@@ -311,7 +334,7 @@ def _element(spec: RowSpec, P: _Plan, need: set[int], reds: list[int], outs: lis
         out.append(f"const {ct} v{v} = {expr};")
     for j, ins in enumerate(spec.body):
         vid = P.n_in + j
-        if vid in need and P.elem[vid]:
+        if vid in need and P.elem[vid] and vid not in reuse:
             out += instructions((ins,), P.dtypes, vid, w)
     for j in outs:
         vid, dt = spec.elem_outs[j]

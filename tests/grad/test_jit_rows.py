@@ -317,3 +317,25 @@ def test_fallbacks_run_the_absorbed_groups(device, layout):
         ref = np.zeros(shape, np.float32).sum(-1) - np.max(np.exp(np.zeros(shape)) + 1, axis=-1,
                                                              initial=0.0)
         np.testing.assert_array_equal(_np(jl(e)), ref.astype(np.float32))
+
+
+def test_later_pass_reads_back_a_stored_value(device, layout, rng):
+    """Softmax keeping ``exp(x - m)`` (its derivative's operand): the pass that sums the
+    exponentials stores them, and the pass that divides reads them back instead of computing
+    exp again (rowcodegen ``stored_before``); both outputs equal NumPy's in every layout."""
+    def f(x):
+        m = clnp.max(x, axis=-1, keepdims=True)
+        e = clnp.exp(x - m)
+        return e, e / clnp.sum(e, axis=-1, keepdims=True)
+    xh = rng.standard_normal((6, 37)).astype(np.float32)
+    x = clnp.asarray(xh, device=device)
+    jf = cg.jit(f)
+    e, s = jf(x)
+    eh = np.exp(xh - xh.max(axis=-1, keepdims=True))
+    np.testing.assert_allclose(_np(e), eh, rtol=1e-6)
+    np.testing.assert_allclose(_np(s), eh / eh.sum(axis=-1, keepdims=True), rtol=2e-6)
+    (src,) = jf.lower(x).kernel_sources()
+    # the division's pass: the last walk over the row, after the sum's result u<k>
+    last_walk = src[src.rindex("long r = "):]
+    assert " / " in last_walk and "exp" not in last_walk
+    assert src.count("exp") >= 1
