@@ -15,7 +15,7 @@ import clnp
 import clnp_grad as cg
 from clnp._core import capture
 from clnp._runtime import cuda_graph, cuda_memory
-from test_jit_replay import _embed_loss, _problem, _sgd
+from test_jit_replay import _embed_loss, _problem, _sgd, check_gather_raises_after_recording
 
 # get_global_size(0) as NVIDIA's OpenCL compiler emits it (driver 580, sm_90)
 PTX_GSIZE = """
@@ -222,16 +222,5 @@ def test_bounds_checked_gather_raises_with_graphs_on(cuda_device, graph_launches
     has run where the call is one. (On the H200 in the seventeenth session this call was
     not planned as a graph, for a reason not yet read: its plan's refusal is in
     ``Replay.graph``.)"""
-    wh = np.arange(12.0, dtype=np.float32).reshape(6, 2)
-    w = clnp.asarray(wh, device=cuda_device)
-    f = cg.jit(_embed_loss)
-    good = np.array([0, 5, -1, 3], np.int32)
-    for _ in range(3):
-        assert float(f(clnp.asarray(good, device=cuda_device), w)) == 2 * wh[good].sum()
-    bad = clnp.asarray(np.array([0, 6, 1, -7], np.int32), device=cuda_device)
-    for _ in range(2):
-        with pytest.raises(IndexError, match="index 6 is out of bounds for axis 0 with size 6"):
-            f(bad, w)
-    assert float(f(clnp.asarray(good[::-1].copy(), device=cuda_device), w)) == \
-        2 * wh[good].sum()
+    check_gather_raises_after_recording(cuda_device)
     assert all(graph_launches)

@@ -191,10 +191,10 @@ def _embed_loss(ids, w):
     return clnp.sum(clnp.take(w, ids, axis=0) * 2.0)
 
 
-def test_bounds_checked_gather_is_replayed_and_raises(device):
-    """Integer-array indexing checks its bounds on the device; the check does not stop the
-    call from replaying. A replayed call with an out-of-range index raises IndexError (its
-    result is dropped), clears the flag, and the next call with valid ids is right."""
+def check_gather_raises_after_recording(device) -> None:
+    """Three calls of a jitted bounds-checked gather (recorded, then replayed), two with an
+    out-of-range index that raise IndexError, one valid after them that is right; the
+    executable's replay is active throughout."""
     wh = np.arange(12.0, dtype=np.float32).reshape(6, 2)
     w = clnp.asarray(wh, device=device)
     f = cg.jit(_embed_loss)
@@ -208,6 +208,13 @@ def test_bounds_checked_gather_is_replayed_and_raises(device):
             f(bad, w)
     assert _state(f) == R._ACTIVE
     assert float(f(clnp.asarray(good[::-1].copy(), device=device), w)) == 2 * wh[good].sum()
+
+
+def test_bounds_checked_gather_is_replayed_and_raises(device):
+    """Integer-array indexing checks its bounds on the device; the check does not stop the
+    call from replaying. A replayed call with an out-of-range index raises IndexError (its
+    result is dropped), clears the flag, and the next call with valid ids is right."""
+    check_gather_raises_after_recording(device)
 
 
 def test_bounds_check_names_the_launch_that_failed(device):
