@@ -952,10 +952,12 @@ def _index_flag(device: Device) -> Array:
     its own for a launch being recorded, whose replays their executable serialises. Shared
     flags let one thread's failure claim the flag first and hide another's, or a check read
     another launch's report. A recorded launch's flag is made outside the recording (a
-    buffer of zeros, not an upload the replay would repeat)."""
+    buffer of zeros written there, not an upload the replay would repeat), from the device's
+    allocator like every other array (so in memory CUDA sees where the device's arrays are:
+    a replay as a CUDA graph passes it by address)."""
     if _hooks.current() is not None:
-        buf = cl.Buffer(device.context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR,
-                        hostbuf=np.zeros(4, np.int32))
+        buf = device.alloc(16)
+        cl.enqueue_copy(device.queue, buf, np.zeros(4, np.int32), is_blocking=True)
         return Array(buf, 0, (4,), (1,), dt.int32, device)
     flags = getattr(_FLAGS, "by_device", None)
     if flags is None:

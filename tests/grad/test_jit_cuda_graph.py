@@ -9,6 +9,8 @@ replayed through OpenCL launches.
 from __future__ import annotations
 
 import numpy as np
+import pyopencl
+import pyopencl.tools
 import pytest
 
 import clnp
@@ -132,12 +134,19 @@ def _conv_step(device):
     return cg.jit(step), model, opt.init(model)
 
 
+def _from_allocator(device, buf) -> bool:
+    if device.cuda_memory:
+        return cuda_memory.address_of(device, buf) is not None
+    return isinstance(buf, pyopencl.tools.PooledBuffer)
+
+
 def test_recorded_launches_know_every_argument(device):
     """What a CUDA graph needs from a recording, checked wherever it runs: every argument of
     every recorded launch of a convolutional training step (products, convolutions, batch
     norm, pooling, AdamW; fused and whole-step kernels) and of a bounds-checked gather is
-    known by position, from the call, the recording or ``set_fixed_arg``. (On the H200 the
-    digits CNN's step was refused for an argument set when its kernel was bound.)"""
+    known by position, from the call, the recording or ``set_fixed_arg``, and every buffer
+    comes from the device's allocator (the gather's bounds flag did not). On the H200 the
+    digits CNN's step was refused for an argument set when its kernel was bound."""
     rng = np.random.default_rng(0)
     step, model, state = _conv_step(device)
     x = clnp.asarray(rng.standard_normal((16, 1, 8, 8)).astype(np.float32), device=device)
@@ -156,6 +165,9 @@ def test_recorded_launches_know_every_argument(device):
                     assert v is None
                 else:
                     assert v is not None, (kernel.function_name, pos)
+                if isinstance(v, pyopencl.MemoryObjectHolder):
+                    # the device's allocator: in memory CUDA sees where the arrays are
+                    assert _from_allocator(device, v), (kernel.function_name, pos)
 
 
 # ----------------------------------------------------------------------------- on CUDA
