@@ -45,9 +45,10 @@ from __future__ import annotations
 import atexit
 import ctypes
 import os
-import weakref
 import re
 import threading
+import warnings
+import weakref
 from collections import OrderedDict
 from typing import Any, Sequence
 
@@ -519,4 +520,10 @@ def plan(device: Any, steps: list[tuple], bufs: Sequence[Any]) -> GraphReplay | 
                 step_arguments(s)          # raises, naming the step
         return GraphReplay(device, steps, bufs)
     except Refused as e:
+        return str(e)
+    except RuntimeError as e:
+        # a CUDA call that failed while building (cuda_memory._check names it): the call
+        # replays through OpenCL, and says so once per recording
+        warnings.warn(f"clnp: a jitted call replays through OpenCL launches, not as a CUDA "
+                      f"graph: {e}", RuntimeWarning, stacklevel=2)
         return str(e)

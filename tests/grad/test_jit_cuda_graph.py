@@ -236,3 +236,14 @@ def test_bounds_checked_gather_raises_with_graphs_on(cuda_device, graph_launches
     ``Replay.graph``.)"""
     check_gather_raises_after_recording(cuda_device)
     assert all(graph_launches)
+
+
+def test_plan_falls_back_on_a_failing_cuda_call(monkeypatch):
+    """A CUDA call failing while the graph is built leaves the recording to OpenCL, with
+    one warning naming the call."""
+    def failing(device, steps, bufs):
+        raise RuntimeError("cuGraphCreate failed: CUDA_ERROR_OUT_OF_MEMORY")
+    monkeypatch.setattr(cuda_graph, "GraphReplay", failing)
+    with pytest.warns(RuntimeWarning, match="cuGraphCreate failed"):
+        why = cuda_graph.plan(clnp.default_device(), [], [])
+    assert "CUDA_ERROR_OUT_OF_MEMORY" in why
