@@ -348,6 +348,7 @@ class GraphReplay:
         cu = _cm._driver()
         self.graph: Any = None
         self.execs: OrderedDict[tuple, Any] = OrderedDict()
+        self.lock = threading.Lock()
         self.device = device
         self.stream = _stream(device)
         self.checks = [s[1] for s in steps if s[0] == "c"]
@@ -394,7 +395,6 @@ class GraphReplay:
                     self.graph, prev, len(prev), node.params), "cuGraphAddKernelNode")
                 prev = [node.handle]
         self.template = self.key(bufs)
-        self.lock = threading.Lock()
         _LIVE.add(self)
 
     def destroy(self) -> None:
