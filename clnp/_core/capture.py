@@ -108,7 +108,7 @@ class Replay:
         if fast is None:
             fast = self.fast = _generated_call(self) or False
         # not inside another recording (which notes each launch), nor as a CUDA graph
-        if fast and getattr(_STATE, "rec", None) is None and not (
+        if fast and _STATE.rec is None and not (
                 _cuda_graph.ENABLED and device.cuda_memory):
             return fast(inputs)
         bufs: list[Any] = [a._buf for a in inputs]     # slot i: input i's buffer
@@ -262,7 +262,7 @@ def capture(fn: Callable[..., Any], inputs: Sequence[Array], device: Device
     Inputs must not share buffers with each other (the caller copies aliases): a buffer is
     rebound by identity."""
     rec = Recording()
-    prev = getattr(_STATE, "rec", None)
+    prev = _STATE.rec
     _STATE.rec = rec
     try:
         result = fn(*inputs)

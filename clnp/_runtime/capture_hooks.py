@@ -7,7 +7,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
-_STATE = threading.local()
+class _State(threading.local):
+    """Per thread: the recording in progress. A class default, not ``getattr(..., None)``:
+    on a thread that never recorded, a missing thread-local attribute costs an exception
+    inside ``getattr`` (0.67 against 0.12 us per check; every launch path checks)."""
+    rec: "Recording | None" = None
+
+
+_STATE = _State()
 
 
 class Recording:
@@ -26,11 +33,11 @@ class Recording:
 
 def current() -> Recording | None:
     """The recording in progress on this thread, if any (the hooks' fast check)."""
-    return getattr(_STATE, "rec", None)
+    return _STATE.rec
 
 
 def note_launch(kernel: Any, gsize: Any, lsize: Any, args: Sequence[Any]) -> None:
-    rec = getattr(_STATE, "rec", None)
+    rec = _STATE.rec
     if rec is not None:
         rec.launches.append((kernel, gsize, lsize, list(args), None))
 
@@ -38,7 +45,7 @@ def note_launch(kernel: Any, gsize: Any, lsize: Any, args: Sequence[Any]) -> Non
 def note_preset_launch(kernel: Any, gsize: Any, lsize: Any, bufs: dict[int, Any]) -> None:
     """A launch of a private kernel object whose scalar arguments were set once; only the
     buffers at ``bufs``' positions change between calls."""
-    rec = getattr(_STATE, "rec", None)
+    rec = _STATE.rec
     if rec is not None:
         rec.launches.append((kernel, gsize, lsize, None, dict(bufs)))
 
@@ -58,13 +65,13 @@ class HostCall:
 
 def note_host_call(call: HostCall, bufs: Sequence[Any]) -> None:
     """``call.run_on_host(*bufs)`` is being made; a replay makes it on its buffers."""
-    rec = getattr(_STATE, "rec", None)
+    rec = _STATE.rec
     if rec is not None:
         rec.launches.append((call, None, None, list(bufs), None))
 
 
 def note_upload(buf: Any, host: np.ndarray) -> None:
-    rec = getattr(_STATE, "rec", None)
+    rec = _STATE.rec
     if rec is not None:
         rec.uploads.append((len(rec.launches), buf, host))
 
@@ -72,7 +79,7 @@ def note_upload(buf: Any, host: np.ndarray) -> None:
 def note_check(check: Any) -> bool:
     """Record a device flag check (``clnp._core.device_checks``) for the end of the call
     being captured; False when nothing records (the caller checks at once)."""
-    rec = getattr(_STATE, "rec", None)
+    rec = _STATE.rec
     if rec is None:
         return False
     rec.checks.append((len(rec.launches), check))
@@ -80,12 +87,12 @@ def note_check(check: Any) -> bool:
 
 
 def note_alloc(buf: Any) -> None:
-    rec = getattr(_STATE, "rec", None)
+    rec = _STATE.rec
     if rec is not None:
         rec.allocated.add(id(buf))
 
 
 def note_readback() -> None:
-    rec = getattr(_STATE, "rec", None)
+    rec = _STATE.rec
     if rec is not None:
         rec.readback = True

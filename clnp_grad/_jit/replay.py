@@ -54,13 +54,17 @@ BUDGET_FRACTION = 1 / 16
 ENABLED = True
 
 _UNTRIED, _ACTIVE, _REFUSED = 0, 1, 2
-_LOCAL = threading.local()
+class _Local(threading.local):
+    ids: "set[int] | None" = None     # a recording's value buffers (note_value_buffer)
+
+
+_LOCAL = _Local()
 
 
 def note_value_buffer(buf: Any) -> None:
     """The executable allocated ``buf`` for a step's value (packed if a recording is
     running on this thread)."""
-    ids = getattr(_LOCAL, "ids", None)
+    ids = _LOCAL.ids
     if ids is not None:
         ids.add(id(buf))
 
