@@ -10,10 +10,11 @@ however many it holds (``bench/probe_cuda_graph.py``). A recorded call
 
 **The PTX.** NVIDIA's OpenCL compiler reads launch geometry the CUDA way (``%ctaid``,
 ``%ntid``, ``%tid``) plus environment registers its own runtime fills. Measured by launching
-kernels that store each builtin (``.probes``: ``get_group_id`` reads ``%envreg0``-``2``,
-``get_global_id`` ``%envreg3``-``5``, ``get_global_size`` and ``get_num_groups``
-``%envreg6``-``8``, ``get_work_dim`` ``%envreg9``), and under a CUDA launch those registers
-hold zeros or garbage. clnp launches with no global offset, so registers 0-5 are zero in
+kernels that store each builtin (bench/NOTES.md, seventeenth session: ``get_group_id``
+reads ``%envreg0``-``2``, ``get_global_id`` ``%envreg3``-``5``, ``get_global_size`` and
+``get_num_groups`` ``%envreg6``-``8``, ``get_work_dim`` ``%envreg9``), and under a CUDA
+launch those registers do not hold OpenCL's values (register 6 read 1 where OpenCL's held
+4, register 0 -943926400 where OpenCL's held 0). clnp launches with no global offset, so registers 0-5 are zero in
 OpenCL and are rewritten as the constant 0, and registers 6-8 (the number of work-groups)
 become ``%nctaid.x/y/z``. A program reading any other register, or taking a ``__local``
 pointer argument (which CUDA refuses to load), is not replayed as a graph.
