@@ -19,7 +19,6 @@ import sys
 import time
 from typing import Any, Callable
 
-import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -28,22 +27,16 @@ sys.path.insert(0, HERE)
 import clnp  # noqa: E402
 import clnp_grad as cg  # noqa: E402
 from bench_core import per_call_rounds, write_csv  # noqa: E402
+from xla_table import logistic_problem, logistic_step  # noqa: E402
 
 
 def logistic() -> tuple[Any, Callable[[], Any]]:
-    """The jitted step and a call of it that feeds its results to the next."""
-    rng = np.random.default_rng(0)
-    X = clnp.asarray(rng.standard_normal((64, 16)).astype(np.float32))
-    y = clnp.asarray(np.where(rng.standard_normal(64) > 0, 1.0, -1.0).astype(np.float32))
-
-    def loss(w: Any, b: Any, X: Any, y: Any) -> Any:
-        return clnp.mean(clnp.log1p(clnp.exp(-y * (X @ w + b))))
-
-    @cg.jit
-    def step(w: Any, b: Any, X: Any, y: Any) -> tuple:
-        gw, gb = cg.grad(loss, argnums=(0, 1))(w, b, X, y)
-        return w - 0.1 * gw, b - 0.1 * gb
-    state = [clnp.zeros(16, dtype=clnp.float32), clnp.zeros((), dtype=clnp.float32)]
+    """The jitted step of ``bench/xla_table.py``'s logistic row and a call of it that feeds
+    its results to the next."""
+    w0, b0, Xh, yh = logistic_problem()
+    step = logistic_step(clnp, cg.jit, cg.grad)
+    X, y = clnp.asarray(Xh), clnp.asarray(yh)
+    state = [clnp.asarray(w0), clnp.asarray(b0)]
 
     def call() -> Any:
         state[:] = step(state[0], state[1], X, y)

@@ -118,6 +118,28 @@ def transformer_row(tmp: str, reps: int) -> list[dict]:
                  "bench/bench_transformer.py")]
 
 
+def logistic_problem() -> tuple:
+    """The logistic row's starting weights and bias and its 64x16 batch, as NumPy arrays."""
+    import numpy as np
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((64, 16)).astype(np.float32)
+    y = np.where(rng.standard_normal(64) > 0, 1.0, -1.0).astype(np.float32)
+    return np.zeros(16, np.float32), np.zeros((), np.float32), X, y
+
+
+def logistic_step(ns: Any, jit: Callable, grad: Callable) -> Callable:
+    """The logistic row's jitted SGD step ``(w, b, X, y) -> (w, b)`` written against array
+    namespace ``ns`` with ``jit`` and ``grad`` (clnp's or JAX's)."""
+    def loss(w: Any, b: Any, X: Any, y: Any) -> Any:
+        return ns.mean(ns.log1p(ns.exp(-y * (X @ w + b))))
+
+    @jit
+    def step(w: Any, b: Any, X: Any, y: Any) -> tuple:
+        gw, gb = grad(loss, argnums=(0, 1))(w, b, X, y)
+        return w - 0.1 * gw, b - 0.1 * gb
+    return step
+
+
 def logistic_row(reps: int) -> list[dict]:
     """One SGD step of logistic regression on a 64x16 batch, per call: the step's fixed cost
     (launches, dispatch) with almost no arithmetic."""
@@ -128,23 +150,9 @@ def logistic_row(reps: int) -> list[dict]:
     import jax
     import jax.numpy as jnp
 
-    rng = np.random.default_rng(0)
-    X = rng.standard_normal((64, 16)).astype(np.float32)
-    y = np.where(rng.standard_normal(64) > 0, 1.0, -1.0).astype(np.float32)
-    w0, b0 = np.zeros(16, np.float32), np.zeros((), np.float32)
-
-    def make(ns: Any, jit: Callable, grad: Callable) -> Callable:
-        def loss(w: Any, b: Any, X: Any, y: Any) -> Any:
-            return ns.mean(ns.log1p(ns.exp(-y * (X @ w + b))))
-
-        @jit
-        def step(w: Any, b: Any, X: Any, y: Any) -> tuple:
-            gw, gb = grad(loss, argnums=(0, 1))(w, b, X, y)
-            return w - 0.1 * gw, b - 0.1 * gb
-        return step
-
-    cstep = make(xp, cg.jit, cg.grad)
-    jstep = make(jnp, jax.jit, jax.grad)
+    w0, b0, X, y = logistic_problem()
+    cstep = logistic_step(xp, cg.jit, cg.grad)
+    jstep = logistic_step(jnp, jax.jit, jax.grad)
     jdev = jax.devices("cpu")[0] if xp.default_device().is_cpu else jax.devices()[0]
     cargs = [xp.asarray(a) for a in (w0, b0, X, y)]
     jargs = [jax.device_put(a, jdev) for a in (w0, b0, X, y)]

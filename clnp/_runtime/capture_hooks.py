@@ -7,6 +7,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+
 class _State(threading.local):
     """Per thread: the recording in progress. A class default, not ``getattr(..., None)``:
     on a thread that never recorded, a missing thread-local attribute costs an exception

@@ -202,7 +202,6 @@ class _Module:
         text = rewrite_ptx(text)
         self.params = entry_params(text)
         cu = _cm._driver()
-        self.program = program          # its binary is what CUDA runs
         self.functions: dict[str, Any] = {}
         self.ordinal = _cm.cuda_ordinal(device)
         with _cm._Context(self.ordinal):
@@ -222,20 +221,23 @@ class _Module:
         return fn
 
 
-_MODULES: dict[int, _Module | Refused] = {}
+# program handle -> (the program, kept so that no other program takes its handle; its
+# module or why it has none)
+_MODULES: dict[int, tuple[Any, _Module | Refused]] = {}
 _LOCK = threading.Lock()
 
 
 def _module(device: Any, program: Any) -> _Module:
     key = program.int_ptr
     with _LOCK:
-        m = _MODULES.get(key)
-        if m is None:
+        hit = _MODULES.get(key)
+        if hit is None:
             try:
-                m = _Module(device, program)
+                m: _Module | Refused = _Module(device, program)
             except Refused as e:
                 m = e
-            _MODULES[key] = m
+            hit = _MODULES[key] = (program, m)
+    m = hit[1]
     if isinstance(m, Refused):
         raise m
     return m
@@ -312,11 +314,11 @@ def step_arguments(step: tuple) -> tuple[Any, Any, Any, list[Any], dict[int, int
     """
     kind = step[0]
     if kind == "b":
-        _, bound, slot_pairs, kept = step
+        _, bound, slot_pairs, _kept = step
+        # the bound kernel's own arguments, kept buffers included: a rebind sets them
+        # through set_arg, which keeps fixed_args current
         kernel, gsize, lsize = bound.kernel, bound.gsize, bound.lsize
-        fixed = dict(kernel.fixed_args)
-        fixed.update((p, a) for p, a in enumerate(kept)
-                     if isinstance(a, cl.MemoryObjectHolder))
+        fixed = kernel.fixed_args
     elif kind == "p":
         _, kernel, gsize, lsize, slot_pairs, preset, _launch = step
         fixed = dict(getattr(kernel, "fixed_args", {}))
@@ -479,7 +481,7 @@ def _destroy_all() -> None:
         with s.ctx:
             cu.cuStreamSynchronize(s.stream)
             cu.cuStreamDestroy(s.stream)
-    for m in list(_MODULES.values()):
+    for _, m in list(_MODULES.values()):
         if isinstance(m, _Module):
             with _cm._Context(m.ordinal):
                 cu.cuModuleUnload(m.module)

@@ -54,6 +54,8 @@ BUDGET_FRACTION = 1 / 16
 ENABLED = True
 
 _UNTRIED, _ACTIVE, _REFUSED = 0, 1, 2
+
+
 class _Local(threading.local):
     ids: "set[int] | None" = None     # a recording's value buffers (note_value_buffer)
 

@@ -247,3 +247,26 @@ def test_plan_falls_back_on_a_failing_cuda_call(monkeypatch):
     with pytest.warns(RuntimeWarning, match="cuGraphCreate failed"):
         why = cuda_graph.plan(clnp.default_device(), [], [])
     assert "CUDA_ERROR_OUT_OF_MEMORY" in why
+
+
+def test_bound_launches_report_their_kept_buffers_after_a_rebind(device):
+    """A recorded eager launch (a ``"b"`` step) reports, by position, the buffers it keeps,
+    also after the recording moved them onto other buffers (``Replay.rebind``, as packing
+    does): the kernel's ``fixed_args`` follow every ``set_arg``."""
+    from clnp._core import capture
+    x = clnp.asarray(np.random.default_rng(0).standard_normal((6, 5)).astype(np.float32),
+                     device=device)
+    _, rep = capture.capture(lambda a: clnp.exp(a) * 2 + a, [x], device)
+    bound = [s for s in rep.steps if s[0] == "b"]
+    assert bound
+    rep.rebind({id(b): device.alloc(capture._nbytes(b)) for _, b in rep.kept_buffers()})
+    kept = 0
+    for s in rep.steps:
+        if s[0] != "b":
+            continue
+        _, _, _, values, _ = cuda_graph.step_arguments(s)
+        for pos, a in enumerate(s[3]):
+            if isinstance(a, pyopencl.MemoryObjectHolder):
+                kept += 1
+                assert values[pos] is a
+    assert kept
