@@ -221,6 +221,11 @@ class Device:
         -------
         None
 
+        Raises
+        ------
+        TypeError
+            ``wait`` is not callable (checked before the queue is touched).
+
         Examples
         --------
         >>> import clnp
@@ -230,6 +235,9 @@ class Device:
         >>> d.synchronize(); waited
         [True]
         """
+        if not callable(wait):
+            raise TypeError(f"Device.yield_to_cuda: wait must be callable (returning once the "
+                            f"CUDA work has finished), got {type(wait).__name__}")
         q = self.__dict__.pop("queue", None)
         if q is not None:
             q.finish()

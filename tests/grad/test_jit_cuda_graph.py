@@ -103,6 +103,10 @@ def test_queue_waits_for_yielded_work(device):
     device.yield_to_cuda(lambda: order.append("again"))
     device.synchronize()
     assert order[-1] == "again"
+    with pytest.raises(TypeError, match=r"Device.yield_to_cuda: wait must be callable .*"
+                                        r"got NoneType"):
+        device.yield_to_cuda(None)
+    assert "queue" in device.__dict__ and device._after_cuda is None   # left as it was
 
 
 def _recorded(f, *args):
